@@ -1,0 +1,29 @@
+#pragma once
+/// \file unison/backends/device_info.hpp
+/// What each backend runs on, in words and numbers, for benchmark contexts and reports. The
+/// per-backend queries live in backends/src/device_info.cpp: the only place that talks to a
+/// backend's runtime directly.
+
+#include <string>
+#include <vector>
+
+namespace unison::backends {
+
+/// One enabled Kokkos backend and the hardware under it.
+struct DeviceInfo {
+  std::string backend;      ///< "Serial", "OpenMP" or "Cuda"
+  std::string device;       ///< e.g. "NVIDIA H100 80GB HBM3", or the CPU's model name
+  int concurrency = 1;      ///< Kokkos' concurrency of the default instance
+  int multiprocessors = 0;  ///< GPU streaming multiprocessors (0 on CPUs)
+  long long memory_bytes = 0;  ///< device memory (GPUs), 0 if unknown
+  long long l2_bytes = 0;      ///< last-level cache of the GPU, 0 if unknown
+};
+
+/// Every backend enabled in this build, in the order Serial, OpenMP, Cuda. Call after
+/// Kokkos::initialize.
+std::vector<DeviceInfo> enabled_backends();
+
+/// One line per backend, for logs and benchmark contexts.
+std::string describe(const DeviceInfo& info);
+
+}  // namespace unison::backends

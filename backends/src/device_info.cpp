@@ -1,0 +1,53 @@
+#include <fstream>
+#include <sstream>
+
+#include <Kokkos_Core.hpp>
+
+#include <unison/backends/device_info.hpp>
+
+namespace unison::backends {
+namespace {
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "unknown CPU";
+}
+
+}  // namespace
+
+std::vector<DeviceInfo> enabled_backends() {
+  std::vector<DeviceInfo> out;
+#ifdef KOKKOS_ENABLE_SERIAL
+  out.push_back({"Serial", cpu_model(), Kokkos::Serial().concurrency(), 0, 0, 0});
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  out.push_back({"OpenMP", cpu_model(), Kokkos::OpenMP().concurrency(), 0, 0, 0});
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  {
+    const auto& prop = Kokkos::Cuda().cuda_device_prop();
+    out.push_back({"Cuda", prop.name, Kokkos::Cuda().concurrency(), prop.multiProcessorCount,
+                   static_cast<long long>(prop.totalGlobalMem),
+                   static_cast<long long>(prop.l2CacheSize)});
+  }
+#endif
+  return out;
+}
+
+std::string describe(const DeviceInfo& info) {
+  std::ostringstream s;
+  s << info.backend << ": " << info.device << ", concurrency " << info.concurrency;
+  if (info.multiprocessors) s << ", " << info.multiprocessors << " SMs";
+  if (info.memory_bytes) s << ", " << (info.memory_bytes >> 20) << " MiB";
+  if (info.l2_bytes) s << ", L2 " << (info.l2_bytes >> 20) << " MiB";
+  return s.str();
+}
+
+}  // namespace unison::backends

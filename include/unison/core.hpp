@@ -1,0 +1,34 @@
+#pragma once
+/// \file unison/core.hpp
+/// What every Unison function shares: the exception it throws for bad input, the version, and
+/// the contract about blocking.
+///
+/// Contract, for every function of the library:
+///  - The execution space instance comes first; the work is enqueued on it and the call returns
+///    without waiting (no global fence inside the library). The caller fences `exec` before
+///    reading results on the host. A function that delivers its result in host memory says so
+///    and waits for that result on `exec` only.
+///  - Inputs are checked on the host before anything is launched: a bad input throws
+///    unison::invalid_argument, whose message names the function and the offending extents, and
+///    no output has been written.
+///  - Every kernel and every allocation is labelled "unison::<family>::<kernel>".
+
+#include <stdexcept>
+#include <string>
+
+#include <unison/config.hpp>
+
+namespace unison {
+
+/// The one exception type that Unison throws for bad input (mismatched extents, unsupported
+/// layouts, aliasing outputs, out-of-range options). what() starts with the function's name,
+/// e.g. "unison::add: y is 7, expected 8 (the extent of out)".
+class invalid_argument : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// The library's version, "MAJOR.MINOR.PATCH".
+std::string version();
+
+}  // namespace unison

@@ -1,0 +1,332 @@
+#pragma once
+/// \file unison/elementwise.hpp
+/// The element-wise family (WORKLOADS.md section 1): add, hypot, gaussian_pdf, polar_distance,
+/// zero_suppress, make_pulses and hidden_layer, built on unison::transform.
+///
+/// Common contract (see unison/core.hpp): the execution space instance comes first, the work is
+/// enqueued on it and the call returns without waiting, except where a function says it
+/// delivers its result in host memory. Operands are Views of out's rank and extents (rank 1 or
+/// 2, any layout) or arithmetic scalars standing for an array of that value. Arithmetic is done
+/// in out's value type. out may be the very same View as an input (in place); any other overlap
+/// with an input throws unison::invalid_argument, as do mismatched extents. Empty Views do
+/// nothing. Kernels are labelled "unison::elementwise::<name>".
+///
+/// Each function also has an overload without the execution space, which uses out's default
+/// execution space.
+
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include <unison/impl/checks.hpp>
+#include <unison/math.hpp>
+#include <unison/transform.hpp>
+
+// The compile-time checks shared by the element-wise functions; `fname` is a string literal
+// naming the function, so that every message names it.
+#define UNISON_IMPL_CHECK_ELEMENTWISE(fname, Exec, Out, ...)                                   \
+  static_assert(Kokkos::is_execution_space_v<Exec>,                                          \
+                fname ": the first argument must be a Kokkos execution space instance");     \
+  static_assert(::unison::impl::is_writable_view_v<Out>,                                     \
+                fname ": out must be a rank-1 or rank-2 View with a non-const value type");  \
+  static_assert(::unison::impl::accessible_v<Exec, Out>,                                     \
+                fname ": out must be accessible from the execution space");                  \
+  static_assert(::unison::impl::all_operands_v<Exec, int(Out::rank()), __VA_ARGS__>,        \
+                fname ": every input must be an arithmetic scalar or a View of out's rank "  \
+                      "accessible from the execution space")
+
+namespace unison {
+
+/// The element-wise operations as device functors, computing in T.
+namespace ops {
+template <class T>
+struct Add {
+  KOKKOS_FUNCTION T operator()(T x, T y) const { return x + y; }
+};
+template <class T>
+struct Hypot {
+  KOKKOS_FUNCTION T operator()(T x, T y) const { return math::hypot(x, y); }
+};
+template <class T>
+struct GaussianPdf {
+  KOKKOS_FUNCTION T operator()(T x, T mean, T sigma) const {
+    return math::gaussian_pdf(x, mean, sigma);
+  }
+};
+template <class T>
+struct PolarDistance {
+  KOKKOS_FUNCTION T operator()(T r1, T t1, T r2, T t2) const {
+    return math::polar_distance(r1, t1, r2, t2);
+  }
+};
+template <class T>
+struct ZeroSuppress {
+  KOKKOS_FUNCTION T operator()(T v, T threshold) const { return math::zero_suppress(v, threshold); }
+};
+template <class T>
+struct Pulse {
+  KOKKOS_FUNCTION T operator()(T t, T period, T amplitude) const {
+    return math::pulse(t, period, amplitude);
+  }
+};
+template <class T>
+struct Normalize {
+  KOKKOS_FUNCTION T operator()(T g) const { return math::normalize(g); }
+};
+template <class T>
+struct Multiply {
+  KOKKOS_FUNCTION T operator()(T x, T y) const { return x * y; }
+};
+template <class T>
+struct Activate {
+  KOKKOS_FUNCTION T operator()(T v) const { return math::activate(v); }
+};
+template <class T>
+struct HiddenNeuron {
+  KOKKOS_FUNCTION T operator()(T g, T w) const { return math::hidden_neuron(g, w); }
+};
+}  // namespace ops
+
+template <class Out>
+using value_t = typename Out::non_const_value_type;
+
+/// out = x + y (any arithmetic type: int64 and float32 in the benchmarks).
+template <class Exec, class X, class Y, class Out>
+void add(const Exec& exec, const X& x, const Y& y, const Out& out) {
+  UNISON_IMPL_CHECK_ELEMENTWISE("unison::add", Exec, Out, X, Y);
+  static_assert(std::is_arithmetic_v<value_t<Out>>, "unison::add: out must hold arithmetic values");
+  impl::transform({"unison::add", "unison::elementwise::add"}, {"x", "y"}, exec, out,
+                  ops::Add<value_t<Out>>{}, x, y);
+}
+
+/// out = sqrt(x² + y²), computed without overflow (unison::math::hypot).
+template <class Exec, class X, class Y, class Out>
+void hypot(const Exec& exec, const X& x, const Y& y, const Out& out) {
+  UNISON_IMPL_CHECK_ELEMENTWISE("unison::hypot", Exec, Out, X, Y);
+  static_assert(std::is_floating_point_v<value_t<Out>>,
+                "unison::hypot: out must hold floating-point values");
+  impl::transform({"unison::hypot", "unison::elementwise::hypot"}, {"x", "y"}, exec, out,
+                  ops::Hypot<value_t<Out>>{}, x, y);
+}
+
+/// out = the normal density with the given mean and sigma at x (unison::math::gaussian_pdf).
+/// A scalar sigma must be positive and finite, else unison::invalid_argument.
+template <class Exec, class X, class M, class S, class Out>
+void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, const Out& out) {
+  UNISON_IMPL_CHECK_ELEMENTWISE("unison::gaussian_pdf", Exec, Out, X, M, S);
+  static_assert(std::is_floating_point_v<value_t<Out>>,
+                "unison::gaussian_pdf: out must hold floating-point values");
+  if constexpr (std::is_arithmetic_v<S>) {
+    impl::require(sigma > S(0) && Kokkos::isfinite(sigma), "unison::gaussian_pdf",
+                  "sigma is ", sigma, ", expected a positive finite value");
+  }
+  impl::transform({"unison::gaussian_pdf", "unison::elementwise::gaussian_pdf"},
+                  {"x", "mean", "sigma"}, exec, out, ops::GaussianPdf<value_t<Out>>{}, x, mean,
+                  sigma);
+}
+
+/// out = distance between the points (rho1, theta1) and (rho2, theta2) given in polar form;
+/// the polar-to-cartesian step is the device function unison::math::polar_to_cartesian.
+template <class Exec, class R1, class T1, class R2, class T2, class Out>
+void polar_distance(const Exec& exec, const R1& rho1, const T1& theta1, const R2& rho2,
+                    const T2& theta2, const Out& out) {
+  UNISON_IMPL_CHECK_ELEMENTWISE("unison::polar_distance", Exec, Out, R1, T1, R2, T2);
+  static_assert(std::is_floating_point_v<value_t<Out>>,
+                "unison::polar_distance: out must hold floating-point values");
+  impl::transform({"unison::polar_distance", "unison::elementwise::polar_distance"},
+                  {"rho1", "theta1", "rho2", "theta2"}, exec, out,
+                  ops::PolarDistance<value_t<Out>>{}, rho1, theta1, rho2, theta2);
+}
+
+/// out = waveform < threshold ? 0 : waveform (int16 waveforms in the benchmarks).
+template <class Exec, class W, class T, class Out>
+void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, const Out& out) {
+  UNISON_IMPL_CHECK_ELEMENTWISE("unison::zero_suppress", Exec, Out, W, T);
+  static_assert(std::is_arithmetic_v<value_t<Out>>,
+                "unison::zero_suppress: out must hold arithmetic values");
+  impl::transform({"unison::zero_suppress", "unison::elementwise::zero_suppress"},
+                  {"waveform", "threshold"}, exec, out, ops::ZeroSuppress<value_t<Out>>{},
+                  waveform, threshold);
+}
+
+namespace impl {
+
+// The rank-1 Views of make_pulses and hidden_layer may live where exec cannot read or write them
+// (host memory with a GPU exec): then they must be contiguous, and they travel once each way.
+template <class Exec, class V>
+void check_transferable(const char* function, const char* name, const V& v) {
+  if constexpr (!accessible_v<Exec, V>) {
+    require(v.span_is_contiguous(), function, name, " (", extents_string(v),
+            ") is not contiguous; a View that the execution space cannot access must be "
+            "contiguous to be copied");
+  }
+}
+
+// v itself if exec can read it, else a copy in exec's memory, enqueued on exec.
+template <class Exec, class V>
+auto readable_on(const Exec& exec, const V& v, const char* label) {
+  if constexpr (accessible_v<Exec, V>) {
+    return v;
+  } else {
+    Kokkos::View<typename V::non_const_value_type*, typename Exec::memory_space> copy(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), v.extent(0));
+    Kokkos::deep_copy(exec, copy, v);
+    return copy;
+  }
+}
+
+// Runs `compute(dest)` into out if exec can write it, else into a temporary in exec's memory
+// that is then copied into out; in that case waits on exec until out holds the result.
+template <class Exec, class Out, class Compute>
+void write_through(const Exec& exec, const Out& out, const char* label, const Compute& compute) {
+  if constexpr (accessible_v<Exec, Out>) {
+    compute(out);
+  } else {
+    Kokkos::View<typename Out::non_const_value_type*, typename Exec::memory_space> result(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), out.extent(0));
+    compute(result);
+    Kokkos::deep_copy(exec, out, result);
+    exec.fence(label);
+  }
+}
+
+}  // namespace impl
+
+/// The tutorial's chained pulse generator: out = pulse(t, period, amplitude) + noise, with
+/// pulse = max(sin(t / period) - 0.3, 0) * amplitude, as two kernels ("make_pulses" then "add")
+/// on exec. t, noise and out are rank-1 Views of equal extent in any memory space: what exec
+/// cannot access is copied in once (t, noise) or out once (out), with nothing going back and
+/// forth between the two kernels. If out is not accessible from exec the call waits until out
+/// holds the result; otherwise it is asynchronous. period must be non-zero and finite.
+template <class Exec, class TV, class NV, class Out>
+void make_pulses(const Exec& exec, const TV& t, const NV& noise,
+                 typename Out::non_const_value_type period,
+                 typename Out::non_const_value_type amplitude, const Out& out) {
+  using T = value_t<Out>;
+  static_assert(Kokkos::is_execution_space_v<Exec>,
+                "unison::make_pulses: the first argument must be a Kokkos execution space instance");
+  static_assert(Kokkos::is_view_v<TV> && Kokkos::is_view_v<NV> && Kokkos::is_view_v<Out> &&
+                    TV::rank() == 1 && NV::rank() == 1 && Out::rank() == 1,
+                "unison::make_pulses: t, noise and out must be rank-1 Views");
+  static_assert(!std::is_const_v<typename Out::value_type>,
+                "unison::make_pulses: out must not be const");
+  static_assert(std::is_floating_point_v<T>,
+                "unison::make_pulses: out must hold floating-point values");
+  constexpr const char* fn = "unison::make_pulses";
+  impl::require(t.extent(0) == out.extent(0) && noise.extent(0) == out.extent(0), fn, "t is ",
+                t.extent(0), ", noise is ", noise.extent(0), ", out is ", out.extent(0),
+                "; expected equal extents");
+  impl::require(period != T(0) && Kokkos::isfinite(period), fn, "period is ", period,
+                ", expected a non-zero finite value");
+  impl::check_no_partial_alias(fn, "t", t, out);
+  impl::check_no_partial_alias(fn, "noise", noise, out);
+  impl::check_transferable<Exec>(fn, "t", t);
+  impl::check_transferable<Exec>(fn, "noise", noise);
+  impl::check_transferable<Exec>(fn, "out", out);
+  if (out.extent(0) == 0) return;
+
+  auto t_in = impl::readable_on(exec, t, "unison::elementwise::make_pulses::t");
+  auto noise_in = impl::readable_on(exec, noise, "unison::elementwise::make_pulses::noise");
+  impl::write_through(exec, out, "unison::elementwise::make_pulses::out", [&](const auto& dest) {
+    impl::transform({fn, "unison::elementwise::make_pulses"}, {"t", "period", "amplitude"},
+                    exec, dest, ops::Pulse<T>{}, t_in, period, amplitude);
+    impl::transform({fn, "unison::elementwise::add"}, {"pulses", "noise"}, exec, dest,
+                    ops::Add<T>{}, dest, noise_in);
+  });
+}
+
+/// How hidden_layer runs: one fused kernel (one pass over memory) or the tutorial's three
+/// kernels normalize, weigh, activate (three passes, one temporary).
+enum class Fusion { fused, separate };
+
+/// The tutorial's hidden layer: out = tanh((greyscales / 255) * weights), see
+/// unison::math::hidden_neuron. Rank-1 Views of equal extent in any memory space, like
+/// make_pulses: inputs exec cannot read are copied in once, and an out that exec cannot write
+/// (the result "in host memory") receives one copy, the call then waiting until it holds the
+/// result. Kernels: "unison::elementwise::hidden_layer" (fused) or
+/// "unison::elementwise::{normalize,weigh,activate}" (separate).
+template <class Exec, class G, class W, class Out>
+void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const Out& out,
+                  Fusion fusion = Fusion::fused) {
+  using T = value_t<Out>;
+  static_assert(Kokkos::is_execution_space_v<Exec>,
+                "unison::hidden_layer: the first argument must be a Kokkos execution space instance");
+  static_assert(Kokkos::is_view_v<G> && Kokkos::is_view_v<W> && Kokkos::is_view_v<Out> &&
+                    G::rank() == 1 && W::rank() == 1 && Out::rank() == 1,
+                "unison::hidden_layer: greyscales, weights and out must be rank-1 Views");
+  static_assert(!std::is_const_v<typename Out::value_type>,
+                "unison::hidden_layer: out must not be const");
+  static_assert(std::is_floating_point_v<T>,
+                "unison::hidden_layer: out must hold floating-point values");
+  constexpr const char* fn = "unison::hidden_layer";
+  impl::require(greyscales.extent(0) == out.extent(0) && weights.extent(0) == out.extent(0), fn,
+                "greyscales is ", greyscales.extent(0), ", weights is ", weights.extent(0),
+                ", out is ", out.extent(0), "; expected equal extents");
+  impl::require(fusion == Fusion::fused || fusion == Fusion::separate, fn,
+                "fusion is not Fusion::fused or Fusion::separate");
+  impl::check_no_partial_alias(fn, "greyscales", greyscales, out);
+  impl::check_no_partial_alias(fn, "weights", weights, out);
+  impl::check_transferable<Exec>(fn, "greyscales", greyscales);
+  impl::check_transferable<Exec>(fn, "weights", weights);
+  impl::check_transferable<Exec>(fn, "out", out);
+  if (out.extent(0) == 0) return;
+
+  auto g = impl::readable_on(exec, greyscales, "unison::elementwise::hidden_layer::greyscales");
+  auto w = impl::readable_on(exec, weights, "unison::elementwise::hidden_layer::weights");
+  impl::write_through(exec, out, "unison::elementwise::hidden_layer::out", [&](const auto& dest) {
+    if (fusion == Fusion::fused) {
+      impl::transform({fn, "unison::elementwise::hidden_layer"}, {"greyscales", "weights"}, exec,
+                      dest, ops::HiddenNeuron<T>{}, g, w);
+    } else {
+      // The tutorial's three passes, with one temporary for normalized and weighted values.
+      Kokkos::View<T*, typename Exec::memory_space> tmp(
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
+                             "unison::elementwise::hidden_layer::normalized"),
+          dest.extent(0));
+      impl::transform({fn, "unison::elementwise::normalize"}, {"greyscales"}, exec, tmp,
+                      ops::Normalize<T>{}, g);
+      impl::transform({fn, "unison::elementwise::weigh"}, {"normalized", "weights"}, exec, tmp,
+                      ops::Multiply<T>{}, tmp, w);
+      impl::transform({fn, "unison::elementwise::activate"}, {"weighted"}, exec, dest,
+                      ops::Activate<T>{}, tmp);
+    }
+  });
+}
+
+// The same functions on out's default execution space.
+template <class X, class Y, class Out>
+void add(const X& x, const Y& y, const Out& out) {
+  add(typename Out::execution_space{}, x, y, out);
+}
+template <class X, class Y, class Out>
+void hypot(const X& x, const Y& y, const Out& out) {
+  hypot(typename Out::execution_space{}, x, y, out);
+}
+template <class X, class M, class S, class Out>
+void gaussian_pdf(const X& x, const M& mean, const S& sigma, const Out& out) {
+  gaussian_pdf(typename Out::execution_space{}, x, mean, sigma, out);
+}
+template <class R1, class T1, class R2, class T2, class Out>
+void polar_distance(const R1& rho1, const T1& theta1, const R2& rho2, const T2& theta2,
+                    const Out& out) {
+  polar_distance(typename Out::execution_space{}, rho1, theta1, rho2, theta2, out);
+}
+template <class W, class T, class Out>
+void zero_suppress(const W& waveform, const T& threshold, const Out& out) {
+  zero_suppress(typename Out::execution_space{}, waveform, threshold, out);
+}
+
+/// hidden_layer returning a new host View with the result (the tutorial's "return a host
+/// array"); waits until it holds the result.
+template <class Exec, class G, class W>
+Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace> hidden_layer(
+    const Exec& exec, const G& greyscales, const W& weights, Fusion fusion = Fusion::fused) {
+  Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace> out(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "unison::elementwise::hidden_layer::host"),
+      weights.extent(0));
+  hidden_layer(exec, greyscales, weights, out, fusion);
+  exec.fence("unison::elementwise::hidden_layer: result in host memory");
+  return out;
+}
+
+}  // namespace unison

@@ -1,0 +1,109 @@
+#pragma once
+// Host-side checks shared by every Unison function: traits for the compile-time checks, and
+// the run-time checks that throw unison::invalid_argument with the function's name.
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include <unison/core.hpp>
+
+namespace unison::impl {
+
+template <class T>
+inline constexpr bool is_view_v = Kokkos::is_view_v<T>;
+
+/// A View accessible from execution space Exec.
+template <class Exec, class V>
+inline constexpr bool accessible_v =
+    Kokkos::SpaceAccessibility<Exec, typename V::memory_space>::accessible;
+
+/// An operand of an element-wise function: a View (of the output's rank, accessible from Exec)
+/// or an arithmetic scalar that stands for an array of that value.
+template <class Exec, class T, int Rank, class = void>
+struct is_operand : std::false_type {};
+template <class Exec, class T, int Rank>
+struct is_operand<Exec, T, Rank, std::enable_if_t<std::is_arithmetic_v<T>>> : std::true_type {};
+template <class Exec, class T, int Rank>
+struct is_operand<Exec, T, Rank, std::enable_if_t<Kokkos::is_view_v<T>>>
+    : std::bool_constant<int(T::rank()) == Rank && accessible_v<Exec, T>> {};
+template <class Exec, class T, int Rank>
+inline constexpr bool is_operand_v = is_operand<Exec, T, Rank>::value;
+
+template <class Exec, int Rank, class... Args>
+inline constexpr bool all_operands_v = (is_operand_v<Exec, Args, Rank> && ...);
+
+/// An output View of rank 1 or 2 with a non-const value type.
+template <class V>
+inline constexpr bool is_writable_view_v =
+    Kokkos::is_view_v<V> && !std::is_const_v<typename V::value_type> &&
+    (V::rank() == 1 || V::rank() == 2);
+
+template <class V>
+std::string extents_string(const V& v) {
+  std::ostringstream s;
+  for (std::size_t r = 0; r < V::rank(); ++r) s << (r ? "x" : "") << v.extent(r);
+  if constexpr (V::rank() == 0) s << "scalar";
+  return s.str();
+}
+
+template <class... Parts>
+[[noreturn]] void fail(const char* function, const Parts&... parts) {
+  std::ostringstream s;
+  s << function << ": ";
+  (s << ... << parts);
+  throw unison::invalid_argument(s.str());
+}
+
+template <class... Parts>
+void require(bool condition, const char* function, const Parts&... parts) {
+  if (!condition) fail(function, parts...);
+}
+
+/// `arg` (a View or a scalar) has the extents of `out`.
+template <class Arg, class Out>
+void check_extents(const char* function, const char* name, const Arg& arg, const Out& out) {
+  if constexpr (Kokkos::is_view_v<Arg>) {
+    bool same = true;
+    for (std::size_t r = 0; r < Out::rank(); ++r) same = same && arg.extent(r) == out.extent(r);
+    require(same, function, name, " is ", extents_string(arg), ", expected ",
+            extents_string(out), " (the extents of out)");
+  }
+}
+
+/// The bytes [first, last) that a View's elements occupy.
+template <class V>
+std::pair<std::uintptr_t, std::uintptr_t> byte_range(const V& v) {
+  auto first = reinterpret_cast<std::uintptr_t>(v.data());
+  return {first, first + v.span() * sizeof(typename V::value_type)};
+}
+
+template <class A, class B>
+bool same_elements(const A& a, const B& b) {
+  if (a.data() != b.data() || A::rank() != B::rank()) return false;
+  for (std::size_t r = 0; r < A::rank(); ++r)
+    if (a.extent(r) != b.extent(r) || a.stride(r) != b.stride(r)) return false;
+  return sizeof(typename A::value_type) == sizeof(typename B::value_type);
+}
+
+/// An element-wise output may be the very same array as an input (in place), but must not
+/// overlap it in any other way: element i of out would overwrite an input element that another
+/// index still has to read.
+template <class Arg, class Out>
+void check_no_partial_alias(const char* function, const char* name, const Arg& arg,
+                            const Out& out) {
+  if constexpr (Kokkos::is_view_v<Arg>) {
+    if (arg.span() == 0 || out.span() == 0) return;
+    auto [a0, a1] = byte_range(arg);
+    auto [o0, o1] = byte_range(out);
+    bool overlap = a0 < o1 && o0 < a1;
+    require(!overlap || same_elements(arg, out), function, "out overlaps ", name,
+            " without being the same array (", extents_string(out), " and ",
+            extents_string(arg), "); only an exact in-place call is allowed");
+  }
+}
+
+}  // namespace unison::impl

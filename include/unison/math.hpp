@@ -1,0 +1,86 @@
+#pragma once
+/// \file unison/math.hpp
+/// Scalar device functions behind the element-wise family. Each is callable on the host and on
+/// every backend's device, so a user can compose them inside their own kernels or pass them to
+/// unison::transform.
+
+#include <Kokkos_Core.hpp>
+
+namespace unison::math {
+
+/// sqrt(x² + y²) without overflow or underflow in the intermediate: the larger magnitude is
+/// factored out (hypot(3e30f, 4e30f) is 5e30f in float). hypot(0, 0) is 0 and an infinite
+/// argument gives +inf; a NaN argument otherwise gives NaN.
+template <class T>
+KOKKOS_INLINE_FUNCTION T hypot(T x, T y) {
+  x = Kokkos::fabs(x);
+  y = Kokkos::fabs(y);
+  const T big = x > y ? x : y;
+  const T small = x > y ? y : x;
+  if (Kokkos::isinf(big)) return big;
+  if (!(big > T(0))) return big + small;  // 0, or NaN propagated
+  const T t = small / big;
+  return big * Kokkos::sqrt(T(1) + t * t);
+}
+
+/// Density of the normal distribution N(mean, sigma²) at x:
+/// exp(-((x - mean) / sigma)² / 2) / (sigma sqrt(2 pi)).
+template <class T>
+KOKKOS_INLINE_FUNCTION T gaussian_pdf(T x, T mean, T sigma) {
+  constexpr T inv_sqrt_2pi = T(0.398942280401432677939946059934381868);
+  const T z = (x - mean) / sigma;
+  return inv_sqrt_2pi / sigma * Kokkos::exp(T(-0.5) * z * z);
+}
+
+/// A point in the plane.
+template <class T>
+struct Cartesian {
+  T x;
+  T y;
+};
+
+/// (rho cos theta, rho sin theta): the separate device function of polar_distance.
+template <class T>
+KOKKOS_INLINE_FUNCTION Cartesian<T> polar_to_cartesian(T rho, T theta) {
+  return {rho * Kokkos::cos(theta), rho * Kokkos::sin(theta)};
+}
+
+/// Euclidean distance between two points given in polar form.
+template <class T>
+KOKKOS_INLINE_FUNCTION T polar_distance(T rho1, T theta1, T rho2, T theta2) {
+  const Cartesian<T> a = polar_to_cartesian(rho1, theta1);
+  const Cartesian<T> b = polar_to_cartesian(rho2, theta2);
+  return math::hypot(a.x - b.x, a.y - b.y);
+}
+
+/// v below threshold becomes 0; v otherwise.
+template <class T>
+KOKKOS_INLINE_FUNCTION T zero_suppress(T v, T threshold) {
+  return v < threshold ? T(0) : v;
+}
+
+/// max(sin(t / period) - 0.3, 0) * amplitude.
+template <class T>
+KOKKOS_INLINE_FUNCTION T pulse(T t, T period, T amplitude) {
+  const T s = Kokkos::sin(t / period) - T(0.3);
+  return (s > T(0) ? s : T(0)) * amplitude;
+}
+
+/// One neuron of the tutorial's hidden layer: activate(weigh(normalize(grey), weight)), where
+/// normalize is grey / 255, weigh multiplies by the weight and activate is
+/// (e^v - e^-v) / (e^v + e^-v), evaluated as tanh(v), which equals it and, unlike the quotient
+/// of exponentials, does not overflow to NaN for |v| > 88 in float.
+template <class T>
+KOKKOS_INLINE_FUNCTION T normalize(T grey) {
+  return grey / T(255);
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T activate(T v) {
+  return Kokkos::tanh(v);
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T hidden_neuron(T grey, T weight) {
+  return activate(normalize(grey) * weight);
+}
+
+}  // namespace unison::math

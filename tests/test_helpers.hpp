@@ -1,0 +1,173 @@
+#pragma once
+// Shared by every test: the backends a test body runs on, fresh random data, poisoned outputs,
+// and comparisons against a float64 host reference that report the first mismatches.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+
+namespace unison::test {
+
+// Every enabled backend; each typed test body runs once per entry.
+using Backends = ::testing::Types<
+#ifdef KOKKOS_ENABLE_SERIAL
+    Kokkos::Serial
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+#ifdef KOKKOS_ENABLE_SERIAL
+    ,
+#endif
+    Kokkos::OpenMP
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+    ,
+    Kokkos::Cuda
+#endif
+    >;
+
+// Names typed tests after the backend: Elementwise/Serial.add, Elementwise/Cuda.add, ...
+struct BackendName {
+  template <class Exec>
+  static std::string GetName(int) {
+    return Exec::name();
+  }
+};
+
+template <class Exec>
+constexpr bool is_host_v =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+
+// A new random engine for every call, seeded from a process-wide counter: each check draws
+// fresh data, and a failing run is reproducible.
+inline std::mt19937_64 engine() {
+  static std::uint64_t counter = 0x5eed;
+  return std::mt19937_64(++counter);
+}
+
+template <class T>
+T poison() {
+  if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::quiet_NaN();
+  else return static_cast<T>(0x5A5A5A5A5A5A5A5AULL);
+}
+
+// A View in Exec's memory with the given extents, filled by gen(engine) on the host.
+template <class V, class Gen>
+void fill(const V& v, Gen gen) {
+  auto h = Kokkos::create_mirror_view(v);
+  auto rng = engine();
+  if constexpr (V::rank() == 1) {
+    for (std::size_t i = 0; i < h.extent(0); ++i) h(i) = gen(rng);
+  } else {
+    for (std::size_t i = 0; i < h.extent(0); ++i)
+      for (std::size_t j = 0; j < h.extent(1); ++j) h(i, j) = gen(rng);
+  }
+  Kokkos::deep_copy(v, h);
+}
+
+template <class T>
+auto uniform(double lo, double hi) {
+  return [=](std::mt19937_64& rng) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return static_cast<T>(std::uniform_real_distribution<double>(lo, hi)(rng));
+    } else {
+      return static_cast<T>(std::uniform_int_distribution<long long>(static_cast<long long>(lo),
+                                                                     static_cast<long long>(hi))(rng));
+    }
+  };
+}
+
+template <class V>
+void poison_fill(const V& v) {
+  Kokkos::deep_copy(v, poison<typename V::non_const_value_type>());
+}
+
+// The elements of a rank-1 or rank-2 View, row by row, as doubles on the host.
+template <class V>
+std::vector<double> to_host(const V& v) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  std::vector<double> out;
+  out.reserve(v.size());
+  if constexpr (V::rank() == 1) {
+    for (std::size_t i = 0; i < h.extent(0); ++i) out.push_back(static_cast<double>(h(i)));
+  } else {
+    for (std::size_t i = 0; i < h.extent(0); ++i)
+      for (std::size_t j = 0; j < h.extent(1); ++j) out.push_back(static_cast<double>(h(i, j)));
+  }
+  return out;
+}
+
+// ‖got − ref‖ / ‖ref‖ ≤ tol (tol = 0: exact), no NaN; else the first mismatches.
+inline ::testing::AssertionResult close(const std::vector<double>& got,
+                                        const std::vector<double>& ref, double tol) {
+  if (got.size() != ref.size())
+    return ::testing::AssertionFailure() << "size " << got.size() << ", expected " << ref.size();
+  double diff2 = 0, ref2 = 0;
+  std::ostringstream first;
+  int shown = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    double d = got[i] - ref[i];
+    bool bad = std::isnan(got[i]) != std::isnan(ref[i]) ||
+               (!std::isnan(ref[i]) && (tol == 0 ? got[i] != ref[i]
+                                                  : std::abs(d) > tol * (std::abs(ref[i]) + 1e-30)));
+    if (!std::isnan(d)) diff2 += d * d;
+    if (!std::isnan(ref[i])) ref2 += ref[i] * ref[i];
+    if (bad && shown < 5) {
+      first << "\n  [" << i << "] got " << got[i] << ", expected " << ref[i];
+      ++shown;
+    }
+    if (std::isnan(got[i]) && !std::isnan(ref[i])) diff2 = std::numeric_limits<double>::infinity();
+  }
+  double rel = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  bool ok = tol == 0 ? shown == 0 : rel <= tol;
+  if (ok) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "relative error " << rel << " > " << tol << " over " << got.size()
+         << " elements; first elements off by more than the tolerance:" << first.str();
+}
+
+// Tolerance for results of type T against a float64 reference (WORKLOADS.md: 1e-5 for float32).
+template <class T>
+constexpr double tolerance() {
+  if constexpr (std::is_integral_v<T>) return 0;
+  else if constexpr (sizeof(T) == 4) return 1e-5;
+  else return 1e-12;
+}
+
+// Runs f and expects unison::invalid_argument whose message starts with `function` and contains
+// every string in `parts`.
+template <class F>
+::testing::AssertionResult throws_invalid(F&& f, const std::string& function,
+                                          const std::vector<std::string>& parts = {});
+
+}  // namespace unison::test
+
+#include <unison/core.hpp>
+
+template <class F>
+::testing::AssertionResult unison::test::throws_invalid(F&& f, const std::string& function,
+                                                        const std::vector<std::string>& parts) {
+  try {
+    f();
+  } catch (const unison::invalid_argument& e) {
+    std::string what = e.what();
+    if (what.rfind(function + ": ", 0) != 0)
+      return ::testing::AssertionFailure() << "message does not start with " << function << ": "
+                                           << what;
+    for (const auto& p : parts)
+      if (what.find(p) == std::string::npos)
+        return ::testing::AssertionFailure() << "message lacks '" << p << "': " << what;
+    return ::testing::AssertionSuccess() << what;
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "threw another exception: " << e.what();
+  }
+  return ::testing::AssertionFailure() << "did not throw unison::invalid_argument";
+}
