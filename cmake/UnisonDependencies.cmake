@@ -21,6 +21,11 @@ set(UNISON_KOKKOS_DEVICES "SERIAL;OPENMP" CACHE STRING "Kokkos backends Unison n
 set(UNISON_CUDA_ARCH "90" CACHE STRING "CUDA compute capability to build for when CUDA is enabled (90: H100/H200)")
 option(UNISON_BOUNDS_CHECK "Build the fetched Kokkos with bounds checking (debug preset)" OFF)
 
+if(UNISON_DEPS_DIR AND NOT IS_ABSOLUTE "${UNISON_DEPS_DIR}")
+  # A relative folder is taken from the project's root (UNISON_DEPS_DIR=../shared/deps).
+  get_filename_component(UNISON_DEPS_DIR "${UNISON_DEPS_DIR}" ABSOLUTE BASE_DIR "${CMAKE_SOURCE_DIR}")
+endif()
+
 set(_unison_kokkos_version 4.6.01)
 set(_unison_kokkos_sha256 43190b118d0cf108b39a28f985058eecdc73370be57082a1d961c1d978ede104)
 set(_unison_kk_version 4.6.02)
@@ -110,7 +115,6 @@ macro(unison_provide_kokkos)
     if(Kokkos_COMPILE_LANGUAGE STREQUAL "CUDA")
       _unison_enable_cuda_language("${Kokkos_CUDA_ARCHITECTURES}")
     endif()
-    set(UNISON_KOKKOS_LANGUAGE ${Kokkos_COMPILE_LANGUAGE})
   else()
     foreach(_d SERIAL OPENMP CUDA)
       if(_d IN_LIST _unison_devices)
@@ -121,7 +125,9 @@ macro(unison_provide_kokkos)
     endforeach()
     set(Kokkos_ENABLE_DEBUG_BOUNDS_CHECK ${UNISON_BOUNDS_CHECK} CACHE BOOL "" FORCE)
     set(_unison_patch "")
-    set(UNISON_KOKKOS_LANGUAGE CXX)
+    # Kokkos_COMPILE_LANGUAGE is what an installed Kokkos reports; Kokkos Kernels and
+    # unison_kokkos_sources() read it, so an in-tree Kokkos sets it here too.
+    set(Kokkos_COMPILE_LANGUAGE CXX)
     if(Kokkos_ENABLE_CUDA)
       # CUDA is compiled as a CMake language (no nvcc_wrapper: its sm_70 default is gone in
       # CUDA 13); the architecture comes from UNISON_CUDA_ARCH.
@@ -130,7 +136,7 @@ macro(unison_provide_kokkos)
       set(Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE ON CACHE BOOL "" FORCE)
       set(CMAKE_CUDA_ARCHITECTURES ${UNISON_CUDA_ARCH} CACHE STRING "" FORCE)
       _unison_enable_cuda_language(${UNISON_CUDA_ARCH})
-      set(UNISON_KOKKOS_LANGUAGE CUDA)
+      set(Kokkos_COMPILE_LANGUAGE CUDA)
       find_package(CUDAToolkit REQUIRED)
       if(CUDAToolkit_VERSION VERSION_GREATER_EQUAL 13)
         find_program(UNISON_PATCH_EXECUTABLE patch REQUIRED)
@@ -161,7 +167,7 @@ macro(unison_provide_kokkos)
     set(KokkosKernels_ENABLE_EXAMPLES OFF CACHE BOOL "" FORCE)
     set(KokkosKernels_ENABLE_TPL_CUSPARSE OFF CACHE BOOL "" FORCE)
     set(KokkosKernels_ENABLE_TPL_CUSOLVER OFF CACHE BOOL "" FORCE)
-    if(UNISON_KOKKOS_LANGUAGE STREQUAL "CUDA" OR Kokkos_ENABLE_CUDA)
+    if(Kokkos_ENABLE_CUDA)
       set(KokkosKernels_ENABLE_TPL_CUBLAS ON CACHE BOOL "" FORCE)
     else()
       set(KokkosKernels_ENABLE_TPL_CUBLAS OFF CACHE BOOL "" FORCE)
@@ -170,8 +176,6 @@ macro(unison_provide_kokkos)
       https://github.com/kokkos/kokkos-kernels/archive/refs/tags/${_unison_kk_version}.tar.gz
       ${_unison_kk_sha256})
     FetchContent_MakeAvailable(KokkosKernels)
-    # Its few sources include Kokkos headers: with Kokkos on CUDA they must be compiled as CUDA.
-    unison_kokkos_sources(kokkoskernels)
   endif()
 endmacro()
 

@@ -7,11 +7,7 @@
 include_guard(GLOBAL)
 
 function(unison_kokkos_sources target)
-  set(_lang "${UNISON_KOKKOS_LANGUAGE}")
-  if(NOT _lang AND DEFINED Kokkos_COMPILE_LANGUAGE)
-    set(_lang "${Kokkos_COMPILE_LANGUAGE}")
-  endif()
-  if(NOT _lang STREQUAL "CUDA")
+  if(NOT Kokkos_COMPILE_LANGUAGE STREQUAL "CUDA")
     return()
   endif()
   get_target_property(_sources ${target} SOURCES)

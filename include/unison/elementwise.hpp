@@ -169,7 +169,7 @@ auto readable_on(const Exec& exec, const V& v, const char* label) {
     return v;
   } else {
     Kokkos::View<typename V::non_const_value_type*, typename Exec::memory_space> copy(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), v.extent(0));
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), v.extent(0));
     Kokkos::deep_copy(exec, copy, v);
     return copy;
   }
@@ -183,7 +183,7 @@ void write_through(const Exec& exec, const Out& out, const char* label, const Co
     compute(out);
   } else {
     Kokkos::View<typename Out::non_const_value_type*, typename Exec::memory_space> result(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), out.extent(0));
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), out.extent(0));
     compute(result);
     Kokkos::deep_copy(exec, out, result);
     exec.fence(label);

@@ -1,0 +1,83 @@
+#pragma once
+// What every Unison benchmark shares: registration of one case on one backend, the timing
+// method, counters and the context recorded in the JSON.
+//
+// Timing: data is allocated and filled (on the device, Kokkos' random pool) before timing; one
+// warm-up call; then each iteration enqueues `batch` calls between two fences of the instance
+// and reports the wall time over the batch as the time of one call (manual time). The batch is
+// sized so that it lasts at least about a millisecond, which hides the fence and launch
+// latency that a single sub-millisecond GPU call would otherwise carry. Repetitions give the
+// median and its spread.
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Random.hpp>
+
+namespace unison::bench {
+
+// A case: setup(exec) allocates and fills its data and returns the call to time.
+template <class Exec>
+using Setup = std::function<std::function<void(const Exec&)>(const Exec&)>;
+
+template <class Exec>
+void run_case(benchmark::State& state, const Setup<Exec>& setup, double bytes, double flops) {
+  Exec exec;
+  auto call = setup(exec);
+  call(exec);  // warm-up: first-touch, module load, allocations inside the call
+  exec.fence();
+  using clock = std::chrono::steady_clock;
+  auto time_batch = [&](int batch) {
+    exec.fence();
+    auto t0 = clock::now();
+    for (int b = 0; b < batch; ++b) call(exec);
+    exec.fence();
+    return std::chrono::duration<double>(clock::now() - t0).count();
+  };
+  int batch = 1;
+  for (double t = time_batch(1); t < 1e-3 && batch < (1 << 16);) {
+    batch *= 2;
+    t = time_batch(batch);
+  }
+  for (auto _ : state) state.SetIterationTime(time_batch(batch) / batch);
+  state.counters["batch"] = batch;
+  if (bytes > 0)
+    state.counters["GB/s"] =
+        benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  if (flops > 0)
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Registers "<name>/<backend>" with the common settings.
+template <class Exec>
+void add_case(const std::string& name, Setup<Exec> setup, double bytes, double flops = 0) {
+  benchmark::RegisterBenchmark((name + "/" + Exec::name()).c_str(),
+                               [=](benchmark::State& s) { run_case<Exec>(s, setup, bytes, flops); })
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond)
+      ->Repetitions(5)
+      ->ReportAggregatesOnly(true)
+      ->MinTime(0.05);
+}
+
+// A View of n values uniform in [lo, hi), filled on exec's device.
+// (Filled by Mem's default execution space, which can always write Mem.)
+template <class T, class Mem>
+Kokkos::View<T*, Mem> random_view(std::size_t n, double lo, double hi, const char* label) {
+  Kokkos::View<T*, Mem> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
+  using FillExec = typename Mem::execution_space;
+  Kokkos::Random_XorShift64_Pool<FillExec> pool(12345 + n);
+  Kokkos::fill_random(FillExec{}, v, pool, T(lo), T(hi));
+  Kokkos::fence();
+  return v;
+}
+
+// Records the build and the machine in the JSON context.
+void add_context();
+
+}  // namespace unison::bench
