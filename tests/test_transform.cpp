@@ -98,6 +98,32 @@ void test_transform_errors() {
       {"overlaps input 0"}));
 }
 
+// The unrolled launch (several elements per work item, the GPU's default) on every backend,
+// with odd unroll factors and sizes around multiples of the 32-wide groups.
+template <class Exec, int U>
+void check_unrolled() {
+  Exec exec;
+  for (std::size_t n : {1, 31, 32, 95, 96, 97, 1000, 100003}) {
+    Kokkos::View<float*, typename Exec::memory_space> x("x", n), out("out", n);
+    fill(x, uniform<float>(-3, 3));
+    poison_fill(out);
+    unison::impl::transform<U>({"unison::test", "unison::test::unrolled"}, {"x"}, exec, out,
+                               KOKKOS_LAMBDA(float v) { return 2 * v + 1; }, x);
+    exec.fence();
+    auto hx = to_host(x);
+    for (auto& v : hx) v = 2 * v + 1;
+    EXPECT_TRUE(close(to_host(out), hx, 1e-7)) << "unroll " << U << ", n = " << n;
+  }
+}
+
+template <class Exec>
+void test_unrolled() {
+  check_unrolled<Exec, 1>();
+  check_unrolled<Exec, 3>();
+  check_unrolled<Exec, 4>();
+  check_unrolled<Exec, 8>();
+}
+
 template <class Exec>
 struct Transform : ::testing::Test {};
 TYPED_TEST_SUITE(Transform, Backends, BackendName);
@@ -106,5 +132,6 @@ TYPED_TEST(Transform, rank2_layouts) { test_rank2_layouts<TypeParam>(); }
 TYPED_TEST(Transform, rank1_strided_and_nullary) { test_rank1_strided_and_nullary<TypeParam>(); }
 TYPED_TEST(Transform, default_exec_overload) { test_default_exec_overload<TypeParam>(); }
 TYPED_TEST(Transform, errors) { test_transform_errors<TypeParam>(); }
+TYPED_TEST(Transform, unrolled) { test_unrolled<TypeParam>(); }
 
 }  // namespace

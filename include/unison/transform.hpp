@@ -9,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <unison/backends/tuning.hpp>
 #include <unison/impl/checks.hpp>
 
 namespace unison {
@@ -68,15 +69,54 @@ Operands<Head, Tail...> make_operands(const Head& h, const Tail&... t) {
   return Operands<Head, Tail...>{h, make_operands(t...)};
 }
 
-template <class Out, class F, class Ops>
+// out(i) = f(operands at i) for i < n. With U > 1 each work item c handles U elements: the
+// warp-sized group c / 32 owns 32 * U consecutive elements and item c takes every 32nd of them,
+// so each of the U passes is a coalesced warp access and all U results are computed (their
+// loads issued) before the first store.
+template <int U, class Out, class F, class Ops>
 struct TransformKernel1D {
+  static constexpr std::int64_t width = 32;
   Out out;
   F f;
   Ops ops;
-  KOKKOS_FORCEINLINE_FUNCTION void operator()(std::int64_t i) const {
-    out(i) = static_cast<typename Out::value_type>(ops.at1(f, i));
+  std::int64_t n;
+
+  static std::int64_t work_items(std::int64_t n) {
+    if constexpr (U == 1) {
+      return n;
+    } else {
+      return (n + width * U - 1) / (width * U) * width;
+    }
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(std::int64_t c) const {
+    using T = typename Out::non_const_value_type;
+    if constexpr (U == 1) {
+      out(c) = static_cast<T>(ops.at1(f, c));
+    } else {
+      const std::int64_t first = (c / width) * (width * U) + c % width;
+      T r[U] = {};
+      for (int u = 0; u < U; ++u) {
+        const std::int64_t i = first + u * width;
+        if (i < n) r[u] = static_cast<T>(ops.at1(f, i));
+      }
+      for (int u = 0; u < U; ++u) {
+        const std::int64_t i = first + u * width;
+        if (i < n) out(i) = r[u];
+      }
+    }
   }
 };
+
+template <int U, class Exec, class Out, class F, class Ops>
+void launch_1d(const char* label, const Exec& exec, const Out& out, const F& f, const Ops& ops) {
+  using Kernel = TransformKernel1D<U, Out, F, Ops>;
+  const auto n = static_cast<std::int64_t>(out.extent(0));
+  Kokkos::parallel_for(label,
+                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                           exec, 0, Kernel::work_items(n)),
+                       Kernel{out, f, ops, n});
+}
 
 template <class Out, class F, class Ops>
 struct TransformKernel2D {
@@ -119,8 +159,9 @@ struct Names {
 
 /// Checked launch shared by transform() and the named functions. Run-time checks: every View
 /// operand has out's extents and does not partly overlap out; `arg_names` name the operands in
-/// the messages.
-template <class Exec, class Out, class F, class... Args>
+/// the messages. Unroll (elements per work item of a rank-1 launch) defaults to the backend's
+/// tuning; benchmarks set it to compare.
+template <int Unroll = 0, class Exec, class Out, class F, class... Args>
 void transform(Names names, const std::array<const char*, sizeof...(Args)>& arg_names,
                const Exec& exec, const Out& out, const F& f, const Args&... args) {
   std::size_t k = 0;
@@ -130,20 +171,12 @@ void transform(Names names, const std::array<const char*, sizeof...(Args)>& arg_
   const char* label = names.kernel;
   if (out.size() == 0) return;
 
+  constexpr int U = Unroll > 0 ? Unroll : backends::ElementwiseTuning<Exec>::unroll;
   if constexpr (Out::rank() == 1) {
-    using Kernel = TransformKernel1D<Out, F, Operands<Args...>>;
-    Kokkos::parallel_for(label,
-                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                             exec, 0, static_cast<std::int64_t>(out.extent(0))),
-                         Kernel{out, f, make_operands(args...)});
+    launch_1d<U>(label, exec, out, f, make_operands(args...));
   } else {
     if (out.span_is_contiguous() && (flattens_like(args, out) && ...)) {
-      auto flat_out = flat(out);
-      using Kernel = TransformKernel1D<decltype(flat_out), F, Operands<decltype(flat(args))...>>;
-      Kokkos::parallel_for(label,
-                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                               exec, 0, static_cast<std::int64_t>(out.span())),
-                           Kernel{flat_out, f, make_operands(flat(args)...)});
+      launch_1d<U>(label, exec, flat(out), f, make_operands(flat(args)...));
     } else {
       using Kernel = TransformKernel2D<Out, F, Operands<Args...>>;
       Kokkos::parallel_for(
