@@ -120,6 +120,7 @@ void register_backend() {
   if constexpr (!host_memory_v<Exec>) {
     add_unroll_probe<Exec, 1>();
     add_unroll_probe<Exec, 2>();
+    add_unroll_probe<Exec, 4>();
     add_unroll_probe<Exec, 8>();
   }
   add_elementwise<Exec, std::int64_t>("add_int64", 100'000, 2, -1e12, 1e12,

@@ -24,7 +24,7 @@ OMP_PROC_BIND=spread OMP_PLACES=threads build/cuda/benchmarks/unison_bench \
   --benchmark_filter="$filter" --benchmark_out="$out/unison_bench.json" --benchmark_out_format=json \
   > "$out/bench.log" 2>&1
 echo "bench: exit $?"
-grep -E "_median" "$out/bench.log" | grep -E "Cuda|OpenMP" | sed 's/\/min_time:0.050\/repeats:5\/manual_time_median//' \
+grep -E "_median" "$out/bench.log" | grep -E "Cuda|OpenMP" | sed "s#/iterations:3/repeats:5/manual_time_median##" \
   | awk '{printf "%-58s %10s %s  %s\n", $1, $2, $3, $6}'
 
 PYTHONUNBUFFERED=1 python3 benchmarks/peers/elementwise_peers.py 2>&1 | tee "$out/peers.log"

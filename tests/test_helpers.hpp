@@ -62,7 +62,11 @@ T poison() {
 // A View in Exec's memory with the given extents, filled by gen(engine) on the host.
 template <class V, class Gen>
 void fill(const V& v, Gen gen) {
-  auto h = Kokkos::create_mirror_view(v);
+  using T = typename V::non_const_value_type;
+  using Staging = std::conditional_t<V::rank() == 1, T*, T**>;
+  Kokkos::View<Staging, Kokkos::LayoutRight, Kokkos::HostSpace> h;
+  if constexpr (V::rank() == 1) h = decltype(h)("unison::test::fill", v.extent(0));
+  else h = decltype(h)("unison::test::fill", v.extent(0), v.extent(1));
   auto rng = engine();
   if constexpr (V::rank() == 1) {
     for (std::size_t i = 0; i < h.extent(0); ++i) h(i) = gen(rng);
@@ -70,7 +74,9 @@ void fill(const V& v, Gen gen) {
     for (std::size_t i = 0; i < h.extent(0); ++i)
       for (std::size_t j = 0; j < h.extent(1); ++j) h(i, j) = gen(rng);
   }
-  Kokkos::deep_copy(v, h);
+  // Host -> a contiguous View in v's space -> v (which may be strided or of another layout).
+  auto staged = Kokkos::create_mirror_view_and_copy(typename V::memory_space(), h);
+  Kokkos::deep_copy(v, staged);
 }
 
 template <class T>
@@ -90,10 +96,18 @@ void poison_fill(const V& v) {
   Kokkos::deep_copy(v, poison<typename V::non_const_value_type>());
 }
 
-// The elements of a rank-1 or rank-2 View, row by row, as doubles on the host.
+// The elements of a rank-1 or rank-2 View, row by row, as doubles on the host. (A View the host
+// cannot read is first copied into a contiguous View of its own memory space: Kokkos copies
+// between spaces only contiguous Views of one layout.)
 template <class V>
 std::vector<double> to_host(const V& v) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  using T = typename V::non_const_value_type;
+  using Staging = std::conditional_t<V::rank() == 1, T*, T**>;
+  Kokkos::View<Staging, Kokkos::LayoutRight, typename V::memory_space> staged;
+  if constexpr (V::rank() == 1) staged = decltype(staged)("unison::test::staged", v.extent(0));
+  else staged = decltype(staged)("unison::test::staged", v.extent(0), v.extent(1));
+  Kokkos::deep_copy(staged, v);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), staged);
   std::vector<double> out;
   out.reserve(v.size());
   if constexpr (V::rank() == 1) {

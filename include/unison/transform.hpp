@@ -96,13 +96,18 @@ struct TransformKernel1D {
     } else {
       const std::int64_t first = (c / width) * (width * U) + c % width;
       T r[U] = {};
-      for (int u = 0; u < U; ++u) {
-        const std::int64_t i = first + u * width;
-        if (i < n) r[u] = static_cast<T>(ops.at1(f, i));
-      }
-      for (int u = 0; u < U; ++u) {
-        const std::int64_t i = first + u * width;
-        if (i < n) out(i) = r[u];
+      if (first + (U - 1) * width < n) {  // all U elements exist: no per-element guard
+        for (int u = 0; u < U; ++u) r[u] = static_cast<T>(ops.at1(f, first + u * width));
+        for (int u = 0; u < U; ++u) out(first + u * width) = r[u];
+      } else {
+        for (int u = 0; u < U; ++u) {
+          const std::int64_t i = first + u * width;
+          if (i < n) r[u] = static_cast<T>(ops.at1(f, i));
+        }
+        for (int u = 0; u < U; ++u) {
+          const std::int64_t i = first + u * width;
+          if (i < n) out(i) = r[u];
+        }
       }
     }
   }
