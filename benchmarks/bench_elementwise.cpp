@@ -95,33 +95,48 @@ void add_copy(std::size_t n) {
                  2.0 * n * sizeof(float));
 }
 
-// Probes for tuning, GPU only: gaussian_pdf at 1e8 with a fixed number of elements per work
-// item, against the backend's default (backends/include/unison/backends/tuning.hpp).
-template <class Exec, int U>
-void add_unroll_probe() {
+// Probes for tuning, GPU only: gaussian_pdf and fused hidden_layer at 1e8 with a fixed chunk
+// shape (K consecutive elements read at once, U chunks per work item), against the backend's
+// default (backends/include/unison/backends/tuning.hpp).
+template <class Exec, int K, int U>
+void add_chunk_probe() {
   using Mem = typename Exec::memory_space;
   const std::size_t n = 100'000'000;
-  add_case<Exec>("probe/gaussian_pdf_unroll" + std::to_string(U) + "/1e8/device",
+  const std::string shape = "_K" + std::to_string(K) + "_U" + std::to_string(U) + "/1e8/device";
+  add_case<Exec>("probe/gaussian_pdf" + shape,
                  [=](const Exec&) -> std::function<void(const Exec&)> {
                    auto x = random_view<float, Mem>(n, -5, 5, "unison::bench::a");
                    Kokkos::View<float*, Mem> out(Kokkos::view_alloc("unison::bench::out"), n);
                    return [=](const Exec& e) {
-                     unison::impl::transform<U>({"probe", "unison::bench::probe"},
-                                                {"x", "mean", "sigma"}, e, out,
-                                                unison::ops::GaussianPdf<float>{}, x, 0.f, 1.f);
+                     unison::impl::transform<K, U>({"probe", "unison::bench::probe"},
+                                                   {"x", "mean", "sigma"}, e, out,
+                                                   unison::ops::GaussianPdf<float>{}, x, 0.f, 1.f);
                    };
                  },
                  2.0 * n * sizeof(float));
+  add_case<Exec>("probe/hidden_layer_fused" + shape,
+                 [=](const Exec&) -> std::function<void(const Exec&)> {
+                   auto g = random_view<float, Mem>(n, 0, 255, "unison::bench::a");
+                   auto w = random_view<float, Mem>(n, 0.3, 0.7, "unison::bench::b");
+                   Kokkos::View<float*, Mem> out(Kokkos::view_alloc("unison::bench::out"), n);
+                   return [=](const Exec& e) {
+                     unison::impl::transform<K, U>({"probe", "unison::bench::probe"},
+                                                   {"g", "w"}, e, out,
+                                                   unison::ops::HiddenNeuron<float>{}, g, w);
+                   };
+                 },
+                 3.0 * n * sizeof(float));
 }
 
 template <class Exec>
 void register_backend() {
   add_copy<Exec>(100'000'000);
   if constexpr (!host_memory_v<Exec>) {
-    add_unroll_probe<Exec, 1>();
-    add_unroll_probe<Exec, 2>();
-    add_unroll_probe<Exec, 4>();
-    add_unroll_probe<Exec, 8>();
+    add_chunk_probe<Exec, 1, 1>();
+    add_chunk_probe<Exec, 1, 4>();
+    add_chunk_probe<Exec, 4, 1>();
+    add_chunk_probe<Exec, 4, 2>();
+    add_chunk_probe<Exec, 8, 1>();
   }
   add_elementwise<Exec, std::int64_t>("add_int64", 100'000, 2, -1e12, 1e12,
                                       [](auto& e, auto& x, auto& y, auto& o) { unison::add(e, x, y, o); });

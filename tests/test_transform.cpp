@@ -98,30 +98,41 @@ void test_transform_errors() {
       {"overlaps input 0"}));
 }
 
-// The unrolled launch (several elements per work item, the GPU's default) on every backend,
-// with odd unroll factors and sizes around multiples of the 32-wide groups.
-template <class Exec, int U>
-void check_unrolled() {
+// The chunked launches (K consecutive elements read at once, U chunks per work item; the GPU's
+// default) on every backend, with sizes around multiples of K and of the 32-wide groups, on
+// aligned arrays (wide accesses) and on arrays offset by one element (the per-element fallback).
+template <class Exec, int K, int U>
+void check_chunked() {
   Exec exec;
-  for (std::size_t n : {1, 31, 32, 95, 96, 97, 1000, 100003}) {
-    Kokkos::View<float*, typename Exec::memory_space> x("x", n), out("out", n);
-    fill(x, uniform<float>(-3, 3));
-    poison_fill(out);
-    unison::impl::transform<U>({"unison::test", "unison::test::unrolled"}, {"x"}, exec, out,
-                               KOKKOS_LAMBDA(float v) { return 2 * v + 1; }, x);
-    exec.fence();
-    auto hx = to_host(x);
-    for (auto& v : hx) v = 2 * v + 1;
-    EXPECT_TRUE(close(to_host(out), hx, 1e-7)) << "unroll " << U << ", n = " << n;
+  for (std::size_t n : {1, 3, 31, 32, 95, 96, 97, 1000, 100003}) {
+    for (int offset : {0, 1}) {
+      Kokkos::View<float*, typename Exec::memory_space> xbuf("x", n + 1), obuf("out", n + 1);
+      auto x = Kokkos::subview(xbuf, std::make_pair<std::size_t, std::size_t>(offset, n + offset));
+      auto out = Kokkos::subview(obuf, std::make_pair<std::size_t, std::size_t>(offset, n + offset));
+      fill(xbuf, uniform<float>(-3, 3));
+      poison_fill(obuf);
+      unison::impl::transform<K, U>({"unison::test", "unison::test::chunked"}, {"x", "c"}, exec,
+                                    out, KOKKOS_LAMBDA(float v, float c) { return 2 * v + c; }, x,
+                                    1.f);
+      exec.fence();
+      auto hx = to_host(x);
+      for (auto& v : hx) v = 2 * v + 1;
+      EXPECT_TRUE(close(to_host(out), hx, 1e-7))
+          << "K " << K << ", U " << U << ", n = " << n << ", offset " << offset;
+      auto ho = to_host(obuf);  // the element outside out is untouched
+      EXPECT_TRUE(std::isnan(offset ? ho[0] : ho[n]));
+    }
   }
 }
 
 template <class Exec>
-void test_unrolled() {
-  check_unrolled<Exec, 1>();
-  check_unrolled<Exec, 3>();
-  check_unrolled<Exec, 4>();
-  check_unrolled<Exec, 8>();
+void test_chunked() {
+  check_chunked<Exec, 1, 1>();
+  check_chunked<Exec, 1, 3>();
+  check_chunked<Exec, 4, 1>();
+  check_chunked<Exec, 4, 2>();
+  check_chunked<Exec, 2, 3>();
+  check_chunked<Exec, 8, 1>();
 }
 
 template <class Exec>
@@ -132,6 +143,6 @@ TYPED_TEST(Transform, rank2_layouts) { test_rank2_layouts<TypeParam>(); }
 TYPED_TEST(Transform, rank1_strided_and_nullary) { test_rank1_strided_and_nullary<TypeParam>(); }
 TYPED_TEST(Transform, default_exec_overload) { test_default_exec_overload<TypeParam>(); }
 TYPED_TEST(Transform, errors) { test_transform_errors<TypeParam>(); }
-TYPED_TEST(Transform, unrolled) { test_unrolled<TypeParam>(); }
+TYPED_TEST(Transform, chunked) { test_chunked<TypeParam>(); }
 
 }  // namespace

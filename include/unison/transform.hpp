@@ -15,11 +15,30 @@
 namespace unison {
 namespace impl {
 
-// Element (i) or (i, j) of an operand: a View's element, or the scalar itself.
+// K consecutive elements of a contiguous array, read or written with one wide access (a 16-byte
+// vector load for four floats).
+template <class T, int K>
+constexpr std::size_t chunk_alignment() {
+  constexpr std::size_t size = sizeof(T) * K;
+  if constexpr ((size & (size - 1)) != 0) return alignof(T);  // not a power of two
+  else return size < 16 ? size : 16;
+}
+template <class T, int K>
+struct alignas(chunk_alignment<T, K>()) Chunk {
+  T v[K];
+};
+template <class T>
+struct is_chunk : std::false_type {};
+template <class T, int K>
+struct is_chunk<Chunk<T, K>> : std::true_type {};
+
+// Element (i) or (i, j) of an operand: a View's element, a chunk's element, or the scalar itself.
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION decltype(auto) element(const T& a, std::int64_t i) {
   if constexpr (Kokkos::is_view_v<T>) {
     return a(i);
+  } else if constexpr (is_chunk<T>::value) {
+    return a.v[i];
   } else {
     return a;
   }
@@ -37,8 +56,33 @@ KOKKOS_FORCEINLINE_FUNCTION decltype(auto) element(const T& a, std::int64_t i, s
 // at1(f, i) is f(element(op, i)...), at2(f, i, j) is f(element(op, i, j)...).
 template <class... Args>
 struct Operands;
+// What an operand becomes when K consecutive elements are loaded at once.
+template <class T, int K, class = void>
+struct chunk_of_t {
+  using type = T;  // a scalar stays itself
+};
+template <class T, int K>
+struct chunk_of_t<T, K, std::enable_if_t<Kokkos::is_view_v<T>>> {
+  using type = Chunk<typename T::non_const_value_type, K>;
+};
+
+template <int K, class T>
+KOKKOS_FORCEINLINE_FUNCTION typename chunk_of_t<T, K>::type load_chunk(const T& a,
+                                                                       std::int64_t chunk) {
+  if constexpr (Kokkos::is_view_v<T>) {
+    using C = typename chunk_of_t<T, K>::type;
+    return reinterpret_cast<const C*>(a.data())[chunk];
+  } else {
+    return a;
+  }
+}
+
 template <>
 struct Operands<> {
+  template <int K>
+  KOKKOS_FORCEINLINE_FUNCTION Operands<> load(std::int64_t) const {
+    return {};
+  }
   template <class F, class... Vals>
   KOKKOS_FORCEINLINE_FUNCTION decltype(auto) at1(const F& f, std::int64_t, const Vals&... v) const {
     return f(v...);
@@ -53,6 +97,13 @@ template <class Head, class... Tail>
 struct Operands<Head, Tail...> {
   Head head;
   Operands<Tail...> tail;
+  // The operands' chunks number `chunk` (elements K chunk ... K chunk + K - 1), loaded.
+  template <int K>
+  KOKKOS_FORCEINLINE_FUNCTION
+      Operands<typename chunk_of_t<Head, K>::type, typename chunk_of_t<Tail, K>::type...>
+      load(std::int64_t chunk) const {
+    return {load_chunk<K>(head, chunk), tail.template load<K>(chunk)};
+  }
   template <class F, class... Vals>
   KOKKOS_FORCEINLINE_FUNCTION decltype(auto) at1(const F& f, std::int64_t i, const Vals&... v) const {
     return tail.at1(f, i, v..., element(head, i));
@@ -69,11 +120,12 @@ Operands<Head, Tail...> make_operands(const Head& h, const Tail&... t) {
   return Operands<Head, Tail...>{h, make_operands(t...)};
 }
 
-// out(i) = f(operands at i) for i < n. With U > 1 each work item c handles U elements: the
-// warp-sized group c / 32 owns 32 * U consecutive elements and item c takes every 32nd of them,
-// so each of the U passes is a coalesced warp access and all U results are computed (their
+// out(i) = f(operands at i) for i < n, in chunks of K consecutive elements (K > 1: one wide
+// load or store per operand, which needs contiguous, aligned arrays), U chunks per work item.
+// With U > 1 the warp-sized group c / 32 owns 32 U consecutive chunks and item c takes every
+// 32nd of them, so each pass is a coalesced warp access, and all U results are computed (their
 // loads issued) before the first store.
-template <int U, class Out, class F, class Ops>
+template <int K, int U, class Out, class F, class Ops>
 struct TransformKernel1D {
   static constexpr std::int64_t width = 32;
   Out out;
@@ -82,45 +134,104 @@ struct TransformKernel1D {
   std::int64_t n;
 
   static std::int64_t work_items(std::int64_t n) {
+    const std::int64_t chunks = (n + K - 1) / K;
     if constexpr (U == 1) {
-      return n;
+      return chunks;
     } else {
-      return (n + width * U - 1) / (width * U) * width;
+      return (chunks + width * U - 1) / (width * U) * width;
+    }
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION static std::int64_t chunk(std::int64_t c, int u) {
+    if constexpr (U == 1) {
+      return c;
+    } else {
+      return (c / width) * (width * U) + c % width + u * width;
     }
   }
 
   KOKKOS_FORCEINLINE_FUNCTION void operator()(std::int64_t c) const {
     using T = typename Out::non_const_value_type;
-    if constexpr (U == 1) {
-      out(c) = static_cast<T>(ops.at1(f, c));
+    using C = Chunk<T, K>;
+    const std::int64_t full = n / K;  // chunks lying wholly inside [0, n)
+    C r[U] = {};
+    if (chunk(c, U - 1) < full) {  // the common case: no guard per element
+      for (int u = 0; u < U; ++u) compute(chunk(c, u), r[u]);
+      for (int u = 0; u < U; ++u) store(chunk(c, u), r[u]);
     } else {
-      const std::int64_t first = (c / width) * (width * U) + c % width;
-      T r[U] = {};
-      if (first + (U - 1) * width < n) {  // all U elements exist: no per-element guard
-        for (int u = 0; u < U; ++u) r[u] = static_cast<T>(ops.at1(f, first + u * width));
-        for (int u = 0; u < U; ++u) out(first + u * width) = r[u];
-      } else {
-        for (int u = 0; u < U; ++u) {
-          const std::int64_t i = first + u * width;
-          if (i < n) r[u] = static_cast<T>(ops.at1(f, i));
-        }
-        for (int u = 0; u < U; ++u) {
-          const std::int64_t i = first + u * width;
-          if (i < n) out(i) = r[u];
+      for (int u = 0; u < U; ++u) {
+        const std::int64_t q = chunk(c, u);
+        if (q < full) {
+          compute(q, r[u]);
+          store(q, r[u]);
+        } else if (q == full) {  // the last, partial chunk
+          for (std::int64_t i = q * K; i < n; ++i) out(i) = static_cast<T>(ops.at1(f, i));
         }
       }
     }
   }
+
+  template <class C>
+  KOKKOS_FORCEINLINE_FUNCTION void compute(std::int64_t q, C& r) const {
+    using T = typename Out::non_const_value_type;
+    if constexpr (K == 1) {
+      r.v[0] = static_cast<T>(ops.at1(f, q));
+    } else {
+      const auto loaded = ops.template load<K>(q);
+      for (int k = 0; k < K; ++k) r.v[k] = static_cast<T>(loaded.at1(f, k));
+    }
+  }
+
+  template <class C>
+  KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t q, const C& r) const {
+    if constexpr (K == 1) {
+      out(q) = r.v[0];
+    } else {
+      reinterpret_cast<C*>(out.data())[q] = r;
+    }
+  }
 };
 
-template <int U, class Exec, class Out, class F, class Ops>
-void launch_1d(const char* label, const Exec& exec, const Out& out, const F& f, const Ops& ops) {
-  using Kernel = TransformKernel1D<U, Out, F, Ops>;
+// An operand that chunks of K elements can be read from: a scalar, or a View of arithmetic
+// values with unit stride whose data is aligned for the wide access.
+template <int K, class A>
+bool chunkable(const A& a) {
+  if constexpr (!Kokkos::is_view_v<A>) {
+    return true;
+  } else {
+    using V = typename A::non_const_value_type;
+    if constexpr (!std::is_arithmetic_v<V>) {
+      return false;
+    } else {
+      return a.span() == 0 || (a.stride(0) == 1 &&
+                               reinterpret_cast<std::uintptr_t>(a.data()) % alignof(Chunk<V, K>) == 0);
+    }
+  }
+}
+
+template <int K, int U, class Exec, class Out, class F, class Ops>
+void launch_1d_kernel(const char* label, const Exec& exec, const Out& out, const F& f,
+                      const Ops& ops) {
+  using Kernel = TransformKernel1D<K, U, Out, F, Ops>;
   const auto n = static_cast<std::int64_t>(out.extent(0));
   Kokkos::parallel_for(label,
                        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
                            exec, 0, Kernel::work_items(n)),
                        Kernel{out, f, ops, n});
+}
+
+// Rank-1 launch: chunks of K with wide accesses when every array allows it, else one element
+// at a time (any stride), K U elements per work item either way.
+template <int K, int U, class Exec, class Out, class F, class... Args>
+void launch_1d(const char* label, const Exec& exec, const Out& out, const F& f,
+               const Args&... args) {
+  if constexpr (K > 1) {
+    if (chunkable<K>(out) && (chunkable<K>(args) && ...)) {
+      launch_1d_kernel<K, U>(label, exec, out, f, make_operands(args...));
+      return;
+    }
+  }
+  launch_1d_kernel<1, K * U>(label, exec, out, f, make_operands(args...));
 }
 
 template <class Out, class F, class Ops>
@@ -164,9 +275,9 @@ struct Names {
 
 /// Checked launch shared by transform() and the named functions. Run-time checks: every View
 /// operand has out's extents and does not partly overlap out; `arg_names` name the operands in
-/// the messages. Unroll (elements per work item of a rank-1 launch) defaults to the backend's
-/// tuning; benchmarks set it to compare.
-template <int Unroll = 0, class Exec, class Out, class F, class... Args>
+/// the messages. Vector (consecutive elements read at once) and Unroll (such chunks per work
+/// item) of a rank-1 launch default to the backend's tuning; benchmarks set them to compare.
+template <int Vector = 0, int Unroll = 0, class Exec, class Out, class F, class... Args>
 void transform(Names names, const std::array<const char*, sizeof...(Args)>& arg_names,
                const Exec& exec, const Out& out, const F& f, const Args&... args) {
   std::size_t k = 0;
@@ -176,12 +287,14 @@ void transform(Names names, const std::array<const char*, sizeof...(Args)>& arg_
   const char* label = names.kernel;
   if (out.size() == 0) return;
 
-  constexpr int U = Unroll > 0 ? Unroll : backends::ElementwiseTuning<Exec>::unroll;
+  using Tuning = backends::ElementwiseTuning<Exec>;
+  constexpr int K = Vector > 0 ? Vector : Tuning::vector;
+  constexpr int U = Unroll > 0 ? Unroll : Tuning::unroll;
   if constexpr (Out::rank() == 1) {
-    launch_1d<U>(label, exec, out, f, make_operands(args...));
+    launch_1d<K, U>(label, exec, out, f, args...);
   } else {
     if (out.span_is_contiguous() && (flattens_like(args, out) && ...)) {
-      launch_1d<U>(label, exec, flat(out), f, make_operands(flat(args)...));
+      launch_1d<K, U>(label, exec, flat(out), f, flat(args)...);
     } else {
       using Kernel = TransformKernel2D<Out, F, Operands<Args...>>;
       Kokkos::parallel_for(

@@ -7,19 +7,23 @@
 
 namespace unison::backends {
 
-/// Element-wise kernels: how many elements one work item handles. A GPU thread that loads one
-/// 4-byte element at a time keeps too few bytes in flight to saturate HBM; with `unroll`
-/// elements (a warp reading `unroll` coalesced 128-byte lines) it issues all its loads before
-/// the first store. CPU threads already stream through contiguous chunks: 1.
+/// Element-wise kernels: a work item handles `unroll` chunks of `vector` consecutive elements.
+/// A GPU thread that loads one 4-byte element at a time keeps too few bytes in flight to
+/// saturate HBM (measured on an H200: 1.7 of 4.2 TB/s); chunks of 4 floats are one 16-byte load
+/// each, and with unroll > 1 all loads of a thread are issued before its first store. Arrays that
+/// are strided or misaligned take one element at a time, vector * unroll per work item. CPU
+/// threads already stream through contiguous ranges: 1 and 1.
 template <class Exec>
 struct ElementwiseTuning {
+  static constexpr int vector = 1;
   static constexpr int unroll = 1;
 };
 
 #ifdef KOKKOS_ENABLE_CUDA
 template <>
 struct ElementwiseTuning<Kokkos::Cuda> {
-  static constexpr int unroll = 4;
+  static constexpr int vector = 4;
+  static constexpr int unroll = 1;
 };
 #endif
 
