@@ -227,6 +227,28 @@ void test_in_place() {
   EXPECT_TRUE(close(to_host(x), expected, 1e-5));
 }
 
+// hidden_layer in place: out is the greyscales or the weights array itself, in both modes.
+template <class Exec>
+void test_hidden_layer_in_place() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  const std::size_t n = 1001;
+  for (auto fusion : {unison::Fusion::fused, unison::Fusion::separate}) {
+    for (bool into_weights : {false, true}) {
+      Kokkos::View<float*, Mem> g("g", n), w("w", n);
+      fill(g, uniform<float>(0, 255));
+      fill(w, uniform<float>(0.3, 0.7));
+      auto hg = to_host(g), hw = to_host(w);
+      unison::hidden_layer(exec, g, w, into_weights ? w : g, fusion);
+      exec.fence();
+      std::vector<double> expected(n);
+      for (std::size_t i = 0; i < n; ++i) expected[i] = ref_hidden(hg[i], hw[i]);
+      EXPECT_TRUE(close(to_host(into_weights ? w : g), expected, 1e-5))
+          << (into_weights ? "out = weights" : "out = greyscales");
+    }
+  }
+}
+
 template <class Exec>
 void test_errors() {
   using Mem = typename Exec::memory_space;
@@ -323,6 +345,7 @@ TYPED_TEST(Elementwise, zero_suppress) { test_zero_suppress<TypeParam>(); }
 TYPED_TEST(Elementwise, make_pulses) { test_make_pulses<TypeParam>(); }
 TYPED_TEST(Elementwise, hidden_layer) { test_hidden_layer<TypeParam>(); }
 TYPED_TEST(Elementwise, in_place) { test_in_place<TypeParam>(); }
+TYPED_TEST(Elementwise, hidden_layer_in_place) { test_hidden_layer_in_place<TypeParam>(); }
 TYPED_TEST(Elementwise, errors) { test_errors<TypeParam>(); }
 TYPED_TEST(Elementwise, empty) { test_empty<TypeParam>(); }
 

@@ -236,7 +236,7 @@ void make_pulses(const Exec& exec, const TV& t, const NV& noise,
 }
 
 /// How hidden_layer runs: one fused kernel (one pass over memory) or the tutorial's three
-/// kernels normalize, weigh, activate (three passes, one temporary).
+/// kernels normalize, weigh, activate (three passes over out).
 enum class Fusion { fused, separate };
 
 /// The tutorial's hidden layer: out = tanh((greyscales / 255) * weights), see
@@ -278,17 +278,25 @@ void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const
       impl::transform({fn, "unison::elementwise::hidden_layer"}, {"greyscales", "weights"}, exec,
                       dest, ops::HiddenNeuron<T>{}, g, w);
     } else {
-      // The tutorial's three passes, with one temporary for normalized and weighted values.
-      Kokkos::View<T*, typename Exec::memory_space> tmp(
-          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                             "unison::elementwise::hidden_layer::normalized"),
-          dest.extent(0));
-      impl::transform({fn, "unison::elementwise::normalize"}, {"greyscales"}, exec, tmp,
-                      ops::Normalize<T>{}, g);
-      impl::transform({fn, "unison::elementwise::weigh"}, {"normalized", "weights"}, exec, tmp,
-                      ops::Multiply<T>{}, tmp, w);
-      impl::transform({fn, "unison::elementwise::activate"}, {"weighted"}, exec, dest,
-                      ops::Activate<T>{}, tmp);
+      // The tutorial's three passes, in place in dest. Only when dest is the weights array
+      // itself would the first pass overwrite weights before the second reads them: then the
+      // intermediate values go to a temporary.
+      auto passes = [&](const auto& tmp) {
+        impl::transform({fn, "unison::elementwise::normalize"}, {"greyscales"}, exec, tmp,
+                        ops::Normalize<T>{}, g);
+        impl::transform({fn, "unison::elementwise::weigh"}, {"normalized", "weights"}, exec, tmp,
+                        ops::Multiply<T>{}, tmp, w);
+        impl::transform({fn, "unison::elementwise::activate"}, {"weighted"}, exec, dest,
+                        ops::Activate<T>{}, tmp);
+      };
+      if (static_cast<const void*>(dest.data()) != static_cast<const void*>(w.data())) {
+        passes(dest);
+      } else {
+        passes(Kokkos::View<T*, typename Exec::memory_space>(
+            Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
+                               "unison::elementwise::hidden_layer::weighted"),
+            dest.extent(0)));
+      }
     }
   });
 }
