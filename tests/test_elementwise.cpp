@@ -249,6 +249,28 @@ void test_hidden_layer_in_place() {
   }
 }
 
+// make_pulses in place: out is the t or the noise array itself.
+template <class Exec>
+void test_make_pulses_in_place() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  const std::size_t n = 1001;
+  const float period = float(n) / 23;
+  for (bool into_noise : {false, true}) {
+    Kokkos::View<float*, Mem> t("t", n), noise("noise", n);
+    fill(t, uniform<float>(0, float(n)));
+    fill(noise, uniform<float>(-3, 3));
+    auto ht = to_host(t), hn = to_host(noise);
+    unison::make_pulses(exec, t, noise, period, 100.f, into_noise ? noise : t);
+    exec.fence();
+    std::vector<double> expected(n);
+    for (std::size_t i = 0; i < n; ++i)
+      expected[i] = std::max(std::sin(ht[i] / period) - 0.3, 0.0) * 100.0 + hn[i];
+    EXPECT_TRUE(close(to_host(into_noise ? noise : t), expected, 1e-5))
+        << (into_noise ? "out = noise" : "out = t");
+  }
+}
+
 template <class Exec>
 void test_errors() {
   using Mem = typename Exec::memory_space;
@@ -346,6 +368,7 @@ TYPED_TEST(Elementwise, make_pulses) { test_make_pulses<TypeParam>(); }
 TYPED_TEST(Elementwise, hidden_layer) { test_hidden_layer<TypeParam>(); }
 TYPED_TEST(Elementwise, in_place) { test_in_place<TypeParam>(); }
 TYPED_TEST(Elementwise, hidden_layer_in_place) { test_hidden_layer_in_place<TypeParam>(); }
+TYPED_TEST(Elementwise, make_pulses_in_place) { test_make_pulses_in_place<TypeParam>(); }
 TYPED_TEST(Elementwise, errors) { test_errors<TypeParam>(); }
 TYPED_TEST(Elementwise, empty) { test_empty<TypeParam>(); }
 

@@ -196,8 +196,9 @@ void write_through(const Exec& exec, const Out& out, const char* label, const Co
 /// pulse = max(sin(t / period) - 0.3, 0) * amplitude, as two kernels ("make_pulses" then "add")
 /// on exec. t, noise and out are rank-1 Views of equal extent in any memory space: what exec
 /// cannot access is copied in once (t, noise) or out once (out), with nothing going back and
-/// forth between the two kernels. If out is not accessible from exec the call waits until out
-/// holds the result; otherwise it is asynchronous. period must be non-zero and finite.
+/// forth between the two kernels; out may be t or noise itself (in place). If out is not
+/// accessible from exec the call waits until out holds the result; otherwise it is
+/// asynchronous. period must be non-zero and finite.
 template <class Exec, class TV, class NV, class Out>
 void make_pulses(const Exec& exec, const TV& t, const NV& noise,
                  typename Out::non_const_value_type period,
@@ -228,10 +229,22 @@ void make_pulses(const Exec& exec, const TV& t, const NV& noise,
   auto t_in = impl::readable_on(exec, t, "unison::elementwise::make_pulses::t");
   auto noise_in = impl::readable_on(exec, noise, "unison::elementwise::make_pulses::noise");
   impl::write_through(exec, out, "unison::elementwise::make_pulses::out", [&](const auto& dest) {
-    impl::transform({fn, "unison::elementwise::make_pulses"}, {"t", "period", "amplitude"},
-                    exec, dest, ops::Pulse<T>{}, t_in, period, amplitude);
-    impl::transform({fn, "unison::elementwise::add"}, {"pulses", "noise"}, exec, dest,
-                    ops::Add<T>{}, dest, noise_in);
+    auto chain = [&](const auto& pulses) {
+      impl::transform({fn, "unison::elementwise::make_pulses"}, {"t", "period", "amplitude"},
+                      exec, pulses, ops::Pulse<T>{}, t_in, period, amplitude);
+      impl::transform({fn, "unison::elementwise::add"}, {"pulses", "noise"}, exec, dest,
+                      ops::Add<T>{}, pulses, noise_in);
+    };
+    // The pulses go into dest, unless dest is the noise array itself (the first kernel would
+    // overwrite the noise before the second reads it): then into a temporary.
+    if (static_cast<const void*>(dest.data()) != static_cast<const void*>(noise_in.data())) {
+      chain(dest);
+    } else {
+      chain(Kokkos::View<T*, typename Exec::memory_space>(
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
+                             "unison::elementwise::make_pulses::pulses"),
+          dest.extent(0)));
+    }
   });
 }
 

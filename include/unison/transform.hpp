@@ -52,10 +52,6 @@ KOKKOS_FORCEINLINE_FUNCTION decltype(auto) element(const T& a, std::int64_t i, s
   }
 }
 
-// The operands of one launch, stored by value (a device-copyable heterogeneous list).
-// at1(f, i) is f(element(op, i)...), at2(f, i, j) is f(element(op, i, j)...).
-template <class... Args>
-struct Operands;
 // What an operand becomes when K consecutive elements are loaded at once.
 template <class T, int K, class = void>
 struct chunk_of_t {
@@ -77,6 +73,11 @@ KOKKOS_FORCEINLINE_FUNCTION typename chunk_of_t<T, K>::type load_chunk(const T& 
   }
 }
 
+// The operands of one launch, stored by value (a device-copyable heterogeneous list).
+// at1(f, i) is f(element(op, i)...), at2(f, i, j) is f(element(op, i, j)...), load<K>(q) the
+// same operands with every View replaced by its chunk q.
+template <class... Args>
+struct Operands;
 template <>
 struct Operands<> {
   template <int K>
