@@ -2,7 +2,7 @@
 # The GPU machine's whole job, in one call of the device tool (see README, "On the GPU machine"):
 # build the cuda preset from the archives in .deps/, run the test suite on every backend
 # (Cuda included), run the benchmarks and the Numba/CuPy peers, and leave logs and JSON in $OUT.
-# Usage (from the repository root): scripts/gpu-run.sh [benchmark filter regex]
+# Usage (from the repository root): scripts/gpu-run.sh [benchmark filter regex | --tests-only]
 set -uo pipefail
 out=${OUT:-$PWD/build/gpu-out}
 mkdir -p "$out"
@@ -19,6 +19,7 @@ if [ $status -ne 0 ]; then tail -60 "$out/build.log"; exit $status; fi
 
 ctest --preset cuda 2>&1 | tee "$out/tests.log" | tail -15
 build/cuda/tests/unison_tests --gtest_filter='*/Cuda.*' > "$out/tests-cuda-detail.log" 2>&1
+[ "$filter" = "--tests-only" ] && exit 0
 
 OMP_PROC_BIND=spread OMP_PLACES=threads build/cuda/benchmarks/unison_bench \
   --benchmark_filter="$filter" --benchmark_out="$out/unison_bench.json" --benchmark_out_format=json \
