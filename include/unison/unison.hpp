@@ -1,8 +1,12 @@
 #pragma once
 /// \file unison/unison.hpp
 /// Everything in Unison.
+#include <unison/convolve.hpp>
 #include <unison/core.hpp>
+#include <unison/diffusion.hpp>
 #include <unison/elementwise.hpp>
+#include <unison/field.hpp>
 #include <unison/math.hpp>
+#include <unison/npy.hpp>
 #include <unison/transform.hpp>
 #include <unison/backends/device_info.hpp>

@@ -74,11 +74,16 @@ void check_extents(const char* function, const char* name, const Arg& arg, const
   }
 }
 
-/// The bytes [first, last) that a View's elements occupy.
+/// The bytes [first, last) from a View's first element to the end of its last one. (Not
+/// data() + span(): Kokkos counts a padded subview's span as extent(0) * stride(0), which can
+/// reach past the end of the array it views.)
 template <class V>
 std::pair<std::uintptr_t, std::uintptr_t> byte_range(const V& v) {
   auto first = reinterpret_cast<std::uintptr_t>(v.data());
-  return {first, first + v.span() * sizeof(typename V::value_type)};
+  if (v.size() == 0) return {first, first};
+  std::size_t last = 0;
+  for (std::size_t r = 0; r < V::rank(); ++r) last += (v.extent(r) - 1) * v.stride(r);
+  return {first, first + (last + 1) * sizeof(typename V::value_type)};
 }
 
 template <class A, class B>
@@ -96,7 +101,7 @@ template <class Arg, class Out>
 void check_no_partial_alias(const char* function, const char* name, const Arg& arg,
                             const Out& out) {
   if constexpr (Kokkos::is_view_v<Arg>) {
-    if (arg.span() == 0 || out.span() == 0) return;
+    if (arg.size() == 0 || out.size() == 0) return;
     auto [a0, a1] = byte_range(arg);
     auto [o0, o1] = byte_range(out);
     bool overlap = a0 < o1 && o0 < a1;
@@ -104,6 +109,18 @@ void check_no_partial_alias(const char* function, const char* name, const Arg& a
             " without being the same array (", extents_string(out), " and ",
             extents_string(arg), "); only an exact in-place call is allowed");
   }
+}
+
+/// Two Views that must not share any element: an output that neighbouring elements of an input
+/// are still read from cannot be written in place.
+template <class Out, class In>
+void check_disjoint(const char* function, const char* out_name, const Out& out,
+                    const char* in_name, const In& in) {
+  if (in.size() == 0 || out.size() == 0) return;
+  auto [a0, a1] = byte_range(in);
+  auto [o0, o1] = byte_range(out);
+  require(!(a0 < o1 && o0 < a1), function, out_name, " (", extents_string(out), ") overlaps ", 
+          in_name, " (", extents_string(in), "); the output must be a separate array");
 }
 
 }  // namespace unison::impl

@@ -27,4 +27,62 @@ struct ElementwiseTuning<Kokkos::Cuda> {
 };
 #endif
 
+/// convolve: the tiled kernel gives each team `tile` consecutive outputs and stages the inputs
+/// they need, `tile + chunk - 1` of x and `chunk` taps of k at a time, in team scratch. A GPU
+/// team is `team_size` threads over consecutive outputs (coalesced loads, conflict-free scratch
+/// reads); a CPU team is one thread with a tile that fits in its L1/L2. `automatic` takes the
+/// tiled kernel from `tiled_min_taps` taps on (the direct kernel re-reads x through the cache
+/// `taps` times; measured crossover in benchmarks/RESULTS.md). `scratch_level` 0 is a GPU's
+/// shared memory; host backends offer only 32 KiB at level 0, so they use level 1 (a per-thread
+/// buffer in ordinary memory, which stays in that core's cache).
+template <class Exec>
+struct ConvolveTuning {
+  static constexpr int scratch_level = 1;
+  static constexpr int team_size = 1;
+  static constexpr int tile = 4096;
+  static constexpr int chunk = 1024;
+  static constexpr int tiled_min_taps = 16;
+};
+
+/// Diffusion (5-point stencil): a team computes a tile of `tile_rows` x `tile_cols` cells, the
+/// columns along the field's contiguous axis, from a copy in team scratch of the tile plus a
+/// halo one cell wide per step of the pass. Threads of a team are `team_size` x `vector_length`
+/// (rows x columns; on a GPU a warp spans 32 consecutive columns, so loads and stores are
+/// coalesced). `steps_per_pass` is the temporal blocking used when only the final Laplacian is
+/// wanted, with its own tile shape (a larger tile keeps the halo's redundant work small).
+template <class Exec>
+struct StencilTuning {
+  static constexpr int scratch_level = 1;  // as for ConvolveTuning
+  static constexpr int team_size = 1;
+  static constexpr int vector_length = 1;
+  static constexpr int tile_rows = 16;
+  static constexpr int tile_cols = 512;
+  static constexpr int steps_per_pass = 4;
+  static constexpr int blocked_tile_rows = 32;
+  static constexpr int blocked_tile_cols = 512;
+};
+
+#ifdef KOKKOS_ENABLE_CUDA
+template <>
+struct ConvolveTuning<Kokkos::Cuda> {
+  static constexpr int scratch_level = 0;
+  static constexpr int team_size = 256;
+  static constexpr int tile = 2048;
+  static constexpr int chunk = 1024;
+  static constexpr int tiled_min_taps = 16;
+};
+
+template <>
+struct StencilTuning<Kokkos::Cuda> {
+  static constexpr int scratch_level = 0;
+  static constexpr int team_size = 8;
+  static constexpr int vector_length = 32;
+  static constexpr int tile_rows = 16;
+  static constexpr int tile_cols = 126;
+  static constexpr int steps_per_pass = 4;
+  static constexpr int blocked_tile_rows = 32;
+  static constexpr int blocked_tile_cols = 120;
+};
+#endif
+
 }  // namespace unison::backends

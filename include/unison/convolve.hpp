@@ -1,0 +1,193 @@
+#pragma once
+/// \file unison/convolve.hpp
+/// 1-D convolution with NumPy's `np.convolve` semantics (WORKLOADS.md section 3): a direct kernel
+/// and a tiled one that stages its inputs in team scratch memory.
+
+#include <cstdint>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include <unison/backends/tuning.hpp>
+#include <unison/impl/checks.hpp>
+
+namespace unison {
+
+/// The output of np.convolve(x, k, mode) for x of length n and k of length m (1 <= m <= n):
+///  - full:  length n + m - 1, y[i] = sum_j x[i - j] * k[j] over the j that index both arrays;
+///  - same:  length n, the middle of full, starting at (m - 1) / 2;
+///  - valid: length n - m + 1, where k lies wholly inside x: y[i] = full[i + m - 1].
+enum class ConvolveMode { full, same, valid };
+
+/// Which kernel computes a convolution. `automatic` picks by the number of taps and the backend
+/// (ConvolveTuning in unison/backends/tuning.hpp); the others force one. Both add the terms of
+/// each output in the same order, so they give bitwise the same result on one backend.
+enum class ConvolveAlgorithm { automatic, direct, tiled };
+
+/// Length of np.convolve(x, k, mode)'s result for n = len(x), m = len(k), 1 <= m <= n.
+constexpr std::int64_t convolve_extent(std::int64_t n, std::int64_t m, ConvolveMode mode) {
+  return mode == ConvolveMode::full ? n + m - 1 : mode == ConvolveMode::same ? n : n - m + 1;
+}
+
+namespace impl {
+
+// y[i] = full[i + offset]; terms x[t - j] * k[j] for j from j_first(t) to j_last(t), ascending.
+struct ConvolveShape {
+  std::int64_t n, m, offset, out;
+};
+
+template <class X, class K, class Y>
+struct ConvolveDirect {
+  using T = typename Y::non_const_value_type;
+  X x;
+  K k;
+  Y y;
+  ConvolveShape s;
+
+  KOKKOS_FUNCTION void operator()(std::int64_t i) const {
+    const std::int64_t t = i + s.offset;
+    const std::int64_t j0 = t - (s.n - 1) > 0 ? t - (s.n - 1) : 0;
+    const std::int64_t j1 = t < s.m - 1 ? t : s.m - 1;
+    T acc = 0;
+    for (std::int64_t j = j0; j <= j1; ++j) acc += x(t - j) * k(j);
+    y(i) = acc;
+  }
+};
+
+// One team computes outputs [i0, i0 + tile). For each chunk of taps [c0, c0 + cm) it stages
+// x[t - j] for every t and j it needs (tile + cm - 1 values, zero outside x, never read) and the
+// chunk's taps in scratch, then each thread adds that chunk's terms to its outputs, keeping the
+// direct kernel's order of terms.
+template <class Exec, class X, class K, class Y>
+struct ConvolveTiled {
+  using T = typename Y::non_const_value_type;
+  using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  X x;
+  K k;
+  Y y;
+  ConvolveShape s;
+  int tile;
+  int chunk;
+  int level;  // team scratch level
+
+  static std::size_t scratch_bytes(int tile, int chunk) {
+    return Scratch::shmem_size(tile + chunk - 1) + Scratch::shmem_size(chunk);
+  }
+
+  template <class Member>
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t i0 = std::int64_t(team.league_rank()) * tile;
+    const int count = s.out - i0 < tile ? int(s.out - i0) : tile;
+    Scratch xs(team.team_scratch(level), tile + chunk - 1);
+    Scratch ks(team.team_scratch(level), chunk);
+    for (std::int64_t c0 = 0; c0 < s.m; c0 += chunk) {
+      const int cm = s.m - c0 < chunk ? int(s.m - c0) : chunk;
+      // xs[p] = x[xbase + p]; output t = i0 + offset + r and tap j = c0 + d read
+      // xs[r + cm - 1 - d].
+      const std::int64_t xbase = i0 + s.offset - (c0 + cm - 1);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count + cm - 1), [&](int p) {
+        const std::int64_t g = xbase + p;
+        xs(p) = g >= 0 && g < s.n ? x(g) : T(0);
+      });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cm), [&](int d) { ks(d) = k(c0 + d); });
+      team.team_barrier();
+      // After the first chunk an output's partial sum is kept in y itself (exactly, as a T), so
+      // no per-thread storage bounds the tile; the barriers order each chunk's reads and writes.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](int r) {
+        const std::int64_t t = i0 + s.offset + r;
+        // The taps of this chunk that pair with an element of x, as in ConvolveDirect.
+        const std::int64_t j0 = t - (s.n - 1) > c0 ? t - (s.n - 1) : c0;
+        const std::int64_t j1 = t < c0 + cm - 1 ? t : c0 + cm - 1;
+        T a = c0 == 0 ? T(0) : y(i0 + r);
+        for (std::int64_t j = j0; j <= j1; ++j) a += xs(r + cm - 1 - int(j - c0)) * ks(int(j - c0));
+        y(i0 + r) = a;
+      });
+      team.team_barrier();
+    }
+  }
+};
+
+template <class V>
+inline constexpr bool is_float_vector_v =
+    Kokkos::is_view_v<V> && V::rank() == 1 &&
+    std::is_floating_point_v<typename V::non_const_value_type>;
+
+}  // namespace impl
+
+/// y = np.convolve(x, k, mode), enqueued on `exec`.
+///
+/// x, k, y: rank-1 Views of one floating-point type (float or double), any layout, accessible
+/// from `exec`; y's extent must be convolve_extent(len(x), len(k), mode). y is only written,
+/// never read: its prior contents do not matter. y must not overlap x or k.
+/// Throws unison::invalid_argument if x or k is empty, k is longer than x (NumPy would swap the
+/// two; swap them yourself, the convolution is symmetric except in its `same` length), y has
+/// the wrong extent, or y overlaps an input.
+/// Kernels: "unison::convolve::direct", "unison::convolve::tiled".
+template <class Exec, class X, class K, class Y>
+void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode mode,
+              ConvolveAlgorithm algorithm = ConvolveAlgorithm::automatic) {
+  static_assert(Kokkos::is_execution_space_v<Exec>,
+                "unison::convolve: the first argument must be a Kokkos execution space");
+  static_assert(impl::is_float_vector_v<X> && impl::is_float_vector_v<K> &&
+                    impl::is_float_vector_v<Y>,
+                "unison::convolve: x, k and y must be rank-1 Views of float or double");
+  using T = typename Y::non_const_value_type;
+  static_assert(std::is_same_v<typename X::non_const_value_type, T> &&
+                    std::is_same_v<typename K::non_const_value_type, T>,
+                "unison::convolve: x, k and y must have the same value type");
+  static_assert(!std::is_const_v<typename Y::value_type>,
+                "unison::convolve: y must have a non-const value type");
+  static_assert(impl::accessible_v<Exec, X> && impl::accessible_v<Exec, K> &&
+                    impl::accessible_v<Exec, Y>,
+                "unison::convolve: x, k and y must be accessible from the execution space");
+  constexpr const char* fn = "unison::convolve";
+  impl::require(mode == ConvolveMode::full || mode == ConvolveMode::same ||
+                    mode == ConvolveMode::valid,
+                fn, "unknown mode ", int(mode));
+  const std::int64_t n = x.extent(0), m = k.extent(0);
+  impl::require(n > 0, fn, "x is empty");
+  impl::require(m > 0, fn, "k is empty");
+  impl::require(m <= n, fn, "k (", m, ") is longer than x (", n, ")");
+  const std::int64_t len = convolve_extent(n, m, mode);
+  impl::require(std::int64_t(y.extent(0)) == len, fn, "y is ", y.extent(0), ", expected ", len,
+                " (", mode == ConvolveMode::full ? "full" : mode == ConvolveMode::same ? "same" : "valid",
+                " mode, x of ", n, ", k of ", m, ")");
+  impl::require(algorithm == ConvolveAlgorithm::automatic ||
+                    algorithm == ConvolveAlgorithm::direct || algorithm == ConvolveAlgorithm::tiled,
+                fn, "unknown algorithm ", int(algorithm));
+  impl::check_disjoint(fn, "y", y, "x", x);
+  impl::check_disjoint(fn, "y", y, "k", k);
+
+  using Tuning = backends::ConvolveTuning<Exec>;
+  impl::ConvolveShape shape{n, m,
+                            mode == ConvolveMode::full   ? 0
+                            : mode == ConvolveMode::same ? (m - 1) / 2
+                                                         : m - 1,
+                            len};
+  if (algorithm == ConvolveAlgorithm::automatic)
+    algorithm = m >= Tuning::tiled_min_taps ? ConvolveAlgorithm::tiled : ConvolveAlgorithm::direct;
+  if (algorithm == ConvolveAlgorithm::direct) {
+    Kokkos::parallel_for("unison::convolve::direct",
+                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, len),
+                         impl::ConvolveDirect<X, K, Y>{x, k, y, shape});
+  } else {
+    using Kernel = impl::ConvolveTiled<Exec, X, K, Y>;
+    const int tile = Tuning::tile;
+    const std::int64_t league = (len + tile - 1) / tile;
+    Kokkos::TeamPolicy<Exec> policy(exec, int(league), Tuning::team_size);
+    policy.set_scratch_size(Tuning::scratch_level,
+                            Kokkos::PerTeam(Kernel::scratch_bytes(tile, Tuning::chunk)));
+    Kokkos::parallel_for("unison::convolve::tiled", policy,
+                         Kernel{x, k, y, shape, tile, Tuning::chunk, Tuning::scratch_level});
+  }
+}
+
+/// convolve on y's default execution space instance.
+template <class X, class K, class Y>
+void convolve(const X& x, const K& k, const Y& y, ConvolveMode mode,
+              ConvolveAlgorithm algorithm = ConvolveAlgorithm::automatic) {
+  convolve(typename Y::execution_space(), x, k, y, mode, algorithm);
+}
+
+}  // namespace unison

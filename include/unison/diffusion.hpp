@@ -1,0 +1,425 @@
+#pragma once
+/// \file unison/diffusion.hpp
+/// 2-D diffusion with the 5-point Laplacian (WORKLOADS.md section 4): one step, or many steps
+/// with two buffers, tiled in team scratch memory and, when only the final Laplacian is wanted,
+/// temporally blocked (several steps per pass over the field).
+///
+/// One step on a field f of nx x ny cells:
+///   lapl[i, j] = 4 f[i, j] - ((f[i-1, j] + f[i+1, j]) + (f[i, j-1] + f[i, j+1]))
+///   f_next[i, j] = f[i, j] - coeff * lapl[i, j]
+/// where a neighbour outside the field counts as 0. The sums are grouped in pairs as written, so
+/// the arithmetic is symmetric in the two axes and every variant (plain, tiled, temporally
+/// blocked; LayoutRight or LayoutLeft) does exactly the same operations per cell: on one backend
+/// all give bitwise the same result, on every run. (Backends may differ in the last bit: a GPU
+/// compiler contracts f - coeff * lapl into one fused multiply-add.)
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <Kokkos_Core.hpp>
+
+#include <unison/backends/tuning.hpp>
+#include <unison/impl/checks.hpp>
+
+namespace unison {
+
+/// Which kernel advances the field: `plain` is the reference (one thread per cell, neighbours
+/// read from memory with bounds checks); `tiled` stages a tile and its halo in team scratch;
+/// `automatic` is `tiled`.
+enum class StencilAlgorithm { automatic, plain, tiled };
+
+/// Which Laplacians diffuse() writes: that of every step (each step writes lapl, and a callback
+/// can see it), or only that of the final step (which lets several steps run per pass).
+enum class Laplacian { every_step, final_only };
+
+/// Tuning of diffuse(); zero means the backend's choice (StencilTuning in
+/// unison/backends/tuning.hpp).
+struct DiffusionOptions {
+  StencilAlgorithm algorithm = StencilAlgorithm::automatic;
+  int tile_rows = 0;       ///< tile extent across the field's contiguous axis
+  int tile_cols = 0;       ///< tile extent along the contiguous axis
+  int steps_per_pass = 0;  ///< temporal blocking; only with Laplacian::final_only and tiling
+};
+
+namespace impl {
+
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void stencil(T c, T up, T down, T left, T right, T coeff, T& lap,
+                                         T& next) {
+  lap = T(4) * c - ((up + down) + (left + right));
+  next = c - coeff * lap;
+}
+
+// The tiled kernel indexes a grid of rows x cols whose columns run along the View's contiguous
+// axis: for LayoutLeft, grid (r, c) is element (c, r). The stencil is symmetric, so this
+// changes nothing but the memory access pattern.
+template <class V>
+inline constexpr bool transposed_v = std::is_same_v<typename V::array_layout, Kokkos::LayoutLeft>;
+
+template <bool Transposed, class V>
+KOKKOS_FORCEINLINE_FUNCTION auto& cell(const V& v, std::int64_t r, std::int64_t c) {
+  if constexpr (Transposed) return v(c, r);
+  else return v(r, c);
+}
+
+// The reference: one cell per index, neighbours read from f with bounds checks.
+template <class F, class FN, class L>
+struct DiffusionPlain {
+  using T = typename FN::non_const_value_type;
+  F f;
+  FN next;
+  L lapl;
+  T coeff;
+  bool write_lapl;
+
+  KOKKOS_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
+    const std::int64_t nx = f.extent(0), ny = f.extent(1);
+    T lap, v;
+    stencil<T>(f(i, j), i > 0 ? f(i - 1, j) : T(0), i + 1 < nx ? f(i + 1, j) : T(0),
+               j > 0 ? f(i, j - 1) : T(0), j + 1 < ny ? f(i, j + 1) : T(0), coeff, lap, v);
+    next(i, j) = v;
+    if (write_lapl) lapl(i, j) = lap;
+  }
+};
+
+// One pass of `steps` steps over tiles of tile_rows x tile_cols cells. A team copies its tile
+// with a halo `steps` cells wide (zeros outside the field) into scratch buffer a, then each step
+// computes one ring fewer of halo from a into b and swaps them, so that the last step's region
+// is exactly the tile; that step writes the new field and, if asked, its Laplacian to memory.
+// Cells outside the field are never computed and stay 0 in both buffers, as the neighbour
+// rule requires.
+template <class Exec, bool Tr, class F, class FN, class L>
+struct DiffusionPass {
+  using T = typename FN::non_const_value_type;
+  using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  F f;
+  FN next;
+  L lapl;
+  T coeff;
+  bool write_lapl;
+  std::int64_t rows, cols, tiles_across;
+  int tile_rows, tile_cols, steps;
+  int level;  // team scratch level
+
+  static std::size_t scratch_bytes(int tile_rows, int tile_cols, int steps) {
+    const std::size_t cells = std::size_t(tile_rows + 2 * steps) * (tile_cols + 2 * steps);
+    return Scratch::shmem_size(cells) * (steps > 1 ? 2 : 1);
+  }
+
+  template <class Member>
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t r0 = team.league_rank() / tiles_across * tile_rows - steps;
+    const std::int64_t c0 = team.league_rank() % tiles_across * tile_cols - steps;
+    const int h = tile_rows + 2 * steps, w = tile_cols + 2 * steps;
+    Scratch a(team.team_scratch(level), h * w);
+    Scratch b = steps > 1 ? Scratch(team.team_scratch(level), h * w) : a;
+    // The scratch rows [y0, y1) and columns [x0, x1) that lie inside the field.
+    const int y0 = r0 < 0 ? int(-r0) : 0, x0 = c0 < 0 ? int(-c0) : 0;
+    const int y1 = rows - r0 < h ? int(rows - r0) : h, x1 = cols - c0 < w ? int(cols - c0) : w;
+
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, h), [&](int y) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, w), [&](int x) {
+        const bool inside = y >= y0 && y < y1 && x >= x0 && x < x1;
+        a(y * w + x) = inside ? cell<Tr>(f, r0 + y, c0 + x) : T(0);
+        if (steps > 1 && !inside) b(y * w + x) = T(0);
+      });
+    });
+    team.team_barrier();
+
+    for (int s = 1; s <= steps; ++s) {
+      const int ya = s > y0 ? s : y0, yb = h - s < y1 ? h - s : y1;
+      const int xa = s > x0 ? s : x0, xb = w - s < x1 ? w - s : x1;
+      const bool last = s == steps;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ya, yb > ya ? yb : ya), [&](int y) {
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, xa, xb > xa ? xb : xa), [&](int x) {
+          const int i = y * w + x;
+          T lap, v;
+          stencil<T>(a(i), a(i - w), a(i + w), a(i - 1), a(i + 1), coeff, lap, v);
+          if (!last) {
+            b(i) = v;
+          } else {
+            cell<Tr>(next, r0 + y, c0 + x) = v;
+            if (write_lapl) cell<Tr>(lapl, r0 + y, c0 + x) = lap;
+          }
+        });
+      });
+      if (!last) {
+        team.team_barrier();
+        Scratch t = a;
+        a = b;
+        b = t;
+      }
+    }
+  }
+};
+
+template <class V>
+inline constexpr bool is_float_matrix_v =
+    Kokkos::is_view_v<V> && V::rank() == 2 &&
+    std::is_floating_point_v<typename V::non_const_value_type>;
+
+// A tile shape and steps per pass, checked against the scratch the backend offers a team.
+struct PassShape {
+  int tile_rows, tile_cols, steps;
+};
+
+template <class Exec, class T>
+PassShape checked_shape(const char* fn, PassShape shape, bool user_tile) {
+  using Tuning = backends::StencilTuning<Exec>;
+  using Kernel = DiffusionPass<Exec, false, Kokkos::View<const T**, typename Exec::memory_space>,
+                               Kokkos::View<T**, typename Exec::memory_space>,
+                               Kokkos::View<T**, typename Exec::memory_space>>;
+  require(shape.tile_rows > 0 && shape.tile_cols > 0, fn, "tile ", shape.tile_rows, "x",
+          shape.tile_cols, " must have positive extents");
+  require(shape.steps > 0, fn, "steps_per_pass is ", shape.steps, ", must be positive");
+  const std::size_t limit =
+      Kokkos::TeamPolicy<Exec>(1, Tuning::team_size, Tuning::vector_length)
+          .scratch_size_max(Tuning::scratch_level);
+  // The backend's own tile shrinks (rows first) until it fits, e.g. for double; a tile the
+  // caller asked for must fit as given.
+  while (!user_tile && shape.tile_rows > 1 &&
+         Kernel::scratch_bytes(shape.tile_rows, shape.tile_cols, shape.steps) > limit)
+    shape.tile_rows /= 2;
+  const std::size_t bytes = Kernel::scratch_bytes(shape.tile_rows, shape.tile_cols, shape.steps);
+  require(bytes <= limit, fn, "tile ", shape.tile_rows, "x", shape.tile_cols, " with ",
+          shape.steps, " steps per pass needs ", bytes, " bytes of team scratch, more than the ",
+          limit, " this backend offers");
+  return shape;
+}
+
+// Enqueues one pass (plain: exactly one step) from f to next.
+template <class Exec, class F, class FN, class L>
+void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shape, const F& f,
+                    const FN& next, const L& lapl, typename FN::non_const_value_type coeff,
+                    bool write_lapl) {
+  const std::int64_t nx = f.extent(0), ny = f.extent(1);
+  if (nx == 0 || ny == 0) return;
+  if (algorithm == StencilAlgorithm::plain) {
+    Kokkos::parallel_for(
+        "unison::diffusion::plain",
+        Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(
+            exec, {0, 0}, {nx, ny}),
+        DiffusionPlain<F, FN, L>{f, next, lapl, coeff, write_lapl});
+    return;
+  }
+  using Tuning = backends::StencilTuning<Exec>;
+  constexpr bool tr = transposed_v<F>;
+  using Kernel = DiffusionPass<Exec, tr, F, FN, L>;
+  const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
+  const std::int64_t across = (cols + shape.tile_cols - 1) / shape.tile_cols;
+  const std::int64_t down = (rows + shape.tile_rows - 1) / shape.tile_rows;
+  Kokkos::TeamPolicy<Exec> policy(exec, int(across * down), Tuning::team_size,
+                                  Tuning::vector_length);
+  policy.set_scratch_size(
+      Tuning::scratch_level,
+      Kokkos::PerTeam(Kernel::scratch_bytes(shape.tile_rows, shape.tile_cols, shape.steps)));
+  Kokkos::parallel_for(shape.steps > 1 ? "unison::diffusion::blocked" : "unison::diffusion::tiled",
+                       policy,
+                       Kernel{f, next, lapl, coeff, write_lapl, rows, cols, across,
+                              shape.tile_rows, shape.tile_cols, shape.steps,
+                              Tuning::scratch_level});
+}
+
+template <class Exec, class F, class L>
+void check_field(const char* fn, const F& f, const L& lapl, double coeff) {
+  check_extents(fn, "lapl", lapl, f);
+  require(std::isfinite(coeff), fn, "coeff is ", coeff, ", must be finite");
+  using T = typename F::non_const_value_type;
+  require(std::isfinite(static_cast<T>(coeff)), fn, "coeff ", coeff,
+          " is not finite in the field's value type");
+}
+
+template <class Exec, class... V>
+constexpr void static_checks() {
+  static_assert(Kokkos::is_execution_space_v<Exec>,
+                "unison::diffusion: the first argument must be a Kokkos execution space");
+  static_assert((is_float_matrix_v<V> && ...),
+                "unison::diffusion: fields and Laplacians must be rank-2 Views of float or double");
+  static_assert((accessible_v<Exec, V> && ...),
+                "unison::diffusion: every View must be accessible from the execution space");
+}
+
+}  // namespace impl
+
+/// One diffusion step: f_next = f - coeff * lapl, lapl = the Laplacian of f (header comment).
+/// f, f_next, lapl: rank-2 Views of one floating-point type and equal extents, accessible from
+/// `exec`, any layout (tiles run along LayoutRight's rows or LayoutLeft's columns). f_next and
+/// lapl are only written. Asynchronous on `exec`.
+/// Throws unison::invalid_argument for unequal extents, f_next or lapl overlapping f or each
+/// other (f is read by neighbouring cells while the step runs: it is never updated in place),
+/// or a coeff that is not finite.
+/// Kernels: "unison::diffusion::tiled" (or "unison::diffusion::plain" if asked for).
+template <class Exec, class F, class FN, class L>
+void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lapl, double coeff,
+                    StencilAlgorithm algorithm = StencilAlgorithm::automatic) {
+  impl::static_checks<Exec, F, FN, L>();
+  using T = typename F::non_const_value_type;
+  static_assert(std::is_same_v<typename FN::non_const_value_type, T> &&
+                    std::is_same_v<typename L::non_const_value_type, T>,
+                "unison::diffusion_step: f, f_next and lapl must have the same value type");
+  static_assert(!std::is_const_v<typename FN::value_type> &&
+                    !std::is_const_v<typename L::value_type>,
+                "unison::diffusion_step: f_next and lapl must have a non-const value type");
+  constexpr const char* fn = "unison::diffusion_step";
+  impl::check_extents(fn, "f_next", f_next, f);
+  impl::check_field<Exec>(fn, f, lapl, coeff);
+  impl::check_disjoint(fn, "f_next", f_next, "f", f);
+  impl::check_disjoint(fn, "lapl", lapl, "f", f);
+  impl::check_disjoint(fn, "lapl", lapl, "f_next", f_next);
+  impl::require(algorithm == StencilAlgorithm::automatic || algorithm == StencilAlgorithm::plain ||
+                    algorithm == StencilAlgorithm::tiled,
+                fn, "unknown algorithm ", int(algorithm));
+  using Tuning = backends::StencilTuning<Exec>;
+  auto shape = algorithm == StencilAlgorithm::plain
+                   ? impl::PassShape{1, 1, 1}
+                   : impl::checked_shape<Exec, T>(fn, {Tuning::tile_rows, Tuning::tile_cols, 1},
+                                                  false);
+  impl::diffusion_pass(exec, algorithm, shape, f, f_next, lapl, T(coeff), true);
+}
+
+/// diffusion_step on f_next's default execution space instance.
+template <class F, class FN, class L>
+void diffusion_step(const F& f, const FN& f_next, const L& lapl, double coeff,
+                    StencilAlgorithm algorithm = StencilAlgorithm::automatic) {
+  diffusion_step(typename FN::execution_space(), f, f_next, lapl, coeff, algorithm);
+}
+
+namespace impl {
+
+// The buffers diffuse() ping-pongs between: f itself when it is contiguous, and one more of its
+// layout (LayoutRight for strided fields, which are copied in and out).
+template <class F>
+using diffusion_layout_t =
+    std::conditional_t<std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft>,
+                       Kokkos::LayoutLeft, Kokkos::LayoutRight>;
+template <class F>
+using DiffusionBuffer = Kokkos::View<typename F::non_const_value_type**, diffusion_layout_t<F>,
+                                     typename F::memory_space>;
+
+template <class Exec, class F, class L, class OnStep>
+void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, double coeff,
+             const L& lapl, Laplacian which, const DiffusionOptions& options, OnStep&& on_step) {
+  static_checks<Exec, F, L>();
+  using T = typename F::non_const_value_type;
+  static_assert(std::is_same_v<typename L::non_const_value_type, T>,
+                "unison::diffuse: f and lapl must have the same value type");
+  static_assert(!std::is_const_v<typename F::value_type> &&
+                    !std::is_const_v<typename L::value_type>,
+                "unison::diffuse: f and lapl must have a non-const value type");
+  check_field<Exec>(fn, f, lapl, coeff);
+  check_disjoint(fn, "lapl", lapl, "f", f);
+  require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
+  require(which == Laplacian::every_step || which == Laplacian::final_only, fn,
+          "unknown Laplacian choice ", int(which));
+  const auto algorithm = options.algorithm;
+  require(algorithm == StencilAlgorithm::automatic || algorithm == StencilAlgorithm::plain ||
+              algorithm == StencilAlgorithm::tiled,
+          fn, "unknown algorithm ", int(algorithm));
+  require(options.tile_rows >= 0 && options.tile_cols >= 0 && options.steps_per_pass >= 0, fn,
+          "tile ", options.tile_rows, "x", options.tile_cols, " and steps_per_pass ",
+          options.steps_per_pass, " must not be negative");
+  require(options.steps_per_pass <= 1 || which == Laplacian::final_only, fn,
+          "steps_per_pass ", options.steps_per_pass,
+          " needs Laplacian::final_only (every step's Laplacian is written otherwise)");
+  require(options.steps_per_pass <= 1 || algorithm != StencilAlgorithm::plain, fn,
+          "steps_per_pass ", options.steps_per_pass, " needs the tiled algorithm");
+
+  using Tuning = backends::StencilTuning<Exec>;
+  const bool blocked = which == Laplacian::final_only && algorithm != StencilAlgorithm::plain;
+  PassShape shape{1, 1, 1};
+  if (algorithm != StencilAlgorithm::plain) {
+    const bool user_tile = options.tile_rows > 0 || options.tile_cols > 0;
+    const int per_pass = options.steps_per_pass > 0 ? options.steps_per_pass
+                         : blocked                  ? Tuning::steps_per_pass
+                                                    : 1;
+    shape.steps = per_pass;
+    shape.tile_rows = options.tile_rows > 0 ? options.tile_rows
+                      : per_pass > 1        ? Tuning::blocked_tile_rows
+                                            : Tuning::tile_rows;
+    shape.tile_cols = options.tile_cols > 0 ? options.tile_cols
+                      : per_pass > 1        ? Tuning::blocked_tile_cols
+                                            : Tuning::tile_cols;
+    shape = checked_shape<Exec, T>(fn, shape, user_tile);
+  }
+  if (steps == 0 || f.size() == 0) return;
+
+  const std::int64_t nx = f.extent(0), ny = f.extent(1);
+  using Buffer = DiffusionBuffer<F>;
+  using Unmanaged = Kokkos::View<T**, diffusion_layout_t<F>, typename F::memory_space,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  // f itself is one of the two buffers if it is contiguous (a LayoutRight or LayoutLeft
+  // subview may be padded); otherwise it is copied into a third buffer and back.
+  const bool direct = (std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft> ||
+                       std::is_same_v<typename F::array_layout, Kokkos::LayoutRight>) &&
+                      f.span_is_contiguous();
+  Buffer other(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
+                                  std::string("unison::diffusion::buffer")),
+               nx, ny);
+  Buffer copy_of_f;
+  Unmanaged cur, nxt(other.data(), nx, ny);
+  if (direct) {
+    cur = Unmanaged(f.data(), nx, ny);
+  } else {
+    copy_of_f = Buffer(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
+                                          std::string("unison::diffusion::field")),
+                       nx, ny);
+    Kokkos::deep_copy(exec, copy_of_f, f);
+    cur = Unmanaged(copy_of_f.data(), nx, ny);
+  }
+  const T c = T(coeff);
+  for (std::int64_t done = 0; done < steps;) {
+    const int n = int(steps - done < shape.steps ? steps - done : shape.steps);
+    const bool final_pass = done + n == steps;
+    PassShape pass = shape;
+    pass.steps = n;
+    diffusion_pass(exec, algorithm, pass, Kokkos::View<const T**, diffusion_layout_t<F>,
+                                                       typename F::memory_space,
+                                                       Kokkos::MemoryTraits<Kokkos::Unmanaged>>(cur),
+                   nxt, lapl, c, which == Laplacian::every_step || final_pass);
+    done += n;
+    std::swap(cur, nxt);
+    on_step(done, Kokkos::View<const T**, diffusion_layout_t<F>, typename F::memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>(cur),
+            lapl);
+  }
+  if (cur.data() != f.data()) Kokkos::deep_copy(exec, f, cur);
+  // The buffers are released on return, so the work that uses them must be done first.
+  exec.fence("unison::diffuse: release buffers");
+}
+
+}  // namespace impl
+
+/// Advances f by `steps` diffusion steps (see diffusion_step), in place, with one internal
+/// buffer of f's size ("unison::diffusion::buffer"). lapl receives the Laplacian of each step
+/// (Laplacian::every_step) or of the last step only (Laplacian::final_only, which lets the
+/// tiled algorithm run several steps per pass: options.steps_per_pass, the backend's choice by
+/// default). Either way, lapl ends holding the Laplacian of the field before the last step.
+/// steps == 0 changes nothing.
+/// Blocks: returns once the work is done on `exec` (the internal buffer is released at the end).
+/// Throws unison::invalid_argument for unequal extents, lapl overlapping f, negative steps, a
+/// coeff that is not finite, or options that do not apply (steps_per_pass > 1 with every_step
+/// or with the plain algorithm, a tile that does not fit in the backend's team scratch).
+template <class Exec, class F, class L>
+void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
+             Laplacian which = Laplacian::every_step, const DiffusionOptions& options = {}) {
+  impl::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, which, options,
+                [](std::int64_t, const auto&, const auto&) {});
+}
+
+/// diffuse with the Laplacian of every step, calling on_step(step, field, lapl) after each step
+/// is enqueued: step counts from 1; field (a const View) holds the field after `step` steps and
+/// lapl that step's Laplacian, both valid in stream order on `exec` until the next step. The
+/// callback runs on the host and may enqueue work of its own on exec (copy lapl out, say).
+template <class Exec, class F, class L, class OnStep,
+          class = std::enable_if_t<!std::is_same_v<std::decay_t<OnStep>, Laplacian>>>
+void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
+             OnStep&& on_step, const DiffusionOptions& options = {}) {
+  impl::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, Laplacian::every_step, options,
+                std::forward<OnStep>(on_step));
+}
+
+}  // namespace unison

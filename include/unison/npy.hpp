@@ -1,0 +1,84 @@
+#pragma once
+/// \file unison/npy.hpp
+/// Reading and writing 2-D float32 / float64 arrays in NumPy's .npy format (versions 1.0, 2.0
+/// and 3.0; little-endian; C or Fortran order on reading, C order on writing), so that a
+/// diffusion can start from a user's own field and its result can be read back into NumPy.
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include <unison/core.hpp>
+
+namespace unison {
+namespace impl {
+
+// A validated .npy file of the expected dtype and rank, its data as raw bytes.
+struct NpyArray {
+  std::vector<std::int64_t> shape;
+  bool fortran_order = false;
+  std::vector<char> data;
+};
+
+// Reads and checks the whole file; throws unison::invalid_argument naming `function` and the
+// path if it cannot be read, is not a well-formed .npy file, is truncated or has trailing bytes,
+// or does not hold `rank` dimensions of dtype `descr` ("<f4" or "<f8").
+NpyArray read_npy(const char* function, const std::string& path, const char* descr, int rank);
+
+// Writes a C-order array to path + ".tmp", then renames it to path: a failed write leaves no
+// file behind and an existing file untouched. Throws unison::invalid_argument on failure.
+void write_npy(const char* function, const std::string& path, const char* descr,
+               const std::vector<std::int64_t>& shape, const char* data, std::size_t bytes);
+
+template <class T>
+constexpr const char* npy_descr() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "unison::npy: only float32 and float64 arrays are supported");
+  return std::is_same_v<T, float> ? "<f4" : "<f8";
+}
+
+}  // namespace impl
+
+/// Reads a 2-D array of T (float: dtype "<f4"; double: "<f8") from a .npy file into a new host
+/// View of the file's shape, labelled "unison::npy::array". Fortran-order files are transposed
+/// into the View's row-major layout. Copy it to a device with Kokkos::create_mirror_view_and_copy.
+/// Throws unison::invalid_argument (naming the path) if the file cannot be opened, is not a .npy
+/// file, is truncated, has bytes after the data, is big-endian, has another dtype or another
+/// rank than 2. Nothing is allocated or returned then.
+template <class T>
+Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> read_npy(const std::string& path) {
+  auto file = impl::read_npy("unison::read_npy", path, impl::npy_descr<T>(), 2);
+  const std::int64_t rows = file.shape[0], cols = file.shape[1];
+  Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> out(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("unison::npy::array")), rows,
+      cols);
+  const T* data = reinterpret_cast<const T*>(file.data.data());
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j)
+      out(i, j) = file.fortran_order ? data[j * rows + i] : data[i * cols + j];
+  return out;
+}
+
+/// Writes v (a rank-2 View of float or double, any layout, any memory space) to a C-order .npy
+/// file (version 1.0). Blocks: waits for v's contents (a copy to the host, fencing). The file
+/// appears complete or not at all.
+/// Throws unison::invalid_argument (naming the path) if the file cannot be written.
+template <class V>
+void write_npy(const std::string& path, const V& v) {
+  static_assert(Kokkos::is_view_v<V> && V::rank() == 2,
+                "unison::write_npy: v must be a rank-2 View");
+  using T = typename V::non_const_value_type;
+  Kokkos::View<T**, Kokkos::LayoutRight, typename V::memory_space> staged(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("unison::npy::staged")),
+      v.extent(0), v.extent(1));
+  Kokkos::deep_copy(staged, v);
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), staged);
+  impl::write_npy("unison::write_npy", path, impl::npy_descr<T>(),
+                  {std::int64_t(v.extent(0)), std::int64_t(v.extent(1))},
+                  reinterpret_cast<const char*>(host.data()), host.size() * sizeof(T));
+}
+
+}  // namespace unison

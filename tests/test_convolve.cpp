@@ -1,0 +1,154 @@
+// convolve against a float64 host reference (np.convolve's definition), on every backend: every
+// mode, both algorithms, float and double, odd sizes, more taps than one scratch chunk, strided
+// inputs, and every documented error.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <unison/convolve.hpp>
+
+#include "test_helpers.hpp"
+
+namespace {
+
+using namespace unison::test;
+using unison::ConvolveAlgorithm;
+using unison::ConvolveMode;
+
+const ConvolveMode modes[] = {ConvolveMode::full, ConvolveMode::same, ConvolveMode::valid};
+const ConvolveAlgorithm algorithms[] = {ConvolveAlgorithm::automatic, ConvolveAlgorithm::direct,
+                                        ConvolveAlgorithm::tiled};
+
+const char* name(ConvolveMode m) {
+  return m == ConvolveMode::full ? "full" : m == ConvolveMode::same ? "same" : "valid";
+}
+
+// np.convolve(x, k, mode) in float64.
+std::vector<double> reference(const std::vector<double>& x, const std::vector<double>& k,
+                              ConvolveMode mode) {
+  const long n = long(x.size()), m = long(k.size());
+  std::vector<double> full(std::size_t(n + m - 1), 0.0);
+  for (long t = 0; t < n + m - 1; ++t)
+    for (long j = 0; j < m; ++j)
+      if (t - j >= 0 && t - j < n) full[std::size_t(t)] += x[std::size_t(t - j)] * k[std::size_t(j)];
+  const long offset = mode == ConvolveMode::full ? 0 : mode == ConvolveMode::same ? (m - 1) / 2 : m - 1;
+  const long len = unison::convolve_extent(n, m, mode);
+  return std::vector<double>(full.begin() + offset, full.begin() + offset + len);
+}
+
+template <class Exec, class T>
+void check_sizes(long n, long m) {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  Kokkos::View<T*, Mem> x("x", n), k("k", m);
+  fill(x, uniform<T>(-1, 1));
+  fill(k, uniform<T>(-1, 1));
+  const auto hx = to_host(x), hk = to_host(k);
+  // Longer sums in float lose more digits: allow sqrt(m) times the float32 tolerance.
+  const double tol = tolerance<T>() * std::max(1.0, std::sqrt(double(m)));
+  for (auto mode : modes) {
+    if (m > n && mode == ConvolveMode::valid) continue;
+    const auto expected = reference(hx, hk, mode);
+    std::vector<double> direct;
+    for (auto algorithm : algorithms) {
+      Kokkos::View<T*, Mem> y("y", unison::convolve_extent(n, m, mode));
+      poison_fill(y);  // NaN: a kernel that reads y before writing it fails
+      unison::convolve(exec, x, k, y, mode, algorithm);
+      exec.fence();
+      const auto got = to_host(y);
+      EXPECT_TRUE(close(got, expected, tol))
+          << "n = " << n << ", m = " << m << ", mode " << name(mode) << ", algorithm "
+          << int(algorithm);
+      // Both kernels add the terms in the same order: bitwise the same result.
+      if (algorithm == ConvolveAlgorithm::direct) direct = got;
+      if (algorithm == ConvolveAlgorithm::tiled) {
+        EXPECT_TRUE(close(got, direct, 0)) << "tiled differs from direct: n = " << n
+                                           << ", m = " << m << ", mode " << name(mode);
+      }
+    }
+  }
+}
+
+template <class Exec>
+void test_modes() {
+  // One tap, a kernel as long as the signal, odd and even tap counts, more taps than the
+  // automatic choice's threshold, more taps than one scratch chunk, and more outputs than a
+  // tile.
+  const long cases[][2] = {{1, 1},    {7, 1},   {7, 3},    {7, 7},     {10, 4},
+                           {1001, 5}, {1001, 4}, {5003, 33}, {3001, 1500}, {(1 << 20) + 3, 5}};
+  for (auto& c : cases) {
+    check_sizes<Exec, float>(c[0], c[1]);
+    check_sizes<Exec, double>(c[0], c[1]);
+  }
+}
+
+// Strided inputs and output: column 0 of n x 2 row-major arrays (stride 2).
+template <class Exec>
+void test_strided() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  const long n = 1003, m = 21;
+  const auto mode = ConvolveMode::same;
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> xb("xb", n, 2), kb("kb", m, 2), yb("yb", n, 2);
+  auto x = Kokkos::subview(xb, Kokkos::ALL, 0);
+  auto k = Kokkos::subview(kb, Kokkos::ALL, 0);
+  auto y = Kokkos::subview(yb, Kokkos::ALL, 1);
+  fill(x, uniform<double>(-1, 1));
+  fill(k, uniform<double>(-1, 1));
+  const auto expected = reference(to_host(x), to_host(k), mode);
+  for (auto algorithm : algorithms) {
+    poison_fill(y);
+    unison::convolve(exec, x, k, y, mode, algorithm);
+    exec.fence();
+    EXPECT_TRUE(close(to_host(y), expected, tolerance<double>())) << "algorithm " << int(algorithm);
+  }
+}
+
+template <class Exec>
+void test_errors() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  const char* fn = "unison::convolve";
+  Kokkos::View<float*, Mem> x("x", 10), k("k", 3), y("y", 8), empty("empty", 0), big("big", 11);
+  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, empty, k, y, ConvolveMode::valid); },
+                             fn, {"x is empty"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, empty, y, ConvolveMode::valid); },
+                             fn, {"k is empty"}));
+  for (auto mode : modes)
+    EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, big, y, mode); }, fn,
+                               {"k (11) is longer than x (10)"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, k, y, ConvolveMode::full); }, fn,
+                             {"y is 8, expected 12", "full"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, k, y, ConvolveMode::same); }, fn,
+                             {"y is 8, expected 10", "same"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, k, x, ConvolveMode::same); }, fn,
+                             {"y (10) overlaps x (10)"}));
+  auto inside_x = Kokkos::subview(x, Kokkos::pair<int, int>(2, 10));
+  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, k, inside_x, ConvolveMode::valid); },
+                             fn, {"y (8) overlaps x (10)"}));
+  Kokkos::View<float*, Mem> long_k("long_k", 12);
+  auto k_in_y = Kokkos::subview(long_k, Kokkos::pair<int, int>(0, 3));
+  auto y_in_k = Kokkos::subview(long_k, Kokkos::pair<int, int>(2, 10));
+  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, k_in_y, y_in_k, ConvolveMode::valid); },
+                             fn, {"y (8) overlaps k (3)"}));
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::convolve(exec, x, k, y, ConvolveMode::valid, ConvolveAlgorithm(7)); }, fn,
+      {"unknown algorithm 7"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, k, y, ConvolveMode(9)); }, fn,
+                             {"unknown mode 9"}));
+  // A refused call writes nothing.
+  Kokkos::deep_copy(y, 3.f);
+  EXPECT_ANY_THROW(unison::convolve(exec, x, k, y, ConvolveMode::full));
+  exec.fence();
+  for (double v : to_host(y)) EXPECT_EQ(v, 3.0);
+}
+
+template <class Exec>
+struct Convolve : ::testing::Test {};
+TYPED_TEST_SUITE(Convolve, Backends, BackendName);
+
+TYPED_TEST(Convolve, modes_algorithms_sizes) { test_modes<TypeParam>(); }
+TYPED_TEST(Convolve, strided) { test_strided<TypeParam>(); }
+TYPED_TEST(Convolve, errors) { test_errors<TypeParam>(); }
+
+}  // namespace

@@ -1,0 +1,357 @@
+// Diffusion against a float64 host reference, on every backend: odd sizes, both layouts, every
+// tile shape and steps per pass the backends use, bitwise equality of every variant with the
+// plain kernel, run-to-run determinism, the per-step callback, the jagged field, every error.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <unison/diffusion.hpp>
+#include <unison/field.hpp>
+
+#include "test_helpers.hpp"
+
+namespace {
+
+using namespace unison::test;
+using unison::DiffusionOptions;
+using unison::Laplacian;
+using unison::StencilAlgorithm;
+
+// `steps` steps of WORKLOADS.md section 4 in float64, on a row-major nx x ny field; lapl gets
+// the last step's Laplacian.
+void reference(std::vector<double>& f, std::vector<double>& lapl, long nx, long ny, int steps,
+               double coeff) {
+  std::vector<double> next(f.size());
+  lapl.assign(f.size(), 0.0);
+  auto at = [&](long i, long j) {
+    return i < 0 || j < 0 || i >= nx || j >= ny ? 0.0 : f[std::size_t(i * ny + j)];
+  };
+  for (int s = 0; s < steps; ++s) {
+    for (long i = 0; i < nx; ++i)
+      for (long j = 0; j < ny; ++j) {
+        const double l = 4 * at(i, j) - at(i - 1, j) - at(i + 1, j) - at(i, j - 1) - at(i, j + 1);
+        lapl[std::size_t(i * ny + j)] = l;
+        next[std::size_t(i * ny + j)] = at(i, j) - coeff * l;
+      }
+    f.swap(next);
+  }
+}
+
+template <class Exec, class T, class Layout>
+using Field = Kokkos::View<T**, Layout, typename Exec::memory_space>;
+
+// Every tile shape a backend uses by default, and odd ones that leave partial tiles.
+template <class Exec>
+std::vector<std::pair<int, int>> tile_shapes() {
+  using Tuning = unison::backends::StencilTuning<Exec>;
+  return {{Tuning::tile_rows, Tuning::tile_cols},
+          {Tuning::blocked_tile_rows, Tuning::blocked_tile_cols},
+          {1, 1},
+          {3, 5},
+          {7, 33}};
+}
+
+template <class Exec>
+std::vector<int> steps_per_pass() {
+  return {1, 2, 3, unison::backends::StencilTuning<Exec>::steps_per_pass, 5};
+}
+
+template <class Exec, class T, class Layout>
+void check_field(long nx, long ny, int steps) {
+  Exec exec;
+  const double coeff = 0.25;
+  Field<Exec, T, Layout> f0("f0", nx, ny), f("f", nx, ny), lapl("lapl", nx, ny);
+  fill(f0, uniform<T>(-1, 1));
+  std::vector<double> ref = to_host(f0), ref_lapl;
+  reference(ref, ref_lapl, nx, ny, steps, coeff);
+  const std::string where = std::to_string(nx) + "x" + std::to_string(ny) + ", " +
+                            std::to_string(steps) + " steps, " + typeid(Layout).name() + ", " +
+                            (sizeof(T) == 4 ? "float" : "double");
+
+  // The plain kernel, one step at a time: the reference the variants must equal bitwise.
+  Field<Exec, T, Layout> a("a", nx, ny), b("b", nx, ny);
+  Kokkos::deep_copy(a, f0);
+  for (int s = 0; s < steps; ++s) {
+    poison_fill(b);
+    poison_fill(lapl);
+    unison::diffusion_step(exec, a, b, lapl, coeff, StencilAlgorithm::plain);
+    std::swap(a, b);
+  }
+  exec.fence();
+  const auto plain = to_host(a), plain_lapl = to_host(lapl);
+  EXPECT_TRUE(close(plain, ref, tolerance<T>() * steps)) << where;
+  EXPECT_TRUE(close(plain_lapl, ref_lapl, tolerance<T>() * steps)) << where;
+
+  // diffusion_step tiled, chained by hand.
+  Kokkos::deep_copy(a, f0);
+  for (int s = 0; s < steps; ++s) {
+    poison_fill(b);
+    poison_fill(lapl);
+    unison::diffusion_step(exec, a, b, lapl, coeff);
+    std::swap(a, b);
+  }
+  exec.fence();
+  EXPECT_TRUE(close(to_host(a), plain, 0)) << "diffusion_step, " << where;
+  EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << "diffusion_step lapl, " << where;
+
+  // diffuse: every step's Laplacian, each tile shape.
+  for (auto [rows, cols] : tile_shapes<Exec>()) {
+    DiffusionOptions options;
+    options.tile_rows = rows;
+    options.tile_cols = cols;
+    Kokkos::deep_copy(f, f0);
+    poison_fill(lapl);
+    unison::diffuse(exec, f, steps, coeff, lapl, Laplacian::every_step, options);
+    EXPECT_TRUE(close(to_host(f), plain, 0)) << "every_step, tile " << rows << "x" << cols << ", " << where;
+    EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0))
+        << "every_step lapl, tile " << rows << "x" << cols << ", " << where;
+    // final_only: every steps per pass with this tile.
+    for (int per_pass : steps_per_pass<Exec>()) {
+      options.steps_per_pass = per_pass;
+      Kokkos::deep_copy(f, f0);
+      poison_fill(lapl);
+      unison::diffuse(exec, f, steps, coeff, lapl, Laplacian::final_only, options);
+      EXPECT_TRUE(close(to_host(f), plain, 0))
+          << "final_only, " << per_pass << " per pass, tile " << rows << "x" << cols << ", " << where;
+      EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0))
+          << "final_only lapl, " << per_pass << " per pass, tile " << rows << "x" << cols << ", "
+          << where;
+    }
+  }
+  // The backend's own choices, and the plain algorithm through diffuse.
+  for (auto which : {Laplacian::every_step, Laplacian::final_only}) {
+    for (auto algorithm : {StencilAlgorithm::automatic, StencilAlgorithm::plain}) {
+      DiffusionOptions options;
+      options.algorithm = algorithm;
+      Kokkos::deep_copy(f, f0);
+      poison_fill(lapl);
+      unison::diffuse(exec, f, steps, coeff, lapl, which, options);
+      EXPECT_TRUE(close(to_host(f), plain, 0)) << "defaults, " << where;
+      EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << "defaults lapl, " << where;
+    }
+  }
+}
+
+template <class Exec>
+void test_sizes() {
+  const long shapes[][2] = {{1, 1}, {1, 37}, {37, 1}, {3, 5}, {67, 131}, {130, 257}};
+  for (auto& s : shapes) {
+    for (int steps : {1, 4, 7}) {
+      check_field<Exec, float, Kokkos::LayoutRight>(s[0], s[1], steps);
+      check_field<Exec, double, Kokkos::LayoutLeft>(s[0], s[1], steps);
+    }
+  }
+  check_field<Exec, double, Kokkos::LayoutRight>(67, 131, 5);
+  check_field<Exec, float, Kokkos::LayoutLeft>(67, 131, 5);
+}
+
+// The seed size, a few steps: tiled and blocked against plain and the reference.
+template <class Exec>
+void test_seed_size() {
+  Exec exec;
+  const long n = 2000;
+  const int steps = 3;
+  Field<Exec, float, Kokkos::LayoutRight> f0("f0", n, n), f("f", n, n), lapl("lapl", n, n),
+      b("b", n, n);
+  unison::jagged_field(exec, f0);
+  std::vector<double> ref = to_host(f0), ref_lapl;
+  reference(ref, ref_lapl, n, n, steps, 0.25);
+  Kokkos::deep_copy(f, f0);
+  for (int s = 0; s < steps; ++s) {
+    unison::diffusion_step(exec, f, b, lapl, 0.25, StencilAlgorithm::plain);
+    std::swap(f, b);
+  }
+  exec.fence();
+  const auto plain = to_host(f), plain_lapl = to_host(lapl);
+  EXPECT_TRUE(close(plain, ref, 1e-5));
+  EXPECT_TRUE(close(plain_lapl, ref_lapl, 1e-5));
+  for (auto which : {Laplacian::every_step, Laplacian::final_only}) {
+    Kokkos::deep_copy(f, f0);
+    unison::diffuse(exec, f, steps, 0.25, lapl, which);
+    EXPECT_TRUE(close(to_host(f), plain, 0)) << int(which);
+    EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << int(which);
+  }
+}
+
+// The same inputs give the same outputs on every run; a strided field works.
+template <class Exec>
+void test_deterministic_and_strided() {
+  Exec exec;
+  const long nx = 301, ny = 203;
+  using Mem = typename Exec::memory_space;
+  Kokkos::View<double***, Kokkos::LayoutRight, Mem> block("block", nx, 2, ny);
+  auto f = Kokkos::subview(block, Kokkos::ALL, 1, Kokkos::ALL);  // LayoutStride
+  Field<Exec, double, Kokkos::LayoutRight> f0("f0", nx, ny), lapl("lapl", nx, ny);
+  fill(f0, uniform<double>(0, 1));
+  std::vector<std::vector<double>> runs;
+  for (int run = 0; run < 3; ++run) {
+    Kokkos::deep_copy(f, f0);
+    unison::diffuse(exec, f, 9, 0.2, lapl, Laplacian::final_only);
+    runs.push_back(to_host(f));
+  }
+  EXPECT_TRUE(close(runs[1], runs[0], 0));
+  EXPECT_TRUE(close(runs[2], runs[0], 0));
+  std::vector<double> ref = to_host(f0), ref_lapl;
+  reference(ref, ref_lapl, nx, ny, 9, 0.2);
+  EXPECT_TRUE(close(runs[0], ref, 1e-12));
+  EXPECT_TRUE(close(to_host(lapl), ref_lapl, 1e-12));
+}
+
+// The callback sees every step's field and Laplacian, in order.
+template <class Exec>
+void test_callback() {
+  Exec exec;
+  const long nx = 45, ny = 77;
+  const int steps = 6;
+  using Mem = typename Exec::memory_space;
+  Field<Exec, float, Kokkos::LayoutRight> f0("f0", nx, ny), f("f", nx, ny), lapl("lapl", nx, ny);
+  Kokkos::View<float***, Kokkos::LayoutRight, Mem> fields("fields", steps, nx, ny),
+      lapls("lapls", steps, nx, ny);
+  fill(f0, uniform<float>(-1, 1));
+  Kokkos::deep_copy(f, f0);
+  std::vector<std::int64_t> seen;
+  unison::diffuse(exec, f, steps, 0.25, lapl, [&](std::int64_t step, const auto& field, const auto& l) {
+    seen.push_back(step);
+    Kokkos::deep_copy(exec, Kokkos::subview(fields, step - 1, Kokkos::ALL, Kokkos::ALL), field);
+    Kokkos::deep_copy(exec, Kokkos::subview(lapls, step - 1, Kokkos::ALL, Kokkos::ALL), l);
+  });
+  ASSERT_EQ(seen.size(), std::size_t(steps));
+  for (int s = 0; s < steps; ++s) EXPECT_EQ(seen[std::size_t(s)], s + 1);
+  std::vector<double> ref = to_host(f0), ref_lapl;
+  for (int s = 0; s < steps; ++s) {
+    reference(ref, ref_lapl, nx, ny, 1, 0.25);
+    EXPECT_TRUE(close(to_host(Kokkos::subview(fields, s, Kokkos::ALL, Kokkos::ALL)), ref, 1e-5))
+        << "step " << s + 1;
+    EXPECT_TRUE(close(to_host(Kokkos::subview(lapls, s, Kokkos::ALL, Kokkos::ALL)), ref_lapl, 1e-5))
+        << "step " << s + 1;
+  }
+  EXPECT_TRUE(close(to_host(f), ref, 1e-5));
+}
+
+// The jagged field: exact zeros for ~70% of the cells, values in [0, 1), the same on every
+// backend and layout (compared with the generator evaluated on the host).
+template <class Exec>
+void test_jagged() {
+  Exec exec;
+  const long nx = 301, ny = 517;
+  Field<Exec, float, Kokkos::LayoutRight> right("right", nx, ny);
+  Field<Exec, float, Kokkos::LayoutLeft> left("left", nx, ny);
+  unison::jagged_field(exec, right, 42);
+  unison::jagged_field(exec, left, 42);
+  const auto r = to_host(right), l = to_host(left);
+  EXPECT_TRUE(close(l, r, 0));
+  std::vector<std::int64_t> noise;
+  const unison::impl::JaggedNoise gen{42};
+  for (long i = 0; i < nx; ++i)
+    for (long j = 0; j < ny; ++j) noise.push_back(gen(i, j));
+  long zeros = 0;
+  for (std::size_t c = 0; c < r.size(); ++c) {
+    zeros += r[c] == 0;
+    EXPECT_GE(r[c], 0.0);
+    EXPECT_LT(r[c], 1.0);
+  }
+  const double share = double(zeros) / double(r.size());
+  EXPECT_GE(share, 0.7);
+  EXPECT_LT(share, 0.71);
+  // Nonzero cells are exactly the noise above the threshold, scaled.
+  std::int64_t max_zero = -1, min_kept = unison::impl::JaggedNoise::max_value + 1;
+  for (std::size_t c = 0; c < r.size(); ++c) {
+    if (r[c] == 0) max_zero = std::max(max_zero, noise[c]);
+    else {
+      min_kept = std::min(min_kept, noise[c]);
+      EXPECT_EQ(float(r[c]), float(noise[c]) * (1.f / float(unison::impl::JaggedNoise::max_value + 1)));
+    }
+  }
+  EXPECT_LT(max_zero, min_kept);
+  // Another seed, another field; zero_fraction 0 keeps every nonzero value.
+  unison::jagged_field(exec, right, 43);
+  EXPECT_FALSE(close(to_host(right), r, 0));
+  unison::jagged_field(exec, right, 42, 0.0);
+  long kept = 0;
+  for (double v : to_host(right)) kept += v > 0;
+  EXPECT_GT(kept, long(r.size()) - 5);
+  EXPECT_TRUE(throws_invalid([&] { unison::jagged_field(exec, right, 1, 1.5); },
+                             "unison::jagged_field", {"zero_fraction is 1.5"}));
+}
+
+template <class Exec>
+void test_errors() {
+  Exec exec;
+  using F = Field<Exec, float, Kokkos::LayoutRight>;
+  F f("f", 8, 9), g("g", 8, 9), lapl("lapl", 8, 9), small("small", 8, 8);
+  const char* step = "unison::diffusion_step";
+  EXPECT_TRUE(throws_invalid([&] { unison::diffusion_step(exec, f, f, lapl, 0.25); }, step,
+                             {"f_next (8x9) overlaps f (8x9)"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::diffusion_step(exec, f, g, f, 0.25); }, step,
+                             {"lapl (8x9) overlaps f (8x9)"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::diffusion_step(exec, f, g, g, 0.25); }, step,
+                             {"lapl (8x9) overlaps f_next (8x9)"}));
+  // Disjoint parts of one array are fine; overlapping parts are not.
+  auto top = Kokkos::subview(f, Kokkos::pair<int, int>(0, 4), Kokkos::ALL);
+  auto bottom = Kokkos::subview(f, Kokkos::pair<int, int>(4, 8), Kokkos::ALL);
+  auto middle = Kokkos::subview(f, Kokkos::pair<int, int>(2, 6), Kokkos::ALL);
+  F l4("l4", 4, 9);
+  EXPECT_NO_THROW(unison::diffusion_step(exec, top, bottom, l4, 0.25));
+  EXPECT_TRUE(throws_invalid([&] { unison::diffusion_step(exec, top, middle, l4, 0.25); }, step,
+                             {"f_next (4x9) overlaps f (4x9)"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::diffusion_step(exec, f, small, lapl, 0.25); }, step,
+                             {"f_next is 8x8, expected 8x9"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::diffusion_step(exec, f, g, small, 0.25); }, step,
+                             {"lapl is 8x8, expected 8x9"}));
+  for (double bad : {std::nan(""), HUGE_VAL, -HUGE_VAL})
+    EXPECT_TRUE(throws_invalid([&] { unison::diffusion_step(exec, f, g, lapl, bad); }, step,
+                               {"coeff is", "must be finite"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::diffusion_step(exec, f, g, lapl, 1e300); }, step,
+                             {"not finite in the field's value type"}));
+
+  const char* dif = "unison::diffuse";
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse(exec, f, -1, 0.25, lapl); }, dif,
+                             {"steps is -1"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse(exec, f, 3, 0.25, f); }, dif,
+                             {"lapl (8x9) overlaps f (8x9)"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse(exec, f, 3, 0.25, small); }, dif,
+                             {"lapl is 8x8, expected 8x9"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse(exec, f, 3, std::nan(""), lapl); }, dif,
+                             {"coeff is nan"}));
+  DiffusionOptions blocked;
+  blocked.steps_per_pass = 4;
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::every_step, blocked); }, dif,
+      {"steps_per_pass 4 needs Laplacian::final_only"}));
+  blocked.algorithm = StencilAlgorithm::plain;
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked); }, dif,
+      {"steps_per_pass 4 needs the tiled algorithm"}));
+  DiffusionOptions huge;
+  huge.tile_rows = 1 << 15;
+  huge.tile_cols = 1 << 15;
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::every_step, huge); },
+                             dif, {"tile 32768x32768", "bytes of team scratch"}));
+  DiffusionOptions negative;
+  negative.tile_rows = -2;
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::every_step, negative); }, dif,
+      {"must not be negative"}));
+  // A refused call writes nothing; zero steps change nothing.
+  Kokkos::deep_copy(f, 1.f);
+  Kokkos::deep_copy(lapl, 2.f);
+  EXPECT_ANY_THROW(unison::diffuse(exec, f, 3, 0.25, small));
+  EXPECT_ANY_THROW(unison::diffusion_step(exec, f, small, lapl, 0.25));
+  unison::diffuse(exec, f, 0, 0.25, lapl);
+  exec.fence();
+  for (double v : to_host(f)) EXPECT_EQ(v, 1.0);
+  for (double v : to_host(lapl)) EXPECT_EQ(v, 2.0);
+}
+
+template <class Exec>
+struct Diffusion : ::testing::Test {};
+TYPED_TEST_SUITE(Diffusion, Backends, BackendName);
+
+TYPED_TEST(Diffusion, sizes_tiles_passes) { test_sizes<TypeParam>(); }
+TYPED_TEST(Diffusion, seed_size) { test_seed_size<TypeParam>(); }
+TYPED_TEST(Diffusion, deterministic_and_strided) { test_deterministic_and_strided<TypeParam>(); }
+TYPED_TEST(Diffusion, callback) { test_callback<TypeParam>(); }
+TYPED_TEST(Diffusion, jagged_field) { test_jagged<TypeParam>(); }
+TYPED_TEST(Diffusion, errors) { test_errors<TypeParam>(); }
+
+}  // namespace

@@ -1,0 +1,158 @@
+// .npy reading and writing: round trips from every backend's memory, Fortran order, versions 2
+// and 3, and each malformed file the reader must refuse with the documented error.
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unison/npy.hpp>
+
+#include "test_helpers.hpp"
+
+namespace {
+
+using namespace unison::test;
+
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "unison_" + name + ".npy";
+}
+
+// A .npy file of the given version with `header` (padded as NumPy does) and raw data bytes.
+std::string npy_bytes(const std::string& dict, const std::string& data, int version = 1) {
+  const std::size_t length_bytes = version == 1 ? 2 : 4;
+  std::string header = dict;
+  const std::size_t total = 8 + length_bytes + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header.push_back('\n');
+  std::string out = "\x93NUMPY";
+  out.push_back(char(version));
+  out.push_back(0);
+  for (std::size_t b = 0; b < length_bytes; ++b) out.push_back(char((header.size() >> (8 * b)) & 0xff));
+  return out + header + data;
+}
+
+template <class T>
+std::string raw(const std::vector<T>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+std::string write_file(const std::string& name, const std::string& bytes) {
+  const auto path = temp_path(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+bool exists(const std::string& path) { return std::ifstream(path).good(); }
+
+template <class Exec>
+void test_round_trip() {
+  using Mem = typename Exec::memory_space;
+  const auto path = temp_path(std::string("round_trip_") + Exec::name());
+  // float from a LayoutLeft View, double from a LayoutRight one, in Exec's memory.
+  Kokkos::View<float**, Kokkos::LayoutLeft, Mem> f("f", 37, 53);
+  fill(f, uniform<float>(-1e3, 1e3));
+  unison::write_npy(path, f);
+  auto back = unison::read_npy<float>(path);
+  ASSERT_EQ(back.extent(0), 37u);
+  ASSERT_EQ(back.extent(1), 53u);
+  EXPECT_TRUE(close(to_host(back), to_host(f), 0));
+  EXPECT_FALSE(exists(path + ".tmp"));
+
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> d("d", 1, 7);
+  fill(d, uniform<double>(-1, 1));
+  unison::write_npy(path, d);  // replaces the file
+  auto dback = unison::read_npy<double>(path);
+  EXPECT_TRUE(close(to_host(dback), to_host(d), 0));
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> empty("empty", 0, 4);
+  unison::write_npy(path, empty);
+  auto eback = unison::read_npy<double>(path);
+  EXPECT_EQ(eback.extent(0), 0u);
+  EXPECT_EQ(eback.extent(1), 4u);
+  std::remove(path.c_str());
+}
+
+// Files as NumPy writes them: C and Fortran order, versions 1 to 3.
+TEST(Npy, reads_numpy_files) {
+  const std::vector<float> values = {1, 2, 3, 4, 5, 6};
+  // C order: [[1, 2, 3], [4, 5, 6]].
+  auto c = unison::read_npy<float>(write_file(
+      "c_order", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", raw(values))));
+  // Fortran order of the same data is [[1, 3, 5], [2, 4, 6]].
+  auto f = unison::read_npy<float>(write_file(
+      "f_order", npy_bytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", raw(values))));
+  auto v2 = unison::read_npy<float>(write_file(
+      "v2", npy_bytes("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (3, 2)}", raw(values), 2)));
+  auto v3 = unison::read_npy<double>(write_file(
+      "v3", npy_bytes("{'shape': (1, 2), 'fortran_order': False, 'descr': '<f8'}",
+                      raw(std::vector<double>{0.5, -2}), 3)));
+  EXPECT_TRUE(close(to_host(c), {1, 2, 3, 4, 5, 6}, 0));
+  EXPECT_TRUE(close(to_host(f), {1, 3, 5, 2, 4, 6}, 0));
+  ASSERT_EQ(v2.extent(0), 3u);
+  EXPECT_TRUE(close(to_host(v2), {1, 2, 3, 4, 5, 6}, 0));
+  EXPECT_TRUE(close(to_host(v3), {0.5, -2}, 0));
+}
+
+// Each malformed file, and the message that names it.
+TEST(Npy, refuses_bad_files) {
+  const auto floats = raw(std::vector<float>{1, 2, 3, 4, 5, 6});
+  const std::string good = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  const std::string fn = "unison::read_npy";
+  struct Case {
+    const char* name;
+    std::string bytes;
+    std::vector<std::string> message;
+  };
+  const std::string whole = npy_bytes(good, floats);
+  const std::vector<Case> cases = {
+      {"empty", "", {"not a .npy file"}},
+      {"magic", "\x93NUMPZ" + whole.substr(6), {"not a .npy file"}},
+      {"text", "descr,shape\n1,2\n", {"not a .npy file"}},
+      {"version", npy_bytes(good, floats, 7), {"unsupported .npy format version 7"}},
+      {"header_cut", whole.substr(0, 40), {"truncated header"}},
+      {"data_cut", whole.substr(0, whole.size() - 3), {"truncated data: 21 bytes, expected 24"}},
+      {"trailing", whole + "xyz", {"3 unexpected bytes after the data"}},
+      {"dtype_f8", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", floats),
+       {"dtype <f8, expected <f4"}},
+      {"dtype_i4", npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }", floats),
+       {"dtype <i4, expected <f4"}},
+      {"big_endian", npy_bytes("{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", floats),
+       {"big-endian"}},
+      {"rank1", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", floats),
+       {"1-D array, expected 2-D"}},
+      {"rank3", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 3), }", floats),
+       {"3-D array, expected 2-D"}},
+      {"no_shape", npy_bytes("{'descr': '<f4', 'fortran_order': False, }", floats),
+       {"no valid 'shape'"}},
+      {"bad_order", npy_bytes("{'descr': '<f4', 'fortran_order': 0, 'shape': (2, 3), }", floats),
+       {"malformed header"}},
+      {"bad_dict", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)", floats),
+       {"malformed header"}},
+      {"extra_key", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), 'x': (), }", floats),
+       {"unexpected keys"}},
+  };
+  for (const auto& c : cases) {
+    const auto path = write_file(std::string("bad_") + c.name, c.bytes);
+    EXPECT_TRUE(throws_invalid([&] { unison::read_npy<float>(path); }, fn, c.message)) << c.name;
+    std::remove(path.c_str());
+  }
+  EXPECT_TRUE(throws_invalid([&] { unison::read_npy<float>(temp_path("does_not_exist")); }, fn,
+                             {"cannot open the file"}));
+}
+
+// A write that cannot happen throws and leaves nothing behind.
+TEST(Npy, failed_write_leaves_nothing) {
+  Kokkos::View<float**, Kokkos::HostSpace> v("v", 2, 2);
+  const std::string path = ::testing::TempDir() + "unison_no_such_dir/out.npy";
+  EXPECT_TRUE(throws_invalid([&] { unison::write_npy(path, v); }, "unison::write_npy",
+                             {"cannot open", path}));
+  EXPECT_FALSE(exists(path));
+  EXPECT_FALSE(exists(path + ".tmp"));
+}
+
+template <class Exec>
+struct NpyBackend : ::testing::Test {};
+TYPED_TEST_SUITE(NpyBackend, Backends, BackendName);
+TYPED_TEST(NpyBackend, round_trip) { test_round_trip<TypeParam>(); }
+
+}  // namespace
