@@ -25,8 +25,11 @@ namespace unison::bench {
 template <class Exec>
 using Setup = std::function<std::function<void(const Exec&)>(const Exec&)>;
 
+// `units`: what one call counts as (steps of a time loop, say); the reported time, bytes and
+// flops are per unit.
 template <class Exec>
-void run_case(benchmark::State& state, const Setup<Exec>& setup, double bytes, double flops) {
+void run_case(benchmark::State& state, const Setup<Exec>& setup, double bytes, double flops,
+              double units = 1, double cells = 0) {
   Exec exec;
   auto call = setup(exec);
   call(exec);  // warm-up: first-touch, module load, allocations inside the call
@@ -44,8 +47,11 @@ void run_case(benchmark::State& state, const Setup<Exec>& setup, double bytes, d
     batch *= 2;
     t = time_batch(batch);
   }
-  for (auto _ : state) state.SetIterationTime(time_batch(batch) / batch);
+  for (auto _ : state) state.SetIterationTime(time_batch(batch) / batch / units);
   state.counters["batch"] = batch;
+  if (cells > 0)
+    state.counters["Gcells/s"] =
+        benchmark::Counter(cells / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   if (bytes > 0)
     state.counters["GB/s"] =
         benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
@@ -56,11 +62,14 @@ void run_case(benchmark::State& state, const Setup<Exec>& setup, double bytes, d
 
 // Registers "<name>/<backend>" with the common settings.
 template <class Exec>
-void add_case(const std::string& name, Setup<Exec> setup, double bytes, double flops = 0) {
-  benchmark::RegisterBenchmark((name + "/" + Exec::name()).c_str(),
-                               [=](benchmark::State& s) { run_case<Exec>(s, setup, bytes, flops); })
+void add_case(const std::string& name, Setup<Exec> setup, double bytes, double flops = 0,
+              double units = 1, double cells = 0,
+              benchmark::TimeUnit unit = benchmark::kMillisecond) {
+  benchmark::RegisterBenchmark(
+      (name + "/" + Exec::name()).c_str(),
+      [=](benchmark::State& s) { run_case<Exec>(s, setup, bytes, flops, units, cells); })
       ->UseManualTime()
-      ->Unit(benchmark::kMillisecond)
+      ->Unit(unit)
       ->Iterations(3)  // batches per repetition (each batch >= ~1 ms)
       ->Repetitions(5)
       ->ReportAggregatesOnly(true);

@@ -15,6 +15,7 @@
 namespace unison::bench {
 
 void register_elementwise();
+void register_stencil();
 
 void add_context() {
   benchmark::AddCustomContext("unison_version", unison::version());
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   unison::bench::add_context();
   unison::bench::register_elementwise();
+  unison::bench::register_stencil();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

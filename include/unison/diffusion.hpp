@@ -110,46 +110,92 @@ struct DiffusionPass {
     return Scratch::shmem_size(cells) * (steps > 1 ? 2 : 1);
   }
 
+  // A pointer to the grid row r from column c on, and its step between grid columns: 1 when
+  // the grid's columns run along the View's contiguous axis (known at compile time, so that
+  // the row loops below vectorize on a CPU).
+  template <class V>
+  static constexpr bool unit_stride_v =
+      std::is_same_v<typename V::array_layout, std::conditional_t<Tr, Kokkos::LayoutLeft,
+                                                                  Kokkos::LayoutRight>>;
+  template <class V>
+  KOKKOS_FORCEINLINE_FUNCTION static std::int64_t column_stride(const V& v) {
+    if constexpr (unit_stride_v<V>) return 1;
+    else return Tr ? v.stride(0) : v.stride(1);
+  }
+
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const std::int64_t r0 = team.league_rank() / tiles_across * tile_rows - steps;
     const std::int64_t c0 = team.league_rank() % tiles_across * tile_cols - steps;
     const int h = tile_rows + 2 * steps, w = tile_cols + 2 * steps;
-    Scratch a(team.team_scratch(level), h * w);
-    Scratch b = steps > 1 ? Scratch(team.team_scratch(level), h * w) : a;
+    Scratch sa(team.team_scratch(level), h * w);
+    Scratch sb = steps > 1 ? Scratch(team.team_scratch(level), h * w) : sa;
+    T* a = sa.data();
+    T* b = sb.data();
     // The scratch rows [y0, y1) and columns [x0, x1) that lie inside the field.
     const int y0 = r0 < 0 ? int(-r0) : 0, x0 = c0 < 0 ? int(-c0) : 0;
     const int y1 = rows - r0 < h ? int(rows - r0) : h, x1 = cols - c0 < w ? int(cols - c0) : w;
 
+    // Load the tile and its halo; zeros outside the field, in both buffers.
+    const std::int64_t fs = column_stride(f);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, h), [&](int y) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, w), [&](int x) {
-        const bool inside = y >= y0 && y < y1 && x >= x0 && x < x1;
-        a(y * w + x) = inside ? cell<Tr>(f, r0 + y, c0 + x) : T(0);
-        if (steps > 1 && !inside) b(y * w + x) = T(0);
-      });
+      T* KOKKOS_RESTRICT ay = a + y * w;
+      T* KOKKOS_RESTRICT by = b + y * w;
+      const bool row_inside = y >= y0 && y < y1 && x1 > x0;
+      const int xa = row_inside ? x0 : w, xb = row_inside ? x1 : w;
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 0, xa), [&](int x) { ay[x] = 0; });
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, xb, w), [&](int x) { ay[x] = 0; });
+      if (steps > 1) {
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 0, xa), [&](int x) { by[x] = 0; });
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, xb, w), [&](int x) { by[x] = 0; });
+      }
+      if (row_inside) {
+        const T* KOKKOS_RESTRICT src = &cell<Tr>(f, r0 + y, c0 + x0);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, x0, x1),
+                             [&](int x) { ay[x] = src[(x - x0) * fs]; });
+      }
     });
     team.team_barrier();
 
+    const std::int64_t ns = column_stride(next), ls = column_stride(lapl);
     for (int s = 1; s <= steps; ++s) {
       const int ya = s > y0 ? s : y0, yb = h - s < y1 ? h - s : y1;
       const int xa = s > x0 ? s : x0, xb = w - s < x1 ? w - s : x1;
+      if (xb <= xa) break;  // nothing of the field in this tile's region (cannot happen at s=1)
       const bool last = s == steps;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ya, yb > ya ? yb : ya), [&](int y) {
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, xa, xb > xa ? xb : xa), [&](int x) {
-          const int i = y * w + x;
-          T lap, v;
-          stencil<T>(a(i), a(i - w), a(i + w), a(i - 1), a(i + 1), coeff, lap, v);
-          if (!last) {
-            b(i) = v;
+        const T* KOKKOS_RESTRICT up = a + (y - 1) * w;
+        const T* KOKKOS_RESTRICT mid = a + y * w;
+        const T* KOKKOS_RESTRICT down = a + (y + 1) * w;
+        if (!last) {
+          T* KOKKOS_RESTRICT dst = b + y * w;
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, xa, xb), [&](int x) {
+            T lap, v;
+            stencil<T>(mid[x], up[x], down[x], mid[x - 1], mid[x + 1], coeff, lap, v);
+            dst[x] = v;
+          });
+        } else {
+          T* KOKKOS_RESTRICT out = &cell<Tr>(next, r0 + y, c0 + xa);
+          if (write_lapl) {
+            T* KOKKOS_RESTRICT lout = &cell<Tr>(lapl, r0 + y, c0 + xa);
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, xa, xb), [&](int x) {
+              T lap, v;
+              stencil<T>(mid[x], up[x], down[x], mid[x - 1], mid[x + 1], coeff, lap, v);
+              out[(x - xa) * ns] = v;
+              lout[(x - xa) * ls] = lap;
+            });
           } else {
-            cell<Tr>(next, r0 + y, c0 + x) = v;
-            if (write_lapl) cell<Tr>(lapl, r0 + y, c0 + x) = lap;
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, xa, xb), [&](int x) {
+              T lap, v;
+              stencil<T>(mid[x], up[x], down[x], mid[x - 1], mid[x + 1], coeff, lap, v);
+              out[(x - xa) * ns] = v;
+            });
           }
-        });
+        }
       });
       if (!last) {
         team.team_barrier();
-        Scratch t = a;
+        T* t = a;
         a = b;
         b = t;
       }

@@ -1,0 +1,135 @@
+// Diffusion and convolution on every enabled backend at the seed sizes (WORKLOADS.md sections 3
+// and 4).
+//
+// Diffusion, 2000 x 2000 float32 from the jagged field: the time reported is per step, from
+// diffuse() calls of many steps (the internal buffer's allocation is spread over them).
+// GB/s counts the bytes one unblocked step must move: read f, write f_next, and write lapl when
+// every step's Laplacian is kept (12 or 8 bytes per cell); Gcells/s counts cells updated.
+// Convolution: GB/s counts x read once and y written once.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <unison/convolve.hpp>
+#include <unison/diffusion.hpp>
+#include <unison/field.hpp>
+
+#include "bench_common.hpp"
+
+namespace unison::bench {
+namespace {
+
+template <class Exec>
+constexpr bool is_gpu_v =
+    !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+
+// Steps per timed call: enough that one call lasts milliseconds on each backend.
+template <class Exec>
+int steps_per_call() {
+  if constexpr (is_gpu_v<Exec>) return 1000;
+#ifdef KOKKOS_ENABLE_SERIAL
+  if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return 10;
+#endif
+  return 100;
+}
+
+template <class Exec>
+void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions options) {
+  using Mem = typename Exec::memory_space;
+  const long n = 2000;
+  const int steps = steps_per_call<Exec>();
+  const double cells = double(n) * n;
+  const double bytes = cells * sizeof(float) * (which == Laplacian::every_step ? 3 : 2);
+  add_case<Exec>(
+      "diffusion/" + name + "/2000x2000",
+      [=](const Exec& exec) -> std::function<void(const Exec&)> {
+        Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(
+            Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
+            lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
+        unison::jagged_field(exec, f);
+        return [=](const Exec& e) { unison::diffuse(e, f, steps, 0.25, lapl, which, options); };
+      },
+      bytes, 0, steps, cells, benchmark::kMicrosecond);
+}
+
+template <class Exec, class T>
+void add_convolve(const std::string& size, std::size_t n, int taps, ConvolveAlgorithm algorithm) {
+  using Mem = typename Exec::memory_space;
+  const std::size_t len = n - taps + 1;
+  const std::string name = std::string("convolve/valid/") + (sizeof(T) == 4 ? "f32/" : "f64/") +
+                           size + "/taps" + std::to_string(taps) + "/" +
+                           (algorithm == ConvolveAlgorithm::direct ? "direct" : "tiled");
+  add_case<Exec>(
+      name,
+      [=](const Exec& exec) -> std::function<void(const Exec&)> {
+        auto x = random_view<T, Mem>(n, -1, 1, "unison::bench::x");
+        auto k = random_view<T, Mem>(std::size_t(taps), -1, 1, "unison::bench::k");
+        Kokkos::View<T*, Mem> y(Kokkos::view_alloc(exec, std::string("unison::bench::y")), len);
+        return [=](const Exec& e) { unison::convolve(e, x, k, y, ConvolveMode::valid, algorithm); };
+      },
+      double(n + len) * sizeof(T), 2.0 * taps * len);
+}
+
+template <class Exec>
+void register_backend() {
+  DiffusionOptions tiled, plain;
+  plain.algorithm = StencilAlgorithm::plain;
+  add_diffusion<Exec>("every_step/tiled", Laplacian::every_step, tiled);
+  add_diffusion<Exec>("every_step/plain", Laplacian::every_step, plain);
+  add_diffusion<Exec>("final_only/blocked", Laplacian::final_only, tiled);
+  add_diffusion<Exec>("final_only/plain", Laplacian::final_only, plain);
+
+  for (auto algorithm : {ConvolveAlgorithm::direct, ConvolveAlgorithm::tiled}) {
+    add_convolve<Exec, float>("1e8", 100000000, 5, algorithm);
+    add_convolve<Exec, double>("1e6", 1000000, 5, algorithm);
+    add_convolve<Exec, float>("1e7", 10000000, 33, algorithm);
+    add_convolve<Exec, float>("1e7", 10000000, 257, algorithm);
+  }
+
+  // Launch-shape probes: tile shapes for every step's Laplacian, and steps per pass with tile
+  // shapes for the final one only (what StencilTuning is chosen from). Not on Serial.
+#ifdef KOKKOS_ENABLE_SERIAL
+  if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return;
+#endif
+  std::vector<std::array<int, 2>> shapes = {{16, 62}, {8, 126}, {16, 126}, {32, 126},
+                                            {8, 254}, {4, 510}};
+  std::vector<std::array<int, 3>> blocked = {{2, 32, 124}, {4, 32, 120}, {4, 64, 120},
+                                             {6, 48, 116}, {8, 48, 112}, {8, 64, 240}};
+  if constexpr (!is_gpu_v<Exec>) {
+    shapes = {{8, 512}, {16, 512}, {32, 1024}, {8, 2048}, {64, 256}};
+    blocked = {{2, 32, 512}, {4, 32, 512}, {4, 64, 1024}, {8, 64, 512}, {8, 128, 1024}};
+  }
+  for (auto& s : shapes) {
+    DiffusionOptions o;
+    o.tile_rows = s[0];
+    o.tile_cols = s[1];
+    add_diffusion<Exec>("probe/every_step/tile" + std::to_string(s[0]) + "x" + std::to_string(s[1]),
+                        Laplacian::every_step, o);
+  }
+  for (auto& b : blocked) {
+    DiffusionOptions o;
+    o.steps_per_pass = b[0];
+    o.tile_rows = b[1];
+    o.tile_cols = b[2];
+    add_diffusion<Exec>("probe/final_only/steps" + std::to_string(b[0]) + "/tile" +
+                            std::to_string(b[1]) + "x" + std::to_string(b[2]),
+                        Laplacian::final_only, o);
+  }
+}
+
+}  // namespace
+
+void register_stencil() {
+#ifdef KOKKOS_ENABLE_SERIAL
+  register_backend<Kokkos::Serial>();
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  register_backend<Kokkos::OpenMP>();
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  register_backend<Kokkos::Cuda>();
+#endif
+}
+
+}  // namespace unison::bench
