@@ -2,7 +2,7 @@
 # The GPU machine's whole job, in one call of the device tool (see README, "On the GPU machine"):
 # build the cuda preset from the archives in .deps/, run the test suite on every backend
 # (Cuda included), run the benchmarks and the Numba/CuPy peers, and leave logs and JSON in $OUT.
-# Usage (from the repository root): scripts/gpu-run.sh [benchmark filter regex | --tests-only]
+# Usage (from the repository root): [PEERS="stencil"] scripts/gpu-run.sh [benchmark filter regex | --tests-only]
 set -uo pipefail
 out=${OUT:-$PWD/build/gpu-out}
 mkdir -p "$out"
@@ -28,4 +28,7 @@ echo "bench: exit $?"
 grep -E "_median" "$out/bench.log" | grep -E "Cuda|OpenMP" | sed "s#/iterations:3/repeats:5/manual_time_median##" \
   | awk '{printf "%-58s %10s %s  %s\n", $1, $2, $3, $6}'
 
-PYTHONUNBUFFERED=1 python3 benchmarks/peers/elementwise_peers.py 2>&1 | tee "$out/peers.log"
+# PEERS: which peer scripts to run (benchmarks/peers/<name>_peers.py), all by default.
+for peer in ${PEERS-elementwise stencil}; do
+  PYTHONUNBUFFERED=1 python3 benchmarks/peers/${peer}_peers.py 2>&1 | tee "$out/peers-$peer.log"
+done

@@ -10,6 +10,7 @@
 
 #include <unison/backends/tuning.hpp>
 #include <unison/impl/checks.hpp>
+#include <unison/impl/chunk.hpp>
 
 namespace unison {
 
@@ -70,6 +71,9 @@ struct ConvolveTiled {
   int tile;
   int chunk;
   int level;  // team scratch level
+  static constexpr int V = backends::ConvolveTuning<Exec>::vector_bytes >= int(2 * sizeof(T))
+                               ? backends::ConvolveTuning<Exec>::vector_bytes / int(sizeof(T))
+                               : 1;
 
   static std::size_t scratch_bytes(int tile, int chunk) {
     return Scratch::shmem_size(tile + chunk - 1) + Scratch::shmem_size(chunk);
@@ -86,10 +90,16 @@ struct ConvolveTiled {
       // xs[p] = x[xbase + p]; output t = i0 + offset + r and tap j = c0 + d read
       // xs[r + cm - 1 - d].
       const std::int64_t xbase = i0 + s.offset - (c0 + cm - 1);
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count + cm - 1), [&](int p) {
-        const std::int64_t g = xbase + p;
-        xs(p) = g >= 0 && g < s.n ? x(g) : T(0);
-      });
+      // Zeros where x has no element, then x's part (16-byte loads on GPUs where aligned).
+      const int span = count + cm - 1;
+      const int p0 = xbase < 0 ? int(-xbase) : 0;
+      const int p1 = s.n - xbase < span ? int(s.n - xbase) : span;
+      const auto threads = [&](int b0, int e0, const auto& g) {
+        if (e0 > b0) Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b0, e0), g);
+      };
+      threads(0, p0, [&](int p) { xs(p) = T(0); });
+      threads(p1 > p0 ? p1 : p0, span, [&](int p) { xs(p) = T(0); });
+      if (p1 > p0) load_run<V>(threads, xs.data() + p0, &x(xbase + p0), x.stride(0), p1 - p0);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cm), [&](int d) { ks(d) = k(c0 + d); });
       team.team_barrier();
       // After the first chunk an output's partial sum is kept in y itself (exactly, as a T), so

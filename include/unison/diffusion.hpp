@@ -22,7 +22,9 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/backends/tuning.hpp>
+#include <unison/backends/memory.hpp>
 #include <unison/impl/checks.hpp>
+#include <unison/impl/chunk.hpp>
 
 namespace unison {
 
@@ -123,6 +125,41 @@ struct DiffusionPass {
     else return Tr ? v.stride(0) : v.stride(1);
   }
 
+  // Elements per wide access on this backend (1: none).
+  static constexpr int K =
+      backends::StencilTuning<Exec>::vector_bytes >= int(2 * sizeof(T))
+          ? backends::StencilTuning<Exec>::vector_bytes / int(sizeof(T))
+          : 1;
+
+  // Stores the n cells of a row: value(p, lap, v) computes cell p; out[p * stride] = v, and
+  // extra(p, lap) / extra_chunk(p, laps) store the Laplacians. With stride 1, K consecutive
+  // cells are stored with one wide access.
+  template <class Member, class Value, class Extra, class ExtraChunk = int>
+  KOKKOS_FORCEINLINE_FUNCTION static void store_row(const Member& team, T* out,
+                                                    std::int64_t stride, int n,
+                                                    const Value& value, const Extra& extra,
+                                                    const ExtraChunk& extra_chunk = 0) {
+    const auto one = [&](int p) {
+      T lap, v;
+      value(p, lap, v);
+      out[p * stride] = v;
+      extra(p, lap);
+    };
+    if (stride != 1) return vector_for(team, 0, n, one);
+    by_chunks<T, K>(
+        [&](int b0, int e0, const auto& g) { vector_for(team, b0, e0, g); }, out, n, one,
+        [&](int p) {
+          Chunk<T, K> vs, laps;
+          for (int e = 0; e < K; ++e) value(p + e, laps.v[e], vs.v[e]);
+          *reinterpret_cast<Chunk<T, K>*>(out + p) = vs;
+          if constexpr (std::is_same_v<ExtraChunk, int>) {
+            for (int e = 0; e < K; ++e) extra(p + e, laps.v[e]);
+          } else {
+            extra_chunk(p, laps);
+          }
+        });
+  }
+
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const std::int64_t r0 = team.league_rank() / tiles_across * tile_rows - steps;
@@ -137,23 +174,20 @@ struct DiffusionPass {
     const int y1 = rows - r0 < h ? int(rows - r0) : h, x1 = cols - c0 < w ? int(cols - c0) : w;
 
     // Load the tile and its halo; zeros outside the field, in both buffers.
+    const auto lanes = [&](int b0, int e0, const auto& g) { vector_for(team, b0, e0, g); };
     const std::int64_t fs = column_stride(f);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, h), [&](int y) {
-      T* KOKKOS_RESTRICT ay = a + y * w;
-      T* KOKKOS_RESTRICT by = b + y * w;
+      T* ay = a + y * w;
+      T* by = b + y * w;
       const bool row_inside = y >= y0 && y < y1 && x1 > x0;
       const int xa = row_inside ? x0 : w, xb = row_inside ? x1 : w;
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 0, xa), [&](int x) { ay[x] = 0; });
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, xb, w), [&](int x) { ay[x] = 0; });
+      vector_for(team, 0, xa, [&](int x) { ay[x] = 0; });
+      vector_for(team, xb, w, [&](int x) { ay[x] = 0; });
       if (steps > 1) {
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 0, xa), [&](int x) { by[x] = 0; });
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, xb, w), [&](int x) { by[x] = 0; });
+        vector_for(team, 0, xa, [&](int x) { by[x] = 0; });
+        vector_for(team, xb, w, [&](int x) { by[x] = 0; });
       }
-      if (row_inside) {
-        const T* KOKKOS_RESTRICT src = &cell<Tr>(f, r0 + y, c0 + x0);
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, x0, x1),
-                             [&](int x) { ay[x] = src[(x - x0) * fs]; });
-      }
+      if (row_inside) load_run<K>(lanes, ay + x0, &cell<Tr>(f, r0 + y, c0 + x0), fs, x1 - x0);
     });
     team.team_barrier();
 
@@ -167,30 +201,42 @@ struct DiffusionPass {
         const T* KOKKOS_RESTRICT up = a + (y - 1) * w;
         const T* KOKKOS_RESTRICT mid = a + y * w;
         const T* KOKKOS_RESTRICT down = a + (y + 1) * w;
+        const auto at = [&](int x, T& lap, T& v) {
+          stencil<T>(mid[x], up[x], down[x], mid[x - 1], mid[x + 1], coeff, lap, v);
+        };
         if (!last) {
           T* KOKKOS_RESTRICT dst = b + y * w;
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, xa, xb), [&](int x) {
+          vector_for(team, xa, xb, [&](int x) {
             T lap, v;
-            stencil<T>(mid[x], up[x], down[x], mid[x - 1], mid[x + 1], coeff, lap, v);
+            at(x, lap, v);
             dst[x] = v;
           });
+          return;
+        }
+        T* out = &cell<Tr>(next, r0 + y, c0 + xa);
+        const int n = xb - xa;
+        if (!write_lapl) {
+          store_row(team, out, ns, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); },
+                    [&](int, T) {});
+          return;
+        }
+        T* lout = &cell<Tr>(lapl, r0 + y, c0 + xa);
+        // Both outputs in chunks when they are equally aligned; else one element at a time.
+        const bool together = reinterpret_cast<std::uintptr_t>(out) % 16 ==
+                              reinterpret_cast<std::uintptr_t>(lout) % 16;
+        if (together && ls == 1) {
+          store_row(team, out, ns, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); },
+                    [&](int p, T lap) { backends::store_streaming(lout + p, lap); },
+                    [&](int p, const Chunk<T, K>& laps) {
+                      backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + p), laps);
+                    });
         } else {
-          T* KOKKOS_RESTRICT out = &cell<Tr>(next, r0 + y, c0 + xa);
-          if (write_lapl) {
-            T* KOKKOS_RESTRICT lout = &cell<Tr>(lapl, r0 + y, c0 + xa);
-            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, xa, xb), [&](int x) {
-              T lap, v;
-              stencil<T>(mid[x], up[x], down[x], mid[x - 1], mid[x + 1], coeff, lap, v);
-              out[(x - xa) * ns] = v;
-              lout[(x - xa) * ls] = lap;
-            });
-          } else {
-            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, xa, xb), [&](int x) {
-              T lap, v;
-              stencil<T>(mid[x], up[x], down[x], mid[x - 1], mid[x + 1], coeff, lap, v);
-              out[(x - xa) * ns] = v;
-            });
-          }
+          vector_for(team, 0, n, [&](int p) {
+            T lap, v;
+            at(xa + p, lap, v);
+            out[p * ns] = v;
+            backends::store_streaming(lout + p * ls, lap);
+          });
         }
       });
       if (!last) {
@@ -342,13 +388,20 @@ template <class F>
 using diffusion_layout_t =
     std::conditional_t<std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft>,
                        Kokkos::LayoutLeft, Kokkos::LayoutRight>;
+
+}  // namespace impl
+
+/// The buffer type diffuse() works with for a field of type F.
 template <class F>
-using DiffusionBuffer = Kokkos::View<typename F::non_const_value_type**, diffusion_layout_t<F>,
-                                     typename F::memory_space>;
+using DiffusionBuffer = Kokkos::View<typename F::non_const_value_type**,
+                                     impl::diffusion_layout_t<F>, typename F::memory_space>;
+
+namespace impl {
 
 template <class Exec, class F, class L, class OnStep>
 void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, double coeff,
-             const L& lapl, Laplacian which, const DiffusionOptions& options, OnStep&& on_step) {
+             const L& lapl, Laplacian which, const DiffusionOptions& options, OnStep&& on_step,
+             const DiffusionBuffer<F>* buffer) {
   static_checks<Exec, F, L>();
   using T = typename F::non_const_value_type;
   static_assert(std::is_same_v<typename L::non_const_value_type, T>,
@@ -359,6 +412,11 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   check_field<Exec>(fn, f, lapl, coeff);
   check_disjoint(fn, "lapl", lapl, "f", f);
   require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
+  if (buffer) {
+    check_extents(fn, "buffer", *buffer, f);
+    check_disjoint(fn, "buffer", *buffer, "f", f);
+    check_disjoint(fn, "buffer", *buffer, "lapl", lapl);
+  }
   require(which == Laplacian::every_step || which == Laplacian::final_only, fn,
           "unknown Laplacian choice ", int(which));
   const auto algorithm = options.algorithm;
@@ -402,9 +460,10 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   const bool direct = (std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft> ||
                        std::is_same_v<typename F::array_layout, Kokkos::LayoutRight>) &&
                       f.span_is_contiguous();
-  Buffer other(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                                  std::string("unison::diffusion::buffer")),
-               nx, ny);
+  Buffer other = buffer ? *buffer
+                        : Buffer(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
+                                                    std::string("unison::diffusion::buffer")),
+                                 nx, ny);
   Buffer copy_of_f;
   Unmanaged cur, nxt(other.data(), nx, ny);
   if (direct) {
@@ -433,8 +492,8 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
             lapl);
   }
   if (cur.data() != f.data()) Kokkos::deep_copy(exec, f, cur);
-  // The buffers are released on return, so the work that uses them must be done first.
-  exec.fence("unison::diffuse: release buffers");
+  // Buffers allocated here are released on return, so the work that uses them must be done.
+  if (!buffer || !direct) exec.fence("unison::diffuse: release buffers");
 }
 
 }  // namespace impl
@@ -453,7 +512,20 @@ template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
              Laplacian which = Laplacian::every_step, const DiffusionOptions& options = {}) {
   impl::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, which, options,
-                [](std::int64_t, const auto&, const auto&) {});
+                [](std::int64_t, const auto&, const auto&) {}, nullptr);
+}
+
+/// diffuse with a caller's buffer of f's extents (a contiguous View of f's layout,
+/// LayoutRight for a strided f, in f's memory space; type unison::DiffusionBuffer<F>), for
+/// repeated calls: when f is contiguous this allocates nothing and does not block (asynchronous
+/// on exec, like every other call). The buffer's contents on return are unspecified.
+/// Throws as diffuse does, and if the buffer's extents differ from f's or it overlaps f or lapl.
+template <class Exec, class F, class L>
+void diffuse(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer, std::int64_t steps,
+             double coeff, const L& lapl, Laplacian which = Laplacian::every_step,
+             const DiffusionOptions& options = {}) {
+  impl::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, which, options,
+                [](std::int64_t, const auto&, const auto&) {}, &buffer);
 }
 
 /// diffuse with the Laplacian of every step, calling on_step(step, field, lapl) after each step
@@ -465,7 +537,7 @@ template <class Exec, class F, class L, class OnStep,
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
              OnStep&& on_step, const DiffusionOptions& options = {}) {
   impl::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, Laplacian::every_step, options,
-                std::forward<OnStep>(on_step));
+                std::forward<OnStep>(on_step), nullptr);
 }
 
 }  // namespace unison

@@ -11,22 +11,11 @@
 
 #include <unison/backends/tuning.hpp>
 #include <unison/impl/checks.hpp>
+#include <unison/impl/chunk.hpp>
 
 namespace unison {
 namespace impl {
 
-// K consecutive elements of a contiguous array, read or written with one wide access (a 16-byte
-// vector load for four floats).
-template <class T, int K>
-constexpr std::size_t chunk_alignment() {
-  constexpr std::size_t size = sizeof(T) * K;
-  if constexpr ((size & (size - 1)) != 0) return alignof(T);  // not a power of two
-  else return size < 16 ? size : 16;
-}
-template <class T, int K>
-struct alignas(chunk_alignment<T, K>()) Chunk {
-  T v[K];
-};
 template <class T>
 struct is_chunk : std::false_type {};
 template <class T, int K>

@@ -38,6 +38,7 @@ struct ElementwiseTuning<Kokkos::Cuda> {
 template <class Exec>
 struct ConvolveTuning {
   static constexpr int scratch_level = 1;
+  static constexpr int vector_bytes = 0;  // 16: contiguous inputs staged with 16-byte loads
   static constexpr int team_size = 1;
   static constexpr int tile = 4096;
   static constexpr int chunk = 1024;
@@ -53,6 +54,7 @@ struct ConvolveTuning {
 template <class Exec>
 struct StencilTuning {
   static constexpr int scratch_level = 1;  // as for ConvolveTuning
+  static constexpr int vector_bytes = 0;   // as for ConvolveTuning
   static constexpr int team_size = 1;
   static constexpr int vector_length = 1;
   static constexpr int tile_rows = 16;
@@ -66,6 +68,7 @@ struct StencilTuning {
 template <>
 struct ConvolveTuning<Kokkos::Cuda> {
   static constexpr int scratch_level = 0;
+  static constexpr int vector_bytes = 16;
   static constexpr int team_size = 256;
   static constexpr int tile = 2048;
   static constexpr int chunk = 1024;
@@ -75,12 +78,13 @@ struct ConvolveTuning<Kokkos::Cuda> {
 template <>
 struct StencilTuning<Kokkos::Cuda> {
   static constexpr int scratch_level = 0;
+  static constexpr int vector_bytes = 16;
   static constexpr int team_size = 8;
   static constexpr int vector_length = 32;
-  static constexpr int tile_rows = 16;
-  static constexpr int tile_cols = 126;
+  static constexpr int tile_rows = 32;
+  static constexpr int tile_cols = 128;
   static constexpr int steps_per_pass = 4;
-  static constexpr int blocked_tile_rows = 32;
+  static constexpr int blocked_tile_rows = 16;
   static constexpr int blocked_tile_cols = 120;
 };
 #endif

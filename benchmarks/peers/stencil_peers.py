@@ -1,0 +1,277 @@
+"""The peers of Unison's diffusion and convolution benchmarks, timed on the same machine in the
+same run (WORKLOADS.md sections 3 and 4).
+
+Diffusion, 2000 x 2000 float32, time per step:
+  - numba_tutorial: the tutorial's Numba CUDA kernel as published (8x8 blocks, updates the field
+    in place while neighbouring blocks read it: racy), with and without writing the Laplacian;
+  - cuda_c: a hand-written CUDA C kernel (through CuPy's RawKernel): 32x8 blocks, a shared-memory
+    tile with a one-cell halo, race-free (two buffers), every step's Laplacian written; the
+    steps captured in a CUDA graph, as a careful CUDA programmer would launch them;
+  - numba_cpu_parallel: @njit(parallel=True) over rows on the CPU cores, race-free, every
+    step's Laplacian.
+Convolution, valid mode, 1e8 float32, 5 taps: the tutorial's Numba CUDA kernel (one thread per
+output; it accumulates into y, so y is zeroed first and that is not timed), and cupy.convolve.
+
+GPU cases: warm-up, then CUDA events around a loop (steps) or the median of 20 calls.
+"""
+import os
+import sys
+import time
+
+import numpy as np
+
+np.row_stack = np.vstack  # numba-cuda fails to import with NumPy 2.5 without it (GPU.md)
+
+import cupy as cp
+import numba
+from numba import cuda, float32, njit, prange
+
+N = 2000
+COEFF = np.float32(0.25)
+TPB = 8
+
+
+def field():
+    # The tutorial's jagged image.
+    from numpy import fft
+    j, k = N, N
+    r = np.random.default_rng(3966789)
+    f = r.random(size=(j, k), dtype=np.float32)
+    f = fft.fftshift(fft.fft2(f))
+    radius = 1 + np.sqrt((np.arange(j).reshape(-1, 1) - j // 2) ** 2 +
+                         (np.arange(k).reshape(1, -1) - k // 2) ** 2)
+    f = f * (radius ** -1.7)
+    f = fft.ifft2(fft.ifftshift(f)) * (radius < 0.45 * j)
+    f = f.real * (f.real > np.percentile(f.real, 70))
+    return np.ascontiguousarray(f, dtype=np.float32)
+
+
+SHA = TPB + 2
+
+
+@cuda.jit
+def nb_diffusion(field, lapl):
+    x, y = cuda.grid(2)
+    sh = cuda.shared.array(shape=(SHA, SHA), dtype=float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    if tx == 0 and x > 0:
+        sh[0, ty + 1] = field[x - 1, y]
+    if ty == 0 and y > 0:
+        sh[tx + 1, 0] = field[x, y - 1]
+    if tx == TPB - 1 and x < field.shape[0] - 1:
+        sh[-1, ty + 1] = field[x + 1, y]
+    if ty == TPB - 1 and y < field.shape[1] - 1:
+        sh[tx + 1, -1] = field[x, y + 1]
+    sh[tx + 1, ty + 1] = field[x, y]
+    val = 4 * sh[tx + 1, ty + 1]
+    cuda.syncthreads()
+    if x > 0:
+        val -= sh[tx, ty + 1]
+    if y > 0:
+        val -= sh[tx + 1, ty]
+    if x < field.shape[0] - 1:
+        val -= sh[tx + 2, ty + 1]
+    if y < field.shape[1] - 1:
+        val -= sh[tx + 1, ty + 2]
+    if x < field.shape[0] and y < field.shape[1]:
+        lapl[x, y] = val
+        field[x, y] -= val * 0.25
+
+
+@cuda.jit
+def nb_diffusion_nolapl(field):
+    x, y = cuda.grid(2)
+    sh = cuda.shared.array(shape=(SHA, SHA), dtype=float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    if tx == 0 and x > 0:
+        sh[0, ty + 1] = field[x - 1, y]
+    if ty == 0 and y > 0:
+        sh[tx + 1, 0] = field[x, y - 1]
+    if tx == TPB - 1 and x < field.shape[0] - 1:
+        sh[-1, ty + 1] = field[x + 1, y]
+    if ty == TPB - 1 and y < field.shape[1] - 1:
+        sh[tx + 1, -1] = field[x, y + 1]
+    sh[tx + 1, ty + 1] = field[x, y]
+    val = 4 * sh[tx + 1, ty + 1]
+    cuda.syncthreads()
+    if x > 0:
+        val -= sh[tx, ty + 1]
+    if y > 0:
+        val -= sh[tx + 1, ty]
+    if x < field.shape[0] - 1:
+        val -= sh[tx + 2, ty + 1]
+    if y < field.shape[1] - 1:
+        val -= sh[tx + 1, ty + 2]
+    if x < field.shape[0] and y < field.shape[1]:
+        field[x, y] -= val * 0.25
+
+
+CUDA_C = r"""
+extern "C" __global__ void __launch_bounds__(256)
+step(const float* __restrict__ f, float* __restrict__ next, float* __restrict__ lapl, int nx,
+     int ny, float coeff) {
+  __shared__ float t[8 + 2][32 + 2];
+  const int j = blockIdx.x * 32 + threadIdx.x, i = blockIdx.y * 8 + threadIdx.y;
+  const int tx = threadIdx.x + 1, ty = threadIdx.y + 1;
+  auto at = [&](int a, int b) { return a >= 0 && a < nx && b >= 0 && b < ny ? f[a * ny + b] : 0.f; };
+  t[ty][tx] = at(i, j);
+  if (threadIdx.y == 0) t[0][tx] = at(i - 1, j);
+  if (threadIdx.y == 7) t[9][tx] = at(i + 1, j);
+  if (threadIdx.x == 0) t[ty][0] = at(i, j - 1);
+  if (threadIdx.x == 31) t[ty][33] = at(i, j + 1);
+  __syncthreads();
+  if (i < nx && j < ny) {
+    float l = 4.f * t[ty][tx] - ((t[ty - 1][tx] + t[ty + 1][tx]) + (t[ty][tx - 1] + t[ty][tx + 1]));
+    lapl[i * ny + j] = l;
+    next[i * ny + j] = t[ty][tx] - coeff * l;
+  }
+}
+"""
+
+
+def time_steps_gpu(launch, steps):
+    launch(0)
+    cp.cuda.Device().synchronize()
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    for s in range(steps):
+        launch(s)
+    end.record()
+    end.synchronize()
+    return cp.cuda.get_elapsed_time(start, end) / steps * 1e3  # us per step
+
+
+def diffusion_gpu(f0, steps=2000):
+    blocks = ((N + TPB - 1) // TPB, (N + TPB - 1) // TPB)
+    fd = cuda.to_device(f0)
+    ld = cuda.device_array_like(f0)
+    us = time_steps_gpu(lambda s: nb_diffusion[blocks, (TPB, TPB)](fd, ld), steps)
+    print(f"diffusion/every_step/numba_tutorial/2000x2000 {us:9.2f} us/step   (racy: in place)")
+    us = time_steps_gpu(lambda s: nb_diffusion_nolapl[blocks, (TPB, TPB)](fd), steps)
+    print(f"diffusion/final_only/numba_tutorial/2000x2000 {us:9.2f} us/step   (racy: in place)")
+
+    kernel = cp.RawKernel(CUDA_C, "step", options=("-std=c++17",))
+    a, b = cp.asarray(f0), cp.empty_like(cp.asarray(f0))
+    lapl = cp.empty_like(a)
+    grid, block = ((N + 31) // 32, (N + 7) // 8), (32, 8)
+    bufs = [a, b]
+
+    def launch(s):
+        kernel(grid, block, (bufs[s % 2], bufs[(s + 1) % 2], lapl, np.int32(N), np.int32(N), COEFF))
+
+    us = time_steps_gpu(launch, steps)
+    print(f"diffusion/every_step/cuda_c_32x8/2000x2000 {us:9.2f} us/step   (stream launches)")
+    # The same kernels captured once in a graph of `chunk` steps, replayed.
+    stream = cp.cuda.Stream(non_blocking=True)
+    chunk = 100
+    with stream:
+        stream.begin_capture()
+        for s in range(chunk):
+            launch(s)
+        graph = stream.end_capture()
+        graph.launch(stream)
+        stream.synchronize()
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record(stream)
+        for _ in range(steps // chunk):
+            graph.launch(stream)
+        end.record(stream)
+        end.synchronize()
+    us = cp.cuda.get_elapsed_time(start, end) / steps * 1e3
+    print(f"diffusion/every_step/cuda_c_32x8_graph/2000x2000 {us:9.2f} us/step")
+    # Check the CUDA C step against NumPy (float64) on one step.
+    a[...] = cp.asarray(f0)
+    launch(0)
+    ref = f0.astype(np.float64)
+    p = np.pad(ref, 1)
+    ref_l = 4 * ref - p[:-2, 1:-1] - p[2:, 1:-1] - p[1:-1, :-2] - p[1:-1, 2:]
+    err = np.abs(cp.asnumpy(lapl) - ref_l).max() / np.abs(ref_l).max()
+    print(f"  cuda_c check: max relative error of the Laplacian {err:.2e}")
+
+
+@njit(parallel=True, fastmath=False)
+def nb_cpu_step(f, nxt, lapl, coeff):
+    nx, ny = f.shape
+    for i in prange(nx):
+        for j in range(ny):
+            c = f[i, j]
+            up = f[i - 1, j] if i > 0 else np.float32(0)
+            down = f[i + 1, j] if i + 1 < nx else np.float32(0)
+            left = f[i, j - 1] if j > 0 else np.float32(0)
+            right = f[i, j + 1] if j + 1 < ny else np.float32(0)
+            l = 4 * c - up - down - left - right
+            lapl[i, j] = l
+            nxt[i, j] = c - coeff * l
+
+
+def diffusion_cpu(f0, steps=200):
+    a, b, lapl = f0.copy(), np.empty_like(f0), np.empty_like(f0)
+    nb_cpu_step(a, b, lapl, COEFF)
+    t0 = time.perf_counter()
+    for s in range(steps):
+        nb_cpu_step(a, b, lapl, COEFF)
+        a, b = b, a
+    us = (time.perf_counter() - t0) / steps * 1e6
+    print(f"diffusion/every_step/numba_cpu_parallel/2000x2000 {us:9.2f} us/step   "
+          f"({numba.get_num_threads()} threads)")
+
+
+@cuda.jit
+def nb_conv(x, k, y):
+    i = cuda.grid(1)
+    if (i >= k.size - 1) and (i < x.size):
+        for j in range(k.size):
+            y[i - k.size + 1] += x[i - j] * k[j]
+
+
+def median_ms(fn, reps=20):
+    for _ in range(3):
+        fn()
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, end))
+    return float(np.median(times))
+
+
+def convolve_gpu():
+    n, m = 100_000_000, 5
+    rng = np.random.default_rng(1)
+    x = cp.asarray(rng.uniform(-1, 1, n).astype(np.float32))
+    k = cp.asarray(rng.uniform(-1, 1, m).astype(np.float32))
+    y = cp.zeros(n - m + 1, dtype=np.float32)
+    threads = 128
+    blocks = (n + threads - 1) // threads
+    xd, kd, yd = cuda.as_cuda_array(x), cuda.as_cuda_array(k), cuda.as_cuda_array(y)
+    ms = median_ms(lambda: nb_conv[blocks, threads](xd, kd, yd))
+    print(f"convolve/valid/f32/1e8/taps5/numba_tutorial {ms:8.3f} ms   (accumulates into y)")
+    y.fill(0)
+    nb_conv[blocks, threads](xd, kd, yd)
+    ref = np.convolve(cp.asnumpy(x[:100000]).astype(np.float64), cp.asnumpy(k).astype(np.float64), "valid")
+    print(f"  numba check: max abs error {np.abs(cp.asnumpy(y[:ref.size]) - ref).max():.2e}")
+    ms = median_ms(lambda: cp.convolve(x, k, "valid"))
+    print(f"convolve/valid/f32/1e8/taps5/cupy {ms:8.3f} ms")
+
+
+def main():
+    what = sys.argv[1:] or ["gpu", "cpu", "convolve"]
+    f0 = field()
+    print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, "
+          f"cpu threads: {numba.get_num_threads()}")
+    if "gpu" in what:
+        diffusion_gpu(f0)
+    if "convolve" in what:
+        convolve_gpu()
+    if "cpu" in what:
+        diffusion_cpu(f0)
+
+
+if __name__ == "__main__":
+    main()
