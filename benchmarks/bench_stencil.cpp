@@ -96,10 +96,10 @@ void register_backend() {
 #ifdef KOKKOS_ENABLE_SERIAL
   if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return;
 #endif
-  std::vector<std::array<int, 2>> shapes = {{16, 62}, {8, 126}, {16, 126}, {32, 126},
-                                            {8, 254}, {4, 510}};
-  std::vector<std::array<int, 3>> blocked = {{2, 32, 124}, {4, 32, 120}, {4, 64, 120},
-                                             {6, 48, 116}, {8, 48, 112}, {8, 64, 240}};
+  std::vector<std::array<int, 2>> shapes = {{16, 128}, {64, 128}, {32, 256}, {8, 512},
+                                            {4, 510}};
+  std::vector<std::array<int, 3>> blocked = {{2, 32, 124}, {4, 16, 120}, {4, 24, 120},
+                                             {4, 8, 248}, {6, 16, 116}, {8, 16, 112}};
   if constexpr (!is_gpu_v<Exec>) {
     shapes = {{8, 512}, {16, 512}, {32, 1024}, {8, 2048}, {64, 256}};
     blocked = {{2, 32, 512}, {4, 32, 512}, {4, 64, 1024}, {8, 64, 512}, {8, 128, 1024}};

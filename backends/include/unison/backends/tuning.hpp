@@ -39,6 +39,7 @@ template <class Exec>
 struct ConvolveTuning {
   static constexpr int scratch_level = 1;
   static constexpr int vector_bytes = 0;  // 16: contiguous inputs staged with 16-byte loads
+  static constexpr int direct_unroll = 1;  // outputs per work item of the direct kernel
   static constexpr int team_size = 1;
   static constexpr int tile = 4096;
   static constexpr int chunk = 1024;
@@ -69,6 +70,7 @@ template <>
 struct ConvolveTuning<Kokkos::Cuda> {
   static constexpr int scratch_level = 0;
   static constexpr int vector_bytes = 16;
+  static constexpr int direct_unroll = 4;
   static constexpr int team_size = 256;
   static constexpr int tile = 2048;
   static constexpr int chunk = 1024;
