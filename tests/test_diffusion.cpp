@@ -101,7 +101,13 @@ void check_field(long nx, long ny, int steps) {
     options.tile_cols = cols;
     Kokkos::deep_copy(f, f0);
     poison_fill(lapl);
-    unison::diffuse(exec, f, steps, coeff, lapl, Laplacian::every_step, options);
+    try {
+      unison::diffuse(exec, f, steps, coeff, lapl, Laplacian::every_step, options);
+    } catch (const unison::invalid_argument& e) {
+      // As below: a tile too large for this backend's scratch in this value type is refused.
+      EXPECT_NE(std::string(e.what()).find("bytes of team scratch"), std::string::npos) << e.what();
+      continue;
+    }
     EXPECT_TRUE(close(to_host(f), plain, 0)) << "every_step, tile " << rows << "x" << cols << ", " << where;
     EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0))
         << "every_step lapl, tile " << rows << "x" << cols << ", " << where;
