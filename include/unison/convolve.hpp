@@ -50,6 +50,16 @@ struct ConvolveDirect {
   std::int64_t stride;
 
   KOKKOS_FUNCTION void operator()(std::int64_t w) const {
+    if constexpr (U == 1) {
+      // One output: the plain loop (measured faster than the general form below with U = 1).
+      const std::int64_t t = w + s.offset;
+      const std::int64_t j0 = t - (s.n - 1) > 0 ? t - (s.n - 1) : 0;
+      const std::int64_t j1 = t < s.m - 1 ? t : s.m - 1;
+      T a = 0;
+      for (std::int64_t j = j0; j <= j1; ++j) a += x(t - j) * k(j);
+      y(w) = a;
+      return;
+    }
     T acc[U];
     std::int64_t t[U], j0[U], j1[U];
     std::int64_t jlo = s.m, jhi = -1;
