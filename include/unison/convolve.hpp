@@ -37,50 +37,23 @@ struct ConvolveShape {
   std::int64_t n, m, offset, out;
 };
 
-// Work item w computes outputs w, w + stride, ..., U of them (stride = ceil(out / U)): U
-// independent sums, so a GPU thread has U loads in flight per tap, each coalesced across the
-// warp. Each output still adds its terms in ascending j.
-template <int U, class X, class K, class Y>
+// One output per work item, its terms in ascending j. (Several outputs per work item, for more
+// loads in flight, measured slower on an H100 at 33 and 257 taps: benchmarks/RESULTS.md.)
+template <class X, class K, class Y>
 struct ConvolveDirect {
   using T = typename Y::non_const_value_type;
   X x;
   K k;
   Y y;
   ConvolveShape s;
-  std::int64_t stride;
 
-  KOKKOS_FUNCTION void operator()(std::int64_t w) const {
-    if constexpr (U == 1) {
-      // One output: the plain loop (measured faster than the general form below with U = 1).
-      const std::int64_t t = w + s.offset;
-      const std::int64_t j0 = t - (s.n - 1) > 0 ? t - (s.n - 1) : 0;
-      const std::int64_t j1 = t < s.m - 1 ? t : s.m - 1;
-      T a = 0;
-      for (std::int64_t j = j0; j <= j1; ++j) a += x(t - j) * k(j);
-      y(w) = a;
-      return;
-    }
-    T acc[U];
-    std::int64_t t[U], j0[U], j1[U];
-    std::int64_t jlo = s.m, jhi = -1;
-    for (int u = 0; u < U; ++u) {
-      const std::int64_t i = w + u * stride;
-      t[u] = i + s.offset;
-      j0[u] = t[u] - (s.n - 1) > 0 ? t[u] - (s.n - 1) : 0;
-      j1[u] = i >= s.out ? -1 : t[u] < s.m - 1 ? t[u] : s.m - 1;  // no terms past the end
-      acc[u] = 0;
-      if (j1[u] >= j0[u]) {
-        jlo = j0[u] < jlo ? j0[u] : jlo;
-        jhi = j1[u] > jhi ? j1[u] : jhi;
-      }
-    }
-    for (std::int64_t j = jlo; j <= jhi; ++j) {
-      const T kj = k(j);
-      for (int u = 0; u < U; ++u)
-        if (j >= j0[u] && j <= j1[u]) acc[u] += x(t[u] - j) * kj;
-    }
-    for (int u = 0; u < U; ++u)
-      if (w + u * stride < s.out) y(w + u * stride) = acc[u];
+  KOKKOS_FUNCTION void operator()(std::int64_t i) const {
+    const std::int64_t t = i + s.offset;
+    const std::int64_t j0 = t - (s.n - 1) > 0 ? t - (s.n - 1) : 0;
+    const std::int64_t j1 = t < s.m - 1 ? t : s.m - 1;
+    T acc = 0;
+    for (std::int64_t j = j0; j <= j1; ++j) acc += x(t - j) * k(j);
+    y(i) = acc;
   }
 };
 
@@ -207,11 +180,9 @@ void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode
   if (algorithm == ConvolveAlgorithm::automatic)
     algorithm = m >= Tuning::tiled_min_taps ? ConvolveAlgorithm::tiled : ConvolveAlgorithm::direct;
   if (algorithm == ConvolveAlgorithm::direct) {
-    constexpr int U = Tuning::direct_unroll;
-    const std::int64_t items = (len + U - 1) / U;
     Kokkos::parallel_for("unison::convolve::direct",
-                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, items),
-                         impl::ConvolveDirect<U, X, K, Y>{x, k, y, shape, items});
+                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, len),
+                         impl::ConvolveDirect<X, K, Y>{x, k, y, shape});
   } else {
     using Kernel = impl::ConvolveTiled<Exec, X, K, Y>;
     const int tile = Tuning::tile;

@@ -39,7 +39,6 @@ template <class Exec>
 struct ConvolveTuning {
   static constexpr int scratch_level = 1;
   static constexpr int vector_bytes = 0;  // 16: contiguous inputs staged with 16-byte loads
-  static constexpr int direct_unroll = 1;  // outputs per work item of the direct kernel
   static constexpr int team_size = 1;
   static constexpr int tile = 4096;
   static constexpr int chunk = 1024;
@@ -71,7 +70,6 @@ template <>
 struct ConvolveTuning<Kokkos::Cuda> {
   static constexpr int scratch_level = 0;
   static constexpr int vector_bytes = 16;
-  static constexpr int direct_unroll = 1;  // 4: 2% faster at 5 taps, 35-55% slower at 33-257
   static constexpr int team_size = 256;
   static constexpr int tile = 2048;
   static constexpr int chunk = 1024;
