@@ -77,11 +77,15 @@ void add_convolve(const std::string& size, std::size_t n, int taps, ConvolveAlgo
 
 template <class Exec>
 void register_backend() {
-  DiffusionOptions tiled, plain;
+  DiffusionOptions tiled, streaming, plain;
+  tiled.algorithm = StencilAlgorithm::tiled;
+  streaming.algorithm = StencilAlgorithm::streaming;
   plain.algorithm = StencilAlgorithm::plain;
   add_diffusion<Exec>("every_step/tiled", Laplacian::every_step, tiled);
+  add_diffusion<Exec>("every_step/streaming", Laplacian::every_step, streaming);
   add_diffusion<Exec>("every_step/plain", Laplacian::every_step, plain);
   add_diffusion<Exec>("final_only/blocked", Laplacian::final_only, tiled);
+  add_diffusion<Exec>("final_only/streaming", Laplacian::final_only, streaming);
   add_diffusion<Exec>("final_only/plain", Laplacian::final_only, plain);
 
   for (auto algorithm : {ConvolveAlgorithm::direct, ConvolveAlgorithm::tiled}) {
@@ -91,8 +95,9 @@ void register_backend() {
     add_convolve<Exec, float>("1e7", 10000000, 257, algorithm);
   }
 
-  // Launch-shape probes: tile shapes for every step's Laplacian, and steps per pass with tile
-  // shapes for the final one only (what StencilTuning is chosen from). Not on Serial.
+  // Launch-shape probes (what StencilTuning is chosen from; not on Serial): rows per strip of
+  // the GPU streaming kernel; tile shapes for every step's Laplacian; steps per pass with tile
+  // shapes for the final one only.
 #ifdef KOKKOS_ENABLE_SERIAL
   if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return;
 #endif
@@ -103,6 +108,21 @@ void register_backend() {
   if constexpr (!is_gpu_v<Exec>) {
     shapes = {{8, 512}, {16, 512}, {32, 1024}, {8, 2048}, {64, 256}};
     blocked = {{2, 32, 512}, {4, 32, 512}, {4, 64, 1024}, {8, 64, 512}, {8, 128, 1024}};
+  }
+  if constexpr (is_gpu_v<Exec>) {
+    for (int strip : {4, 8, 16}) {
+      DiffusionOptions o;
+      o.algorithm = StencilAlgorithm::streaming;
+      o.strip_rows = strip;
+      add_diffusion<Exec>("probe/every_step/streaming/strip" + std::to_string(strip),
+                          Laplacian::every_step, o);
+      for (int per_pass : {1, 2}) {
+        o.steps_per_pass = per_pass;
+        add_diffusion<Exec>("probe/final_only/streaming/steps" + std::to_string(per_pass) +
+                                "/strip" + std::to_string(strip),
+                            Laplacian::final_only, o);
+      }
+    }
   }
   for (auto& s : shapes) {
     DiffusionOptions o;

@@ -82,6 +82,59 @@ void test_modes() {
   }
 }
 
+// x and y starting anywhere against a 16-byte boundary (subviews from offset 0 to 3), for
+// every tap count up to one more than the GPU's windowed direct kernel takes: each alignment of
+// its windows, and the outputs it leaves to the one-at-a-time path at both ends.
+template <class Exec, class T>
+void check_offsets(long n) {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  using Range = Kokkos::pair<long, long>;
+  Kokkos::View<T*, Mem> xb("xb", n + 3), yb("yb", n + 12), k("k", 9);
+  fill(xb, uniform<T>(-1, 1));
+  for (long m = 1; m <= 9; ++m) {
+    auto km = Kokkos::subview(k, Range(0, m));
+    fill(km, uniform<T>(-1, 1));
+    for (long ox = 0; ox < 4; ++ox) {
+      auto x = Kokkos::subview(xb, Range(ox, ox + n));
+      const auto hx = to_host(x), hk = to_host(km);
+      for (auto mode : modes) {
+        const auto expected = reference(hx, hk, mode);
+        const long len = unison::convolve_extent(n, m, mode);
+        for (long oy = 0; oy < 4; ++oy) {
+          auto y = Kokkos::subview(yb, Range(oy, oy + len));
+          std::vector<double> direct;
+          for (auto algorithm : {ConvolveAlgorithm::direct, ConvolveAlgorithm::tiled}) {
+            poison_fill(yb);
+            unison::convolve(exec, x, km, y, mode, algorithm);
+            exec.fence();
+            const auto got = to_host(y), all = to_host(yb);
+            const std::string where = "n = " + std::to_string(n) + ", m = " + std::to_string(m) +
+                                      ", x at +" + std::to_string(ox) + ", y at +" +
+                                      std::to_string(oy) + ", mode " + name(mode);
+            // Nothing outside y was written (it is still NaN).
+            for (long i = 0; i < long(all.size()); ++i)
+              if (i < oy || i >= oy + len) {
+                EXPECT_TRUE(std::isnan(all[std::size_t(i)])) << i << ", " << where;
+              }
+            EXPECT_TRUE(close(got, expected, tolerance<T>() * 3)) << where;
+            if (algorithm == ConvolveAlgorithm::direct) direct = got;
+            else EXPECT_TRUE(close(got, direct, 0)) << "tiled differs from direct: " << where;
+          }
+        }
+      }
+    }
+  }
+}
+
+template <class Exec>
+void test_offsets() {
+  for (long n : {9L, 23L, 1001L}) {
+    check_offsets<Exec, float>(n);
+    check_offsets<Exec, double>(n);
+  }
+}
+
 // Strided inputs and output: column 0 of n x 2 row-major arrays (stride 2).
 template <class Exec>
 void test_strided() {
@@ -148,6 +201,7 @@ struct Convolve : ::testing::Test {};
 TYPED_TEST_SUITE(Convolve, Backends, BackendName);
 
 TYPED_TEST(Convolve, modes_algorithms_sizes) { test_modes<TypeParam>(); }
+TYPED_TEST(Convolve, offsets) { test_offsets<TypeParam>(); }
 TYPED_TEST(Convolve, strided) { test_strided<TypeParam>(); }
 TYPED_TEST(Convolve, errors) { test_errors<TypeParam>(); }
 

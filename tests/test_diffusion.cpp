@@ -82,17 +82,21 @@ void check_field(long nx, long ny, int steps) {
   EXPECT_TRUE(close(plain, ref, tolerance<T>() * steps)) << where;
   EXPECT_TRUE(close(plain_lapl, ref_lapl, tolerance<T>() * steps)) << where;
 
-  // diffusion_step tiled, chained by hand.
-  Kokkos::deep_copy(a, f0);
-  for (int s = 0; s < steps; ++s) {
-    poison_fill(b);
-    poison_fill(lapl);
-    unison::diffusion_step(exec, a, b, lapl, coeff);
-    std::swap(a, b);
+  // diffusion_step with every other algorithm, chained by hand.
+  for (auto algorithm :
+       {StencilAlgorithm::automatic, StencilAlgorithm::tiled, StencilAlgorithm::streaming}) {
+    Kokkos::deep_copy(a, f0);
+    for (int s = 0; s < steps; ++s) {
+      poison_fill(b);
+      poison_fill(lapl);
+      unison::diffusion_step(exec, a, b, lapl, coeff, algorithm);
+      std::swap(a, b);
+    }
+    exec.fence();
+    EXPECT_TRUE(close(to_host(a), plain, 0)) << "diffusion_step " << int(algorithm) << ", " << where;
+    EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0))
+        << "diffusion_step lapl " << int(algorithm) << ", " << where;
   }
-  exec.fence();
-  EXPECT_TRUE(close(to_host(a), plain, 0)) << "diffusion_step, " << where;
-  EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << "diffusion_step lapl, " << where;
 
   // diffuse: every step's Laplacian, each tile shape.
   for (auto [rows, cols] : tile_shapes<Exec>()) {
@@ -143,14 +147,54 @@ void check_field(long nx, long ny, int steps) {
   }
   // The backend's own choices, and the plain algorithm through diffuse.
   for (auto which : {Laplacian::every_step, Laplacian::final_only}) {
-    for (auto algorithm : {StencilAlgorithm::automatic, StencilAlgorithm::plain}) {
+    for (auto algorithm : {StencilAlgorithm::automatic, StencilAlgorithm::plain,
+                           StencilAlgorithm::tiled, StencilAlgorithm::streaming}) {
       DiffusionOptions options;
       options.algorithm = algorithm;
       Kokkos::deep_copy(f, f0);
       poison_fill(lapl);
       unison::diffuse(exec, f, steps, coeff, lapl, which, options);
-      EXPECT_TRUE(close(to_host(f), plain, 0)) << "defaults, " << where;
-      EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << "defaults lapl, " << where;
+      EXPECT_TRUE(close(to_host(f), plain, 0))
+          << "algorithm " << int(algorithm) << ", " << int(which) << ", " << where;
+      EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0))
+          << "algorithm " << int(algorithm) << " lapl, " << int(which) << ", " << where;
+    }
+  }
+}
+
+// streaming in strips of each height (on every backend, though only GPUs take it by default):
+// 16-byte chunks, partial chunks at the right edge, strips cut by the bottom edge.
+template <class Exec, class T, class Layout>
+void check_strips(long nx, long ny, int steps) {
+  Exec exec;
+  const double coeff = 0.25;
+  Field<Exec, T, Layout> f0("f0", nx, ny), f("f", nx, ny), lapl("lapl", nx, ny), a("a", nx, ny),
+      b("b", nx, ny);
+  fill(f0, uniform<T>(-1, 1));
+  Kokkos::deep_copy(a, f0);
+  for (int s = 0; s < steps; ++s) {
+    unison::diffusion_step(exec, a, b, lapl, coeff, StencilAlgorithm::plain);
+    std::swap(a, b);
+  }
+  exec.fence();
+  const auto plain = to_host(a), plain_lapl = to_host(lapl);
+  // (final_only with 1 and 2 steps per pass; an odd step count ends with a one-step pass.)
+  for (int strip : {1, 3, 8, 1000}) {
+    for (int per_pass : {0, 1, 2}) {
+      const auto which = per_pass == 0 ? Laplacian::every_step : Laplacian::final_only;
+      DiffusionOptions options;
+      options.algorithm = StencilAlgorithm::streaming;
+      options.strip_rows = strip;
+      options.steps_per_pass = per_pass;
+      Kokkos::deep_copy(f, f0);
+      poison_fill(lapl);
+      unison::diffuse(exec, f, steps, coeff, lapl, which, options);
+      const std::string where = std::to_string(nx) + "x" + std::to_string(ny) + ", strips of " +
+                                std::to_string(strip) + ", " + typeid(Layout).name() + ", " +
+                                (sizeof(T) == 4 ? "float" : "double") + ", " +
+                                std::to_string(per_pass) + " per pass";
+      EXPECT_TRUE(close(to_host(f), plain, 0)) << where;
+      EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << where;
     }
   }
 }
@@ -166,6 +210,12 @@ void test_sizes() {
   }
   check_field<Exec, double, Kokkos::LayoutRight>(67, 131, 5);
   check_field<Exec, float, Kokkos::LayoutLeft>(67, 131, 5);
+  const long strips[][2] = {{1, 1}, {1, 9}, {9, 1}, {17, 8}, {67, 131}, {130, 260}};
+  for (auto& s : strips) {
+    check_strips<Exec, float, Kokkos::LayoutRight>(s[0], s[1], 3);
+    check_strips<Exec, double, Kokkos::LayoutRight>(s[0], s[1], 4);
+    check_strips<Exec, float, Kokkos::LayoutLeft>(s[0], s[1], 5);
+  }
 }
 
 // The seed size, a few steps: tiled and blocked against plain and the reference.
@@ -351,7 +401,18 @@ void test_errors() {
   blocked.algorithm = StencilAlgorithm::plain;
   EXPECT_TRUE(throws_invalid(
       [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked); }, dif,
-      {"steps_per_pass 4 needs the tiled algorithm"}));
+      {"steps_per_pass 4 needs the tiled or streaming algorithm"}));
+  blocked.algorithm = StencilAlgorithm::streaming;
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked); }, dif,
+      {"steps_per_pass 4 with the streaming algorithm: it runs 1 or 2"}));
+  blocked.algorithm = StencilAlgorithm(9);
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked); }, dif,
+      {"unknown algorithm 9"}));
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::diffusion_step(exec, f, g, lapl, 0.25, StencilAlgorithm(9)); }, step,
+      {"unknown algorithm 9"}));
   DiffusionOptions huge;
   huge.tile_rows = 1 << 15;
   huge.tile_cols = 1 << 15;

@@ -3,11 +3,13 @@
 /// 1-D convolution with NumPy's `np.convolve` semantics (WORKLOADS.md section 3): a direct kernel
 /// and a tiled one that stages its inputs in team scratch memory.
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
+#include <unison/backends/memory.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/impl/checks.hpp>
 #include <unison/impl/chunk.hpp>
@@ -57,6 +59,83 @@ struct ConvolveDirect {
   }
 };
 
+// The direct kernel for a few taps (at most M, known at compile time) on contiguous x and y,
+// with wide accesses: a work item computes V consecutive outputs (one 16-byte store) from the
+// window of x they need, loaded as aligned 16-byte chunks into registers. Neighbouring items'
+// windows overlap and meet in the L1 cache, so x comes from memory once, in wide loads. Taps
+// beyond m are skipped (never multiplied by zero), and each output adds its terms in ascending
+// j from zero, as ConvolveDirect does: the two agree bitwise. Items whose window would leave x
+// (near its ends), and the outputs before y's first 16-byte boundary and after its last chunk,
+// are computed one at a time as in ConvolveDirect.
+template <class X, class K, class Y, int V, int M>
+struct ConvolveWindowed {
+  using T = typename Y::non_const_value_type;
+  X x;
+  K k;
+  Y y;
+  ConvolveShape s;
+  std::int64_t head;  // outputs before y's first 16-byte boundary
+  int shift;          // where the last element of an item's window sits in its chunk of x
+  // Chunks per window: M + V - 1 elements wherever the window starts within a chunk.
+  static constexpr int L = (M + 2 * V - 2 + V - 1) / V;
+
+  // Work items: item g holds outputs [head + V (g - 1), head + V g), clipped to y.
+  static std::int64_t items(std::int64_t head, std::int64_t out) {
+    return (out - head) / V + 2;
+  }
+
+  KOKKOS_FUNCTION void one(std::int64_t i) const {
+    ConvolveDirect<X, K, Y>{x, k, y, s}(i);
+  }
+
+  // Outputs [i0, i0 + V) from the window whose first element is x[w0] (chunk-aligned); output
+  // i0 + e with tap j reads x[i0 + offset + e - j] = w[B + e - j].
+  template <int S>
+  KOKKOS_FUNCTION void window(std::int64_t i0, std::int64_t w0) const {
+    constexpr int B = S + 1 + (L - 2) * V;
+    static_assert(B - (M - 1) >= 0 && B + V - 1 < L * V, "window layout");
+    T w[L * V];
+    for (int l = 0; l < L; ++l) {
+      const Chunk<T, V> c = *reinterpret_cast<const Chunk<T, V>*>(x.data() + w0 + l * V);
+      for (int e = 0; e < V; ++e) w[l * V + e] = c.v[e];
+    }
+    T taps[M];
+    for (int j = 0; j < M; ++j) taps[j] = j < s.m ? k(j) : T(0);
+    Chunk<T, V> out;
+    for (int e = 0; e < V; ++e) {
+      T acc = 0;
+      for (int j = 0; j < M; ++j)
+        if (j < s.m) acc += w[B + e - j] * taps[j];
+      out.v[e] = acc;
+    }
+    *reinterpret_cast<Chunk<T, V>*>(y.data() + i0) = out;
+  }
+
+  KOKKOS_FUNCTION void operator()(std::int64_t g) const {
+    const std::int64_t b = head + V * (g - 1);
+    const std::int64_t lo = b > 0 ? b : 0, hi = b + V < s.out ? b + V : s.out;
+    if (hi - lo == V) {
+      // The window's chunks: from the one holding x[lo + offset + V - 1] back L - 1 more.
+      const std::int64_t last = lo + s.offset + V - 1;
+      const std::int64_t w0 = last - shift - (L - 1) * V;
+      if (w0 >= 0 && w0 + L * V <= s.n) {
+        if constexpr (V == 4) {
+          switch (shift) {
+            case 0: return window<0>(lo, w0);
+            case 1: return window<1>(lo, w0);
+            case 2: return window<2>(lo, w0);
+            default: return window<3>(lo, w0);
+          }
+        } else if constexpr (V == 2) {
+          if (shift == 0) return window<0>(lo, w0);
+          return window<1>(lo, w0);
+        }
+      }
+    }
+    for (std::int64_t i = lo; i < hi; ++i) one(i);
+  }
+};
+
 // One team computes outputs [i0, i0 + tile). For each chunk of taps [c0, c0 + cm) it stages
 // x[t - j] for every t and j it needs (tile + cm - 1 values, zero outside x, never read) and the
 // chunk's taps in scratch, then each thread adds that chunk's terms to its outputs, keeping the
@@ -73,9 +152,6 @@ struct ConvolveTiled {
   int tile;
   int chunk;
   int level;  // team scratch level
-  static constexpr int V = backends::ConvolveTuning<Exec>::vector_bytes >= int(2 * sizeof(T))
-                               ? backends::ConvolveTuning<Exec>::vector_bytes / int(sizeof(T))
-                               : 1;
 
   static std::size_t scratch_bytes(int tile, int chunk) {
     return Scratch::shmem_size(tile + chunk - 1) + Scratch::shmem_size(chunk);
@@ -92,7 +168,7 @@ struct ConvolveTiled {
       // xs[p] = x[xbase + p]; output t = i0 + offset + r and tap j = c0 + d read
       // xs[r + cm - 1 - d].
       const std::int64_t xbase = i0 + s.offset - (c0 + cm - 1);
-      // Zeros where x has no element, then x's part (16-byte loads on GPUs where aligned).
+      // Zeros where x has no element, then x's part and the taps (asynchronous copies on GPUs).
       const int span = count + cm - 1;
       const int p0 = xbase < 0 ? int(-xbase) : 0;
       const int p1 = s.n - xbase < span ? int(s.n - xbase) : span;
@@ -101,8 +177,9 @@ struct ConvolveTiled {
       };
       threads(0, p0, [&](int p) { xs(p) = T(0); });
       threads(p1 > p0 ? p1 : p0, span, [&](int p) { xs(p) = T(0); });
-      if (p1 > p0) load_run<V>(threads, xs.data() + p0, &x(xbase + p0), x.stride(0), p1 - p0);
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cm), [&](int d) { ks(d) = k(c0 + d); });
+      threads(p0, p1, [&](int p) { backends::copy_to_scratch_async(&xs(p), &x(xbase + p)); });
+      threads(0, cm, [&](int d) { backends::copy_to_scratch_async(&ks(d), &k(c0 + d)); });
+      backends::copy_scratch_wait();
       team.team_barrier();
       // After the first chunk an output's partial sum is kept in y itself (exactly, as a T), so
       // no per-thread storage bounds the tile; the barriers order each chunk's reads and writes.
@@ -180,6 +257,26 @@ void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode
   if (algorithm == ConvolveAlgorithm::automatic)
     algorithm = m >= Tuning::tiled_min_taps ? ConvolveAlgorithm::tiled : ConvolveAlgorithm::direct;
   if (algorithm == ConvolveAlgorithm::direct) {
+    constexpr int V = Tuning::vector_bytes / int(sizeof(T));
+    constexpr int M = Tuning::window_taps;
+    if constexpr (V == 2 || V == 4) {
+      if (m <= M && x.stride(0) == 1 && y.stride(0) == 1) {
+        using Kernel = impl::ConvolveWindowed<X, K, Y, V, M>;
+        constexpr std::uintptr_t bytes = sizeof(T) * V;
+        const auto addr = [](const T* p) { return reinterpret_cast<std::uintptr_t>(p); };
+        const std::int64_t head =
+            std::min<std::int64_t>(len, std::int64_t((bytes - addr(y.data()) % bytes) % bytes / sizeof(T)));
+        // x[p] sits at position (p + x's offset from a 16-byte boundary) % V of its chunk.
+        const std::int64_t xoff = std::int64_t(addr(x.data()) % bytes / sizeof(T));
+        const int shift = int((head + shape.offset + V - 1 + xoff) % V);
+        Kokkos::parallel_for(
+            "unison::convolve::direct",
+            Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0,
+                                                                       Kernel::items(head, len)),
+            Kernel{x, k, y, shape, head, shift});
+        return;
+      }
+    }
     Kokkos::parallel_for("unison::convolve::direct",
                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, len),
                          impl::ConvolveDirect<X, K, Y>{x, k, y, shape});

@@ -29,9 +29,13 @@
 namespace unison {
 
 /// Which kernel advances the field: `plain` is the reference (one thread per cell, neighbours
-/// read from memory with bounds checks); `tiled` stages a tile and its halo in team scratch;
-/// `automatic` is `tiled`.
-enum class StencilAlgorithm { automatic, plain, tiled };
+/// read from memory with bounds checks); `tiled` stages a tile and its halo in team scratch
+/// (and, with Laplacian::final_only, runs several steps per pass); `streaming` reads the
+/// neighbours straight from memory and leaves their reuse to the caches, with no scratch and no
+/// barrier: on a CPU a team sweeps whole rows, on a GPU each thread walks down a strip of rows
+/// of one 16-byte column chunk, keeping the rows above and below in registers. `automatic` is
+/// the backend's choice (StencilTuning in unison/backends/tuning.hpp).
+enum class StencilAlgorithm { automatic, plain, tiled, streaming };
 
 /// Which Laplacians diffuse() writes: that of every step (each step writes lapl, and a callback
 /// can see it), or only that of the final step (which lets several steps run per pass).
@@ -44,6 +48,7 @@ struct DiffusionOptions {
   int tile_rows = 0;       ///< tile extent across the field's contiguous axis
   int tile_cols = 0;       ///< tile extent along the contiguous axis
   int steps_per_pass = 0;  ///< temporal blocking; only with Laplacian::final_only and tiling
+  int strip_rows = 0;      ///< rows per thread of `streaming` in strips (0: the backend's form)
 };
 
 namespace impl {
@@ -67,6 +72,15 @@ KOKKOS_FORCEINLINE_FUNCTION auto& cell(const V& v, std::int64_t r, std::int64_t 
   else return v(r, c);
 }
 
+// The step in memory between neighbouring grid columns of v: 1, known at compile time, when
+// the grid's columns run along the View's contiguous axis (so that row loops vectorize on a CPU).
+template <bool Transposed, class V>
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t column_stride(const V& v) {
+  using Unit = std::conditional_t<Transposed, Kokkos::LayoutLeft, Kokkos::LayoutRight>;
+  if constexpr (std::is_same_v<typename V::array_layout, Unit>) return 1;
+  else return Transposed ? v.stride(0) : v.stride(1);
+}
+
 // The reference: one cell per index, neighbours read from f with bounds checks.
 template <class F, class FN, class L>
 struct DiffusionPlain {
@@ -84,6 +98,216 @@ struct DiffusionPlain {
                j > 0 ? f(i, j - 1) : T(0), j + 1 < ny ? f(i, j + 1) : T(0), coeff, lap, v);
     next(i, j) = v;
     if (write_lapl) lapl(i, j) = lap;
+  }
+};
+
+// One team per grid row (a row along the contiguous axis): the team's lanes run over the row's
+// cells, reading the row above and below straight from memory. A CPU's caches keep the three
+// rows a core works on, and its compiler vectorizes the loop; no copy into scratch is needed.
+template <bool Tr, class F, class FN, class L>
+struct DiffusionRows {
+  using T = typename FN::non_const_value_type;
+  F f;
+  FN next;
+  L lapl;
+  T coeff;
+  bool write_lapl;
+  std::int64_t rows, cols;
+
+  // The row's cells with (Up, Down) telling whether the rows above and below are in the field.
+  template <bool Up, bool Down, bool Lapl, class Member>
+  KOKKOS_FORCEINLINE_FUNCTION void row(const Member& team, std::int64_t r) const {
+    const std::int64_t fs = column_stride<Tr>(f), ns = column_stride<Tr>(next),
+                       ls = column_stride<Tr>(lapl);
+    const T* KOKKOS_RESTRICT mid = &cell<Tr>(f, r, 0);
+    const T* KOKKOS_RESTRICT up = Up ? &cell<Tr>(f, r - 1, 0) : mid;
+    const T* KOKKOS_RESTRICT down = Down ? &cell<Tr>(f, r + 1, 0) : mid;
+    T* KOKKOS_RESTRICT out = &cell<Tr>(next, r, 0);
+    T* KOKKOS_RESTRICT lout = Lapl ? &cell<Tr>(lapl, r, 0) : nullptr;
+    const auto one = [&](std::int64_t c, T left, T right) {
+      T lap, v;
+      stencil<T>(mid[c * fs], Up ? up[c * fs] : T(0), Down ? down[c * fs] : T(0), left, right,
+                 coeff, lap, v);
+      out[c * ns] = v;
+      if constexpr (Lapl) lout[c * ls] = lap;
+    };
+    const std::int64_t last = cols - 1;
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      one(0, T(0), last > 0 ? mid[fs] : T(0));
+      if (last > 0) one(last, mid[(last - 1) * fs], T(0));
+    });
+    if (last > 1)
+      vector_for(team, 1, int(last), [&](int c) { one(c, mid[(c - 1) * fs], mid[(c + 1) * fs]); });
+  }
+
+  template <bool Lapl, class Member>
+  KOKKOS_FORCEINLINE_FUNCTION void dispatch(const Member& team, std::int64_t r) const {
+    const bool up = r > 0, down = r + 1 < rows;
+    if (up && down) row<true, true, Lapl>(team, r);
+    else if (up) row<true, false, Lapl>(team, r);
+    else if (down) row<false, true, Lapl>(team, r);
+    else row<false, false, Lapl>(team, r);
+  }
+
+  template <class Member>
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t r = team.league_rank();
+    if (write_lapl) dispatch<true>(team, r);
+    else dispatch<false>(team, r);
+  }
+};
+
+// `streaming` on GPUs: a thread per chunk of K consecutive cells of a grid row (K * sizeof(T) =
+// 16 bytes where every array allows 16-byte accesses, else 1), walking down a strip of `strip`
+// rows. The rows above, at and below stay in registers, so each row costs one new chunk load
+// (the row after the one below, issued before this row's stores: two rows in flight), two
+// single loads (the left and right neighbours, which the neighbouring threads have just brought
+// into the L1 cache), and the stores. No scratch, no barrier.
+template <int K, bool Tr, class F, class FN, class L>
+struct DiffusionStrips {
+  using T = typename FN::non_const_value_type;
+  using C = Chunk<T, K>;
+  F f;
+  FN next;
+  L lapl;
+  T coeff;
+  bool write_lapl;
+  std::int64_t rows, cols, chunks;
+  int strip;
+
+  // Cells [c0, c0 + K) of row r; zeros outside the field.
+  KOKKOS_FORCEINLINE_FUNCTION C load(std::int64_t r, std::int64_t c0, bool full) const {
+    C v;
+    if (r < 0 || r >= rows) {
+      for (int e = 0; e < K; ++e) v.v[e] = T(0);
+    } else if (full && K > 1) {
+      v = *reinterpret_cast<const C*>(&cell<Tr>(f, r, c0));
+    } else {
+      for (int e = 0; e < K; ++e) v.v[e] = c0 + e < cols ? cell<Tr>(f, r, c0 + e) : T(0);
+    }
+    return v;
+  }
+
+  KOKKOS_FUNCTION void operator()(std::int64_t i) const {
+    const std::int64_t c0 = i % chunks * K, r0 = i / chunks * strip;
+    const std::int64_t r1 = r0 + strip < rows ? r0 + strip : rows;
+    const bool full = c0 + K <= cols;
+    C up = load(r0 - 1, c0, full), mid = load(r0, c0, full), down = load(r0 + 1, c0, full);
+    for (std::int64_t r = r0; r < r1; ++r) {
+      const C after = r + 1 < r1 ? load(r + 2, c0, full) : C{};
+      const T left = c0 > 0 ? cell<Tr>(f, r, c0 - 1) : T(0);
+      const T right = c0 + K < cols ? cell<Tr>(f, r, c0 + K) : T(0);
+      C v, lap;
+      for (int e = 0; e < K; ++e)
+        stencil<T>(mid.v[e], up.v[e], down.v[e], e > 0 ? mid.v[e - 1] : left,
+                   e + 1 < K ? mid.v[e + 1] : right, coeff, lap.v[e], v.v[e]);
+      if (full && K > 1) {
+        *reinterpret_cast<C*>(&cell<Tr>(next, r, c0)) = v;
+        if (write_lapl) backends::store_streaming(reinterpret_cast<C*>(&cell<Tr>(lapl, r, c0)), lap);
+      } else {
+        for (int e = 0; e < K; ++e) {
+          if (c0 + e >= cols) break;
+          cell<Tr>(next, r, c0 + e) = v.v[e];
+          if (write_lapl) cell<Tr>(lapl, r, c0 + e) = lap.v[e];
+        }
+      }
+      up = mid;
+      mid = down;
+      down = after;
+    }
+  }
+};
+
+// `streaming` in strips with two steps per pass (Laplacian::final_only): as DiffusionStrips,
+// but a thread computes the intermediate field g (one step) on its chunk widened by one cell on
+// each side, from the field on the chunk widened by two, and the second step from g, all in
+// registers: rows of f and g slide down the strip. The field crosses memory once per two steps.
+// The widened cells of g are computed again by the neighbouring threads, with the same
+// operands: every cell still gets exactly the arithmetic of one plain step after another.
+template <int K, bool Tr, class F, class FN, class L>
+struct DiffusionStrips2 {
+  using T = typename FN::non_const_value_type;
+  using C = Chunk<T, K>;
+  struct FRow {  // f at columns c0 - 2 .. c0 + K + 1
+    T v[K + 4];
+  };
+  struct GRow {  // g at columns c0 - 1 .. c0 + K
+    T v[K + 2];
+  };
+  F f;
+  FN next;
+  L lapl;
+  T coeff;
+  bool write_lapl;
+  std::int64_t rows, cols, chunks;
+  int strip;
+
+  KOKKOS_FORCEINLINE_FUNCTION T at(std::int64_t r, std::int64_t c) const {
+    return c >= 0 && c < cols ? cell<Tr>(f, r, c) : T(0);
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION FRow load(std::int64_t r, std::int64_t c0, bool full) const {
+    FRow a;
+    if (r < 0 || r >= rows) {
+      for (int e = 0; e < K + 4; ++e) a.v[e] = T(0);
+      return a;
+    }
+    a.v[0] = at(r, c0 - 2);
+    a.v[1] = at(r, c0 - 1);
+    if (full && K > 1) {
+      const C m = *reinterpret_cast<const C*>(&cell<Tr>(f, r, c0));
+      for (int e = 0; e < K; ++e) a.v[e + 2] = m.v[e];
+    } else {
+      for (int e = 0; e < K; ++e) a.v[e + 2] = at(r, c0 + e);
+    }
+    a.v[K + 2] = at(r, c0 + K);
+    a.v[K + 3] = at(r, c0 + K + 1);
+    return a;
+  }
+
+  // g on row r from f on rows r - 1, r, r + 1; zero outside the field.
+  KOKKOS_FORCEINLINE_FUNCTION GRow first(const FRow& up, const FRow& mid, const FRow& down,
+                                         std::int64_t r, std::int64_t c0) const {
+    GRow g;
+    for (int e = 0; e < K + 2; ++e) {
+      const std::int64_t c = c0 - 1 + e;
+      T lap, v;
+      stencil<T>(mid.v[e + 1], up.v[e + 1], down.v[e + 1], mid.v[e], mid.v[e + 2], coeff, lap, v);
+      g.v[e] = r >= 0 && r < rows && c >= 0 && c < cols ? v : T(0);
+    }
+    return g;
+  }
+
+  KOKKOS_FUNCTION void operator()(std::int64_t i) const {
+    const std::int64_t c0 = i % chunks * K, r0 = i / chunks * strip;
+    const std::int64_t r1 = r0 + strip < rows ? r0 + strip : rows;
+    const bool full = c0 + K <= cols;
+    FRow fa = load(r0 - 2, c0, full), fb = load(r0 - 1, c0, full);
+    FRow fc = load(r0, c0, full), fd = load(r0 + 1, c0, full), fe = load(r0 + 2, c0, full);
+    GRow ga = first(fa, fb, fc, r0 - 1, c0), gb = first(fb, fc, fd, r0, c0);
+    for (std::int64_t r = r0; r < r1; ++r) {
+      const FRow fn = r + 1 < r1 ? load(r + 3, c0, full) : FRow{};
+      const GRow gc = first(fc, fd, fe, r + 1, c0);
+      C v, lap;
+      for (int e = 0; e < K; ++e)
+        stencil<T>(gb.v[e + 1], ga.v[e + 1], gc.v[e + 1], gb.v[e], gb.v[e + 2], coeff, lap.v[e],
+                   v.v[e]);
+      if (full && K > 1) {
+        *reinterpret_cast<C*>(&cell<Tr>(next, r, c0)) = v;
+        if (write_lapl) backends::store_streaming(reinterpret_cast<C*>(&cell<Tr>(lapl, r, c0)), lap);
+      } else {
+        for (int e = 0; e < K; ++e) {
+          if (c0 + e >= cols) break;
+          cell<Tr>(next, r, c0 + e) = v.v[e];
+          if (write_lapl) cell<Tr>(lapl, r, c0 + e) = lap.v[e];
+        }
+      }
+      fc = fd;
+      fd = fe;
+      fe = fn;
+      ga = gb;
+      gb = gc;
+    }
   }
 };
 
@@ -105,24 +329,12 @@ struct DiffusionPass {
   bool write_lapl;
   std::int64_t rows, cols, tiles_across;
   int tile_rows, tile_cols, steps;
-  int level;  // team scratch level
+  int level;     // team scratch level
+  bool reverse;  // tiles in reverse order (see diffusion_pass)
 
   static std::size_t scratch_bytes(int tile_rows, int tile_cols, int steps) {
     const std::size_t cells = std::size_t(tile_rows + 2 * steps) * (tile_cols + 2 * steps);
     return Scratch::shmem_size(cells) * (steps > 1 ? 2 : 1);
-  }
-
-  // A pointer to the grid row r from column c on, and its step between grid columns: 1 when
-  // the grid's columns run along the View's contiguous axis (known at compile time, so that
-  // the row loops below vectorize on a CPU).
-  template <class V>
-  static constexpr bool unit_stride_v =
-      std::is_same_v<typename V::array_layout, std::conditional_t<Tr, Kokkos::LayoutLeft,
-                                                                  Kokkos::LayoutRight>>;
-  template <class V>
-  KOKKOS_FORCEINLINE_FUNCTION static std::int64_t column_stride(const V& v) {
-    if constexpr (unit_stride_v<V>) return 1;
-    else return Tr ? v.stride(0) : v.stride(1);
   }
 
   // Elements per wide access on this backend (1: none).
@@ -162,8 +374,10 @@ struct DiffusionPass {
 
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team) const {
-    const std::int64_t r0 = team.league_rank() / tiles_across * tile_rows - steps;
-    const std::int64_t c0 = team.league_rank() % tiles_across * tile_cols - steps;
+    const std::int64_t tile =
+        reverse ? team.league_size() - 1 - team.league_rank() : team.league_rank();
+    const std::int64_t r0 = tile / tiles_across * tile_rows - steps;
+    const std::int64_t c0 = tile % tiles_across * tile_cols - steps;
     const int h = tile_rows + 2 * steps, w = tile_cols + 2 * steps;
     Scratch sa(team.team_scratch(level), h * w);
     Scratch sb = steps > 1 ? Scratch(team.team_scratch(level), h * w) : sa;
@@ -173,9 +387,9 @@ struct DiffusionPass {
     const int y0 = r0 < 0 ? int(-r0) : 0, x0 = c0 < 0 ? int(-c0) : 0;
     const int y1 = rows - r0 < h ? int(rows - r0) : h, x1 = cols - c0 < w ? int(cols - c0) : w;
 
-    // Load the tile and its halo; zeros outside the field, in both buffers.
-    const auto lanes = [&](int b0, int e0, const auto& g) { vector_for(team, b0, e0, g); };
-    const std::int64_t fs = column_stride(f);
+    // Load the tile and its halo (asynchronous copies on GPUs: all of a thread's in flight at
+    // once); zeros outside the field, in both buffers.
+    const std::int64_t fs = column_stride<Tr>(f);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, h), [&](int y) {
       T* ay = a + y * w;
       T* by = b + y * w;
@@ -187,11 +401,17 @@ struct DiffusionPass {
         vector_for(team, 0, xa, [&](int x) { by[x] = 0; });
         vector_for(team, xb, w, [&](int x) { by[x] = 0; });
       }
-      if (row_inside) load_run<K>(lanes, ay + x0, &cell<Tr>(f, r0 + y, c0 + x0), fs, x1 - x0);
+      if (row_inside) {
+        const T* src = &cell<Tr>(f, r0 + y, c0 + x0);
+        T* dst = ay + x0;
+        vector_for(team, 0, x1 - x0,
+                   [&](int p) { backends::copy_to_scratch_async(dst + p, src + p * fs); });
+      }
     });
+    backends::copy_scratch_wait();
     team.team_barrier();
 
-    const std::int64_t ns = column_stride(next), ls = column_stride(lapl);
+    const std::int64_t ns = column_stride<Tr>(next), ls = column_stride<Tr>(lapl);
     for (int s = 1; s <= steps; ++s) {
       const int ya = s > y0 ? s : y0, yb = h - s < y1 ? h - s : y1;
       const int xa = s > x0 ? s : x0, xb = w - s < x1 ? w - s : x1;
@@ -283,11 +503,14 @@ PassShape checked_shape(const char* fn, PassShape shape, bool user_tile) {
   return shape;
 }
 
-// Enqueues one pass (plain: exactly one step) from f to next.
+// Enqueues one pass (plain and rows: exactly one step) from f to next. `reverse` runs the
+// tiles from the last to the first: diffuse() alternates, so that a pass starts where the one
+// before ended, on the part of the field still in the cache.
 template <class Exec, class F, class FN, class L>
 void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shape, const F& f,
                     const FN& next, const L& lapl, typename FN::non_const_value_type coeff,
-                    bool write_lapl) {
+                    bool write_lapl, bool reverse = false,
+                    int strip = backends::StencilTuning<Exec>::strip_rows) {
   const std::int64_t nx = f.extent(0), ny = f.extent(1);
   if (nx == 0 || ny == 0) return;
   if (algorithm == StencilAlgorithm::plain) {
@@ -300,8 +523,43 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
   }
   using Tuning = backends::StencilTuning<Exec>;
   constexpr bool tr = transposed_v<F>;
-  using Kernel = DiffusionPass<Exec, tr, F, FN, L>;
   const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
+  if (algorithm == StencilAlgorithm::streaming) {
+    if (strip <= 0 && shape.steps == 1) {
+      Kokkos::parallel_for("unison::diffusion::streaming",
+                           Kokkos::TeamPolicy<Exec>(exec, int(rows), 1, Tuning::vector_length),
+                           DiffusionRows<tr, F, FN, L>{f, next, lapl, coeff, write_lapl, rows, cols});
+      return;
+    }
+    if (strip <= 0) strip = Tuning::strip_rows_two_steps;
+    // 16-byte chunks when every array's rows start on 16-byte boundaries with unit columns.
+    using T = typename FN::non_const_value_type;
+    constexpr int K = 16 % sizeof(T) == 0 && sizeof(T) < 16 ? int(16 / sizeof(T)) : 1;
+    const auto wide = [](const auto& v) {
+      const std::int64_t pitch = tr ? v.stride(1) : v.stride(0);
+      return column_stride<tr>(v) == 1 && reinterpret_cast<std::uintptr_t>(v.data()) % 16 == 0 &&
+             (pitch * std::int64_t(sizeof(T))) % 16 == 0;
+    };
+    const auto launch = [&](auto k) {
+      constexpr int KK = decltype(k)::value;
+      const std::int64_t chunks = (cols + KK - 1) / KK, strips = (rows + strip - 1) / strip;
+      const Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>> policy(exec, 0,
+                                                                             chunks * strips);
+      if (shape.steps == 2) {
+        Kokkos::parallel_for("unison::diffusion::streaming2", policy,
+                             DiffusionStrips2<KK, tr, F, FN, L>{f, next, lapl, coeff, write_lapl,
+                                                                rows, cols, chunks, strip});
+      } else {
+        Kokkos::parallel_for("unison::diffusion::streaming", policy,
+                             DiffusionStrips<KK, tr, F, FN, L>{f, next, lapl, coeff, write_lapl,
+                                                               rows, cols, chunks, strip});
+      }
+    };
+    if (wide(f) && wide(next) && wide(lapl)) launch(std::integral_constant<int, K>());
+    else launch(std::integral_constant<int, 1>());
+    return;
+  }
+  using Kernel = DiffusionPass<Exec, tr, F, FN, L>;
   const std::int64_t across = (cols + shape.tile_cols - 1) / shape.tile_cols;
   const std::int64_t down = (rows + shape.tile_rows - 1) / shape.tile_rows;
   Kokkos::TeamPolicy<Exec> policy(exec, int(across * down), Tuning::team_size,
@@ -313,7 +571,26 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
                        policy,
                        Kernel{f, next, lapl, coeff, write_lapl, rows, cols, across,
                               shape.tile_rows, shape.tile_cols, shape.steps,
-                              Tuning::scratch_level});
+                              Tuning::scratch_level, reverse});
+}
+
+// The algorithm `automatic` stands for: the backend's choice, or `tiled` when the caller set a
+// tile shape or several steps per pass.
+template <class Exec>
+StencilAlgorithm resolve(StencilAlgorithm algorithm, Laplacian which,
+                         const DiffusionOptions& options = {}) {
+  using Tuning = backends::StencilTuning<Exec>;
+  if (algorithm != StencilAlgorithm::automatic) return algorithm;
+  if (options.tile_rows > 0 || options.tile_cols > 0 || options.steps_per_pass > 1)
+    return StencilAlgorithm::tiled;
+  const bool streaming =
+      which == Laplacian::every_step ? Tuning::streaming_every_step : Tuning::streaming_final_only;
+  return streaming ? StencilAlgorithm::streaming : StencilAlgorithm::tiled;
+}
+
+inline bool known(StencilAlgorithm a) {
+  return a == StencilAlgorithm::automatic || a == StencilAlgorithm::plain ||
+         a == StencilAlgorithm::tiled || a == StencilAlgorithm::streaming;
 }
 
 template <class Exec, class F, class L>
@@ -362,11 +639,10 @@ void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lap
   impl::check_disjoint(fn, "f_next", f_next, "f", f);
   impl::check_disjoint(fn, "lapl", lapl, "f", f);
   impl::check_disjoint(fn, "lapl", lapl, "f_next", f_next);
-  impl::require(algorithm == StencilAlgorithm::automatic || algorithm == StencilAlgorithm::plain ||
-                    algorithm == StencilAlgorithm::tiled,
-                fn, "unknown algorithm ", int(algorithm));
+  impl::require(impl::known(algorithm), fn, "unknown algorithm ", int(algorithm));
+  algorithm = impl::resolve<Exec>(algorithm, Laplacian::every_step);
   using Tuning = backends::StencilTuning<Exec>;
-  auto shape = algorithm == StencilAlgorithm::plain
+  auto shape = algorithm != StencilAlgorithm::tiled
                    ? impl::PassShape{1, 1, 1}
                    : impl::checked_shape<Exec, T>(fn, {Tuning::tile_rows, Tuning::tile_cols, 1},
                                                   false);
@@ -419,23 +695,25 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   }
   require(which == Laplacian::every_step || which == Laplacian::final_only, fn,
           "unknown Laplacian choice ", int(which));
-  const auto algorithm = options.algorithm;
-  require(algorithm == StencilAlgorithm::automatic || algorithm == StencilAlgorithm::plain ||
-              algorithm == StencilAlgorithm::tiled,
-          fn, "unknown algorithm ", int(algorithm));
-  require(options.tile_rows >= 0 && options.tile_cols >= 0 && options.steps_per_pass >= 0, fn,
-          "tile ", options.tile_rows, "x", options.tile_cols, " and steps_per_pass ",
-          options.steps_per_pass, " must not be negative");
+  require(known(options.algorithm), fn, "unknown algorithm ", int(options.algorithm));
+  require(options.tile_rows >= 0 && options.tile_cols >= 0 && options.steps_per_pass >= 0 &&
+              options.strip_rows >= 0,
+          fn, "tile ", options.tile_rows, "x", options.tile_cols, ", steps_per_pass ",
+          options.steps_per_pass, " and strip_rows ", options.strip_rows,
+          " must not be negative");
   require(options.steps_per_pass <= 1 || which == Laplacian::final_only, fn,
           "steps_per_pass ", options.steps_per_pass,
           " needs Laplacian::final_only (every step's Laplacian is written otherwise)");
+  const StencilAlgorithm algorithm = resolve<Exec>(options.algorithm, which, options);
   require(options.steps_per_pass <= 1 || algorithm != StencilAlgorithm::plain, fn,
-          "steps_per_pass ", options.steps_per_pass, " needs the tiled algorithm");
+          "steps_per_pass ", options.steps_per_pass, " needs the tiled or streaming algorithm");
+  require(options.steps_per_pass <= 2 || algorithm != StencilAlgorithm::streaming, fn,
+          "steps_per_pass ", options.steps_per_pass, " with the streaming algorithm: it runs 1 or 2");
 
   using Tuning = backends::StencilTuning<Exec>;
-  const bool blocked = which == Laplacian::final_only && algorithm != StencilAlgorithm::plain;
+  const bool blocked = which == Laplacian::final_only && algorithm == StencilAlgorithm::tiled;
   PassShape shape{1, 1, 1};
-  if (algorithm != StencilAlgorithm::plain) {
+  if (algorithm == StencilAlgorithm::tiled) {
     const bool user_tile = options.tile_rows > 0 || options.tile_cols > 0;
     const int per_pass = options.steps_per_pass > 0 ? options.steps_per_pass
                          : blocked                  ? Tuning::steps_per_pass
@@ -448,6 +726,9 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
                       : per_pass > 1        ? Tuning::blocked_tile_cols
                                             : Tuning::tile_cols;
     shape = checked_shape<Exec, T>(fn, shape, user_tile);
+  } else if (algorithm == StencilAlgorithm::streaming && which == Laplacian::final_only) {
+    shape.steps = options.steps_per_pass > 0 ? options.steps_per_pass
+                                             : Tuning::streaming_steps_per_pass;
   }
   if (steps == 0 || f.size() == 0) return;
 
@@ -484,7 +765,11 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
     diffusion_pass(exec, algorithm, pass, Kokkos::View<const T**, diffusion_layout_t<F>,
                                                        typename F::memory_space,
                                                        Kokkos::MemoryTraits<Kokkos::Unmanaged>>(cur),
-                   nxt, lapl, c, which == Laplacian::every_step || final_pass);
+                   nxt, lapl, c, which == Laplacian::every_step || final_pass,
+                   (done / shape.steps) % 2 == 1,
+                   options.strip_rows > 0 ? options.strip_rows
+                   : n == 2               ? Tuning::strip_rows_two_steps
+                                          : Tuning::strip_rows);
     done += n;
     std::swap(cur, nxt);
     on_step(done, Kokkos::View<const T**, diffusion_layout_t<F>, typename F::memory_space,

@@ -59,20 +59,4 @@ KOKKOS_FORCEINLINE_FUNCTION void by_chunks(const Range& range, const T* base, in
   }
 }
 
-// dst[p] = src[p * stride] for p in [0, n); with stride 1 and K > 1, one wide load per chunk.
-template <int K, class T, class Range>
-KOKKOS_FORCEINLINE_FUNCTION void load_run(const Range& range, T* dst, const T* src,
-                                          std::int64_t stride, int n) {
-  if (K > 1 && stride == 1) {
-    by_chunks<T, K>(
-        range, src, n, [&](int p) { dst[p] = src[p]; },
-        [&](int p) {
-          const Chunk<T, K> c = *reinterpret_cast<const Chunk<T, K>*>(src + p);
-          for (int e = 0; e < K; ++e) dst[p + e] = c.v[e];
-        });
-  } else {
-    range(0, n, [&](int p) { dst[p] = src[p * stride]; });
-  }
-}
-
 }  // namespace unison::impl

@@ -38,12 +38,15 @@ struct ElementwiseTuning<Kokkos::Cuda> {
 template <class Exec>
 struct ConvolveTuning {
   static constexpr int scratch_level = 1;
-  static constexpr int vector_bytes = 0;  // 16: contiguous inputs staged with 16-byte loads
+  static constexpr int vector_bytes = 0;  // 16: outputs written 16 bytes at a time
   static constexpr int team_size = 1;
   static constexpr int tile = 4096;
   static constexpr int chunk = 1024;
   // On 16 Xeon cores the direct kernel won at 5, 33 and 257 taps (2-3x): never tiled by default.
   static constexpr int tiled_min_taps = 1 << 30;
+  // The direct kernel computes vector_bytes of consecutive outputs per work item from a window
+  // of x in registers, for up to window_taps taps (0: never).
+  static constexpr int window_taps = 0;
 };
 
 /// Diffusion (5-point stencil): a team computes a tile of `tile_rows` x `tile_cols` cells, the
@@ -52,8 +55,21 @@ struct ConvolveTuning {
 /// (rows x columns; on a GPU a warp spans 32 consecutive columns, so loads and stores are
 /// coalesced). `steps_per_pass` is the temporal blocking used when only the final Laplacian is
 /// wanted, with its own tile shape (a larger tile keeps the halo's redundant work small).
+/// `streaming_every_step` / `streaming_final_only`: whether StencilAlgorithm::automatic takes
+/// the `streaming` kernel (no scratch; the neighbours come through the caches) instead of the
+/// tiled one. `strip_rows`: streaming's form, 0 for a team per row (CPUs), else the rows each
+/// thread walks down one 16-byte column chunk (GPUs); `strip_rows_two_steps` for two steps per
+/// pass. `streaming_steps_per_pass`: 1, or 2 (the strip form computes two steps per pass in
+/// registers when only the final Laplacian is wanted; always in strips).
 template <class Exec>
 struct StencilTuning {
+  // 16 Xeon cores (H100 machine), per step: every Laplacian, streaming 849 us, tiled 931;
+  // final only, streaming 740, blocked 4 steps per pass 792.
+  static constexpr bool streaming_every_step = true;
+  static constexpr bool streaming_final_only = true;
+  static constexpr int strip_rows = 0;
+  static constexpr int strip_rows_two_steps = 16;
+  static constexpr int streaming_steps_per_pass = 1;
   static constexpr int scratch_level = 1;  // as for ConvolveTuning
   static constexpr int vector_bytes = 0;   // as for ConvolveTuning
   static constexpr int team_size = 1;
@@ -74,10 +90,19 @@ struct ConvolveTuning<Kokkos::Cuda> {
   static constexpr int tile = 2048;
   static constexpr int chunk = 1024;
   static constexpr int tiled_min_taps = 128;  // H100: direct faster at 33 taps, tiled at 257
+  static constexpr int window_taps = 8;
 };
 
 template <>
 struct StencilTuning<Kokkos::Cuda> {
+  // H100, per step: every Laplacian, streaming 15.2-16.0 us, tiled 21.6; final only, streaming
+  // two steps per pass 6.1 us, one 9.9, tiled 4 steps per pass 12.8. Strips: one step per pass
+  // 8 rows (4: 15.8, 16: 18.9); two steps 16 rows (4: 7.7, 8: 6.7).
+  static constexpr bool streaming_every_step = true;
+  static constexpr bool streaming_final_only = true;
+  static constexpr int strip_rows = 8;
+  static constexpr int strip_rows_two_steps = 16;
+  static constexpr int streaming_steps_per_pass = 2;
   static constexpr int scratch_level = 0;
   static constexpr int vector_bytes = 16;
   static constexpr int team_size = 8;
