@@ -157,6 +157,25 @@ struct DiffusionRows {
   }
 };
 
+// The strip kernels' stores: cells [c0, c0 + K) of row r of next and, if asked, lapl; one
+// 16-byte access each (streaming for lapl) when the chunk is whole, else cell by cell.
+template <bool Tr, class FN, class L, class T, int K>
+KOKKOS_FORCEINLINE_FUNCTION void store_chunk(const FN& next, const L& lapl, bool write_lapl,
+                                             std::int64_t r, std::int64_t c0, std::int64_t cols,
+                                             bool full, const Chunk<T, K>& v,
+                                             const Chunk<T, K>& lap) {
+  if (full && K > 1) {
+    *reinterpret_cast<Chunk<T, K>*>(&cell<Tr>(next, r, c0)) = v;
+    if (write_lapl)
+      backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(&cell<Tr>(lapl, r, c0)), lap);
+    return;
+  }
+  for (int e = 0; e < K && c0 + e < cols; ++e) {
+    cell<Tr>(next, r, c0 + e) = v.v[e];
+    if (write_lapl) cell<Tr>(lapl, r, c0 + e) = lap.v[e];
+  }
+}
+
 // `streaming` on GPUs: a thread per chunk of K consecutive cells of a grid row (K * sizeof(T) =
 // 16 bytes where every array allows 16-byte accesses, else 1), walking down a strip of `strip`
 // rows. The rows above, at and below stay in registers, so each row costs one new chunk load
@@ -201,16 +220,7 @@ struct DiffusionStrips {
       for (int e = 0; e < K; ++e)
         stencil<T>(mid.v[e], up.v[e], down.v[e], e > 0 ? mid.v[e - 1] : left,
                    e + 1 < K ? mid.v[e + 1] : right, coeff, lap.v[e], v.v[e]);
-      if (full && K > 1) {
-        *reinterpret_cast<C*>(&cell<Tr>(next, r, c0)) = v;
-        if (write_lapl) backends::store_streaming(reinterpret_cast<C*>(&cell<Tr>(lapl, r, c0)), lap);
-      } else {
-        for (int e = 0; e < K; ++e) {
-          if (c0 + e >= cols) break;
-          cell<Tr>(next, r, c0 + e) = v.v[e];
-          if (write_lapl) cell<Tr>(lapl, r, c0 + e) = lap.v[e];
-        }
-      }
+      store_chunk<Tr>(next, lapl, write_lapl, r, c0, cols, full, v, lap);
       up = mid;
       mid = down;
       down = after;
@@ -292,16 +302,7 @@ struct DiffusionStrips2 {
       for (int e = 0; e < K; ++e)
         stencil<T>(gb.v[e + 1], ga.v[e + 1], gc.v[e + 1], gb.v[e], gb.v[e + 2], coeff, lap.v[e],
                    v.v[e]);
-      if (full && K > 1) {
-        *reinterpret_cast<C*>(&cell<Tr>(next, r, c0)) = v;
-        if (write_lapl) backends::store_streaming(reinterpret_cast<C*>(&cell<Tr>(lapl, r, c0)), lap);
-      } else {
-        for (int e = 0; e < K; ++e) {
-          if (c0 + e >= cols) break;
-          cell<Tr>(next, r, c0 + e) = v.v[e];
-          if (write_lapl) cell<Tr>(lapl, r, c0 + e) = lap.v[e];
-        }
-      }
+      store_chunk<Tr>(next, lapl, write_lapl, r, c0, cols, full, v, lap);
       fc = fd;
       fd = fe;
       fe = fn;
