@@ -622,7 +622,8 @@ constexpr void static_checks() {
 /// Throws unison::invalid_argument for unequal extents, f_next or lapl overlapping f or each
 /// other (f is read by neighbouring cells while the step runs: it is never updated in place),
 /// or a coeff that is not finite.
-/// Kernels: "unison::diffusion::tiled" (or "unison::diffusion::plain" if asked for).
+/// Kernels: "unison::diffusion::streaming", "unison::diffusion::tiled" or
+/// "unison::diffusion::plain", by algorithm (StencilAlgorithm).
 template <class Exec, class F, class FN, class L>
 void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lapl, double coeff,
                     StencilAlgorithm algorithm = StencilAlgorithm::automatic) {
@@ -786,14 +787,19 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
 
 /// Advances f by `steps` diffusion steps (see diffusion_step), in place, with one internal
 /// buffer of f's size ("unison::diffusion::buffer"). lapl receives the Laplacian of each step
-/// (Laplacian::every_step) or of the last step only (Laplacian::final_only, which lets the
-/// tiled algorithm run several steps per pass: options.steps_per_pass, the backend's choice by
-/// default). Either way, lapl ends holding the Laplacian of the field before the last step.
+/// (Laplacian::every_step) or of the last step only (Laplacian::final_only, which lets several
+/// steps run per pass: options.steps_per_pass, 1 or 2 for the streaming algorithm, any number
+/// for the tiled one; the backend's choice by default). Either way, lapl ends holding the
+/// Laplacian of the field before the last step.
 /// steps == 0 changes nothing.
 /// Blocks: returns once the work is done on `exec` (the internal buffer is released at the end).
 /// Throws unison::invalid_argument for unequal extents, lapl overlapping f, negative steps, a
 /// coeff that is not finite, or options that do not apply (steps_per_pass > 1 with every_step
-/// or with the plain algorithm, a tile that does not fit in the backend's team scratch).
+/// or with the plain algorithm, > 2 with the streaming one, a tile that does not fit in the
+/// backend's team scratch, negative extents or strip rows).
+/// Kernels: "unison::diffusion::streaming" (two steps per pass: "unison::diffusion::streaming2"),
+/// "unison::diffusion::tiled", "unison::diffusion::blocked" (tiled, several steps per pass),
+/// "unison::diffusion::plain".
 template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
              Laplacian which = Laplacian::every_step, const DiffusionOptions& options = {}) {
