@@ -88,6 +88,6 @@ Kokkos::View<T*, Mem> random_view(std::size_t n, double lo, double hi, const cha
 }
 
 // Records the build and the machine in the JSON context.
-void add_context();
+void add_context(bool flushed);
 
 }  // namespace unison::bench

@@ -9,7 +9,10 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <Kokkos_Random.hpp>
 
 #include <unison/convolve.hpp>
 #include <unison/diffusion.hpp>
@@ -34,8 +37,20 @@ int steps_per_call() {
   return 100;
 }
 
+// Probes of what the time depends on besides the kernel's shape.
+struct Variant {
+  // The sweep order: diffuse() alternates the direction of its passes (impl::diffusion_pass's
+  // `reverse`); this calls the internal pass itself, every step's Laplacian by the streaming
+  // kernel, always forward.
+  bool one_direction = false;
+  // The start field: uniform in [0.5, 1) instead of the jagged field, whose zero regions fill
+  // with subnormal numbers at the diffusion fronts (slow on some CPUs).
+  bool dense = false;
+};
+
 template <class Exec>
-void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions options) {
+void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions options,
+                   Variant variant = {}) {
   using Mem = typename Exec::memory_space;
   const long n = 2000;
   const int steps = steps_per_call<Exec>();
@@ -49,7 +64,24 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
             lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
         unison::DiffusionBuffer<decltype(f)> buffer(
             Kokkos::view_alloc(exec, std::string("unison::bench::buffer")), n, n);
-        unison::jagged_field(exec, f);
+        if (variant.dense) {
+          Kokkos::Random_XorShift64_Pool<Exec> pool(2024);
+          Kokkos::fill_random(exec, f, pool, 0.5f, 1.0f);
+        } else {
+          unison::jagged_field(exec, f);
+        }
+        if (variant.one_direction) {
+          return [=](const Exec& e) {
+            auto a = f, b = buffer;
+            for (int s = 0; s < steps; ++s) {
+              unison::impl::diffusion_pass(
+                  e, StencilAlgorithm::streaming, {1, 1, 1},
+                  Kokkos::View<const float**, Kokkos::LayoutRight, Mem>(a), b, lapl, 0.25f, true,
+                  false);
+              std::swap(a, b);
+            }
+          };
+        }
         return [=](const Exec& e) {
           unison::diffuse(e, f, buffer, steps, 0.25, lapl, which, options);
         };
@@ -109,6 +141,12 @@ void register_backend() {
     shapes = {{8, 512}, {16, 512}, {32, 1024}, {8, 2048}, {64, 256}};
     blocked = {{2, 32, 512}, {4, 32, 512}, {4, 64, 1024}, {8, 64, 512}, {8, 128, 1024}};
   }
+  Variant one_direction, dense;
+  one_direction.one_direction = true;
+  dense.dense = true;
+  add_diffusion<Exec>("probe/every_step/streaming/one_direction", Laplacian::every_step, {},
+                      one_direction);
+  add_diffusion<Exec>("probe/every_step/automatic/dense_field", Laplacian::every_step, {}, dense);
   if constexpr (is_gpu_v<Exec>) {
     for (int strip : {4, 8, 16}) {
       DiffusionOptions o;

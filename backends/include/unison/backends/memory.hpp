@@ -4,17 +4,40 @@
 
 #include <Kokkos_Core.hpp>
 
+#if defined(__SSE2__) && !defined(__CUDA_ARCH__)
+#include <immintrin.h>
+#endif
+
 namespace unison::backends {
 
-/// *p = v for data that will not be read again soon: on a CUDA GPU a streaming store
-/// (st.global.cs, evict first), so that the arrays that will be read stay in L2 (the diffusion
-/// keeps its two fields there while the Laplacian streams out). V is 4, 8 or 16 bytes of
-/// floating-point data. Elsewhere a plain store.
+/// The widest non-temporal store this host compiler may emit (x86: 64 bytes with AVX-512, 32
+/// with AVX, 16 with SSE2), 0 where there is none. What a CPU kernel should give
+/// store_streaming at once.
+#if defined(__AVX512F__)
+inline constexpr int host_stream_bytes = 64;
+#elif defined(__AVX__)
+inline constexpr int host_stream_bytes = 32;
+#elif defined(__SSE2__)
+inline constexpr int host_stream_bytes = 16;
+#else
+inline constexpr int host_stream_bytes = 0;
+#endif
+
+/// *p = v for data that will not be read again soon, so that the arrays that will be read stay
+/// in the caches (the diffusion keeps its two fields there while the Laplacian streams out).
+/// V is floating-point data: on a GPU 4, 8 or a multiple of 16 bytes, on a CPU host_stream_bytes.
+/// - CUDA GPU: streaming stores (st.global.cs, evict first) of 4, 8 or 16 bytes each, for V of
+///   4, 8 or a multiple of 16 bytes.
+/// - x86 CPU: a non-temporal store (past the caches, straight to memory) when V is 16, 32 or 64
+///   bytes and the instruction set has it; p must then be aligned to sizeof(V). Such stores are
+///   weakly ordered: a thread calls store_streaming_fence() before its work item ends.
+/// - Otherwise a plain store.
 template <class V>
 KOKKOS_FORCEINLINE_FUNCTION void store_streaming(V* p, const V& v) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  if constexpr (sizeof(V) == 16) {
-    __stcs(reinterpret_cast<float4*>(p), *reinterpret_cast<const float4*>(&v));
+  if constexpr (sizeof(V) % 16 == 0) {  // 16 bytes at a time
+    for (std::size_t b = 0; b < sizeof(V) / 16; ++b)
+      __stcs(reinterpret_cast<float4*>(p) + b, reinterpret_cast<const float4*>(&v)[b]);
   } else if constexpr (sizeof(V) == 8) {
     __stcs(reinterpret_cast<float2*>(p), *reinterpret_cast<const float2*>(&v));
   } else if constexpr (sizeof(V) == 4) {
@@ -22,8 +45,32 @@ KOKKOS_FORCEINLINE_FUNCTION void store_streaming(V* p, const V& v) {
   } else {
     *p = v;
   }
+#elif defined(__AVX512F__) || defined(__AVX__) || defined(__SSE2__)
+  if constexpr (sizeof(V) == 64 && host_stream_bytes >= 64) {
+#if defined(__AVX512F__)
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(p), _mm512_loadu_si512(&v));
+#endif
+  } else if constexpr (sizeof(V) == 32 && host_stream_bytes >= 32) {
+#if defined(__AVX__)
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(p),
+                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&v)));
+#endif
+  } else if constexpr (sizeof(V) == 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(p),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(&v)));
+  } else {
+    *p = v;
+  }
 #else
   *p = v;
+#endif
+}
+
+/// Orders this thread's store_streaming stores before its later stores (x86 CPUs: sfence), so
+/// that whoever synchronizes with the thread afterwards sees them. Nothing elsewhere.
+KOKKOS_FORCEINLINE_FUNCTION void store_streaming_fence() {
+#if !defined(__CUDA_ARCH__) && (defined(__SSE2__) || defined(__AVX__) || defined(__AVX512F__))
+  _mm_sfence();
 #endif
 }
 

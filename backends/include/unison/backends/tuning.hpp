@@ -57,18 +57,21 @@ struct ConvolveTuning {
 /// wanted, with its own tile shape (a larger tile keeps the halo's redundant work small).
 /// `streaming_every_step` / `streaming_final_only`: whether StencilAlgorithm::automatic takes
 /// the `streaming` kernel (no scratch; the neighbours come through the caches) instead of the
-/// tiled one. `strip_rows`: streaming's form, 0 for a team per row (CPUs), else the rows each
-/// thread walks down one 16-byte column chunk (GPUs); `strip_rows_two_steps` for two steps per
-/// pass. `streaming_steps_per_pass`: 1, or 2 (the strip form computes two steps per pass in
-/// registers when only the final Laplacian is wanted; always in strips).
+/// tiled one. `strip_rows`: streaming's form, 0 for a block of rows per thread (CPUs), else the
+/// rows each thread walks down one column chunk of `strip_chunk_bytes` (GPUs);
+/// `strip_rows_two_steps` for two steps per pass. `streaming_steps_per_pass`: 1, or 2 (the
+/// strip form computes two steps per pass in registers when only the final Laplacian is wanted;
+/// always in strips).
 template <class Exec>
 struct StencilTuning {
-  // 16 Xeon cores (H100 machine), per step: every Laplacian, streaming 849 us, tiled 931;
-  // final only, streaming 740, blocked 4 steps per pass 792.
+  // 16 Xeon cores (H100 machine, -march=native), per step from the jagged field: every
+  // Laplacian, streaming (a block of rows per thread, non-temporal Laplacian stores) 389-439 us,
+  // tiled 460-498; final only, streaming 287-327. (A team per row, before: 814-855 us.)
   static constexpr bool streaming_every_step = true;
   static constexpr bool streaming_final_only = true;
   static constexpr int strip_rows = 0;
   static constexpr int strip_rows_two_steps = 16;
+  static constexpr int strip_chunk_bytes = 16;
   static constexpr int streaming_steps_per_pass = 1;
   static constexpr int scratch_level = 1;  // as for ConvolveTuning
   static constexpr int vector_bytes = 0;   // as for ConvolveTuning
@@ -102,6 +105,9 @@ struct StencilTuning<Kokkos::Cuda> {
   static constexpr bool streaming_final_only = true;
   static constexpr int strip_rows = 8;
   static constexpr int strip_rows_two_steps = 16;
+  // 32-byte chunks (two 16-byte accesses per thread and row): every Laplacian 24.2 us (strips
+  // of 8), 18.7 (16); final only 5.7-5.9 us, within the spread of 16-byte chunks between leases.
+  static constexpr int strip_chunk_bytes = 16;
   static constexpr int streaming_steps_per_pass = 2;
   static constexpr int scratch_level = 0;
   static constexpr int vector_bytes = 16;
