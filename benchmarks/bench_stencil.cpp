@@ -8,6 +8,8 @@
 // Convolution: GB/s counts x read once and y written once.
 #include <array>
 #include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +19,7 @@
 #include <unison/convolve.hpp>
 #include <unison/diffusion.hpp>
 #include <unison/field.hpp>
+#include <unison/npy.hpp>
 
 #include "bench_common.hpp"
 
@@ -46,6 +49,8 @@ struct Variant {
   // The start field: uniform in [0.5, 1) instead of the jagged field, whose zero regions fill
   // with subnormal numbers at the diffusion fronts (slow on some CPUs).
   bool dense = false;
+  // Or a 2000 x 2000 float32 field read from this .npy file (the peers' field, say).
+  std::string npy;
 };
 
 template <class Exec>
@@ -64,7 +69,12 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
             lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
         unison::DiffusionBuffer<decltype(f)> buffer(
             Kokkos::view_alloc(exec, std::string("unison::bench::buffer")), n, n);
-        if (variant.dense) {
+        if (!variant.npy.empty()) {
+          const auto host = unison::read_npy<float>(variant.npy);
+          if (host.extent(0) != std::size_t(n) || host.extent(1) != std::size_t(n))
+            throw std::runtime_error("UNISON_BENCH_FIELD: " + variant.npy + " is not 2000 x 2000");
+          Kokkos::deep_copy(exec, f, host);
+        } else if (variant.dense) {
           Kokkos::Random_XorShift64_Pool<Exec> pool(2024);
           Kokkos::fill_random(exec, f, pool, 0.5f, 1.0f);
         } else {
@@ -147,6 +157,13 @@ void register_backend() {
   add_diffusion<Exec>("probe/every_step/streaming/one_direction", Laplacian::every_step, {},
                       one_direction);
   add_diffusion<Exec>("probe/every_step/automatic/dense_field", Laplacian::every_step, {}, dense);
+  // UNISON_BENCH_FIELD=file.npy: every step's Laplacian from that field (2000 x 2000 float32),
+  // e.g. the one the peers start from (python3 benchmarks/peers/stencil_peers.py save FILE).
+  if (const char* path = std::getenv("UNISON_BENCH_FIELD")) {
+    Variant npy;
+    npy.npy = path;
+    add_diffusion<Exec>("probe/every_step/automatic/npy_field", Laplacian::every_step, {}, npy);
+  }
   if constexpr (is_gpu_v<Exec>) {
     for (int strip : {4, 8, 16}) {
       DiffusionOptions o;
