@@ -171,6 +171,13 @@ void register_backend() {
       o.strip_rows = strip;
       add_diffusion<Exec>("probe/every_step/streaming/strip" + std::to_string(strip),
                           Laplacian::every_step, o);
+      for (int ahead : {1, 2, 3, 4}) {
+        DiffusionOptions p = o;
+        p.strip_prefetch = ahead;
+        add_diffusion<Exec>("probe/every_step/streaming/strip" + std::to_string(strip) +
+                                "/prefetch" + std::to_string(ahead),
+                            Laplacian::every_step, p);
+      }
       for (int per_pass : {1, 2}) {
         o.steps_per_pass = per_pass;
         add_diffusion<Exec>("probe/final_only/streaming/steps" + std::to_string(per_pass) +

@@ -178,21 +178,25 @@ void check_strips(long nx, long ny, int steps) {
   }
   exec.fence();
   const auto plain = to_host(a), plain_lapl = to_host(lapl);
-  // (final_only with 1 and 2 steps per pass; an odd step count ends with a one-step pass.)
+  // (final_only with 1 and 2 steps per pass; an odd step count ends with a one-step pass;
+  // every prefetch depth with one step per pass.)
   for (int strip : {1, 3, 8, 1000}) {
-    for (int per_pass : {0, 1, 2}) {
+    for (int variant : {0, 1, 2, 3, 4, 5}) {
+      const int per_pass = variant < 3 ? variant : 0, prefetch = variant < 3 ? 0 : variant - 1;
       const auto which = per_pass == 0 ? Laplacian::every_step : Laplacian::final_only;
       DiffusionOptions options;
       options.algorithm = StencilAlgorithm::streaming;
       options.strip_rows = strip;
       options.steps_per_pass = per_pass;
+      options.strip_prefetch = prefetch;
       Kokkos::deep_copy(f, f0);
       poison_fill(lapl);
       unison::diffuse(exec, f, steps, coeff, lapl, which, options);
       const std::string where = std::to_string(nx) + "x" + std::to_string(ny) + ", strips of " +
                                 std::to_string(strip) + ", " + typeid(Layout).name() + ", " +
                                 (sizeof(T) == 4 ? "float" : "double") + ", " +
-                                std::to_string(per_pass) + " per pass";
+                                std::to_string(per_pass) + " per pass, prefetch " +
+                                std::to_string(prefetch);
       EXPECT_TRUE(close(to_host(f), plain, 0)) << where;
       EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << where;
     }
@@ -423,6 +427,13 @@ void test_errors() {
   EXPECT_TRUE(throws_invalid(
       [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::every_step, negative); }, dif,
       {"must not be negative"}));
+  for (int prefetch : {-1, 5}) {
+    DiffusionOptions ahead;
+    ahead.strip_prefetch = prefetch;
+    EXPECT_TRUE(throws_invalid(
+        [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::every_step, ahead); }, dif,
+        {"strip_prefetch is " + std::to_string(prefetch), "must be 0 (the backend's choice) to 4"}));
+  }
   // A refused call writes nothing; zero steps change nothing.
   Kokkos::deep_copy(f, 1.f);
   Kokkos::deep_copy(lapl, 2.f);

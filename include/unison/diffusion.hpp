@@ -50,6 +50,7 @@ struct DiffusionOptions {
   int tile_cols = 0;       ///< tile extent along the contiguous axis
   int steps_per_pass = 0;  ///< temporal blocking; only with Laplacian::final_only and tiling
   int strip_rows = 0;      ///< rows per thread of `streaming` in strips (0: the backend's form)
+  int strip_prefetch = 0;  ///< rows a strip thread loads ahead, 1 to 4 (0: the backend's choice)
 };
 
 namespace impl {
@@ -218,11 +219,12 @@ KOKKOS_FORCEINLINE_FUNCTION void store_chunk(const FN& next, const L& lapl, bool
 
 // `streaming` on GPUs: a thread per chunk of K consecutive cells of a grid row (K * sizeof(T) =
 // StencilTuning::strip_chunk_bytes where every array allows 16-byte accesses, else 1), walking
-// down a strip of `strip` rows. The rows above, at and below stay in registers, so each row
-// costs one new chunk load (the row after the one below, issued before this row's stores: two
-// rows in flight), two single loads (the left and right neighbours, which the neighbouring
-// threads have just brought into the L1 cache), and the stores. No scratch, no barrier.
-template <int K, bool Tr, class F, class FN, class L>
+// down a strip of `strip` rows. The rows above, at and below stay in registers, with the next
+// D - 1 rows already loaded: each row costs one new chunk load (D rows ahead, issued before
+// this row's stores, so D + 1 rows are in flight), two single loads (the left and right
+// neighbours, which the neighbouring threads have just brought into the L1 cache), and the
+// stores. No scratch, no barrier.
+template <int K, int D, bool Tr, class F, class FN, class L>
 struct DiffusionStrips {
   using T = typename FN::non_const_value_type;
   using C = Chunk<T, K>;
@@ -251,19 +253,21 @@ struct DiffusionStrips {
     const std::int64_t c0 = i % chunks * K, r0 = i / chunks * strip;
     const std::int64_t r1 = r0 + strip < rows ? r0 + strip : rows;
     const bool full = c0 + K <= cols;
-    C up = load(r0 - 1, c0, full), mid = load(r0, c0, full), down = load(r0 + 1, c0, full);
+    // w[j] is row r - 1 + j: above, at, below, then the rows loaded ahead. The strip reads
+    // rows r0 - 1 .. r1.
+    C w[D + 2];
+    for (int j = 0; j < D + 2; ++j) w[j] = r0 - 1 + j <= r1 ? load(r0 - 1 + j, c0, full) : C{};
     for (std::int64_t r = r0; r < r1; ++r) {
-      const C after = r + 1 < r1 ? load(r + 2, c0, full) : C{};
+      const C ahead = r + D + 1 <= r1 ? load(r + D + 1, c0, full) : C{};
       const T left = c0 > 0 ? cell<Tr>(f, r, c0 - 1) : T(0);
       const T right = c0 + K < cols ? cell<Tr>(f, r, c0 + K) : T(0);
       C v, lap;
       for (int e = 0; e < K; ++e)
-        stencil<T>(mid.v[e], up.v[e], down.v[e], e > 0 ? mid.v[e - 1] : left,
-                   e + 1 < K ? mid.v[e + 1] : right, coeff, lap.v[e], v.v[e]);
+        stencil<T>(w[1].v[e], w[0].v[e], w[2].v[e], e > 0 ? w[1].v[e - 1] : left,
+                   e + 1 < K ? w[1].v[e + 1] : right, coeff, lap.v[e], v.v[e]);
       store_chunk<Tr>(next, lapl, write_lapl, r, c0, cols, full, v, lap);
-      up = mid;
-      mid = down;
-      down = after;
+      for (int j = 0; j + 1 < D + 2; ++j) w[j] = w[j + 1];
+      w[D + 1] = ahead;
     }
   }
 };
@@ -552,7 +556,8 @@ template <class Exec, class F, class FN, class L>
 void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shape, const F& f,
                     const FN& next, const L& lapl, typename FN::non_const_value_type coeff,
                     bool write_lapl, bool reverse = false,
-                    int strip = backends::StencilTuning<Exec>::strip_rows) {
+                    int strip = backends::StencilTuning<Exec>::strip_rows,
+                    int prefetch = backends::StencilTuning<Exec>::strip_prefetch_rows) {
   const std::int64_t nx = f.extent(0), ny = f.extent(1);
   if (nx == 0 || ny == 0) return;
   if (algorithm == StencilAlgorithm::plain) {
@@ -599,9 +604,15 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
                              DiffusionStrips2<KK, tr, F, FN, L>{f, next, lapl, coeff, write_lapl,
                                                                 rows, cols, chunks, strip});
       } else {
-        Kokkos::parallel_for("unison::diffusion::streaming", policy,
-                             DiffusionStrips<KK, tr, F, FN, L>{f, next, lapl, coeff, write_lapl,
-                                                               rows, cols, chunks, strip});
+        const auto strips = [&](auto d) {
+          Kokkos::parallel_for("unison::diffusion::streaming", policy,
+                               DiffusionStrips<KK, decltype(d)::value, tr, F, FN, L>{
+                                   f, next, lapl, coeff, write_lapl, rows, cols, chunks, strip});
+        };
+        if (prefetch <= 1) strips(std::integral_constant<int, 1>());
+        else if (prefetch == 2) strips(std::integral_constant<int, 2>());
+        else if (prefetch == 3) strips(std::integral_constant<int, 3>());
+        else strips(std::integral_constant<int, 4>());
       }
     };
     if (wide(f) && wide(next) && wide(lapl)) launch(std::integral_constant<int, K>());
@@ -751,6 +762,8 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
           fn, "tile ", options.tile_rows, "x", options.tile_cols, ", steps_per_pass ",
           options.steps_per_pass, " and strip_rows ", options.strip_rows,
           " must not be negative");
+  require(options.strip_prefetch >= 0 && options.strip_prefetch <= 4, fn, "strip_prefetch is ",
+          options.strip_prefetch, ", must be 0 (the backend's choice) to 4");
   require(options.steps_per_pass <= 1 || which == Laplacian::final_only, fn,
           "steps_per_pass ", options.steps_per_pass,
           " needs Laplacian::final_only (every step's Laplacian is written otherwise)");
@@ -819,7 +832,9 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
                    (done / shape.steps) % 2 == 1,
                    options.strip_rows > 0 ? options.strip_rows
                    : n == 2               ? Tuning::strip_rows_two_steps
-                                          : Tuning::strip_rows);
+                                          : Tuning::strip_rows,
+                   options.strip_prefetch > 0 ? options.strip_prefetch
+                                              : Tuning::strip_prefetch_rows);
     done += n;
     std::swap(cur, nxt);
     on_step(done, Kokkos::View<const T**, diffusion_layout_t<F>, typename F::memory_space,
@@ -844,7 +859,7 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
 /// Throws unison::invalid_argument for unequal extents, lapl overlapping f, negative steps, a
 /// coeff that is not finite, or options that do not apply (steps_per_pass > 1 with every_step
 /// or with the plain algorithm, > 2 with the streaming one, a tile that does not fit in the
-/// backend's team scratch, negative extents or strip rows).
+/// backend's team scratch, negative extents or strip rows, strip_prefetch outside 0 to 4).
 /// Kernels: "unison::diffusion::streaming" (two steps per pass: "unison::diffusion::streaming2"),
 /// "unison::diffusion::tiled", "unison::diffusion::blocked" (tiled, several steps per pass),
 /// "unison::diffusion::plain".

@@ -59,7 +59,8 @@ struct ConvolveTuning {
 /// the `streaming` kernel (no scratch; the neighbours come through the caches) instead of the
 /// tiled one. `strip_rows`: streaming's form, 0 for a block of rows per thread (CPUs), else the
 /// rows each thread walks down one column chunk of `strip_chunk_bytes` (GPUs);
-/// `strip_rows_two_steps` for two steps per pass. `streaming_steps_per_pass`: 1, or 2 (the
+/// `strip_rows_two_steps` for two steps per pass; `strip_prefetch_rows`: how many rows ahead a
+/// strip thread loads (one step per pass). `streaming_steps_per_pass`: 1, or 2 (the
 /// strip form computes two steps per pass in registers when only the final Laplacian is wanted;
 /// always in strips).
 template <class Exec>
@@ -72,6 +73,7 @@ struct StencilTuning {
   static constexpr int strip_rows = 0;
   static constexpr int strip_rows_two_steps = 16;
   static constexpr int strip_chunk_bytes = 16;
+  static constexpr int strip_prefetch_rows = 1;
   static constexpr int streaming_steps_per_pass = 1;
   static constexpr int scratch_level = 1;  // as for ConvolveTuning
   static constexpr int vector_bytes = 0;   // as for ConvolveTuning
@@ -98,7 +100,7 @@ struct ConvolveTuning<Kokkos::Cuda> {
 
 template <>
 struct StencilTuning<Kokkos::Cuda> {
-  // H100, per step: every Laplacian, streaming 15.2-16.0 us, tiled 21.6; final only, streaming
+  // H100, per step: every Laplacian, streaming 14.7-14.9 us (3 rows ahead), tiled 21.6; final only, streaming
   // two steps per pass 6.1 us, one 9.9, tiled 4 steps per pass 12.8. Strips: one step per pass
   // 8 rows (4: 15.8, 16: 18.9); two steps 16 rows (4: 7.7, 8: 6.7).
   static constexpr bool streaming_every_step = true;
@@ -108,6 +110,9 @@ struct StencilTuning<Kokkos::Cuda> {
   // 32-byte chunks (two 16-byte accesses per thread and row): every Laplacian 24.2 us (strips
   // of 8), 18.7 (16); final only 5.7-5.9 us, within the spread of 16-byte chunks between leases.
   static constexpr int strip_chunk_bytes = 16;
+  // Rows loaded ahead, every Laplacian, strips of 8 (H100, one lease): 1 15.3 us, 2 14.8, 3 14.7,
+  // 4 15.8; strips of 4: 15.7 / 15.1 / 14.9 / 15.2; of 16: 18.1 / 17.3 / 16.4 / 17.0.
+  static constexpr int strip_prefetch_rows = 3;
   static constexpr int streaming_steps_per_pass = 2;
   static constexpr int scratch_level = 0;
   static constexpr int vector_bytes = 16;
