@@ -40,6 +40,7 @@ bool flush_subnormals_if_asked() {
 
 void register_elementwise();
 void register_stencil();
+void register_matmul();
 
 void add_context(bool flushed) {
   benchmark::AddCustomContext("cpu_subnormals", flushed ? "flushed to zero (FTZ, DAZ)" : "IEEE");
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
   unison::bench::add_context(flushed);
   unison::bench::register_elementwise();
   unison::bench::register_stencil();
+  unison::bench::register_matmul();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -20,6 +20,9 @@ set(UNISON_DEPS_DIR "$ENV{UNISON_DEPS_DIR}" CACHE PATH
 set(UNISON_KOKKOS_DEVICES "SERIAL;OPENMP" CACHE STRING "Kokkos backends Unison needs (SERIAL, OPENMP, CUDA)")
 set(UNISON_CUDA_ARCH "90" CACHE STRING "CUDA compute capability to build for when CUDA is enabled (90: H100/H200)")
 option(UNISON_BOUNDS_CHECK "Build the fetched Kokkos with bounds checking (debug preset)" OFF)
+set(UNISON_HOST_BLAS "AUTO" CACHE STRING
+    "OpenBLAS under Kokkos Kernels' GEMM on CPUs: AUTO (when found), ON (required) or OFF")
+set_property(CACHE UNISON_HOST_BLAS PROPERTY STRINGS AUTO ON OFF)
 
 if(UNISON_DEPS_DIR AND NOT IS_ABSOLUTE "${UNISON_DEPS_DIR}")
   # A relative folder is taken from the project's root (UNISON_DEPS_DIR=../shared/deps).
@@ -97,6 +100,50 @@ macro(_unison_enable_cuda_language arch)
   enable_language(CUDA)
 endmacro()
 
+# The host BLAS under KokkosBlas::gemm on CPU backends: OpenBLAS, found with FindBLAS
+# (BLA_VENDOR OpenBLAS; CMAKE_PREFIX_PATH leads it to another copy) or given as the library
+# file in UNISON_BLAS_LIBRARY, handed to Kokkos Kernels as its BLAS TPL. Without one Kokkos
+# Kernels runs its own GEMM kernel. The configure log says which, and at run time
+# unison::matmul_gemm_library().
+macro(_unison_host_blas)
+  set(_unison_blas_lib "")
+  if(NOT UNISON_HOST_BLAS STREQUAL "OFF")
+    if(NOT UNISON_BLAS_LIBRARY)
+      set(BLA_VENDOR OpenBLAS)
+      find_package(BLAS QUIET)
+      unset(BLA_VENDOR)
+      if(BLAS_FOUND AND BLAS_LIBRARIES)
+        list(GET BLAS_LIBRARIES 0 _unison_found)
+        set(UNISON_BLAS_LIBRARY "${_unison_found}" CACHE FILEPATH
+            "The OpenBLAS library under Kokkos Kernels' GEMM on CPUs" FORCE)
+      endif()
+    endif()
+    if(UNISON_BLAS_LIBRARY AND EXISTS "${UNISON_BLAS_LIBRARY}")
+      set(_unison_blas_lib "${UNISON_BLAS_LIBRARY}")
+    elseif(UNISON_HOST_BLAS STREQUAL "ON")
+      message(FATAL_ERROR "Unison: UNISON_HOST_BLAS is ON but no OpenBLAS was found (set "
+                          "CMAKE_PREFIX_PATH to its prefix, or UNISON_BLAS_LIBRARY to the library)")
+    endif()
+  endif()
+  if(_unison_blas_lib)
+    # Kokkos Kernels looks the library up by name in a folder, and calls the Fortran symbols
+    # (sgemm_): OpenBLAS's naming, so no Fortran compiler is needed to find it out.
+    get_filename_component(_unison_blas_dir "${_unison_blas_lib}" DIRECTORY)
+    get_filename_component(_unison_blas_name "${_unison_blas_lib}" NAME_WE)
+    string(REGEX REPLACE "^lib" "" _unison_blas_name "${_unison_blas_name}")
+    set(KokkosKernels_ENABLE_TPL_BLAS ON CACHE BOOL "" FORCE)
+    set(BLAS_LIBRARIES "${_unison_blas_name}")
+    set(BLAS_LIBRARY_DIRS "${_unison_blas_dir}")
+    set(F77_BLAS_MANGLE "(name,NAME) name ## _" CACHE STRING "" FORCE)
+    message(STATUS "Unison: GEMM on CPUs: ${_unison_blas_lib} under Kokkos Kernels")
+  else()
+    set(KokkosKernels_ENABLE_TPL_BLAS OFF CACHE BOOL "" FORCE)
+    message(STATUS "Unison: GEMM on CPUs: Kokkos Kernels' own kernel (no OpenBLAS; "
+                   "UNISON_HOST_BLAS=${UNISON_HOST_BLAS})")
+  endif()
+  set(KokkosKernels_ENABLE_TPL_LAPACK OFF CACHE BOOL "" FORCE)
+endmacro()
+
 macro(unison_provide_kokkos)
   string(TOUPPER "${UNISON_KOKKOS_DEVICES}" _unison_devices)
   find_package(Kokkos ${_unison_kokkos_version} CONFIG QUIET)
@@ -167,6 +214,7 @@ macro(unison_provide_kokkos)
     set(KokkosKernels_ENABLE_EXAMPLES OFF CACHE BOOL "" FORCE)
     set(KokkosKernels_ENABLE_TPL_CUSPARSE OFF CACHE BOOL "" FORCE)
     set(KokkosKernels_ENABLE_TPL_CUSOLVER OFF CACHE BOOL "" FORCE)
+    _unison_host_blas()
     if(Kokkos_ENABLE_CUDA)
       set(KokkosKernels_ENABLE_TPL_CUBLAS ON CACHE BOOL "" FORCE)
     else()

@@ -2,7 +2,7 @@
 # The GPU machine's whole job, in one call of the device tool (see README, "On the GPU machine"):
 # build the cuda preset from the archives in .deps/, run the test suite on every backend
 # (Cuda included), run the benchmarks and the Numba/CuPy peers, and leave logs and JSON in $OUT.
-# Usage (from the repository root): [PEERS="stencil"] scripts/gpu-run.sh [benchmark filter regex | --tests-only]
+# Usage (from the repository root): [PEERS="stencil matmul"] scripts/gpu-run.sh [benchmark filter regex | --tests-only]
 set -uo pipefail
 out=${OUT:-$PWD/build/gpu-out}
 mkdir -p "$out"
@@ -11,8 +11,9 @@ export UNISON_DEPS_DIR=$PWD/.deps
 export CMAKE_BUILD_PARALLEL_LEVEL=$(nproc)
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,driver_version --format=csv | tee "$out/gpu.txt"
 
+. scripts/gpu-openblas.sh  # OpenBLAS under the OpenMP backend's GEMM, when .deps/debs has it
 t0=$(date +%s)
-{ cmake --preset cuda -DUNISON_WARNINGS_AS_ERRORS=OFF && cmake --build --preset cuda; } > "$out/build.log" 2>&1
+{ cmake --preset cuda -DUNISON_WARNINGS_AS_ERRORS=OFF $UNISON_BLAS_FLAGS && cmake --build --preset cuda; } > "$out/build.log" 2>&1
 status=$?
 echo "build: exit $status after $(( $(date +%s) - t0 )) s"
 if [ $status -ne 0 ]; then tail -60 "$out/build.log"; exit $status; fi
@@ -29,6 +30,6 @@ grep -E "_median" "$out/bench.log" | grep -E "Cuda|OpenMP" | sed "s#/iterations:
   | awk '{printf "%-58s %10s %s  %s\n", $1, $2, $3, $6}'
 
 # PEERS: which peer scripts to run (benchmarks/peers/<name>_peers.py), all by default.
-for peer in ${PEERS-elementwise stencil}; do
+for peer in ${PEERS-elementwise stencil matmul}; do
   PYTHONUNBUFFERED=1 python3 benchmarks/peers/${peer}_peers.py 2>&1 | tee "$out/peers-$peer.log"
 done

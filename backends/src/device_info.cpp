@@ -50,4 +50,26 @@ std::string describe(const DeviceInfo& info) {
   return s.str();
 }
 
+long long free_memory_bytes(const std::string& memory_space) {
+  if (memory_space == "Host") {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key, unit;
+    long long kib = 0;
+    while (meminfo >> key >> kib >> unit)
+      if (key == "MemAvailable:") return kib * 1024;
+    return -1;
+  }
+#ifdef KOKKOS_ENABLE_CUDA
+  if (memory_space == "Cuda") {
+    std::size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return -1;
+    }
+    return static_cast<long long>(free);
+  }
+#endif
+  return -1;
+}
+
 }  // namespace unison::backends

@@ -7,6 +7,7 @@
 #include <unison/elementwise.hpp>
 #include <unison/field.hpp>
 #include <unison/math.hpp>
+#include <unison/matmul.hpp>
 #include <unison/npy.hpp>
 #include <unison/transform.hpp>
 #include <unison/backends/device_info.hpp>

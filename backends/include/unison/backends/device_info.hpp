@@ -26,4 +26,9 @@ std::vector<DeviceInfo> enabled_backends();
 /// One line per backend, for logs and benchmark contexts.
 std::string describe(const DeviceInfo& info);
 
+/// Bytes that can be allocated now in the Kokkos memory space of that name (its `name()`):
+/// "Host" (HostSpace) the host's available memory (MemAvailable), "Cuda" (CudaSpace) the GPU's free
+/// memory; -1 for any other space, or where the system does not say.
+long long free_memory_bytes(const std::string& memory_space);
+
 }  // namespace unison::backends

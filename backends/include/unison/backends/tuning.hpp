@@ -86,6 +86,28 @@ struct StencilTuning {
   static constexpr int blocked_tile_cols = 512;
 };
 
+/// matmul_reduce's `tiled` method: a team computes a tile_m x tile_n tile of A.B, staging
+/// tile_k columns of A and rows of B at a time in team scratch (A's tile transposed, so that a
+/// thread reads its rows as consecutive words). The tile is cut into micro-tiles of micro_m x
+/// micro_n products, one thread per micro-tile on a GPU (accumulated in registers over the whole
+/// k loop, the next slice of A and B loaded into registers while this one is multiplied), and
+/// all of them on the one thread of a CPU team (accumulated in a scratch copy of the tile).
+/// `column_rows`: how many rows one work item of the column sums (the `gemm` and `reassociated`
+/// methods) adds up; `column_chunk`: how many consecutive columns it carries (a GPU thread one,
+/// so that a warp reads 32 consecutive words of a row; a CPU thread a vector's worth).
+template <class Exec>
+struct MatmulTuning {
+  static constexpr int scratch_level = 1;  // as for ConvolveTuning
+  static constexpr int team_size = 1;
+  static constexpr int tile_m = 64;
+  static constexpr int tile_n = 64;
+  static constexpr int tile_k = 64;
+  static constexpr int micro_m = 4;
+  static constexpr int micro_n = 16;
+  static constexpr int column_rows = 1024;
+  static constexpr int column_chunk = 64;
+};
+
 #ifdef KOKKOS_ENABLE_CUDA
 template <>
 struct ConvolveTuning<Kokkos::Cuda> {
@@ -123,6 +145,19 @@ struct StencilTuning<Kokkos::Cuda> {
   static constexpr int steps_per_pass = 4;
   static constexpr int blocked_tile_rows = 24;  // 24x120: 12.0 us/step, 16x120: 13.6
   static constexpr int blocked_tile_cols = 120;
+};
+
+template <>
+struct MatmulTuning<Kokkos::Cuda> {
+  static constexpr int scratch_level = 0;
+  static constexpr int team_size = 256;
+  static constexpr int tile_m = 128;
+  static constexpr int tile_n = 128;
+  static constexpr int tile_k = 8;
+  static constexpr int micro_m = 8;
+  static constexpr int micro_n = 8;
+  static constexpr int column_rows = 64;
+  static constexpr int column_chunk = 1;
 };
 #endif
 

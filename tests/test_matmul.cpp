@@ -1,0 +1,189 @@
+// matmul_reduce against a float64 host reference on every backend: every method, float and
+// double, LayoutRight, LayoutLeft and strided operands, sizes around the tile shapes, the seed
+// size on GPUs, and every documented error.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <unison/matmul.hpp>
+
+#include "test_helpers.hpp"
+
+namespace {
+
+using namespace unison::test;
+using unison::MatmulMethod;
+
+const MatmulMethod methods[] = {MatmulMethod::automatic, MatmulMethod::tiled, MatmulMethod::gemm,
+                                MatmulMethod::reassociated};
+
+const char* name(MatmulMethod m) {
+  switch (m) {
+    case MatmulMethod::automatic: return "automatic";
+    case MatmulMethod::tiled: return "tiled";
+    case MatmulMethod::gemm: return "gemm";
+    default: return "reassociated";
+  }
+}
+
+// out[j] = sum_i (A B)[i, j] in float64, as (1^T A) B: the same number in exact arithmetic,
+// and O(mk + kn) work, so that the seed size can be checked too. a and b are row by row.
+std::vector<double> reference(const std::vector<double>& a, const std::vector<double>& b, long m,
+                              long k, long n) {
+  std::vector<double> s(std::size_t(k), 0.0), out(std::size_t(n), 0.0);
+  for (long i = 0; i < m; ++i)
+    for (long p = 0; p < k; ++p) s[std::size_t(p)] += a[std::size_t(i * k + p)];
+  for (long p = 0; p < k; ++p)
+    for (long j = 0; j < n; ++j) out[std::size_t(j)] += s[std::size_t(p)] * b[std::size_t(p * n + j)];
+  return out;
+}
+
+template <class Exec, class T, class LA, class LB>
+void check(long m, long k, long n, double lo = -1, double hi = 1) {
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  Kokkos::View<T**, LA, Mem> A("A", m, k);
+  Kokkos::View<T**, LB, Mem> B("B", k, n);
+  Kokkos::View<T*, Mem> out("out", n);
+  fill(A, uniform<T>(lo, hi));
+  fill(B, uniform<T>(lo, hi));
+  const auto ref = reference(to_host(A), to_host(B), m, k, n);
+  const bool blas = std::is_same_v<LA, LB>;
+  for (auto method : methods) {
+    if (method == MatmulMethod::gemm && !blas) continue;
+    poison_fill(out);
+    unison::matmul_reduce(exec, A, B, out, method);
+    exec.fence();
+    EXPECT_TRUE(close(to_host(out), ref, tolerance<T>()))
+        << name(method) << ", " << m << "x" << k << "x" << n << ", "
+        << (sizeof(T) == 4 ? "float" : "double") << ", " << typeid(LA).name() << " "
+        << typeid(LB).name();
+  }
+}
+
+template <class Exec>
+void test_sizes() {
+  using Tuning = unison::backends::MatmulTuning<Exec>;
+  const long tm = Tuning::tile_m, tk = Tuning::tile_k, tn = Tuning::tile_n;
+  const long sizes[][3] = {{1, 1, 1},          {37, 53, 29},         {1, 70, 3},
+                           {5, 1, 130},        {tm, tk, tn},         {tm + 1, tk + 1, tn + 1},
+                           {tm - 1, 3 * tk + 1, tn - 1}, {2 * tm + 3, 2 * tk - 1, 2 * tn + 5}};
+  for (auto& s : sizes) {
+    check<Exec, float, Kokkos::LayoutRight, Kokkos::LayoutRight>(s[0], s[1], s[2]);
+    check<Exec, double, Kokkos::LayoutLeft, Kokkos::LayoutLeft>(s[0], s[1], s[2]);
+  }
+  check<Exec, float, Kokkos::LayoutLeft, Kokkos::LayoutRight>(67, 45, 131);
+  check<Exec, double, Kokkos::LayoutRight, Kokkos::LayoutLeft>(131, 9, 67);
+}
+
+// A and B as strided subviews (every other column of a wider array); empty extents.
+template <class Exec>
+void test_strided_and_empty() {
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  const long m = 45, k = 37, n = 51;
+  Kokkos::View<float**, Mem> wa("wa", m, 2 * k), wb("wb", k, 2 * n);
+  fill(wa, uniform<float>(-1, 1));
+  fill(wb, uniform<float>(-1, 1));
+  Kokkos::View<float**, Kokkos::LayoutStride, Mem> As(
+      wa.data(), Kokkos::LayoutStride(std::size_t(m), std::size_t(2 * k), std::size_t(k), 2));
+  Kokkos::View<float**, Kokkos::LayoutStride, Mem> Bs(
+      wb.data(), Kokkos::LayoutStride(std::size_t(k), std::size_t(2 * n), std::size_t(n), 2));
+  Kokkos::View<float*, Mem> out("out", n);
+  const auto ref = reference(to_host(As), to_host(Bs), m, k, n);
+  for (auto method : {MatmulMethod::tiled, MatmulMethod::reassociated}) {
+    poison_fill(out);
+    unison::matmul_reduce(exec, As, Bs, out, method);
+    exec.fence();
+    EXPECT_TRUE(close(to_host(out), ref, tolerance<float>())) << name(method) << ", strided";
+  }
+  // m or k zero: out is all zeros; n zero: nothing to do.
+  for (auto mk : {std::make_pair(0L, 5L), std::make_pair(7L, 0L)}) {
+    Kokkos::View<float**, Mem> a0("a0", mk.first, mk.second), b0("b0", mk.second, 9);
+    Kokkos::View<float*, Mem> o0("o0", 9);
+    for (auto method : methods) {
+      poison_fill(o0);
+      unison::matmul_reduce(exec, a0, b0, o0, method);
+      exec.fence();
+      EXPECT_TRUE(close(to_host(o0), std::vector<double>(9, 0.0), 0))
+          << name(method) << ", " << mk.first << "x" << mk.second << "x9";
+    }
+  }
+  Kokkos::View<float**, Mem> a1("a1", 4, 3), b1("b1", 3, 0);
+  Kokkos::View<float*, Mem> o1("o1", 0);
+  for (auto method : methods) unison::matmul_reduce(exec, a1, b1, o1, method);
+  exec.fence();
+}
+
+// WORKLOADS.md's seed size, m, k, n = 10000, 5000, 7000 float32, on GPUs (positive data, so
+// that the relative error is that of each element).
+template <class Exec>
+void test_seed_size() {
+  if constexpr (is_host_v<Exec>) {
+    GTEST_SKIP() << "the seed size runs on GPUs only (hours for the tiled method on one core)";
+  } else {
+    check<Exec, float, Kokkos::LayoutRight, Kokkos::LayoutRight>(10000, 5000, 7000, 0, 1);
+  }
+}
+
+template <class Exec>
+void test_errors() {
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  const std::string fn = "unison::matmul_reduce";
+  Kokkos::View<float**, Mem> A("A", 6, 5), B("B", 5, 4), wrong_b("wrong_b", 4, 4);
+  Kokkos::View<float*, Mem> out("out", 4), short_out("short_out", 3);
+  Kokkos::deep_copy(A, 1.f);
+  Kokkos::deep_copy(B, 1.f);
+  for (auto method : methods) {
+    EXPECT_TRUE(throws_invalid([&] { unison::matmul_reduce(exec, A, wrong_b, out, method); }, fn,
+                               {"A is 6x5 and B is 4x4: A's columns must be B's rows"}));
+    EXPECT_TRUE(throws_invalid([&] { unison::matmul_reduce(exec, A, B, short_out, method); }, fn,
+                               {"out is 3, expected 4 (B's columns)"}));
+    Kokkos::View<float*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> inside(A.data() + 2, 4);
+    EXPECT_TRUE(throws_invalid([&] { unison::matmul_reduce(exec, A, B, inside, method); }, fn,
+                               {"out (4) overlaps A (6x5)"}));
+  }
+  EXPECT_TRUE(throws_invalid([&] { unison::matmul_reduce(exec, A, B, out, MatmulMethod(7)); }, fn,
+                             {"unknown method 7"}));
+  // The gemm method takes two LayoutLeft or two LayoutRight operands.
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> right("right", 6, 5);
+  Kokkos::View<float**, Kokkos::LayoutLeft, Mem> left("left", 5, 4);
+  auto strided = Kokkos::subview(A, Kokkos::ALL, std::make_pair(0, 5));
+  Kokkos::View<float**, Kokkos::LayoutStride, Mem> as(strided);
+  for (auto call : {std::function<void()>([&] {
+                      unison::matmul_reduce(exec, right, left, out, MatmulMethod::gemm);
+                    }),
+                    std::function<void()>([&] {
+                      unison::matmul_reduce(exec, as, B, out, MatmulMethod::gemm);
+                    })})
+    EXPECT_TRUE(throws_invalid(call, fn, {"the gemm method takes A and B both LayoutLeft or both "
+                                          "LayoutRight"}));
+  // A temporary of 1e6 x 1e6 floats (4 TB): refused before anything is allocated. A and B are
+  // unmanaged Views of 1e6 x 1 and 1 x 1e6 over one small allocation.
+  Kokkos::View<float*, Mem> store("store", 1000000);
+  Kokkos::View<float**, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> tall(store.data(), 1000000, 1),
+      wide(store.data(), 1, 1000000);
+  Kokkos::View<float*, Mem> big_out("big_out", 1000000);
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::matmul_reduce(exec, tall, wide, big_out, MatmulMethod::gemm); }, fn,
+      {"the gemm method's temporary A.B (1000000x1000000) and its partial column sums need ",
+       std::string(" bytes free in the ") + Mem::name() + " memory space"}));
+  // A refused call writes nothing.
+  Kokkos::deep_copy(out, 3.f);
+  EXPECT_ANY_THROW(unison::matmul_reduce(exec, A, wrong_b, out));
+  EXPECT_ANY_THROW(unison::matmul_reduce(exec, right, left, out, MatmulMethod::gemm));
+  exec.fence();
+  for (double v : to_host(out)) EXPECT_EQ(v, 3.0);
+}
+
+template <class Exec>
+struct Matmul : ::testing::Test {};
+TYPED_TEST_SUITE(Matmul, Backends, BackendName);
+
+TYPED_TEST(Matmul, sizes_methods_layouts) { test_sizes<TypeParam>(); }
+TYPED_TEST(Matmul, strided_and_empty) { test_strided_and_empty<TypeParam>(); }
+TYPED_TEST(Matmul, seed_size) { test_seed_size<TypeParam>(); }
+TYPED_TEST(Matmul, errors) { test_errors<TypeParam>(); }
+
+}  // namespace
