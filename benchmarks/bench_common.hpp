@@ -87,6 +87,25 @@ Kokkos::View<T*, Mem> random_view(std::size_t n, double lo, double hi, const cha
   return v;
 }
 
+// Calls f(Backend<Exec>{}) for every enabled backend (Serial, OpenMP, Cuda), in that order: what
+// each family's registration function does with its register_backend<Exec>.
+template <class Exec>
+struct Backend {
+  using type = Exec;
+};
+template <class F>
+void for_each_backend(const F& f) {
+#ifdef KOKKOS_ENABLE_SERIAL
+  f(Backend<Kokkos::Serial>{});
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  f(Backend<Kokkos::OpenMP>{});
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  f(Backend<Kokkos::Cuda>{});
+#endif
+}
+
 // Records the build and the machine in the JSON context.
 void add_context(bool flushed);
 

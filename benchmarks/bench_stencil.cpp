@@ -207,15 +207,7 @@ void register_backend() {
 }  // namespace
 
 void register_stencil() {
-#ifdef KOKKOS_ENABLE_SERIAL
-  register_backend<Kokkos::Serial>();
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-  register_backend<Kokkos::OpenMP>();
-#endif
-#ifdef KOKKOS_ENABLE_CUDA
-  register_backend<Kokkos::Cuda>();
-#endif
+  for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
 }
 
 }  // namespace unison::bench

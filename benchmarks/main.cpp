@@ -41,6 +41,7 @@ bool flush_subnormals_if_asked() {
 void register_elementwise();
 void register_stencil();
 void register_matmul();
+void register_rowwise();
 
 void add_context(bool flushed) {
   benchmark::AddCustomContext("cpu_subnormals", flushed ? "flushed to zero (FTZ, DAZ)" : "IEEE");
@@ -65,6 +66,7 @@ int main(int argc, char** argv) {
   unison::bench::register_elementwise();
   unison::bench::register_stencil();
   unison::bench::register_matmul();
+  unison::bench::register_rowwise();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

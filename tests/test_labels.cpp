@@ -1,9 +1,12 @@
 // Every kernel and allocation the library makes is labelled "unison::...": recorded through
 // Kokkos Tools callbacks while each function runs.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include <unison/elementwise.hpp>
+#include <unison/matmul.hpp>
+#include <unison/rowwise.hpp>
 
 #include "test_helpers.hpp"
 
@@ -77,9 +80,57 @@ void test_labels() {
     EXPECT_TRUE(has(std::string("kernel unison::elementwise::") + k)) << k;
 }
 
+// matmul_reduce (its own kernels and allocations; KokkosBlas::gemm's are Kokkos Kernels') and
+// the row-wise family.
+template <class Exec>
+void test_matmul_rowwise_labels() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> A("A", 9, 5), B("B", 5, 7);
+  Kokkos::View<float*, Mem> out("out", 7), norms("norms", 9);
+  Kokkos::View<float***, Mem> a3("a3", 3, 2, 4), b3("b3", 3, 4, 5), c3("c3", 3, 2, 5);
+  exec.fence();
+  auto seen = record([&] {
+    unison::matmul_reduce(exec, A, B, out, unison::MatmulMethod::tiled);
+    unison::matmul_reduce(exec, A, B, out, unison::MatmulMethod::reassociated);
+    unison::l2_norm(exec, A, norms);
+    unison::matmul_core(exec, a3, b3, c3);
+    exec.fence();
+  });
+  for (const auto& label : seen) {
+    auto name = label.substr(label.find(' ') + 1);
+    // (Kokkos labels the team scratch it allocates for team policies itself.)
+    if (label.rfind("allocation Kokkos::", 0) == 0 &&
+        (name.find("scratch") != std::string::npos || name.find("Scratch") != std::string::npos))
+      continue;
+    EXPECT_EQ(name.rfind("unison::", 0), 0u) << label;
+  }
+  auto has = [&](const std::string& l) {
+    return std::find(seen.begin(), seen.end(), l) != seen.end();
+  };
+  for (const char* k : {"kernel unison::matmul_reduce::fill", "kernel unison::matmul_reduce::tiled",
+                        "kernel unison::matmul_reduce::a_partials",
+                        "kernel unison::matmul_reduce::a_sum",
+                        "kernel unison::matmul_reduce::b_partials",
+                        "kernel unison::matmul_reduce::b_sum",
+                        "allocation unison::matmul_reduce::work",
+                        "kernel unison::rowwise::l2_norm", "kernel unison::rowwise::matmul_core"})
+    EXPECT_TRUE(has(k)) << k;
+  // The gemm method: its own allocations and column sums are labelled.
+  seen = record([&] {
+    unison::matmul_reduce(exec, A, B, out, unison::MatmulMethod::gemm);
+    exec.fence();
+  });
+  for (const char* k : {"allocation unison::matmul_reduce::work",
+                        "kernel unison::matmul_reduce::product_partials",
+                        "kernel unison::matmul_reduce::product_sum"})
+    EXPECT_TRUE(has(k)) << k;
+}
+
 template <class Exec>
 struct Labels : ::testing::Test {};
 TYPED_TEST_SUITE(Labels, Backends, BackendName);
 TYPED_TEST(Labels, every_kernel_and_allocation) { test_labels<TypeParam>(); }
+TYPED_TEST(Labels, matmul_and_rowwise) { test_matmul_rowwise_labels<TypeParam>(); }
 
 }  // namespace

@@ -82,6 +82,20 @@ void check(long m, long k, long n, double lo = -1, double hi = 1) {
         << name(method) << ", " << m << "x" << k << "x" << n << ", "
         << (sizeof(T) == 4 ? "float" : "double") << ", " << typeid(LA).name() << " "
         << typeid(LB).name();
+    // The caller's workspace (poisoned) gives the same bits where the method is deterministic.
+    Kokkos::View<T*, Mem> work("work",
+                               unison::matmul_reduce_workspace_size<Exec>(m, k, n, method));
+    poison_fill(work);
+    poison_fill(out);
+    unison::matmul_reduce(exec, A, B, out, method, work);
+    exec.fence();
+    if (method == MatmulMethod::tiled)
+      EXPECT_TRUE(lo >= 0 ? close(to_host(out), ref, tolerance<T>())
+                          : close_scaled(to_host(out), ref, scale, tolerance<T>()))
+          << "tiled with a workspace, " << m << "x" << k << "x" << n;
+    else
+      EXPECT_TRUE(close(to_host(out), got, 0))
+          << name(method) << " with a workspace, " << m << "x" << k << "x" << n;
   }
 }
 
@@ -196,6 +210,25 @@ void test_errors() {
       [&] { unison::matmul_reduce(exec, tall, wide, big_out, MatmulMethod::gemm); }, fn,
       {"the gemm method's temporary A.B (1000000x1000000) and its partial column sums need ",
        std::string(" bytes free in the ") + Mem::name() + " memory space"}));
+  // The caller's workspace: too small, or overlapping an operand.
+  const auto need = unison::matmul_reduce_workspace_size<Exec>(6, 5, 4, MatmulMethod::reassociated);
+  Kokkos::View<float*, Mem> small("small", need - 1), work("work", need);
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::matmul_reduce(exec, A, B, out, MatmulMethod::reassociated, small); }, fn,
+      {"workspace has " + std::to_string(need - 1) + " elements, the method needs " +
+       std::to_string(need)}));
+  Kokkos::View<float*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> over_b(B.data(), need);
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::matmul_reduce(exec, A, B, out, MatmulMethod::automatic, over_b); }, fn,
+      {"workspace (" + std::to_string(need) + ") overlaps B (5x4)"}));
+  Kokkos::View<float*, Mem> both("both", need + 2);  // out and the workspace share 2 elements
+  Kokkos::View<float*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> out_in(both.data(), 4),
+      work_in(both.data() + 2, need);
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::matmul_reduce(exec, A, B, out_in, MatmulMethod::reassociated, work_in); },
+      fn, {"workspace (" + std::to_string(need) + ") overlaps out (4)"}));
+  EXPECT_EQ(unison::matmul_reduce_workspace_size<Exec>(6, 5, 4, MatmulMethod::tiled), 0);
+  EXPECT_GE(unison::matmul_reduce_workspace_size<Exec>(6, 5, 4, MatmulMethod::gemm), 6 * 4 + 4);
   // A refused call writes nothing.
   Kokkos::deep_copy(out, 3.f);
   EXPECT_ANY_THROW(unison::matmul_reduce(exec, A, wrong_b, out));

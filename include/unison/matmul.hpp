@@ -15,6 +15,7 @@
 #include <unison/backends/device_info.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/impl/checks.hpp>
+#include <unison/impl/chunk.hpp>
 
 namespace unison {
 
@@ -140,7 +141,10 @@ struct MatmulReduceTiled {
   // Elements of A's and B's slices each thread stages through registers (GPU).
   static constexpr int LA = in_registers ? TM * TK / NT : 1;
   static constexpr int LB = in_registers ? TK * TN / NT : 1;
+  // (LDA, TN and the micro-tiles' halves are multiples of RM / 2 and RN / 2 words, so that
+  // every half is aligned as an impl::Chunk.)
   static_assert(TM % RM == 0 && TN % RN == 0 && RM % 2 == 0 && RN % 2 == 0 &&
+                    LDA % (RM / 2) == 0 && TN % (RN / 2) == 0 && (TK * LDA) % (RN / 2) == 0 &&
                     (PM * PN) % NT == 0 && (TM * TK) % NT == 0 && (TK * TN) % NT == 0,
                 "unison::matmul_reduce: MatmulTuning's tile shape does not divide evenly");
 
@@ -181,9 +185,10 @@ struct MatmulReduceTiled {
     const std::int64_t j0 = std::int64_t(team.league_rank() % tiles_n) * TN;
     const int t = team.team_rank();
     const int level = Tuning::scratch_level;  // (a copy: team_scratch takes a reference)
-    T* as = static_cast<T*>(team.team_scratch(level).get_shmem(
+    T* as = static_cast<T*>(team.team_scratch(level).get_shmem_aligned(
         ((slices > sums ? slices : sums) + (in_registers ? 0 : std::size_t(TM) * TN)) *
-        sizeof(T)));
+            sizeof(T),
+        64));
     T* bs = as + TK * LDA;
     T* cs = as + (slices > sums ? slices : sums);  // the tile's products (CPU)
     T acc[RM][RN];
@@ -220,10 +225,19 @@ struct MatmulReduceTiled {
             for (int j = 0; j < RN; ++j)
               acc[i][j] = k0 == 0 ? T(0) : cs[row_of(pm, i) * TN + col_of(pn, j)];
         }
+        UNISON_IMPL_UNROLL_ON_DEVICE
         for (int kk = 0; kk < TK; ++kk) {
+          // Each half of the micro-tile's rows (columns) is RM / 2 (RN / 2) consecutive words,
+          // aligned to its size: a GPU loads each with one 16-byte instruction.
+          using ChunkA = impl::Chunk<T, RM / 2>;
+          using ChunkB = impl::Chunk<T, RN / 2>;
+          const ChunkA a0 = *reinterpret_cast<const ChunkA*>(as + kk * LDA + row_of(pm, 0));
+          const ChunkA a1 = *reinterpret_cast<const ChunkA*>(as + kk * LDA + row_of(pm, RM / 2));
+          const ChunkB b0 = *reinterpret_cast<const ChunkB*>(bs + kk * TN + col_of(pn, 0));
+          const ChunkB b1 = *reinterpret_cast<const ChunkB*>(bs + kk * TN + col_of(pn, RN / 2));
           T av[RM], bv[RN];
-          for (int i = 0; i < RM; ++i) av[i] = as[kk * LDA + row_of(pm, i)];
-          for (int j = 0; j < RN; ++j) bv[j] = bs[kk * TN + col_of(pn, j)];
+          for (int i = 0; i < RM / 2; ++i) av[i] = a0.v[i], av[RM / 2 + i] = a1.v[i];
+          for (int j = 0; j < RN / 2; ++j) bv[j] = b0.v[j], bv[RN / 2 + j] = b1.v[j];
           for (int i = 0; i < RM; ++i)
             for (int j = 0; j < RN; ++j) acc[i][j] += av[i] * bv[j];
         }
@@ -277,23 +291,28 @@ inline constexpr bool blas_layout_v =
 
 }  // namespace impl
 
-/// out[j] = sum over i of (A B)[i, j], for j < n: the column sums of the product of A (m x k)
-/// and B (k x n), computed by `method` (MatmulMethod). A, B: rank-2 Views of float or double,
-/// any layout (the gemm method: both LayoutLeft or both LayoutRight); out: a rank-1 View of the
-/// same value type, length n, overwritten whatever it held (zeros when m or k is 0). All
-/// accessible from `exec`. The tiled method is asynchronous on `exec`; the gemm and
-/// reassociated methods allocate temporaries ("unison::matmul_reduce::...") and return once
-/// the work on `exec` is done, having released them.
-/// Throws unison::invalid_argument, before anything runs, when A's columns are not B's rows,
-/// out's length is not B's columns, out overlaps A or B, the gemm method is asked for with
-/// layouts it does not take, or a temporary would not fit in the memory free in exec's memory
-/// space (the gemm method's is m x n elements; the others' are a few rows of k and n).
-/// Kernels: "unison::matmul_reduce::tiled" (tiled), "unison::matmul_reduce::{a,b}_{partials,sum}"
-/// (reassociated), KokkosBlas::gemm's and "unison::matmul_reduce::product_{partials,sum}" (gemm),
-/// "unison::matmul_reduce::fill".
+/// How many elements of the value type matmul_reduce's `method` needs as temporary memory for A
+/// (m x k) and B (k x n) on execution space Exec: 0 for tiled; the column sums of A and the
+/// partial sums over blocks of rows for reassociated (and automatic), about k * (m / 64 + 1) +
+/// n * k / 64 elements on a GPU; m x n for A.B and its partial column sums for gemm. What a
+/// workspace given to matmul_reduce must hold at least.
+template <class Exec>
+std::int64_t matmul_reduce_workspace_size(std::int64_t m, std::int64_t k, std::int64_t n,
+                                          MatmulMethod method = MatmulMethod::automatic) {
+  if (m == 0 || k == 0 || n == 0) return 0;
+  switch (method) {
+    case MatmulMethod::automatic:
+    case MatmulMethod::reassociated:
+      return k + impl::column_blocks<Exec>(m) * k + impl::column_blocks<Exec>(k) * n;
+    case MatmulMethod::gemm: return m * n + impl::column_blocks<Exec>(m) * n;
+    default: return 0;
+  }
+}
+
+namespace impl {
+
 template <class Exec, class AV, class BV, class OV>
-void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
-                   MatmulMethod method = MatmulMethod::automatic) {
+void check_matmul_reduce_types() {
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::matmul_reduce: the first argument must be a Kokkos execution space");
   static_assert(Kokkos::is_view_v<AV> && Kokkos::is_view_v<BV> && AV::rank() == 2 &&
@@ -310,90 +329,153 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
   static_assert(impl::accessible_v<Exec, AV> && impl::accessible_v<Exec, BV> &&
                     impl::accessible_v<Exec, OV>,
                 "unison::matmul_reduce: A, B and out must be accessible from the execution space");
+}
+
+// The run-time checks shared by both forms; returns the method that will run.
+template <class AV, class BV, class OV>
+MatmulMethod check_matmul_reduce(const AV& A, const BV& B, const OV& out, MatmulMethod method) {
   constexpr const char* fn = "unison::matmul_reduce";
-  const std::int64_t m = A.extent(0), k = A.extent(1), n = B.extent(1);
   impl::require(B.extent(0) == A.extent(1), fn, "A is ", impl::extents_string(A), " and B is ",
                 impl::extents_string(B), ": A's columns must be B's rows");
-  impl::require(std::int64_t(out.extent(0)) == n, fn, "out is ", out.extent(0), ", expected ", n,
-                " (B's columns)");
+  impl::require(out.extent(0) == B.extent(1), fn, "out is ", out.extent(0), ", expected ",
+                B.extent(1), " (B's columns)");
   impl::check_disjoint(fn, "out", out, "A", A);
   impl::check_disjoint(fn, "out", out, "B", B);
   impl::require(method == MatmulMethod::automatic || method == MatmulMethod::tiled ||
                     method == MatmulMethod::gemm || method == MatmulMethod::reassociated,
                 fn, "unknown method ", int(method));
-  if (method == MatmulMethod::automatic) method = MatmulMethod::reassociated;
-  using Mem = typename Exec::memory_space;
-  // Temporaries: `what` needs `elements` values in exec's memory space.
-  const auto fits = [&](const std::string& what, std::int64_t elements) {
-    const long long free = backends::free_memory_bytes(Mem::name());
-    const long double bytes = (long double)elements * sizeof(T);
-    impl::require(free < 0 || bytes <= (long double)free, fn, what, " need ",
-                  (unsigned long long)bytes, " bytes, more than the ", free, " bytes free in the ",
-                  Mem::name(), " memory space");
-  };
   if (method == MatmulMethod::gemm) {
     constexpr bool same = std::is_same_v<typename AV::array_layout, typename BV::array_layout> &&
                           impl::blas_layout_v<typename AV::array_layout>;
     impl::require(same, fn,
                   "the gemm method takes A and B both LayoutLeft or both LayoutRight (KokkosBlas::"
                   "gemm); use the tiled or reassociated method for other layouts");
-    fits("the gemm method's temporary A.B (" + std::to_string(m) + "x" + std::to_string(n) +
-             ") and its partial column sums",
-         m * n + impl::column_blocks<Exec>(m) * n);
-  } else if (method == MatmulMethod::reassociated) {
-    fits("the reassociated method's partial column sums",
-         k + impl::column_blocks<Exec>(m) * k + impl::column_blocks<Exec>(k) * n);
   }
+  return method == MatmulMethod::automatic ? MatmulMethod::reassociated : method;
+}
+
+// The work, once checked: `work` holds matmul_reduce_workspace_size elements (unused by tiled).
+template <class Exec, class AV, class BV, class OV>
+void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out,
+                       MatmulMethod method, typename OV::non_const_value_type* work) {
+  using T = typename OV::non_const_value_type;
+  using Mem = typename Exec::memory_space;
+  const std::int64_t m = A.extent(0), k = A.extent(1), n = B.extent(1);
   if (n == 0) return;
   if (m == 0 || k == 0) {
     impl::fill_output(exec, out, T(0));
     return;
   }
-
   if (method == MatmulMethod::tiled) {
     using Kernel = impl::MatmulReduceTiled<Exec, AV, BV, OV>;
     using Tuning = backends::MatmulTuning<Exec>;
     const std::int64_t tiles_m = (m + Kernel::TM - 1) / Kernel::TM;
     const std::int64_t tiles_n = (n + Kernel::TN - 1) / Kernel::TN;
     impl::fill_output(exec, out, T(0));
-    Kokkos::TeamPolicy<Exec> policy(exec, int(tiles_m * tiles_n), Tuning::team_size, 1);
+    Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<Tuning::team_size, Tuning::min_teams>> policy(
+        exec, int(tiles_m * tiles_n), Tuning::team_size, 1);
     policy.set_scratch_size(Tuning::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
     Kokkos::parallel_for("unison::matmul_reduce::tiled", policy,
                          Kernel{A, B, out, m, k, n, tiles_n});
     return;
   }
-  using Partials =
-      Kokkos::View<T**, Kokkos::LayoutRight, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using Partials = Kokkos::View<T**, Kokkos::LayoutRight, Mem, Unmanaged>;
   if (method == MatmulMethod::reassociated) {
-    // One allocation for s and both partial sums (each allocation on a GPU costs more than the
-    // kernels at the seed size).
     const std::int64_t ba = impl::column_blocks<Exec>(m), bb = impl::column_blocks<Exec>(k);
-    Kokkos::View<T*, Mem> work(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                                                  std::string("unison::matmul_reduce::work")),
-                               k + ba * k + bb * n);
-    Kokkos::View<T*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> s(work.data(), k);
-    impl::weighted_column_sums(exec, "a", A, s, false, Partials(work.data() + k, ba, k), s);
-    impl::weighted_column_sums(exec, "b", B, s, true, Partials(work.data() + k + ba * k, bb, n),
-                               out);
-    exec.fence("unison::matmul_reduce: release temporaries");
+    Kokkos::View<T*, Mem, Unmanaged> s(work, k);
+    impl::weighted_column_sums(exec, "a", A, s, false, Partials(work + k, ba, k), s);
+    impl::weighted_column_sums(exec, "b", B, s, true, Partials(work + k + ba * k, bb, n), out);
     return;
   }
-  // gemm: C = A B in a temporary of A's layout, then its column sums.
+  // gemm: C = A B in the workspace, in A's layout, then its column sums.
   if constexpr (std::is_same_v<typename AV::array_layout, typename BV::array_layout> &&
                 impl::blas_layout_v<typename AV::array_layout>) {
-    using Layout = typename AV::array_layout;
-    Kokkos::View<T**, Layout, Mem> C(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                           std::string("unison::matmul_reduce::product")),
-        m, n);
+    Kokkos::View<T**, typename AV::array_layout, Mem, Unmanaged> C(work, m, n);
     KokkosBlas::gemm(exec, "N", "N", T(1), A, B, T(0), C);
-    Kokkos::View<T**, Kokkos::LayoutRight, Mem> partials(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                           std::string("unison::matmul_reduce::product_partials")),
-        impl::column_blocks<Exec>(m), n);
-    impl::weighted_column_sums(exec, "product", C, out, false, partials, out);
-    exec.fence("unison::matmul_reduce: release temporaries");
+    impl::weighted_column_sums(exec, "product", C, out, false,
+                               Partials(work + m * n, impl::column_blocks<Exec>(m), n), out);
   }
+}
+
+}  // namespace impl
+
+/// out[j] = sum over i of (A B)[i, j], for j < n: the column sums of the product of A (m x k)
+/// and B (k x n), computed by `method` (MatmulMethod). A, B: rank-2 Views of float or double,
+/// any layout (the gemm method: both LayoutLeft or both LayoutRight); out: a rank-1 View of the
+/// same value type, length n, overwritten whatever it held (zeros when m or k is 0). All
+/// accessible from `exec`. The tiled method is asynchronous on `exec`. The gemm and
+/// reassociated methods allocate their temporary memory ("unison::matmul_reduce::work",
+/// matmul_reduce_workspace_size elements) and return once the work on `exec` is done, having
+/// freed it; the overload with a workspace does neither.
+/// Throws unison::invalid_argument, before anything runs, when A's columns are not B's rows,
+/// out's length is not B's columns, out overlaps A or B, the gemm method is asked for with
+/// layouts it does not take, or the temporary memory would not fit in the memory free in exec's
+/// memory space.
+/// Kernels: "unison::matmul_reduce::tiled" (tiled), "unison::matmul_reduce::{a,b}_{partials,sum}"
+/// (reassociated), KokkosBlas::gemm's and "unison::matmul_reduce::product_{partials,sum}" (gemm),
+/// "unison::matmul_reduce::fill".
+template <class Exec, class AV, class BV, class OV>
+void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
+                   MatmulMethod method = MatmulMethod::automatic) {
+  impl::check_matmul_reduce_types<Exec, AV, BV, OV>();
+  using T = typename OV::non_const_value_type;
+  using Mem = typename Exec::memory_space;
+  constexpr const char* fn = "unison::matmul_reduce";
+  method = impl::check_matmul_reduce(A, B, out, method);
+  const std::int64_t m = A.extent(0), k = A.extent(1), n = B.extent(1);
+  const std::int64_t elements = matmul_reduce_workspace_size<Exec>(m, k, n, method);
+  if (elements == 0) {
+    impl::matmul_reduce_run(exec, A, B, out, method, static_cast<T*>(nullptr));
+    return;
+  }
+  const long long free = backends::free_memory_bytes(Mem::name());
+  const long double bytes = (long double)elements * sizeof(T);
+  impl::require(free < 0 || bytes <= (long double)free, fn, "the ",
+                method == MatmulMethod::gemm ? "gemm" : "reassociated", " method's temporary ",
+                method == MatmulMethod::gemm
+                    ? "A.B (" + std::to_string(m) + "x" + std::to_string(n) +
+                          ") and its partial column sums"
+                    : std::string("column sums"),
+                " need ", (unsigned long long)bytes, " bytes, more than the ", free,
+                " bytes free in the ", Mem::name(), " memory space");
+  Kokkos::View<T*, Mem> work(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
+                                                std::string("unison::matmul_reduce::work")),
+                             elements);
+  impl::matmul_reduce_run(exec, A, B, out, method, work.data());
+  exec.fence("unison::matmul_reduce: free the temporary memory");
+}
+
+/// matmul_reduce with the caller's temporary memory: `workspace`, a rank-1 View of the value
+/// type accessible from `exec`, with at least matmul_reduce_workspace_size<Exec>(m, k, n,
+/// method) elements (its contents are overwritten). Every method is then asynchronous on `exec`
+/// and allocates nothing: what a loop that calls matmul_reduce many times wants (each
+/// allocation and free of GPU memory synchronizes the device). The workspace must not be used
+/// by anything else until the work on `exec` is done. Throws unison::invalid_argument as the
+/// other form does, and when the workspace is too small or overlaps A, B or out.
+template <class Exec, class AV, class BV, class OV, class WV>
+void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out, MatmulMethod method,
+                   const WV& workspace) {
+  impl::check_matmul_reduce_types<Exec, AV, BV, OV>();
+  using T = typename OV::non_const_value_type;
+  static_assert(Kokkos::is_view_v<WV> && WV::rank() == 1 &&
+                    std::is_same_v<typename WV::value_type, T> &&
+                    impl::blas_layout_v<typename WV::array_layout>,
+                "unison::matmul_reduce: workspace must be a contiguous rank-1 View of out's "
+                "value type");
+  static_assert(impl::accessible_v<Exec, WV>,
+                "unison::matmul_reduce: workspace must be accessible from the execution space");
+  constexpr const char* fn = "unison::matmul_reduce";
+  method = impl::check_matmul_reduce(A, B, out, method);
+  const std::int64_t elements =
+      matmul_reduce_workspace_size<Exec>(A.extent(0), A.extent(1), B.extent(1), method);
+  impl::require(std::int64_t(workspace.extent(0)) >= elements, fn, "workspace has ",
+                workspace.extent(0), " elements, the method needs ", elements,
+                " (matmul_reduce_workspace_size)");
+  impl::check_disjoint(fn, "workspace", workspace, "A", A);
+  impl::check_disjoint(fn, "workspace", workspace, "B", B);
+  impl::check_disjoint(fn, "workspace", workspace, "out", out);
+  impl::matmul_reduce_run(exec, A, B, out, method, workspace.data());
 }
 
 /// matmul_reduce on out's default execution space instance.

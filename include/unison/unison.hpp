@@ -9,5 +9,6 @@
 #include <unison/math.hpp>
 #include <unison/matmul.hpp>
 #include <unison/npy.hpp>
+#include <unison/rowwise.hpp>
 #include <unison/transform.hpp>
 #include <unison/backends/device_info.hpp>

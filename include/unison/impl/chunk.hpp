@@ -15,6 +15,13 @@
 #define UNISON_IMPL_IVDEP
 #endif
 
+// Unrolls the loop that follows in GPU code (nvcc's `#pragma unroll`); nothing elsewhere.
+#if defined(__CUDA_ARCH__)
+#define UNISON_IMPL_UNROLL_ON_DEVICE _Pragma("unroll")
+#else
+#define UNISON_IMPL_UNROLL_ON_DEVICE
+#endif
+
 namespace unison::impl {
 
 // K consecutive elements of a contiguous array, read or written with one wide access (a 16-byte

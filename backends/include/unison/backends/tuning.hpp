@@ -95,6 +95,8 @@ struct StencilTuning {
 /// `column_rows`: how many rows one work item of the column sums (the `gemm` and `reassociated`
 /// methods) adds up; `column_chunk`: how many consecutive columns it carries (a GPU thread one,
 /// so that a warp reads 32 consecutive words of a row; a CPU thread a vector's worth).
+/// `min_teams`: tiled teams that must fit on one GPU multiprocessor at once (launch bounds,
+/// which cap the registers per thread); ignored on CPUs.
 template <class Exec>
 struct MatmulTuning {
   static constexpr int scratch_level = 1;  // as for ConvolveTuning
@@ -106,6 +108,20 @@ struct MatmulTuning {
   static constexpr int micro_n = 16;
   static constexpr int column_rows = 1024;
   static constexpr int column_chunk = 64;
+  static constexpr int min_teams = 1;
+};
+
+/// Row-wise functions (unison/rowwise.hpp). l2_norm: a row's sum of squares is reduced by up to
+/// `max_vector_length` lanes (a power of two, no more than the row's 16-byte chunks; one lane
+/// when the rows are not contiguous, so that consecutive threads read consecutive rows), `team_lanes`
+/// lanes per team, and every team thread takes `rows_per_thread` rows. A GPU spreads a long row
+/// over a warp and a short one over a few lanes (coalesced either way); a CPU thread walks
+/// rows_per_thread whole rows, the compiler vectorising along each.
+template <class Exec>
+struct RowwiseTuning {
+  static constexpr int max_vector_length = 1;
+  static constexpr int team_lanes = 1;
+  static constexpr int rows_per_thread = 256;
 };
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -148,6 +164,13 @@ struct StencilTuning<Kokkos::Cuda> {
 };
 
 template <>
+struct RowwiseTuning<Kokkos::Cuda> {
+  static constexpr int max_vector_length = 32;
+  static constexpr int team_lanes = 256;
+  static constexpr int rows_per_thread = 1;
+};
+
+template <>
 struct MatmulTuning<Kokkos::Cuda> {
   static constexpr int scratch_level = 0;
   static constexpr int team_size = 256;
@@ -158,6 +181,9 @@ struct MatmulTuning<Kokkos::Cuda> {
   static constexpr int micro_n = 8;
   static constexpr int column_rows = 64;
   static constexpr int column_chunk = 1;
+  // Teams the compiler must fit on one multiprocessor at once (CUDA launch bounds): 2 caps a
+  // thread at 128 registers (without it the kernel took 154, one team per multiprocessor).
+  static constexpr int min_teams = 2;
 };
 #endif
 

@@ -1,0 +1,72 @@
+// The row-wise family (WORKLOADS.md section 2) on every enabled backend at the seed sizes:
+// l2_norm of 1e6 rows of 2 and of 1e4 rows of 1e3, and matmul_core of 1e5 products of 4 x 4 by
+// 4 x 4, float32, LayoutRight (rows contiguous, as NumPy's arrays). GB/s count every input read
+// once and every output written once.
+#include <cstdint>
+#include <string>
+
+#include <unison/rowwise.hpp>
+
+#include "bench_common.hpp"
+
+namespace unison::bench {
+namespace {
+
+template <class Exec>
+void add_l2_norm(std::int64_t rows, std::int64_t cols) {
+  using Mem = typename Exec::memory_space;
+  const std::string size = std::to_string(rows) + "x" + std::to_string(cols);
+  add_case<Exec>(
+      "l2_norm/f32/" + size,
+      [=](const Exec& exec) -> std::function<void(const Exec&)> {
+        auto v = random_view<float, Mem>(std::size_t(rows * cols), -1, 1, "unison::bench::V");
+        Kokkos::View<float**, Kokkos::LayoutRight, Mem> V(v.data(), rows, cols);
+        Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, std::string("unison::bench::out")),
+                                      rows);
+        return [=](const Exec& e) {
+          (void)v;  // keeps the allocation alive
+          unison::l2_norm(e, V, out);
+        };
+      },
+      double(rows * cols + rows) * sizeof(float), 2.0 * double(rows * cols), 1, 0,
+      benchmark::kMicrosecond);
+}
+
+template <class Exec>
+void add_matmul_core(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t p) {
+  using Mem = typename Exec::memory_space;
+  const std::string size = std::to_string(batch) + "x" + std::to_string(m) + "x" +
+                           std::to_string(n) + "x" + std::to_string(p);
+  add_case<Exec>(
+      "matmul_core/f32/" + size,
+      [=](const Exec& exec) -> std::function<void(const Exec&)> {
+        auto a = random_view<float, Mem>(std::size_t(batch * m * n), -1, 1, "unison::bench::A");
+        auto b = random_view<float, Mem>(std::size_t(batch * n * p), -1, 1, "unison::bench::B");
+        Kokkos::View<float***, Kokkos::LayoutRight, Mem> A(a.data(), batch, m, n),
+            B(b.data(), batch, n, p);
+        Kokkos::View<float***, Kokkos::LayoutRight, Mem> C(
+            Kokkos::view_alloc(exec, std::string("unison::bench::C")), batch, m, p);
+        return [=](const Exec& e) {
+          (void)a;
+          (void)b;
+          unison::matmul_core(e, A, B, C);
+        };
+      },
+      double(batch * (m * n + n * p + m * p)) * sizeof(float), 2.0 * double(batch * m * n * p), 1,
+      0, benchmark::kMicrosecond);
+}
+
+template <class Exec>
+void register_backend() {
+  add_l2_norm<Exec>(1000000, 2);
+  add_l2_norm<Exec>(10000, 1000);
+  add_matmul_core<Exec>(100000, 4, 4, 4);
+}
+
+}  // namespace
+
+void register_rowwise() {
+  for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
+}
+
+}  // namespace unison::bench

@@ -1,0 +1,90 @@
+"""The peers of Unison's row-wise benchmarks (WORKLOADS.md section 2), on the same GPU in the
+same run: the tutorial's Numba CUDA gufuncs (`@guvectorize(..., target='cuda')`, l2_norm over
+'(i)->()' and matmulcore over '(m,n),(n,p)->(m,p)'), and CuPy (`cp.linalg.norm(V, axis=1)`,
+`cp.matmul` of the batch). Seed sizes: l2_norm of 1e6 rows of 2 and of 1e4 rows of 1e3,
+matmul_core of 1e5 products of 4 x 4 by 4 x 4, float32, inputs already on the device. Median
+wall time per call (synchronized) over repetitions after a warm-up; results checked against
+float64 NumPy.
+"""
+import math
+import sys
+import time
+
+import numpy as np
+
+np.row_stack = np.vstack  # numba-cuda fails to import with NumPy 2.5 without it (GPU.md)
+
+import cupy as cp
+from numba import cuda, guvectorize
+
+
+@guvectorize(['(float32[:], float32[:])'], '(i)->()', target='cuda')
+def l2_norm(vec, out):
+    acc = 0.0
+    for value in vec:
+        acc += value**2
+    out[0] = math.sqrt(acc)
+
+
+@guvectorize(['void(float32[:,:], float32[:,:], float32[:,:])'], '(m,n),(n,p)->(m,p)',
+             target='cuda')
+def matmulcore(A, B, C):
+    m, n = A.shape
+    n, p = B.shape
+    for i in range(m):
+        for j in range(p):
+            C[i, j] = 0
+            for k in range(n):
+                C[i, j] += A[i, k] * B[k, j]
+
+
+def median_ms(fn, reps, sync):
+    fn()
+    sync()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(times))
+
+
+def report(name, ms, got, ref, nbytes):
+    err = np.linalg.norm(np.asarray(got, dtype=np.float64) - ref) / np.linalg.norm(ref)
+    print(f"{name:52s} {ms * 1e3:10.1f} us  {nbytes / ms / 1e6:8.1f} GB/s  rel.err {err:.1e}",
+          flush=True)
+
+
+def main():
+    r = np.random.default_rng(24680)
+    print(f"# {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}; median us per call")
+    sync_numba, sync_cupy = cuda.synchronize, cp.cuda.Device().synchronize
+    for rows, cols in ((1000000, 2), (10000, 1000)):
+        V = r.uniform(-1, 1, size=(rows, cols)).astype(np.float32)
+        ref = np.sqrt((V.astype(np.float64) ** 2).sum(1))
+        nbytes = 4.0 * (rows * cols + rows)
+        dv, cv = cuda.to_device(V), cp.asarray(V)
+        out = {}
+        ms = median_ms(lambda: out.__setitem__("v", l2_norm(dv)), 20, sync_numba)
+        report(f"numba guvectorize l2_norm {rows}x{cols}", ms, out["v"].copy_to_host(), ref,
+               nbytes)
+        ms = median_ms(lambda: out.__setitem__("v", cp.linalg.norm(cv, axis=1)), 20, sync_cupy)
+        report(f"cupy linalg.norm(V, axis=1) {rows}x{cols}", ms, cp.asnumpy(out["v"]), ref, nbytes)
+    b = 100000
+    A = r.uniform(-1, 1, size=(b, 4, 4)).astype(np.float32)
+    B = r.uniform(-1, 1, size=(b, 4, 4)).astype(np.float32)
+    ref = np.matmul(A.astype(np.float64), B.astype(np.float64)).ravel()
+    nbytes = 4.0 * 3 * b * 16
+    da, db = cuda.to_device(A), cuda.to_device(B)
+    ca, cb = cp.asarray(A), cp.asarray(B)
+    out = {}
+    ms = median_ms(lambda: out.__setitem__("v", matmulcore(da, db)), 20, sync_numba)
+    report(f"numba guvectorize matmulcore {b}x4x4x4", ms, out["v"].copy_to_host().ravel(), ref,
+           nbytes)
+    ms = median_ms(lambda: out.__setitem__("v", cp.matmul(ca, cb)), 20, sync_cupy)
+    report(f"cupy matmul {b}x4x4x4", ms, cp.asnumpy(out["v"]).ravel(), ref, nbytes)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
