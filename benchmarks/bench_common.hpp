@@ -61,17 +61,19 @@ void run_case(benchmark::State& state, const Setup<Exec>& setup, double bytes, d
 }
 
 // Registers "<name>/<backend>" with the common settings.
+// (`batches` per repetition, `repetitions` of them: fewer for a case whose call lasts seconds.)
 template <class Exec>
 void add_case(const std::string& name, Setup<Exec> setup, double bytes, double flops = 0,
               double units = 1, double cells = 0,
-              benchmark::TimeUnit unit = benchmark::kMillisecond) {
+              benchmark::TimeUnit unit = benchmark::kMillisecond, int batches = 3,
+              int repetitions = 5) {
   benchmark::RegisterBenchmark(
       (name + "/" + Exec::name()).c_str(),
       [=](benchmark::State& s) { run_case<Exec>(s, setup, bytes, flops, units, cells); })
       ->UseManualTime()
       ->Unit(unit)
-      ->Iterations(3)  // batches per repetition (each batch >= ~1 ms)
-      ->Repetitions(5)
+      ->Iterations(batches)  // batches per repetition (each batch >= ~1 ms)
+      ->Repetitions(repetitions)
       ->ReportAggregatesOnly(true);
 }
 

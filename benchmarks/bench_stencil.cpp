@@ -2,19 +2,29 @@
 // and 4).
 //
 // Diffusion, 2000 x 2000 float32 from the jagged field: the time reported is per step, from
-// diffuse() calls of many steps, with a buffer allocated once (so a call does not block).
+// diffuse() calls of many steps, with a buffer allocated once (so a call does not block);
+// `history` cases keep every step's Laplacian by diffuse_history, `seed_run` cases time the
+// seed workload itself (10,000 steps from a fresh jagged field per call).
 // GB/s counts the bytes one unblocked step must move: read f, write f_next, and write lapl when
 // every step's Laplacian is kept (12 or 8 bytes per cell); Gcells/s counts cells updated.
 // Convolution: GB/s counts x read once and y written once.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <Kokkos_Random.hpp>
+#ifdef KOKKOS_ENABLE_OPENMP
+#include <omp.h>
+#endif
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include <unison/convolve.hpp>
 #include <unison/diffusion.hpp>
@@ -51,14 +61,128 @@ struct Variant {
   bool dense = false;
   // Or a 2000 x 2000 float32 field read from this .npy file (the peers' field, say).
   std::string npy;
+  // OpenMP only: the streaming step's functor (impl::DiffusionRows) run by a raw `omp
+  // parallel` region, thread t taking block t (`raw_dispatch`), on arrays from aligned_alloc
+  // first touched by the thread that owns their rows (`raw_memory`): is the gap to
+  // scripts/cpu-stencil-probe.cpp in Kokkos' dispatch, in the memory, or neither?
+  bool raw_dispatch = false, raw_memory = false;
+  // With raw_dispatch and raw_memory: the row written with AVX-512 intrinsics as in the probe
+  // (only where __AVX512F__ is defined; else the case is not registered).
+  bool raw_kernel = false;
+  // Every step's Laplacian by diffuse_history into this many planes (0: diffuse into one lapl).
+  int history = 0;
+  // The seed workload: each call starts from a fresh field and runs 10,000 steps (a few calls,
+  // no repetitions of 100-step calls that continue one field).
+  bool seed_run = false;
 };
+
+#if defined(KOKKOS_ENABLE_OPENMP) && defined(__AVX512F__)
+// Variant::raw_kernel: row r of an n x n float field (n a multiple of 16, rows 64-byte
+// aligned), as scripts/cpu-stencil-probe.cpp's owned_nt writes it.
+template <class V>
+void probe_row(const V& f, const V& g, const V& l, std::int64_t r, std::int64_t n) {
+  static const std::vector<float> zeros(std::size_t(n) + 16, 0.f);
+  const float* mid = &f(r, 0);
+  const float* up = r > 0 ? &f(r - 1, 0) : zeros.data();
+  const float* dn = r + 1 < n ? &f(r + 1, 0) : zeros.data();
+  float* out = &g(r, 0);
+  float* lo = &l(r, 0);
+  const auto one = [&](std::int64_t c) {
+    const float left = c > 0 ? mid[c - 1] : 0.f, right = c + 1 < n ? mid[c + 1] : 0.f;
+    const float lap = 4.f * mid[c] - ((up[c] + dn[c]) + (left + right));
+    out[c] = mid[c] - 0.25f * lap;
+    lo[c] = lap;
+  };
+  for (std::int64_t c = 0; c < 16; ++c) one(c);
+  for (std::int64_t c0 = 16; c0 + 16 < n; c0 += 16) {
+    const __m512 m = _mm512_load_ps(mid + c0);
+    const __m512 lap = _mm512_sub_ps(
+        _mm512_mul_ps(_mm512_set1_ps(4.f), m),
+        _mm512_add_ps(_mm512_add_ps(_mm512_loadu_ps(up + c0), _mm512_loadu_ps(dn + c0)),
+                      _mm512_add_ps(_mm512_loadu_ps(mid + c0 - 1), _mm512_loadu_ps(mid + c0 + 1))));
+    _mm512_store_ps(out + c0, _mm512_sub_ps(m, _mm512_mul_ps(_mm512_set1_ps(0.25f), lap)));
+    _mm512_stream_ps(lo + c0, lap);
+  }
+  for (std::int64_t c = n - 16; c < n; ++c) one(c);
+}
+#endif
+
+#ifdef KOKKOS_ENABLE_OPENMP
+// Variant::raw_dispatch / raw_memory: `steps` streaming steps from f's values, every Laplacian.
+inline std::function<void(const Kokkos::OpenMP&)> raw_steps(
+    const Kokkos::OpenMP& exec, const Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace>& f,
+    int steps, const Variant& variant) {
+  using V = Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                         Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using CV = Kokkos::View<const float**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const std::int64_t n = f.extent(0), items = exec.concurrency();
+  const std::int64_t per_item = (n + items - 1) / items;
+  std::vector<V> arrays;
+  std::vector<std::shared_ptr<void>> owners;  // keep the arrays alive as long as the call
+  for (int k = 0; k < 3; ++k) {
+    if (variant.raw_memory) {
+      auto* p = static_cast<float*>(std::aligned_alloc(64, sizeof(float) * n * n));
+      owners.emplace_back(p, std::free);
+      V v(p, n, n);
+#pragma omp parallel for schedule(static, 1) num_threads(int(items))
+      for (std::int64_t item = 0; item < items; ++item)
+        for (std::int64_t r = item * per_item; r < std::min(n, (item + 1) * per_item); ++r)
+          for (std::int64_t c = 0; c < n; ++c) v(r, c) = 0;
+      arrays.push_back(v);
+    } else {
+      Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> v("unison::bench::raw", n, n);
+      owners.push_back(std::make_shared<decltype(v)>(v));
+      arrays.push_back(V(v.data(), n, n));
+    }
+  }
+  Kokkos::deep_copy(arrays[0], f);
+  return [=](const Kokkos::OpenMP& e) {
+    (void)owners;
+    V a = arrays[0], b = arrays[1];
+#if defined(__AVX512F__)
+    if (variant.raw_kernel) {
+      for (int s = 0; s < steps; ++s) {
+#pragma omp parallel num_threads(int(items))
+        {
+          const std::int64_t t = omp_get_thread_num();
+          const std::int64_t r0 = t * per_item, r1 = std::min(n, r0 + per_item);
+          for (std::int64_t k = 0; k < r1 - r0; ++k)
+            probe_row(a, b, arrays[2], s % 2 ? r1 - 1 - k : r0 + k, n);
+          _mm_sfence();
+        }
+        std::swap(a, b);
+      }
+      if (steps % 2) Kokkos::deep_copy(e, arrays[0], a);
+      return;
+    }
+#endif
+    for (int s = 0; s < steps; ++s) {
+      const unison::impl::DiffusionRows<false, CV, V, V> kernel{
+          CV(a), b, arrays[2], 0.25f, true, n, n, per_item, s % 2 == 1};
+      if (variant.raw_dispatch) {
+#pragma omp parallel num_threads(int(items))
+        kernel(omp_get_thread_num());
+      } else {
+        Kokkos::parallel_for(
+            "unison::bench::raw_memory",
+            Kokkos::RangePolicy<Kokkos::OpenMP, Kokkos::Schedule<Kokkos::Static>,
+                                Kokkos::IndexType<std::int64_t>>(e, 0, items),
+            kernel);
+      }
+      std::swap(a, b);
+    }
+    if (steps % 2) Kokkos::deep_copy(e, arrays[0], a);  // the next call continues the field
+  };
+}
+#endif
 
 template <class Exec>
 void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions options,
                    Variant variant = {}) {
   using Mem = typename Exec::memory_space;
   const long n = 2000;
-  const int steps = steps_per_call<Exec>();
+  const int steps = variant.seed_run ? 10000 : steps_per_call<Exec>();
   const double cells = double(n) * n;
   const double bytes = cells * sizeof(float) * (which == Laplacian::every_step ? 3 : 2);
   add_case<Exec>(
@@ -69,6 +193,9 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
             lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
         unison::DiffusionBuffer<decltype(f)> buffer(
             Kokkos::view_alloc(exec, std::string("unison::bench::buffer")), n, n);
+        Kokkos::View<float***, Kokkos::LayoutRight, Mem> history(
+            Kokkos::view_alloc(exec, std::string("unison::bench::history")),
+            variant.history, variant.history > 0 ? n : 0, variant.history > 0 ? n : 0);
         if (!variant.npy.empty()) {
           const auto host = unison::read_npy<float>(variant.npy);
           if (host.extent(0) != std::size_t(n) || host.extent(1) != std::size_t(n))
@@ -79,7 +206,15 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
           Kokkos::fill_random(exec, f, pool, 0.5f, 1.0f);
         } else {
           unison::jagged_field(exec, f);
+          // UNISON_BENCH_SAVE_FIELD=file.npy: the jagged field, for scripts/cpu-stencil-probe.cpp.
+          if (const char* save = std::getenv("UNISON_BENCH_SAVE_FIELD"))
+            unison::write_npy(save, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f));
         }
+#ifdef KOKKOS_ENABLE_OPENMP
+        if constexpr (std::is_same_v<Exec, Kokkos::OpenMP>) {
+          if (variant.raw_dispatch || variant.raw_memory) return raw_steps(exec, f, steps, variant);
+        }
+#endif
         if (variant.one_direction) {
           return [=](const Exec& e) {
             auto a = f, b = buffer;
@@ -93,10 +228,15 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
           };
         }
         return [=](const Exec& e) {
-          unison::diffuse(e, f, buffer, steps, 0.25, lapl, which, options);
+          if (variant.seed_run) unison::jagged_field(e, f);
+          if (variant.history > 0)
+            unison::diffuse_history(e, f, buffer, steps, 0.25, history, [](auto...) {}, options);
+          else
+            unison::diffuse(e, f, buffer, steps, 0.25, lapl, which, options);
         };
       },
-      bytes, 0, steps, cells, benchmark::kMicrosecond);
+      bytes, 0, steps, cells, benchmark::kMicrosecond, variant.seed_run ? 1 : 3,
+      variant.seed_run ? 3 : 5);
 }
 
 template <class Exec, class T>
@@ -126,6 +266,10 @@ void register_backend() {
   add_diffusion<Exec>("every_step/tiled", Laplacian::every_step, tiled);
   add_diffusion<Exec>("every_step/streaming", Laplacian::every_step, streaming);
   add_diffusion<Exec>("every_step/plain", Laplacian::every_step, plain);
+  // Every step's Laplacian kept in 4 planes (on CPUs, 4 steps per pass).
+  Variant history;
+  history.history = 4;
+  add_diffusion<Exec>("every_step/history", Laplacian::every_step, {}, history);
   add_diffusion<Exec>("final_only/blocked", Laplacian::final_only, tiled);
   add_diffusion<Exec>("final_only/streaming", Laplacian::final_only, streaming);
   add_diffusion<Exec>("final_only/plain", Laplacian::final_only, plain);
@@ -151,11 +295,49 @@ void register_backend() {
     shapes = {{8, 512}, {16, 512}, {32, 1024}, {8, 2048}, {64, 256}};
     blocked = {{2, 32, 512}, {4, 32, 512}, {4, 64, 1024}, {8, 64, 512}, {8, 128, 1024}};
   }
+  // The seed workload, 10,000 steps from the jagged field, per step (not on Serial: minutes).
+  Variant seed = {}, seed_history = history;
+  seed.seed_run = seed_history.seed_run = true;
+  add_diffusion<Exec>("seed_run/every_step/automatic", Laplacian::every_step, {}, seed);
+  add_diffusion<Exec>("seed_run/every_step/history", Laplacian::every_step, {}, seed_history);
+  if constexpr (!is_gpu_v<Exec>) {
+    // Steps per pass of the CPU history kernel (planes: as many).
+    for (int per_pass : {1, 2, 3, 4, 6, 8}) {
+      DiffusionOptions o;
+      o.steps_per_pass = per_pass;
+      Variant h;
+      h.history = per_pass;
+      add_diffusion<Exec>("probe/every_step/history/steps" + std::to_string(per_pass),
+                          Laplacian::every_step, o, h);
+    }
+  }
   Variant one_direction, dense;
   one_direction.one_direction = true;
   dense.dense = true;
   add_diffusion<Exec>("probe/every_step/streaming/one_direction", Laplacian::every_step, {},
                       one_direction);
+#ifdef KOKKOS_ENABLE_OPENMP
+  if constexpr (std::is_same_v<Exec, Kokkos::OpenMP>) {
+    for (int raw : {1, 2, 3}) {
+      Variant v;
+      v.raw_dispatch = raw & 1;
+      v.raw_memory = raw & 2;
+      add_diffusion<Exec>(std::string("probe/every_step/streaming/raw") +
+                              (v.raw_dispatch ? "_dispatch" : "") + (v.raw_memory ? "_memory" : ""),
+                          Laplacian::every_step, {}, v);
+    }
+#if defined(__AVX512F__)
+    for (bool dense_field : {false, true}) {
+      Variant v;
+      v.raw_dispatch = v.raw_memory = v.raw_kernel = true;
+      v.dense = dense_field;
+      add_diffusion<Exec>(std::string("probe/every_step/streaming/raw_kernel") +
+                              (dense_field ? "/dense_field" : ""),
+                          Laplacian::every_step, {}, v);
+    }
+#endif
+  }
+#endif
   add_diffusion<Exec>("probe/every_step/automatic/dense_field", Laplacian::every_step, {}, dense);
   // UNISON_BENCH_FIELD=file.npy: every step's Laplacian from that field (2000 x 2000 float32),
   // e.g. the one the peers start from (python3 benchmarks/peers/stencil_peers.py save FILE).

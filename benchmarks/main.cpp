@@ -44,7 +44,17 @@ void register_matmul();
 void register_rowwise();
 
 void add_context(bool flushed) {
-  benchmark::AddCustomContext("cpu_subnormals", flushed ? "flushed to zero (FTZ, DAZ)" : "IEEE");
+  std::string mode = flushed ? "flushed to zero (FTZ, DAZ)" : "IEEE";
+#if defined(KOKKOS_ENABLE_OPENMP) && defined(__SSE2__)
+  // Whether every thread of the OpenMP pool runs in that mode (they inherit it when created).
+  int flushing = 0;
+  const int threads = Kokkos::OpenMP().concurrency();
+  Kokkos::parallel_reduce(
+      "unison::bench::mxcsr", Kokkos::RangePolicy<Kokkos::OpenMP, Kokkos::Schedule<Kokkos::Static>>(0, threads),
+      [](int, int& n) { n += (_mm_getcsr() & 0x8040) == 0x8040; }, flushing);
+  mode += ", " + std::to_string(flushing) + " of " + std::to_string(threads) + " OpenMP threads flush";
+#endif
+  benchmark::AddCustomContext("cpu_subnormals", mode);
   benchmark::AddCustomContext("unison_version", unison::version());
   benchmark::AddCustomContext("unison_git", UNISON_GIT_REVISION);
   benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));

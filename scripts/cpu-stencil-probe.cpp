@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -35,25 +36,26 @@ float* alloc() {
 }
 
 // One row: out = mid - coeff * lap, lap = 4 mid - ((up + down) + (left + right)).
-template <bool NT>
+template <bool NT, bool Lapl = true, bool Adds = false>
 void row(const float* __restrict up, const float* __restrict mid, const float* __restrict dn,
          float* __restrict out, float* __restrict lo) {
   const auto one = [&](int c, float left, float right, float& lap) {
-    lap = 4.f * mid[c] - ((up[c] + dn[c]) + (left + right));
+    lap = (Adds ? (mid[c] + mid[c]) + (mid[c] + mid[c]) : 4.f * mid[c]) -
+          ((up[c] + dn[c]) + (left + right));
     out[c] = mid[c] - coeff * lap;
   };
-  if constexpr (!NT) {
+  if constexpr (!NT || !Lapl) {
     float lap;
     one(0, 0.f, mid[1], lap);
-    lo[0] = lap;
+    if constexpr (Lapl) lo[0] = lap;
 #pragma GCC ivdep
     for (int c = 1; c < n - 1; ++c) {
       const float l = 4.f * mid[c] - ((up[c] + dn[c]) + (mid[c - 1] + mid[c + 1]));
       out[c] = mid[c] - coeff * l;
-      lo[c] = l;
+      if constexpr (Lapl) lo[c] = l;
     }
     one(n - 1, mid[n - 2], 0.f, lap);
-    lo[n - 1] = lap;
+    if constexpr (Lapl) lo[n - 1] = lap;
   } else {
 #if defined(__AVX512F__)
     constexpr int W = 16;
@@ -85,7 +87,8 @@ void row(const float* __restrict up, const float* __restrict mid, const float* _
 #if defined(__AVX512F__)
       const __m512 m = _mm512_load_ps(mid + c0);
       const __m512 l = _mm512_sub_ps(
-          _mm512_mul_ps(_mm512_set1_ps(4.f), m),
+          Adds ? _mm512_add_ps(_mm512_add_ps(m, m), _mm512_add_ps(m, m))
+               : _mm512_mul_ps(_mm512_set1_ps(4.f), m),
           _mm512_add_ps(_mm512_add_ps(_mm512_load_ps(up + c0), _mm512_load_ps(dn + c0)),
                         _mm512_add_ps(_mm512_loadu_ps(mid + c0 - 1), _mm512_loadu_ps(mid + c0 + 1))));
       _mm512_store_ps(out + c0, _mm512_sub_ps(m, _mm512_mul_ps(_mm512_set1_ps(coeff), l)));
@@ -118,10 +121,10 @@ const float* const zeros = [] {
   return z;
 }();
 
-template <bool NT>
+template <bool NT, bool Adds = false>
 void do_row(const float* f, float* g, float* l, int r) {
   const float* mid = f + std::size_t(r) * n;
-  row<NT>(r > 0 ? mid - n : zeros, mid, r + 1 < n ? mid + n : zeros,
+  row<NT, true, Adds>(r > 0 ? mid - n : zeros, mid, r + 1 < n ? mid + n : zeros,
           g + std::size_t(r) * n, l + std::size_t(r) * n);
 }
 
@@ -154,12 +157,36 @@ float start(int r, int c) {
   return !blobs || (r / 60 + c / 90) % 10 < 3 ? v : 0.f;
 }
 
+// PROBE_FIELD=file.npy: a 2000 x 2000 float32 C-order field instead (e.g. unison's jagged
+// field: UNISON_BENCH_SAVE_FIELD=file.npy unison_bench --benchmark_filter=diffusion/every_step/streaming/.*/OpenMP).
+std::vector<float> npy_field() {
+  const char* e = std::getenv("PROBE_FIELD");
+  std::vector<float> v;
+  if (!e || std::string(e).size() < 4 || std::string(e).substr(std::string(e).size() - 4) != ".npy")
+    return v;
+  FILE* file = std::fopen(e, "rb");
+  unsigned char head[10];
+  if (!file || std::fread(head, 1, 10, file) != 10) std::exit(2);
+  const long offset = 10 + head[8] + 256 * head[9];
+  v.resize(std::size_t(n) * n);
+  if (std::fseek(file, offset, SEEK_SET) != 0 ||
+      std::fread(v.data(), sizeof(float), v.size(), file) != v.size())
+    std::exit(2);
+  std::fclose(file);
+  return v;
+}
+
 int main() {
+  const std::vector<float> loaded = npy_field();
+  if (const char* e = std::getenv("PROBE_FTZ"); e && std::string(e) == "1") {
+#pragma omp parallel
+    _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ and DAZ on every thread
+  }
   float *a = alloc(), *b = alloc(), *l = alloc();
 #pragma omp parallel for schedule(static)
   for (int r = 0; r < n; ++r)
     for (int c = 0; c < n; ++c) {
-      a[std::size_t(r) * n + c] = start(r, c);
+      a[std::size_t(r) * n + c] = loaded.empty() ? start(r, c) : loaded[std::size_t(r) * n + c];
       b[std::size_t(r) * n + c] = 0.f;
       l[std::size_t(r) * n + c] = 0.f;
     }
@@ -239,6 +266,107 @@ int main() {
   };
   report("owned", time_steps(owned(std::false_type()), 200));
   report("owned_nt", time_steps(owned(std::true_type()), 200));
+  // owned_nt with 4 * f[i, j] computed as (f + f) + (f + f) (bitwise the same value): does an
+  // AVX-512 multiply that meets a subnormal cost a microcode assist where additions do not?
+  // PROBE_FIELD=blobs, after 500 steps, when the diffusion fronts hold many subnormals.
+  const auto owned_adds = [&](int k) {
+    const float* f;
+    float* g;
+    fields(k, f, g);
+#pragma omp parallel
+    {
+      const int t = omp_get_thread_num(), nt_ = omp_get_num_threads();
+      const int r0 = int(std::int64_t(n) * t / nt_), r1 = int(std::int64_t(n) * (t + 1) / nt_);
+      if (k % 2 == 0)
+        for (int r = r0; r < r1; ++r) do_row<true, true>(f, g, l, r);
+      else
+        for (int r = r1 - 1; r >= r0; --r) do_row<true, true>(f, g, l, r);
+    }
+  };
+  for (int round = 0; round < 2; ++round) {
+    report(round ? "nt_mul4@2" : "nt_mul4@1", time_steps(owned(std::true_type()), 200));
+    report(round ? "nt_adds@2" : "nt_adds@1", time_steps(owned_adds, 200));
+  }
+  // owned_tb<B>: B steps per pass, every step's Laplacian kept (plane s of a B-plane history,
+  // non-temporal stores). Each thread sweeps its own rows plus a halo B - s rows wide at level
+  // s as a wavefront: at row i it computes level 1 row i-1 from f, level s row i-s from level
+  // s-1's last three rows (a ring per level in its cache), level B row i-B into g. Halo rows are
+  // computed again by the neighbouring thread; only own rows are written to the history and g.
+  // The field leaves the caches once per B steps, the Laplacians once per step.
+  std::vector<float*> hist;
+  const auto owned_tb = [&](int B) {
+    while (int(hist.size()) < B) hist.push_back(alloc());
+    return [&, B](int k) {
+      const float* f;
+      float* g;
+      fields(k, f, g);
+#pragma omp parallel
+      {
+        const int t = omp_get_thread_num(), nt_ = omp_get_num_threads();
+        const int r0 = int(std::int64_t(n) * t / nt_), r1 = int(std::int64_t(n) * (t + 1) / nt_);
+        static thread_local std::vector<float> ring;
+        ring.resize(std::size_t(3) * n * B + 16);
+        float* base = ring.data() + (16 - (reinterpret_cast<std::uintptr_t>(ring.data()) / 4) % 16) % 16;
+        const auto lev = [&](int s, int r) -> const float* {  // level s row r (s >= 1: ring)
+          if (r < 0 || r >= n) return zeros;
+          if (s == 0) return f + std::size_t(r) * n;
+          return base + (std::size_t(s - 1) * 3 + std::size_t(r % 3)) * n;
+        };
+        for (int i = r0 - B + 1; i < r1 + B; ++i) {
+          for (int s = 1; s <= B; ++s) {
+            const int r = i - s;  // level s row r, wanted for r in [r0 - (B - s), r1 + (B - s))
+            if (r < 0 || r >= n || r < r0 - (B - s) || r >= r1 + (B - s)) continue;
+            const bool own = r >= r0 && r < r1;
+            float* out = s == B ? g + std::size_t(r) * n : const_cast<float*>(lev(s, r));
+            if (own)
+              row<true, true>(lev(s - 1, r - 1), lev(s - 1, r), lev(s - 1, r + 1), out,
+                              hist[s - 1] + std::size_t(r) * n);
+            else
+              row<false, false>(lev(s - 1, r - 1), lev(s - 1, r), lev(s - 1, r + 1), out, nullptr);
+          }
+        }
+        _mm_sfence();
+      }
+    };
+  };
+  for (int B : {1, 2, 3, 4, 6, 8}) {
+    char name[32];
+    std::snprintf(name, sizeof name, "owned_tb%d", B);
+    // B steps per call: time per step = time per call / B.
+    const double us = time_steps(owned_tb(B), 200 / B) / B;
+    report(name, us, 16 + 32.0 / B);
+  }
+  // Check: owned_tb(4) gives bitwise the fields and Laplacians of 4 single steps.
+  {
+    std::vector<float> reff(cells), refl(cells);
+    for (int pass = 0; pass < 2; ++pass) {
+#pragma omp parallel for schedule(static)
+      for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c) a[std::size_t(r) * n + c] = start(r, c);
+      if (pass == 0) {
+        for (int k = 0; k < 4; ++k) {
+          const float* f;
+          float* g;
+          fields(k, f, g);
+#pragma omp parallel for schedule(static)
+          for (int r = 0; r < n; ++r) do_row<false>(f, g, l, r);
+          if (k == 2) std::memcpy(refl.data(), l, cells * sizeof(float));
+        }
+        std::memcpy(reff.data(), a, cells * sizeof(float));
+      } else {
+        owned_tb(4)(0);  // a -> b
+        std::memcpy(a, b, cells * sizeof(float));
+      }
+    }
+    double ef = 0, el = 0;
+    for (std::size_t i = 0; i < cells; ++i) {
+      ef = std::max(ef, double(std::fabs(reff[i] - a[i])));
+      el = std::max(el, double(std::fabs(refl[i] - hist[2][i])));
+    }
+    std::printf("check: owned_tb4 against 4 steps: max |field diff| = %g, |lapl(step 3) diff| = %g\n",
+                ef, el);
+    if (ef != 0 || el != 0) return 1;
+  }
   // Check: owned_nt and rows give the same field after 2 steps from the same start.
   std::vector<float> ref(cells);
   for (int pass = 0; pass < 2; ++pass) {

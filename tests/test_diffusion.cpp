@@ -305,6 +305,110 @@ void test_callback() {
   EXPECT_TRUE(close(to_host(f), ref, 1e-5));
 }
 
+// diffuse_history: every step's Laplacian in its plane, a group of planes at a time, against
+// the plain kernel's single steps (bitwise) and the float64 reference: every depth, steps per
+// pass (several only where the CPU streaming kernel runs them; with few rows per thread the halo
+// spans other threads' rows), algorithm, layout and the buffer form.
+template <class Exec, class T, class Layout>
+void check_history(long nx, long ny, int steps) {
+  Exec exec;
+  const double coeff = 0.25;
+  using Mem = typename Exec::memory_space;
+  Field<Exec, T, Layout> f0("f0", nx, ny), f("f", nx, ny), a("a", nx, ny), b("b", nx, ny),
+      lapl("lapl", nx, ny);
+  fill(f0, uniform<T>(-1, 1));
+  // The plain kernel's field and Laplacian after each step.
+  std::vector<std::vector<double>> fields, lapls;
+  Kokkos::deep_copy(a, f0);
+  std::vector<double> ref = to_host(f0), ref_lapl;
+  for (int s = 0; s < steps; ++s) {
+    unison::diffusion_step(exec, a, b, lapl, coeff, StencilAlgorithm::plain);
+    std::swap(a, b);
+    fields.push_back(to_host(a));
+    lapls.push_back(to_host(lapl));
+    reference(ref, ref_lapl, nx, ny, 1, coeff);
+    EXPECT_TRUE(close(lapls.back(), ref_lapl, tolerance<T>() * (s + 1))) << "step " << s + 1;
+  }
+  EXPECT_TRUE(close(fields.back(), ref, tolerance<T>() * steps));
+  const bool blocking = unison::impl::history_blocking_v<Exec>;
+  const std::vector<int> passes = blocking ? std::vector<int>{0, 1, 2, 3, 4, 8}
+                                           : std::vector<int>{0, 1};
+  for (int depth : {1, 3, 4, 8}) {
+    Kokkos::View<T***, Kokkos::LayoutRight, Mem> history("history", depth, nx, ny);
+    for (auto algorithm : {StencilAlgorithm::automatic, StencilAlgorithm::streaming,
+                           StencilAlgorithm::plain, StencilAlgorithm::tiled}) {
+      for (int per_pass : passes) {
+        const bool one_step = algorithm == StencilAlgorithm::plain ||
+                              algorithm == StencilAlgorithm::tiled;
+        if (per_pass > 1 && one_step) continue;
+        DiffusionOptions options;
+        options.algorithm = algorithm;
+        options.steps_per_pass = per_pass;
+        const std::string where = std::to_string(nx) + "x" + std::to_string(ny) + ", " +
+                                  std::to_string(steps) + " steps, depth " +
+                                  std::to_string(depth) + ", algorithm " +
+                                  std::to_string(int(algorithm)) + ", " +
+                                  std::to_string(per_pass) + " per pass, " +
+                                  typeid(Layout).name() + ", " + typeid(T).name();
+        Kokkos::deep_copy(f, f0);
+        poison_fill(history);
+        std::int64_t next = 1;
+        unison::diffuse_history(
+            exec, f, steps, coeff, history,
+            [&](std::int64_t first, std::int64_t count, const auto& field, const auto& h) {
+              EXPECT_EQ(first, next) << where;
+              EXPECT_EQ(count, std::min<std::int64_t>(depth, steps - first + 1)) << where;
+              next = first + count;
+              EXPECT_EQ(h.data(), history.data()) << where;
+              for (std::int64_t k = 0; k < count; ++k)
+                EXPECT_TRUE(close(to_host(Kokkos::subview(h, k, Kokkos::ALL, Kokkos::ALL)),
+                                  lapls[std::size_t(first - 1 + k)], 0))
+                    << where << ", plane " << k << " of the group from step " << first;
+              EXPECT_TRUE(close(to_host(field), fields[std::size_t(first + count - 2)], 0))
+                  << where << ", field after step " << first + count - 1;
+            },
+            options);
+        EXPECT_EQ(next, steps + 1) << where;
+        EXPECT_TRUE(close(to_host(f), fields.back(), 0)) << where;
+      }
+    }
+  }
+  // The buffer form, asynchronous: the fence is the caller's; a LayoutLeft history.
+  Kokkos::View<T***, Kokkos::LayoutLeft, Mem> history("history", 2, nx, ny);
+  unison::DiffusionBuffer<decltype(f)> buffer("buffer", nx, ny);
+  Kokkos::deep_copy(f, f0);
+  std::vector<std::vector<double>> seen{std::size_t(steps)};
+  unison::diffuse_history(exec, f, buffer, steps, coeff, history,
+                          [&](std::int64_t first, std::int64_t count, const auto&, const auto& h) {
+                            for (std::int64_t k = 0; k < count; ++k)
+                              seen[std::size_t(first - 1 + k)] =
+                                  to_host(Kokkos::subview(h, k, Kokkos::ALL, Kokkos::ALL));
+                          });
+  exec.fence();
+  EXPECT_TRUE(close(to_host(f), fields.back(), 0)) << "buffer form";
+  for (int s = 0; s < steps; ++s)
+    EXPECT_TRUE(close(seen[std::size_t(s)], lapls[std::size_t(s)], 0)) << "buffer form, step " << s + 1;
+}
+
+template <class Exec>
+void test_history() {
+  const long shapes[][2] = {{1, 1}, {1, 37}, {37, 1}, {3, 5}, {5, 3}, {67, 131}, {130, 257}};
+  for (auto& s : shapes) {
+    check_history<Exec, float, Kokkos::LayoutRight>(s[0], s[1], 11);
+    check_history<Exec, double, Kokkos::LayoutLeft>(s[0], s[1], 5);
+  }
+  check_history<Exec, float, Kokkos::LayoutLeft>(67, 131, 1);
+  // Zero steps: no call, nothing changes.
+  Exec exec;
+  Field<Exec, float, Kokkos::LayoutRight> f("f", 4, 5);
+  Kokkos::View<float***, Kokkos::LayoutRight, typename Exec::memory_space> h("h", 2, 4, 5);
+  Kokkos::deep_copy(f, 1.f);
+  int calls = 0;
+  unison::diffuse_history(exec, f, 0, 0.25, h, [&](auto...) { ++calls; });
+  EXPECT_EQ(calls, 0);
+  for (double v : to_host(f)) EXPECT_EQ(v, 1.0);
+}
+
 // The jagged field: exact zeros for ~70% of the cells, values in [0, 1), the same on every
 // backend and layout (compared with the generator evaluated on the host).
 template <class Exec>
@@ -434,6 +538,46 @@ void test_errors() {
         [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::every_step, ahead); }, dif,
         {"strip_prefetch is " + std::to_string(prefetch), "must be 0 (the backend's choice) to 4"}));
   }
+  const char* hist = "unison::diffuse_history";
+  using H = Kokkos::View<float***, Kokkos::LayoutRight, typename Exec::memory_space>;
+  H history("history", 3, 8, 9), shallow("shallow", 0, 8, 9), skewed("skewed", 3, 9, 8);
+  const auto none = [](auto...) {};
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, 0.25, shallow, none); },
+                             hist, {"history is 0x8x9, expected (planes)x8x9 with at least one plane"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, 0.25, skewed, none); },
+                             hist, {"history is 3x9x8, expected (planes)x8x9"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, -2, 0.25, history, none); },
+                             hist, {"steps is -2"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, HUGE_VAL, history, none); },
+                             hist, {"coeff is inf"}));
+  auto plane = Kokkos::subview(history, 1, Kokkos::ALL, Kokkos::ALL);
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, plane, 3, 0.25, history, none); },
+                             hist, {"history (3x8x9) overlaps f (8x9)"}));
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::diffuse_history(exec, f, wrong, 3, 0.25, history, none); }, hist,
+      {"buffer is 9x8, expected 8x9"}));
+  {
+    unison::DiffusionBuffer<F> inside(history.data() + 8 * 9, 8, 9);  // plane 1 of history
+    EXPECT_TRUE(throws_invalid(
+        [&] { unison::diffuse_history(exec, f, inside, 3, 0.25, history, none); }, hist,
+        {"buffer (8x9) overlaps history (3x8x9)"}));
+  }
+  DiffusionOptions two;
+  two.steps_per_pass = 2;
+  two.algorithm = StencilAlgorithm::plain;
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, 0.25, history, none, two); },
+                             hist, {"steps_per_pass 2 needs the streaming algorithm"}));
+  two.algorithm = StencilAlgorithm::streaming;
+  if (unison::impl::history_blocking_v<Exec>) {
+    EXPECT_NO_THROW(unison::diffuse_history(exec, f, 3, 0.25, history, none, two));
+  } else {
+    EXPECT_TRUE(throws_invalid(
+        [&] { unison::diffuse_history(exec, f, 3, 0.25, history, none, two); }, hist,
+        {"steps_per_pass 2 needs the streaming algorithm of a backend whose threads sweep"}));
+  }
+  two.strip_prefetch = 7;
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, 0.25, history, none, two); },
+                             hist, {"strip_prefetch is 7"}));
   // A refused call writes nothing; zero steps change nothing.
   Kokkos::deep_copy(f, 1.f);
   Kokkos::deep_copy(lapl, 2.f);
@@ -453,6 +597,7 @@ TYPED_TEST(Diffusion, sizes_tiles_passes) { test_sizes<TypeParam>(); }
 TYPED_TEST(Diffusion, seed_size) { test_seed_size<TypeParam>(); }
 TYPED_TEST(Diffusion, deterministic_and_strided) { test_deterministic_and_strided<TypeParam>(); }
 TYPED_TEST(Diffusion, callback) { test_callback<TypeParam>(); }
+TYPED_TEST(Diffusion, history) { test_history<TypeParam>(); }
 TYPED_TEST(Diffusion, jagged_field) { test_jagged<TypeParam>(); }
 TYPED_TEST(Diffusion, errors) { test_errors<TypeParam>(); }
 

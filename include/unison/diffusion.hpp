@@ -103,20 +103,110 @@ struct DiffusionPlain {
   }
 };
 
+// One grid row of the `streaming` CPU kernels: cells [0, cols) from the row `mid` and the rows
+// `up` and `down` (all with column stride `is`; Up / Down false: the row is outside the field,
+// its cells 0), the new field to out (stride os) and, if Lapl, the Laplacian to lout (stride
+// ls). Each row is one vectorizable loop. The Laplacian, which no later step reads, is written
+// with non-temporal stores where the columns are contiguous (backends::store_streaming, in
+// aligned chunks of K cells), so that the caches keep the fields; the caller ends its work item
+// with backends::store_streaming_fence().
+template <class T, int K, bool Up, bool Down, bool Lapl>
+KOKKOS_FORCEINLINE_FUNCTION void stencil_row(const T* KOKKOS_RESTRICT up,
+                                             const T* KOKKOS_RESTRICT mid,
+                                             const T* KOKKOS_RESTRICT down, std::int64_t is,
+                                             T* KOKKOS_RESTRICT out, std::int64_t os,
+                                             T* KOKKOS_RESTRICT lout, std::int64_t ls,
+                                             std::int64_t cols, T coef) {
+  // Cell c given its left and right neighbours; stores the new field, returns the Laplacian.
+  const auto value = [&](std::int64_t c, T left, T right) {
+    T lap, v;
+    stencil<T>(mid[c * is], Up ? up[c * is] : T(0), Down ? down[c * is] : T(0), left, right,
+               coef, lap, v);
+    out[c * os] = v;
+    return lap;
+  };
+  const auto one = [&](std::int64_t c) {
+    const T lap = value(c, mid[(c - 1) * is], mid[(c + 1) * is]);
+    if constexpr (Lapl) lout[c * ls] = lap;
+  };
+  const std::int64_t last = cols - 1;
+  const T lap0 = value(0, T(0), last > 0 ? mid[is] : T(0));
+  if constexpr (Lapl) lout[0] = lap0;
+  if (last == 0) return;
+  const T lap1 = value(last, mid[(last - 1) * is], T(0));
+  if constexpr (Lapl) lout[last * ls] = lap1;
+  if (last == 1) return;
+  const auto range = [](int b, int e, const auto& g) {
+    UNISON_IMPL_IVDEP
+    for (int c = b; c < e; ++c) g(c);
+  };
+  if (K == 1 || is != 1 || os != 1 || (Lapl && ls != 1)) {
+    range(1, int(last), one);
+    return;
+  }
+  // Cells 1 .. last - 1, K at a time where the Laplacian (else the new field) is K-aligned.
+  by_chunks<T, K>(range, (Lapl ? lout : out) + 1, int(last - 1), [&](int p) { one(p + 1); },
+                  [&](int p) {
+                    const std::int64_t c = p + 1;
+#if UNISON_BACKENDS_HOST_VECTORS
+                    // Host vectors of K cells: the same operations per cell as stencil().
+                    using Vec = typename backends::HostVector<T>::type;
+                    const Vec zero = {}, m = backends::load_vector(mid + c);
+                    const Vec u = Up ? backends::load_vector(up + c) : zero;
+                    const Vec d = Down ? backends::load_vector(down + c) : zero;
+                    const Vec l = backends::load_vector(mid + c - 1);
+                    const Vec r = backends::load_vector(mid + c + 1);
+                    const Vec lap = T(4) * m - ((u + d) + (l + r));
+                    backends::store_vector(out + c, m - coef * lap);
+                    if constexpr (Lapl) backends::store_vector_streaming(lout + c, lap);
+#else
+                    Chunk<T, K> laps;
+                    UNISON_IMPL_IVDEP
+                    for (int e = 0; e < K; ++e) laps.v[e] = value(c + e, mid[c + e - 1], mid[c + e + 1]);
+                    if constexpr (Lapl)
+                      backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + c), laps);
+#endif
+                  });
+}
+
+// stencil_row with (Up, Down) chosen at run time from whether rows r - 1 and r + 1 are in a field
+// of `rows` rows.
+template <class T, int K, bool Lapl>
+KOKKOS_FORCEINLINE_FUNCTION void stencil_row(std::int64_t r, std::int64_t rows, const T* up,
+                                             const T* mid, const T* down, std::int64_t is, T* out,
+                                             std::int64_t os, T* lout, std::int64_t ls,
+                                             std::int64_t cols, T coef) {
+  const bool u = r > 0, d = r + 1 < rows;
+  if (u && d) stencil_row<T, K, true, true, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
+  else if (u) stencil_row<T, K, true, false, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
+  else if (d) stencil_row<T, K, false, true, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
+  else stencil_row<T, K, false, false, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
+}
+
+// Cells per non-temporal store of the CPU row kernels.
+template <class T>
+inline constexpr int host_chunk_v =
+    backends::host_stream_bytes / int(sizeof(T)) > 1 ? backends::host_stream_bytes / int(sizeof(T))
+                                                      : 1;
+
+// The rows [r0, r1) a CPU row kernel's work item `item` owns, of `rows` rows in blocks of
+// per_item.
+KOKKOS_INLINE_FUNCTION void owned_rows(std::int64_t item, std::int64_t per_item,
+                                       std::int64_t rows, std::int64_t& r0, std::int64_t& r1) {
+  r0 = item * per_item;
+  r1 = r0 + per_item < rows ? r0 + per_item : rows;
+}
+
 // `streaming` on CPUs: a work item per block of consecutive grid rows (rows along the contiguous
 // axis), one block per thread of the backend. A static schedule hands thread i block i on every
 // pass, so each thread finds the rows it wrote in the last pass in its own cache; a `reverse`
-// pass sweeps its block bottom-up, starting on the rows the last pass left there. Each row is
-// one vectorizable loop reading the rows above and below straight from memory. The Laplacian,
-// which no later step reads, is written with non-temporal stores where the columns are
-// contiguous (backends::store_streaming, in aligned chunks), so that the caches keep the two
-// fields: on the H100 machine's 16 Xeon cores this halved the step (scripts/cpu-stencil-probe.cpp).
+// pass sweeps its block bottom-up, starting on the rows the last pass left there. Rows by
+// stencil_row, reading the rows above and below straight from memory: on the H100 machine's 16
+// Xeon cores the non-temporal Laplacian halved the step (scripts/cpu-stencil-probe.cpp).
 template <bool Tr, class F, class FN, class L>
 struct DiffusionRows {
   using T = typename FN::non_const_value_type;
-  static constexpr int K = backends::host_stream_bytes / int(sizeof(T)) > 1
-                               ? backends::host_stream_bytes / int(sizeof(T))
-                               : 1;
+  static constexpr int K = host_chunk_v<T>;
   F f;
   FN next;
   L lapl;
@@ -125,74 +215,93 @@ struct DiffusionRows {
   std::int64_t rows, cols, per_item;
   bool reverse;
 
-  // The row's cells with (Up, Down) telling whether the rows above and below are in the field.
-  template <bool Up, bool Down, bool Lapl>
-  KOKKOS_FORCEINLINE_FUNCTION void row(std::int64_t r) const {
-    const std::int64_t fs = column_stride<Tr>(f), ns = column_stride<Tr>(next),
-                       ls = column_stride<Tr>(lapl);
-    const T* KOKKOS_RESTRICT mid = &cell<Tr>(f, r, 0);
-    const T* KOKKOS_RESTRICT up = Up ? &cell<Tr>(f, r - 1, 0) : mid;
-    const T* KOKKOS_RESTRICT down = Down ? &cell<Tr>(f, r + 1, 0) : mid;
-    T* KOKKOS_RESTRICT out = &cell<Tr>(next, r, 0);
-    T* KOKKOS_RESTRICT lout = Lapl ? &cell<Tr>(lapl, r, 0) : nullptr;
-    // A local copy: the functor is shared by the threads, and the stores through out and lout
-    // might alias it as far as the compiler knows (it would reload coeff on every iteration).
-    const T coef = coeff;
-    // Cell c given its left and right neighbours; stores the new field, returns the Laplacian.
-    const auto value = [&](std::int64_t c, T left, T right) {
-      T lap, v;
-      stencil<T>(mid[c * fs], Up ? up[c * fs] : T(0), Down ? down[c * fs] : T(0), left, right,
-                 coef, lap, v);
-      out[c * ns] = v;
-      return lap;
-    };
-    const auto one = [&](std::int64_t c) {
-      const T lap = value(c, mid[(c - 1) * fs], mid[(c + 1) * fs]);
-      if constexpr (Lapl) lout[c * ls] = lap;
-    };
-    const std::int64_t last = cols - 1;
-    const T lap0 = value(0, T(0), last > 0 ? mid[fs] : T(0));
-    if constexpr (Lapl) lout[0] = lap0;
-    if (last == 0) return;
-    const T lap1 = value(last, mid[(last - 1) * fs], T(0));
-    if constexpr (Lapl) lout[last * ls] = lap1;
-    if (last == 1) return;
-    const auto range = [](int b, int e, const auto& g) {
-      UNISON_IMPL_IVDEP
-      for (int c = b; c < e; ++c) g(c);
-    };
-    if (!Lapl || K == 1 || fs != 1 || ns != 1 || ls != 1) {
-      range(1, int(last), one);
-      return;
-    }
-    // Cells 1 .. last - 1 with the Laplacian stored K cells at a time on K-aligned addresses.
-    by_chunks<T, K>(range, lout + 1, int(last - 1), [&](int p) { one(p + 1); },
-                    [&](int p) {
-                      Chunk<T, K> laps;
-                      UNISON_IMPL_IVDEP
-                      for (int e = 0; e < K; ++e)
-                        laps.v[e] = value(p + 1 + e, mid[p + e], mid[p + 2 + e]);
-                      backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + p + 1),
-                                                laps);
-                    });
-  }
-
   template <bool Lapl>
-  KOKKOS_FORCEINLINE_FUNCTION void dispatch(std::int64_t r) const {
-    const bool up = r > 0, down = r + 1 < rows;
-    if (up && down) row<true, true, Lapl>(r);
-    else if (up) row<true, false, Lapl>(r);
-    else if (down) row<false, true, Lapl>(r);
-    else row<false, false, Lapl>(r);
+  KOKKOS_FORCEINLINE_FUNCTION void row(std::int64_t r) const {
+    const T* mid = &cell<Tr>(f, r, 0);
+    // A local copy of coeff: the functor is shared by the threads, and the stores through out
+    // and lout might alias it as far as the compiler knows (it would reload it every iteration).
+    stencil_row<T, K, Lapl>(r, rows, r > 0 ? &cell<Tr>(f, r - 1, 0) : mid, mid,
+                            r + 1 < rows ? &cell<Tr>(f, r + 1, 0) : mid, column_stride<Tr>(f),
+                            &cell<Tr>(next, r, 0), column_stride<Tr>(next),
+                            Lapl ? &cell<Tr>(lapl, r, 0) : nullptr, column_stride<Tr>(lapl), cols,
+                            T(coeff));
   }
 
   KOKKOS_FUNCTION void operator()(std::int64_t item) const {
-    const std::int64_t r0 = item * per_item;
-    const std::int64_t r1 = r0 + per_item < rows ? r0 + per_item : rows;
+    std::int64_t r0, r1;
+    owned_rows(item, per_item, rows, r0, r1);
     for (std::int64_t k = 0; k < r1 - r0; ++k) {
       const std::int64_t r = reverse ? r1 - 1 - k : r0 + k;
-      if (write_lapl) dispatch<true>(r);
-      else dispatch<false>(r);
+      if (write_lapl) row<true>(r);
+      else row<false>(r);
+    }
+    backends::store_streaming_fence();
+  }
+};
+
+// diffuse_history on CPUs: `steps` steps per pass, each step's Laplacian written to its plane of
+// the history (plane0 + s - 1 for step s of the pass), the field read and written once per pass.
+// The work item owning rows [r0, r1) (as DiffusionRows) computes the field after s steps on rows
+// [r0 - (steps - s), r1 + (steps - s)), a halo that shrinks by a row per step, as a wavefront:
+// at sweep position i it computes step 1's row i - 1 from f, step s's row i - s from step s - 1's
+// three rows around it, ... step `steps`'s row i - steps into next (i + s when reversed). Step
+// s < steps keeps only its last three rows, in a ring in the item's team scratch (a few rows:
+// the core's L1 or L2 cache). Halo rows are computed again by the neighbouring item, with the
+// same operations, so the result is bitwise that of single steps; only owned rows are written.
+template <class Exec, bool Tr, class F, class FN, class H>
+struct DiffusionRowsHistory {
+  using T = typename FN::non_const_value_type;
+  using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  static constexpr int K = host_chunk_v<T>;
+  F f;
+  FN next;
+  H history;
+  T coeff;
+  std::int64_t rows, cols, per_item, pitch;  // pitch: ring row length, a multiple of K
+  int plane0, steps, level;
+  bool reverse;
+
+  static std::int64_t ring_pitch(std::int64_t cols) { return (cols + K - 1) / K * K; }
+  static std::size_t scratch_bytes(int steps, std::int64_t pitch) {
+    return std::size_t(steps - 1) * 3 * std::size_t(pitch) * sizeof(T) + 64;
+  }
+
+  template <class Member>
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    std::int64_t r0, r1;
+    owned_rows(team.league_rank(), per_item, rows, r0, r1);
+    T* ring = steps > 1 ? static_cast<T*>(team.team_scratch(level).get_shmem_aligned(
+                              std::size_t(steps - 1) * 3 * pitch * sizeof(T), 64))
+                        : nullptr;
+    const T coef = coeff;
+    const std::int64_t fs = column_stride<Tr>(f), ns = column_stride<Tr>(next),
+                       hs = Tr ? history.stride(1) : history.stride(2);
+    // Row r of the field after s steps of this pass (s < steps), and its column stride.
+    const auto level_row = [&](int s, std::int64_t r) -> T* {
+      return s == 0 ? const_cast<T*>(&cell<Tr>(f, r, 0)) : ring + ((s - 1) * 3 + r % 3) * pitch;
+    };
+    const std::int64_t span = (r1 - r0) + 2 * steps;
+    for (std::int64_t k = 0; k <= span; ++k) {
+      const std::int64_t i = reverse ? r1 + steps - k : r0 - steps + k;
+      for (int s = 1; s <= steps; ++s) {
+        const std::int64_t r = reverse ? i + s : i - s;
+        const std::int64_t halo = steps - s;
+        if (r < 0 || r >= rows || r < r0 - halo || r >= r1 + halo) continue;
+        const std::int64_t is = s == 1 ? fs : 1;
+        const T* mid = level_row(s - 1, r);
+        const T* up = r > 0 ? level_row(s - 1, r - 1) : mid;
+        const T* down = r + 1 < rows ? level_row(s - 1, r + 1) : mid;
+        T* out = s == steps ? &cell<Tr>(next, r, 0) : level_row(s, r);
+        const std::int64_t os = s == steps ? ns : 1;
+        if (r >= r0 && r < r1) {
+          const int p = plane0 + s - 1;
+          T* lout = Tr ? &history(p, 0, r) : &history(p, r, 0);
+          stencil_row<T, K, true>(r, rows, up, mid, down, is, out, os, lout, hs, cols, coef);
+        } else {
+          stencil_row<T, K, false>(r, rows, up, mid, down, is, out, os, nullptr, 1, cols, coef);
+        }
+      }
     }
     backends::store_streaming_fence();
   }
@@ -653,13 +762,18 @@ inline bool known(StencilAlgorithm a) {
          a == StencilAlgorithm::tiled || a == StencilAlgorithm::streaming;
 }
 
-template <class Exec, class F, class L>
-void check_field(const char* fn, const F& f, const L& lapl, double coeff) {
-  check_extents(fn, "lapl", lapl, f);
+template <class Exec, class F>
+void check_coeff(const char* fn, double coeff) {
   require(std::isfinite(coeff), fn, "coeff is ", coeff, ", must be finite");
   using T = typename F::non_const_value_type;
   require(std::isfinite(static_cast<T>(coeff)), fn, "coeff ", coeff,
           " is not finite in the field's value type");
+}
+
+template <class Exec, class F, class L>
+void check_field(const char* fn, const F& f, const L& lapl, double coeff) {
+  check_extents(fn, "lapl", lapl, f);
+  check_coeff<Exec, F>(fn, coeff);
 }
 
 template <class Exec, class... V>
@@ -735,6 +849,58 @@ using DiffusionBuffer = Kokkos::View<typename F::non_const_value_type**,
 
 namespace impl {
 
+// The checks of DiffusionOptions that every form of diffuse shares.
+inline void check_options(const char* fn, const DiffusionOptions& options) {
+  require(known(options.algorithm), fn, "unknown algorithm ", int(options.algorithm));
+  require(options.tile_rows >= 0 && options.tile_cols >= 0 && options.steps_per_pass >= 0 &&
+              options.strip_rows >= 0,
+          fn, "tile ", options.tile_rows, "x", options.tile_cols, ", steps_per_pass ",
+          options.steps_per_pass, " and strip_rows ", options.strip_rows,
+          " must not be negative");
+  require(options.strip_prefetch >= 0 && options.strip_prefetch <= 4, fn, "strip_prefetch is ",
+          options.strip_prefetch, ", must be 0 (the backend's choice) to 4");
+}
+
+template <class F>
+using FieldView = Kokkos::View<typename F::non_const_value_type**, diffusion_layout_t<F>,
+                               typename F::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class F>
+using ConstFieldView =
+    Kokkos::View<const typename F::non_const_value_type**, diffusion_layout_t<F>,
+                 typename F::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+// Runs run(cur, nxt) on two buffers of f's extents, cur holding f: f itself when it is
+// contiguous (a LayoutRight or LayoutLeft subview may be padded; otherwise f is copied into a
+// third buffer and back) and `buffer` or an internal one. run steps from cur into nxt and swaps
+// them; whichever holds the field at the end is copied to f if it is not f.
+template <class Exec, class F, class Run>
+void with_buffers(const Exec& exec, const F& f, const DiffusionBuffer<F>* buffer, Run&& run) {
+  const std::int64_t nx = f.extent(0), ny = f.extent(1);
+  using Buffer = DiffusionBuffer<F>;
+  const bool direct = (std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft> ||
+                       std::is_same_v<typename F::array_layout, Kokkos::LayoutRight>) &&
+                      f.span_is_contiguous();
+  Buffer other = buffer ? *buffer
+                        : Buffer(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
+                                                    std::string("unison::diffusion::buffer")),
+                                 nx, ny);
+  Buffer copy_of_f;
+  FieldView<F> cur, nxt(other.data(), nx, ny);
+  if (direct) {
+    cur = FieldView<F>(f.data(), nx, ny);
+  } else {
+    copy_of_f = Buffer(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
+                                          std::string("unison::diffusion::field")),
+                       nx, ny);
+    Kokkos::deep_copy(exec, copy_of_f, f);
+    cur = FieldView<F>(copy_of_f.data(), nx, ny);
+  }
+  run(cur, nxt);
+  if (cur.data() != f.data()) Kokkos::deep_copy(exec, f, cur);
+  // Buffers allocated here are released on return, so the work that uses them must be done.
+  if (!buffer || !direct) exec.fence("unison::diffuse: release buffers");
+}
+
 template <class Exec, class F, class L, class OnStep>
 void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, double coeff,
              const L& lapl, Laplacian which, const DiffusionOptions& options, OnStep&& on_step,
@@ -756,14 +922,7 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   }
   require(which == Laplacian::every_step || which == Laplacian::final_only, fn,
           "unknown Laplacian choice ", int(which));
-  require(known(options.algorithm), fn, "unknown algorithm ", int(options.algorithm));
-  require(options.tile_rows >= 0 && options.tile_cols >= 0 && options.steps_per_pass >= 0 &&
-              options.strip_rows >= 0,
-          fn, "tile ", options.tile_rows, "x", options.tile_cols, ", steps_per_pass ",
-          options.steps_per_pass, " and strip_rows ", options.strip_rows,
-          " must not be negative");
-  require(options.strip_prefetch >= 0 && options.strip_prefetch <= 4, fn, "strip_prefetch is ",
-          options.strip_prefetch, ", must be 0 (the backend's choice) to 4");
+  check_options(fn, options);
   require(options.steps_per_pass <= 1 || which == Laplacian::final_only, fn,
           "steps_per_pass ", options.steps_per_pass,
           " needs Laplacian::final_only (every step's Laplacian is written otherwise)");
@@ -795,55 +954,56 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   }
   if (steps == 0 || f.size() == 0) return;
 
-  const std::int64_t nx = f.extent(0), ny = f.extent(1);
-  using Buffer = DiffusionBuffer<F>;
-  using Unmanaged = Kokkos::View<T**, diffusion_layout_t<F>, typename F::memory_space,
-                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  // f itself is one of the two buffers if it is contiguous (a LayoutRight or LayoutLeft
-  // subview may be padded); otherwise it is copied into a third buffer and back.
-  const bool direct = (std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft> ||
-                       std::is_same_v<typename F::array_layout, Kokkos::LayoutRight>) &&
-                      f.span_is_contiguous();
-  Buffer other = buffer ? *buffer
-                        : Buffer(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                                                    std::string("unison::diffusion::buffer")),
-                                 nx, ny);
-  Buffer copy_of_f;
-  Unmanaged cur, nxt(other.data(), nx, ny);
-  if (direct) {
-    cur = Unmanaged(f.data(), nx, ny);
-  } else {
-    copy_of_f = Buffer(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                                          std::string("unison::diffusion::field")),
-                       nx, ny);
-    Kokkos::deep_copy(exec, copy_of_f, f);
-    cur = Unmanaged(copy_of_f.data(), nx, ny);
-  }
   const T c = T(coeff);
-  for (std::int64_t done = 0; done < steps;) {
-    const int n = int(steps - done < shape.steps ? steps - done : shape.steps);
-    const bool final_pass = done + n == steps;
-    PassShape pass = shape;
-    pass.steps = n;
-    diffusion_pass(exec, algorithm, pass, Kokkos::View<const T**, diffusion_layout_t<F>,
-                                                       typename F::memory_space,
-                                                       Kokkos::MemoryTraits<Kokkos::Unmanaged>>(cur),
-                   nxt, lapl, c, which == Laplacian::every_step || final_pass,
-                   (done / shape.steps) % 2 == 1,
-                   options.strip_rows > 0 ? options.strip_rows
-                   : n == 2               ? Tuning::strip_rows_two_steps
-                                          : Tuning::strip_rows,
-                   options.strip_prefetch > 0 ? options.strip_prefetch
-                                              : Tuning::strip_prefetch_rows);
-    done += n;
-    std::swap(cur, nxt);
-    on_step(done, Kokkos::View<const T**, diffusion_layout_t<F>, typename F::memory_space,
-                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>(cur),
-            lapl);
+  with_buffers(exec, f, buffer, [&](FieldView<F>& cur, FieldView<F>& nxt) {
+    for (std::int64_t done = 0; done < steps;) {
+      const int n = int(steps - done < shape.steps ? steps - done : shape.steps);
+      const bool final_pass = done + n == steps;
+      PassShape pass = shape;
+      pass.steps = n;
+      diffusion_pass(exec, algorithm, pass, ConstFieldView<F>(cur), nxt, lapl, c,
+                     which == Laplacian::every_step || final_pass,
+                     (done / shape.steps) % 2 == 1,
+                     options.strip_rows > 0 ? options.strip_rows
+                     : n == 2               ? Tuning::strip_rows_two_steps
+                                            : Tuning::strip_rows,
+                     options.strip_prefetch > 0 ? options.strip_prefetch
+                                                : Tuning::strip_prefetch_rows);
+      done += n;
+      std::swap(cur, nxt);
+      on_step(done, ConstFieldView<F>(cur), lapl);
+    }
+  });
+}
+
+// Whether diffuse_history runs several steps per pass for this backend and algorithm: the CPU
+// form of `streaming` (a block of rows per thread, DiffusionRowsHistory).
+template <class Exec>
+constexpr bool history_blocking_v = backends::StencilTuning<Exec>::strip_rows <= 0;
+
+// Enqueues `n` steps from f into next by DiffusionRowsHistory (where history_blocking_v), step
+// s's Laplacian into plane plane0 + s - 1 of history.
+template <class Exec, class F, class FN, class H>
+void history_pass(const Exec& exec, const F& f, const FN& next, const H& history, int plane0,
+                  int n, typename FN::non_const_value_type coeff, bool reverse) {
+  const std::int64_t nx = f.extent(0), ny = f.extent(1);
+  if (nx == 0 || ny == 0) return;
+  if constexpr (history_blocking_v<Exec>) {
+    using Tuning = backends::StencilTuning<Exec>;
+    constexpr bool tr = transposed_v<F>;
+    const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
+    const std::int64_t items = exec.concurrency() < rows ? exec.concurrency() : rows;
+    const std::int64_t per_item = (rows + items - 1) / items;
+    using Kernel = DiffusionRowsHistory<Exec, tr, F, FN, H>;
+    const std::int64_t pitch = Kernel::ring_pitch(cols);
+    Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Static>> policy(
+        exec, int((rows + per_item - 1) / per_item), 1);
+    policy.set_scratch_size(Tuning::scratch_level,
+                            Kokkos::PerTeam(Kernel::scratch_bytes(n, pitch)));
+    Kokkos::parallel_for("unison::diffusion::history", policy,
+                         Kernel{f, next, history, coeff, rows, cols, per_item, pitch, plane0, n,
+                                Tuning::scratch_level, reverse});
   }
-  if (cur.data() != f.data()) Kokkos::deep_copy(exec, f, cur);
-  // Buffers allocated here are released on return, so the work that uses them must be done.
-  if (!buffer || !direct) exec.fence("unison::diffuse: release buffers");
 }
 
 }  // namespace impl
@@ -893,6 +1053,124 @@ void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, con
              OnStep&& on_step, const DiffusionOptions& options = {}) {
   impl::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, Laplacian::every_step, options,
                 std::forward<OnStep>(on_step), nullptr);
+}
+
+namespace impl {
+
+template <class Exec, class F, class H, class OnHistory>
+void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t steps,
+                     double coeff, const H& history, const DiffusionOptions& options,
+                     OnHistory&& on_history, const DiffusionBuffer<F>* buffer) {
+  static_checks<Exec, F>();
+  using T = typename F::non_const_value_type;
+  static_assert(Kokkos::is_view_v<H> && H::rank() == 3,
+                "unison::diffuse_history: history must be a rank-3 View (planes, nx, ny)");
+  static_assert(std::is_same_v<typename H::value_type, T> && !std::is_const_v<typename F::value_type>,
+                "unison::diffuse_history: f and history must have the same non-const value type");
+  static_assert(accessible_v<Exec, H>,
+                "unison::diffuse_history: history must be accessible from the execution space");
+  require(history.extent(0) >= 1 && history.extent(1) == f.extent(0) &&
+              history.extent(2) == f.extent(1),
+          fn, "history is ", history.extent(0), "x", history.extent(1), "x", history.extent(2),
+          ", expected (planes)x", f.extent(0), "x", f.extent(1), " with at least one plane");
+  check_coeff<Exec, F>(fn, coeff);
+  check_disjoint(fn, "history", history, "f", f);
+  require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
+  if (buffer) {
+    check_extents(fn, "buffer", *buffer, f);
+    check_disjoint(fn, "buffer", *buffer, "f", f);
+    check_disjoint(fn, "buffer", *buffer, "history", history);
+  }
+  check_options(fn, options);
+  DiffusionOptions shape_options = options;
+  shape_options.steps_per_pass = 0;  // here: steps per pass of the CPU streaming kernel only
+  const StencilAlgorithm algorithm = resolve<Exec>(options.algorithm, Laplacian::every_step,
+                                                   shape_options);
+  const bool blocking = history_blocking_v<Exec> && algorithm == StencilAlgorithm::streaming;
+  require(options.steps_per_pass <= 1 || blocking, fn, "steps_per_pass ", options.steps_per_pass,
+          " needs the streaming algorithm of a backend whose threads sweep blocks of rows (the "
+          "CPU backends: StencilTuning::strip_rows == 0)");
+  using Tuning = backends::StencilTuning<Exec>;
+  const std::int64_t depth = std::int64_t(history.extent(0));
+  std::int64_t per_pass = !blocking                  ? 1
+                          : options.steps_per_pass > 0 ? options.steps_per_pass
+                                                       : Tuning::history_steps_per_pass;
+  if (per_pass > depth) per_pass = depth;
+  PassShape shape{1, 1, 1};
+  if (algorithm == StencilAlgorithm::tiled)
+    shape = checked_shape<Exec, T>(
+        fn,
+        {options.tile_rows > 0 ? options.tile_rows : Tuning::tile_rows,
+         options.tile_cols > 0 ? options.tile_cols : Tuning::tile_cols, 1},
+        options.tile_rows > 0 || options.tile_cols > 0);
+  if (steps == 0 || f.size() == 0) return;
+
+  const T c = T(coeff);
+  with_buffers(exec, f, buffer, [&](FieldView<F>& cur, FieldView<F>& nxt) {
+    std::int64_t pass = 0;
+    for (std::int64_t done = 0; done < steps;) {
+      const std::int64_t group = steps - done < depth ? steps - done : depth;
+      for (std::int64_t k = 0; k < group; ++pass) {
+        const int n = int(group - k < per_pass ? group - k : per_pass);
+        const bool reverse = pass % 2 == 1;
+        if constexpr (history_blocking_v<Exec>) {
+          if (blocking) history_pass(exec, ConstFieldView<F>(cur), nxt, history, int(k), n, c, reverse);
+        }
+        if (!blocking)
+          diffusion_pass(exec, algorithm, shape, ConstFieldView<F>(cur), nxt,
+                         Kokkos::subview(history, k, Kokkos::ALL, Kokkos::ALL), c, true, reverse,
+                         options.strip_rows > 0 ? options.strip_rows : Tuning::strip_rows,
+                         options.strip_prefetch > 0 ? options.strip_prefetch
+                                                    : Tuning::strip_prefetch_rows);
+        k += n;
+        std::swap(cur, nxt);
+      }
+      on_history(done + 1, group, ConstFieldView<F>(cur), history);
+      done += group;
+    }
+  });
+}
+
+}  // namespace impl
+
+/// diffuse keeping the Laplacian of every step, a group of steps at a time: history is a
+/// rank-3 View (planes, nx, ny) of f's value type. The steps run in groups of
+/// history.extent(0) (the last group may be shorter); after the group of steps first ..
+/// first + count - 1 (steps count from 1) is enqueued, on_history(first, count, field, history)
+/// is called on the host: history(k, :, :) for k < count holds the Laplacian of step first + k
+/// (that of the field after first + k - 1 steps) and field (a const View) the field after
+/// first + count - 1 steps, both valid in stream order on exec until the next group starts.
+/// The callback may enqueue work of its own on exec (copy the planes out, reduce them, ...).
+/// On the CPU backends the `streaming` algorithm then runs several steps per pass
+/// (options.steps_per_pass, default StencilTuning::history_steps_per_pass, at most the
+/// planes), writing each step's Laplacian to its plane but reading and writing the field once per
+/// pass; elsewhere one step per pass. Every step's arithmetic is that of diffusion_step: the
+/// results are bitwise those of diffuse with Laplacian::every_step on the same backend.
+/// The planes are fastest in f's layout along their rows (history(k, i, :) contiguous for a
+/// LayoutRight f): a LayoutRight history for a LayoutRight field.
+/// Blocks as diffuse does (an internal buffer of f's size); f ends holding the field after
+/// `steps` steps. steps == 0 changes nothing and calls nothing.
+/// Throws unison::invalid_argument as diffuse does, and for a history whose planes are not f's
+/// extents or that has none, a history overlapping f, or steps_per_pass > 1 where the
+/// algorithm runs one step per pass.
+/// Kernels: "unison::diffusion::history" (the CPU streaming form), else diffuse's.
+template <class Exec, class F, class H, class OnHistory>
+void diffuse_history(const Exec& exec, const F& f, std::int64_t steps, double coeff,
+                     const H& history, OnHistory&& on_history,
+                     const DiffusionOptions& options = {}) {
+  impl::diffuse_history("unison::diffuse_history", exec, f, steps, coeff, history, options,
+                        std::forward<OnHistory>(on_history), nullptr);
+}
+
+/// diffuse_history with a caller's buffer (as diffuse's buffer form): when f is contiguous this
+/// allocates nothing and does not block (asynchronous on exec). Throws as diffuse_history does,
+/// and if the buffer's extents differ from f's or it overlaps f or history.
+template <class Exec, class F, class H, class OnHistory>
+void diffuse_history(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer,
+                     std::int64_t steps, double coeff, const H& history, OnHistory&& on_history,
+                     const DiffusionOptions& options = {}) {
+  impl::diffuse_history("unison::diffuse_history", exec, f, steps, coeff, history, options,
+                        std::forward<OnHistory>(on_history), &buffer);
 }
 
 }  // namespace unison

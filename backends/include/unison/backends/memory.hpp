@@ -66,6 +66,46 @@ KOKKOS_FORCEINLINE_FUNCTION void store_streaming(V* p, const V& v) {
 #endif
 }
 
+/// Host vectors of host_stream_bytes (GCC and Clang vector extensions), for CPU loops that must
+/// work in vectors of that width: left to itself, GCC vectorizes at the target's preferred width
+/// (256 bits on Intel AVX-512 CPUs), and a 64-byte non-temporal store of two 32-byte halves goes
+/// through the stack (a store-forwarding stall per chunk: half the speed of the diffusion step
+/// on the H100 machine's Xeon cores). UNISON_BACKENDS_HOST_VECTORS is 1 where they exist (host
+/// code of a GCC-compatible compiler with host_stream_bytes > 0), else 0.
+#if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__)) && \
+    (defined(__SSE2__) || defined(__AVX__) || defined(__AVX512F__))
+#define UNISON_BACKENDS_HOST_VECTORS 1
+template <class T>
+struct HostVector {
+  typedef T type __attribute__((vector_size(host_stream_bytes)));
+};
+/// host_stream_bytes / sizeof(T) consecutive values from p (any alignment).
+template <class T>
+inline typename HostVector<T>::type load_vector(const T* p) {
+  typename HostVector<T>::type v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+/// Stores v at p (any alignment).
+template <class T>
+inline void store_vector(T* p, const typename HostVector<T>::type& v) {
+  __builtin_memcpy(p, &v, sizeof v);
+}
+/// store_streaming of a vector at p, aligned to host_stream_bytes.
+template <class T>
+inline void store_vector_streaming(T* p, const typename HostVector<T>::type& v) {
+#if defined(__AVX512F__)
+  _mm512_stream_si512(reinterpret_cast<__m512i*>(p), reinterpret_cast<const __m512i&>(v));
+#elif defined(__AVX__)
+  _mm256_stream_si256(reinterpret_cast<__m256i*>(p), reinterpret_cast<const __m256i&>(v));
+#else
+  _mm_stream_si128(reinterpret_cast<__m128i*>(p), reinterpret_cast<const __m128i&>(v));
+#endif
+}
+#else
+#define UNISON_BACKENDS_HOST_VECTORS 0
+#endif
+
 /// Orders this thread's store_streaming stores before its later stores (x86 CPUs: sfence), so
 /// that whoever synchronizes with the thread afterwards sees them. Nothing elsewhere.
 KOKKOS_FORCEINLINE_FUNCTION void store_streaming_fence() {

@@ -65,9 +65,11 @@ struct ConvolveTuning {
 /// always in strips).
 template <class Exec>
 struct StencilTuning {
-  // 16 Xeon cores (H100 machine, -march=native), per step from the jagged field: every
-  // Laplacian, streaming (a block of rows per thread, non-temporal Laplacian stores) 389-439 us,
-  // tiled 460-498; final only, streaming 287-327. (A team per row, before: 814-855 us.)
+  // 16 Xeon cores (-march=native), per step from the jagged field: every Laplacian, streaming
+  // (a block of rows per thread, non-temporal Laplacian stores, rows in host vectors) 327 us
+  // with IEEE arithmetic, 228 with subnormals flushed, 176 from a dense field (H200 machine;
+  // before the host vectors 430 / 261 / 265 in one lease); tiled 460-498 (H100 machine);
+  // final only, streaming 287-327. (A team per row, before: 814-855 us.)
   static constexpr bool streaming_every_step = true;
   static constexpr bool streaming_final_only = true;
   static constexpr int strip_rows = 0;
@@ -75,6 +77,11 @@ struct StencilTuning {
   static constexpr int strip_chunk_bytes = 16;
   static constexpr int strip_prefetch_rows = 1;
   static constexpr int streaming_steps_per_pass = 1;
+  // diffuse_history: steps per pass of the CPU streaming kernel (each step's Laplacian to its
+  // plane, the field read and written once per pass). 16 Xeon cores (H200 machine, one call,
+  // jagged field, IEEE / FTZ): 1 361 / 264 us, 2 364 / 250, 4 379 / 259, 8 382 / 250: within the
+  // spread, so one step per pass; the 300 MB L3 keeps the fields close either way.
+  static constexpr int history_steps_per_pass = 1;
   static constexpr int scratch_level = 1;  // as for ConvolveTuning
   static constexpr int vector_bytes = 0;   // as for ConvolveTuning
   static constexpr int team_size = 1;
@@ -152,6 +159,7 @@ struct StencilTuning<Kokkos::Cuda> {
   // 4 15.8; strips of 4: 15.7 / 15.1 / 14.9 / 15.2; of 16: 18.1 / 17.3 / 16.4 / 17.0.
   static constexpr int strip_prefetch_rows = 3;
   static constexpr int streaming_steps_per_pass = 2;
+  static constexpr int history_steps_per_pass = 1;  // strips: one step per pass
   static constexpr int scratch_level = 0;
   static constexpr int vector_bytes = 16;
   static constexpr int team_size = 8;
