@@ -411,6 +411,60 @@ void test_history() {
 
 // The jagged field: exact zeros for ~70% of the cells, values in [0, 1), the same on every
 // backend and layout (compared with the generator evaluated on the host).
+// A field whose values run through the subnormal numbers, as the jagged field's diffusion
+// fronts do for thousands of steps: zeros and values up to 4 times the smallest normal
+// number. On CPUs the kernels compute coeff * lap for these without a multiply
+// (backends::ExactScale); every algorithm must still give the plain kernel's single steps
+// bitwise, for several coefficients, and the check must have met subnormal values.
+template <class Exec, class T>
+void check_subnormal(long nx, long ny, int steps, double coeff) {
+  Exec exec;
+  using Layout = Kokkos::LayoutRight;
+  const T small = std::numeric_limits<T>::min() * 4;
+  Field<Exec, T, Layout> f0("f0", nx, ny), a("a", nx, ny), b("b", nx, ny), lapl("lapl", nx, ny);
+  fill(f0, [&](std::mt19937_64& rng) {
+    const double u = std::uniform_real_distribution<double>(-1, 1)(rng);
+    return std::abs(u) < 0.5 ? T(0) : T(u * double(small));
+  });
+  const auto plain_steps = [&](StencilAlgorithm algorithm) {
+    Kokkos::deep_copy(a, f0);
+    for (int s = 0; s < steps; ++s) {
+      unison::diffusion_step(exec, a, b, lapl, T(coeff), algorithm);
+      std::swap(a, b);
+    }
+    exec.fence();
+    return std::make_pair(to_host(a), to_host(lapl));
+  };
+  const auto [plain, plain_lapl] = plain_steps(StencilAlgorithm::plain);
+  long subnormal = 0;
+  for (double v : plain_lapl) subnormal += v != 0 && std::abs(v) < double(std::numeric_limits<T>::min());
+  const std::string where = std::to_string(nx) + "x" + std::to_string(ny) + ", " +
+                            std::to_string(steps) + " steps, coeff " + std::to_string(coeff) +
+                            ", " + (sizeof(T) == 4 ? "float" : "double");
+  EXPECT_GT(subnormal, nx * ny / 50) << where;
+  for (auto algorithm : {StencilAlgorithm::streaming, StencilAlgorithm::tiled, StencilAlgorithm::automatic}) {
+    const auto [got, got_lapl] = plain_steps(algorithm);
+    EXPECT_TRUE(close(got, plain, 0)) << int(algorithm) << ", " << where;
+    EXPECT_TRUE(close(got_lapl, plain_lapl, 0)) << int(algorithm) << ", " << where;
+  }
+  Field<Exec, T, Layout> f("f", nx, ny);
+  Kokkos::deep_copy(f, f0);
+  unison::diffuse(exec, f, steps, T(coeff), lapl, Laplacian::every_step);
+  EXPECT_TRUE(close(to_host(f), plain, 0)) << "diffuse, " << where;
+  EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << "diffuse lapl, " << where;
+}
+
+template <class Exec>
+void test_subnormal() {
+  // One step for each coefficient (its Laplacian, of the start field, holds the subnormals),
+  // three for the workload's 0.25 (the fields then hold them too).
+  for (auto [nx, ny] : {std::pair<long, long>{67, 131}, {9, 300}}) {
+    for (double coeff : {0.25, 0.1, -0.3, 1.0, 2.5}) check_subnormal<Exec, float>(nx, ny, 1, coeff);
+    check_subnormal<Exec, float>(nx, ny, 3, 0.25);
+    check_subnormal<Exec, double>(nx, ny, 3, 0.25);
+  }
+}
+
 template <class Exec>
 void test_jagged() {
   Exec exec;
@@ -599,6 +653,7 @@ TYPED_TEST(Diffusion, deterministic_and_strided) { test_deterministic_and_stride
 TYPED_TEST(Diffusion, callback) { test_callback<TypeParam>(); }
 TYPED_TEST(Diffusion, history) { test_history<TypeParam>(); }
 TYPED_TEST(Diffusion, jagged_field) { test_jagged<TypeParam>(); }
+TYPED_TEST(Diffusion, subnormal_field) { test_subnormal<TypeParam>(); }
 TYPED_TEST(Diffusion, errors) { test_errors<TypeParam>(); }
 
 }  // namespace

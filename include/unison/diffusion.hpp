@@ -22,6 +22,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/backends/tuning.hpp>
+#include <unison/backends/host_arithmetic.hpp>
 #include <unison/backends/memory.hpp>
 #include <unison/impl/checks.hpp>
 #include <unison/impl/chunk.hpp>
@@ -55,10 +56,23 @@ struct DiffusionOptions {
 
 namespace impl {
 
+// 4 x (a scalar or a host vector). On a CPU as (x + x) + (x + x): the same value, since both
+// forms are exact (and overflow alike), but x86 cores take a microcode assist of a hundred or
+// more cycles for a multiply (or a fused multiply-add) that meets a subnormal operand, and none
+// for an addition. The jagged field's diffusion fronts hold subnormal numbers for thousands of
+// steps: on the H100 machine's 16 Xeon cores this takes a quarter off such a step
+// (scripts/cpu-subnormal-probe.cpp, benchmarks/RESULTS.md v11). On a GPU, 4 x folds into a
+// fused multiply-add at full speed.
+template <class V>
+KOKKOS_FORCEINLINE_FUNCTION V four_times(V x) {
+  KOKKOS_IF_ON_HOST((const V two = x + x; return two + two;))
+  KOKKOS_IF_ON_DEVICE((return 4 * x;))
+}
+
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION void stencil(T c, T up, T down, T left, T right, T coeff, T& lap,
                                          T& next) {
-  lap = T(4) * c - ((up + down) + (left + right));
+  lap = four_times(c) - ((up + down) + (left + right));
   next = c - coeff * lap;
 }
 
@@ -145,19 +159,23 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_row(const T* KOKKOS_RESTRICT up,
     return;
   }
   // Cells 1 .. last - 1, K at a time where the Laplacian (else the new field) is K-aligned.
+#if UNISON_BACKENDS_HOST_VECTORS
+  const backends::ExactScale<T> scale(coef);  // coef * lap without subnormal assists
+#endif
   by_chunks<T, K>(range, (Lapl ? lout : out) + 1, int(last - 1), [&](int p) { one(p + 1); },
                   [&](int p) {
                     const std::int64_t c = p + 1;
 #if UNISON_BACKENDS_HOST_VECTORS
-                    // Host vectors of K cells: the same operations per cell as stencil().
+                    // Host vectors of K cells: the values of stencil() per cell (scale(lap) is
+                    // coef * lap to the bit).
                     using Vec = typename backends::HostVector<T>::type;
                     const Vec zero = {}, m = backends::load_vector(mid + c);
                     const Vec u = Up ? backends::load_vector(up + c) : zero;
                     const Vec d = Down ? backends::load_vector(down + c) : zero;
                     const Vec l = backends::load_vector(mid + c - 1);
                     const Vec r = backends::load_vector(mid + c + 1);
-                    const Vec lap = T(4) * m - ((u + d) + (l + r));
-                    backends::store_vector(out + c, m - coef * lap);
+                    const Vec lap = four_times(m) - ((u + d) + (l + r));
+                    backends::store_vector(out + c, m - scale(lap));
                     if constexpr (Lapl) backends::store_vector_streaming(lout + c, lap);
 #else
                     Chunk<T, K> laps;
