@@ -29,7 +29,7 @@ using Setup = std::function<std::function<void(const Exec&)>(const Exec&)>;
 // flops are per unit.
 template <class Exec>
 void run_case(benchmark::State& state, const Setup<Exec>& setup, double bytes, double flops,
-              double units = 1, double cells = 0) {
+              double units = 1, double cells = 0, const char* cells_name = "Gcells/s") {
   Exec exec;
   auto call = setup(exec);
   call(exec);  // warm-up: first-touch, module load, allocations inside the call
@@ -50,7 +50,7 @@ void run_case(benchmark::State& state, const Setup<Exec>& setup, double bytes, d
   for (auto _ : state) state.SetIterationTime(time_batch(batch) / batch / units);
   state.counters["batch"] = batch;
   if (cells > 0)
-    state.counters["Gcells/s"] =
+    state.counters[cells_name] =
         benchmark::Counter(cells / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   if (bytes > 0)
     state.counters["GB/s"] =
@@ -66,10 +66,10 @@ template <class Exec>
 void add_case(const std::string& name, Setup<Exec> setup, double bytes, double flops = 0,
               double units = 1, double cells = 0,
               benchmark::TimeUnit unit = benchmark::kMillisecond, int batches = 3,
-              int repetitions = 5) {
+              int repetitions = 5, const char* cells_name = "Gcells/s") {
   benchmark::RegisterBenchmark(
       (name + "/" + Exec::name()).c_str(),
-      [=](benchmark::State& s) { run_case<Exec>(s, setup, bytes, flops, units, cells); })
+      [=](benchmark::State& s) { run_case<Exec>(s, setup, bytes, flops, units, cells, cells_name); })
       ->UseManualTime()
       ->Unit(unit)
       ->Iterations(batches)  // batches per repetition (each batch >= ~1 ms)

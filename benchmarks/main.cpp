@@ -42,6 +42,7 @@ void register_elementwise();
 void register_stencil();
 void register_matmul();
 void register_rowwise();
+void register_counting();
 
 void add_context(bool flushed) {
   std::string mode = flushed ? "flushed to zero (FTZ, DAZ)" : "IEEE";
@@ -77,6 +78,7 @@ int main(int argc, char** argv) {
   unison::bench::register_stencil();
   unison::bench::register_matmul();
   unison::bench::register_rowwise();
+  unison::bench::register_counting();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -5,7 +5,10 @@
 #include <vector>
 
 #include <unison/elementwise.hpp>
+#include <unison/examples.hpp>
+#include <unison/histogram.hpp>
 #include <unison/matmul.hpp>
+#include <unison/random.hpp>
 #include <unison/rowwise.hpp>
 
 #include "test_helpers.hpp"
@@ -39,6 +42,18 @@ std::vector<std::string> record(F&& f) {
   tools::set_begin_parallel_scan_callback(nullptr);
   tools::set_allocate_data_callback(nullptr);
   return labels;
+}
+
+// Every label seen starts with "unison::", but the team scratch that Kokkos allocates and
+// labels itself for team policies.
+void expect_unison_labels(const std::vector<std::string>& seen) {
+  for (const auto& label : seen) {
+    auto name = label.substr(label.find(' ') + 1);
+    if (label.rfind("allocation Kokkos::", 0) == 0 &&
+        (name.find("scratch") != std::string::npos || name.find("Scratch") != std::string::npos))
+      continue;
+    EXPECT_EQ(name.rfind("unison::", 0), 0u) << label;
+  }
 }
 
 template <class Exec>
@@ -97,14 +112,7 @@ void test_matmul_rowwise_labels() {
     unison::matmul_core(exec, a3, b3, c3);
     exec.fence();
   });
-  for (const auto& label : seen) {
-    auto name = label.substr(label.find(' ') + 1);
-    // (Kokkos labels the team scratch it allocates for team policies itself.)
-    if (label.rfind("allocation Kokkos::", 0) == 0 &&
-        (name.find("scratch") != std::string::npos || name.find("Scratch") != std::string::npos))
-      continue;
-    EXPECT_EQ(name.rfind("unison::", 0), 0u) << label;
-  }
+  expect_unison_labels(seen);
   auto has = [&](const std::string& l) {
     return std::find(seen.begin(), seen.end(), l) != seen.end();
   };
@@ -127,10 +135,46 @@ void test_matmul_rowwise_labels() {
     EXPECT_TRUE(has(k)) << k;
 }
 
+// Random numbers, histogram and the small examples. (RandomStreams allocates Kokkos' pool,
+// labelled by Kokkos: built outside the recording.)
+template <class Exec>
+void test_counting_labels() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  unison::RandomStreams<Exec> streams(exec, 5, 64);
+  Kokkos::View<float*, Mem> x("x", 1000);
+  Kokkos::View<std::int32_t*, Mem> counts("counts", 10), many("many", 1 << 22);
+  Kokkos::View<float***, Mem> rgb("rgb", 3, 4, 3);
+  Kokkos::View<float**, Mem> gray("gray", 3, 4);
+  Kokkos::View<std::int64_t*, Mem> lucas("lucas", 20);
+  exec.fence();
+  auto seen = record([&] {
+    unison::monte_carlo_pi(exec, 1000, streams);
+    unison::histogram(exec, x, 0.0, 1.0, counts);
+    unison::histogram(exec, x, 0.0, 1.0, many);  // the global-atomics kernel
+    unison::atomic_counter(exec, 100);
+    unison::rgb_to_grayscale(exec, rgb, gray);
+    unison::loop_sum(exec, 100);
+    unison::lucas(exec, lucas);
+    exec.fence();
+  });
+  expect_unison_labels(seen);
+  auto has = [&](const std::string& l) {
+    return std::find(seen.begin(), seen.end(), l) != seen.end();
+  };
+  for (const char* k : {"kernel unison::random::monte_carlo_pi", "kernel unison::histogram::zero",
+                        "kernel unison::histogram::bins", "kernel unison::histogram::atomic_counter",
+                        "allocation unison::histogram::counter",
+                        "kernel unison::examples::rgb_to_grayscale",
+                        "kernel unison::examples::loop_sum", "kernel unison::examples::lucas"})
+    EXPECT_TRUE(has(k)) << k;
+}
+
 template <class Exec>
 struct Labels : ::testing::Test {};
 TYPED_TEST_SUITE(Labels, Backends, BackendName);
 TYPED_TEST(Labels, every_kernel_and_allocation) { test_labels<TypeParam>(); }
 TYPED_TEST(Labels, matmul_and_rowwise) { test_matmul_rowwise_labels<TypeParam>(); }
+TYPED_TEST(Labels, counting) { test_counting_labels<TypeParam>(); }
 
 }  // namespace

@@ -5,10 +5,13 @@
 #include <unison/core.hpp>
 #include <unison/diffusion.hpp>
 #include <unison/elementwise.hpp>
+#include <unison/examples.hpp>
 #include <unison/field.hpp>
+#include <unison/histogram.hpp>
 #include <unison/math.hpp>
 #include <unison/matmul.hpp>
 #include <unison/npy.hpp>
+#include <unison/random.hpp>
 #include <unison/rowwise.hpp>
 #include <unison/transform.hpp>
 #include <unison/backends/device_info.hpp>

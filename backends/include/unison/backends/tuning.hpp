@@ -3,6 +3,8 @@
 /// Launch parameters that differ between backends, in one place. The algorithms read them;
 /// none is written twice.
 
+#include <cstdint>
+
 #include <Kokkos_Core.hpp>
 
 namespace unison::backends {
@@ -131,6 +133,23 @@ struct RowwiseTuning {
   static constexpr int rows_per_thread = 256;
 };
 
+/// histogram: teams of `team_size` threads, each team counting a block of x (at least
+/// `min_per_team` values) into `copies` private histograms in scratch level `scratch_level`,
+/// `teams_per_thread` teams per thread the backend runs at once (divided by the team size).
+/// `vector_bytes` > 0: contiguous x read that many bytes at a time. A CPU team is one thread
+/// counting with plain increments into one histogram in its own memory (level 1), up to 1 MiB
+/// of bins (`max_scratch_bytes`, half a core's L2 here); more bins take global atomics.
+template <class Exec>
+struct HistogramTuning {
+  static constexpr std::size_t max_scratch_bytes = 1 << 20;
+  static constexpr int team_size = 1;
+  static constexpr int copies = 1;
+  static constexpr int scratch_level = 1;
+  static constexpr int vector_bytes = 0;
+  static constexpr int teams_per_thread = 1;
+  static constexpr std::int64_t min_per_team = 1 << 16;
+};
+
 #ifdef KOKKOS_ENABLE_CUDA
 template <>
 struct ConvolveTuning<Kokkos::Cuda> {
@@ -176,6 +195,17 @@ struct RowwiseTuning<Kokkos::Cuda> {
   static constexpr int max_vector_length = 32;
   static constexpr int team_lanes = 256;
   static constexpr int rows_per_thread = 1;
+};
+
+template <>
+struct HistogramTuning<Kokkos::Cuda> {
+  static constexpr std::size_t max_scratch_bytes = 48 << 10;  // shared memory without opt-in
+  static constexpr int team_size = 256;
+  static constexpr int copies = 8;  // one per warp
+  static constexpr int scratch_level = 0;
+  static constexpr int vector_bytes = 16;
+  static constexpr int teams_per_thread = 1;
+  static constexpr std::int64_t min_per_team = 4096;
 };
 
 template <>

@@ -1,0 +1,232 @@
+#pragma once
+/// \file unison/histogram.hpp
+/// Counting with atomics (WORKLOADS.md section 6): histogram, with per-team histograms in
+/// scratch memory merged once, and atomic_counter, the tutorials' race example done right.
+///
+/// Common contract: see unison/core.hpp. Counts are integers: exact and deterministic.
+/// Kernels: "unison::histogram::zero", "unison::histogram::bins",
+/// "unison::histogram::atomic_counter".
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include <unison/backends/tuning.hpp>
+#include <unison/impl/checks.hpp>
+#include <unison/impl/chunk.hpp>
+
+namespace unison {
+namespace impl {
+
+// Bin edges e_k = fma(k, width, xmin) (double, one rounding: the same on every backend and
+// with any contraction flags), e_nbins = xmax; value v goes to the bin k with e_k <= v < e_{k + 1}. The estimate (v - xmin) * (1 / width) can round across an edge: one
+// step back or forward against the edges themselves puts v where the edges say.
+struct Bins {
+  double xmin, xmax, width, inverse_width;
+  std::int64_t nbins;
+
+  KOKKOS_FUNCTION double edge(std::int64_t k) const {
+    return k >= nbins ? xmax : Kokkos::fma(double(k), width, xmin);
+  }
+  // The bin of v, or -1 when v is outside [xmin, xmax) or NaN.
+  KOKKOS_FUNCTION std::int64_t operator()(double v) const {
+    if (!(v >= xmin && v < xmax)) return -1;
+    std::int64_t k = std::int64_t((v - xmin) * inverse_width);
+    if (k >= nbins) k = nbins - 1;
+    if (v < edge(k)) --k;
+    else if (k + 1 < nbins && v >= edge(k + 1)) ++k;
+    return k;
+  }
+};
+
+// Each team counts its share of x in `copies` private histograms in team scratch (a GPU team:
+// one per warp, so that fewer threads contend for a bin; shared-memory atomics), then adds
+// them to counts with one global atomic per bin and team. A CPU team is one thread: plain
+// increments. x is read in chunks of K values (16 bytes on a GPU) where it is contiguous.
+template <class Exec, class X, class C>
+struct HistogramTeams {
+  using T = typename X::non_const_value_type;
+  using Count = typename C::non_const_value_type;
+  using Scratch = Kokkos::View<std::uint32_t**, typename Exec::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Tuning = backends::HistogramTuning<Exec>;
+  X x;
+  C counts;
+  Bins bins;
+  std::int64_t n, per_team;
+  int copies;
+
+  static std::size_t scratch_bytes(int copies, std::int64_t nbins) {
+    return Scratch::shmem_size(copies, nbins);
+  }
+
+  template <class Member>
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    constexpr int level = Tuning::scratch_level;  // (a local: no device reference to Tuning)
+    Scratch hist(team.team_scratch(level), copies, bins.nbins);
+    const int threads = team.team_size(), t = team.team_rank();
+    for (std::int64_t b = t; b < copies * bins.nbins; b += threads) hist(b / bins.nbins, b % bins.nbins) = 0;
+    team.team_barrier();
+    const int copy = t * copies / threads;
+    const auto add = [&](T v) {
+      const std::int64_t k = bins(double(v));
+      if (k < 0) return;
+      if constexpr (Tuning::team_size == 1) ++hist(copy, k);
+      else Kokkos::atomic_add(&hist(copy, k), std::uint32_t(1));
+    };
+    const std::int64_t begin = std::int64_t(team.league_rank()) * per_team;
+    const std::int64_t end = begin + per_team < n ? begin + per_team : n;
+    constexpr int K = Tuning::vector_bytes > 0 ? Tuning::vector_bytes / int(sizeof(T)) : 1;
+    std::int64_t first = begin;
+    if (K > 1 && x.stride(0) == 1 && end > begin) {
+      using V = Chunk<T, K>;
+      const T* base = &x(begin);
+      const auto addr = reinterpret_cast<std::uintptr_t>(base);
+      std::int64_t head = std::int64_t((sizeof(V) - addr % sizeof(V)) % sizeof(V) / sizeof(T));
+      if (addr % sizeof(T) != 0 || head > end - begin) head = end - begin;
+      for (std::int64_t i = t; i < head; i += threads) add(base[i]);
+      const std::int64_t chunks = (end - begin - head) / K;
+      const V* body = reinterpret_cast<const V*>(base + head);
+      for (std::int64_t c = t; c < chunks; c += threads) {
+        const V v = body[c];
+        for (int e = 0; e < K; ++e) add(v.v[e]);
+      }
+      first = begin + head + chunks * K;
+    }
+    for (std::int64_t i = first + t; i < end; i += threads) add(x(i));
+    team.team_barrier();
+    for (std::int64_t k = t; k < bins.nbins; k += threads) {
+      std::uint64_t sum = 0;
+      for (int c = 0; c < copies; ++c) sum += hist(c, k);
+      if (sum != 0) Kokkos::atomic_add(&counts(k), Count(sum));
+    }
+  }
+};
+
+// Without room in scratch for the bins: one global atomic per counted value.
+template <class X, class C>
+struct HistogramGlobal {
+  using Count = typename C::non_const_value_type;
+  X x;
+  C counts;
+  Bins bins;
+  KOKKOS_FUNCTION void operator()(std::int64_t i) const {
+    const std::int64_t k = bins(double(x(i)));
+    if (k >= 0) Kokkos::atomic_add(&counts(k), Count(1));
+  }
+};
+
+}  // namespace impl
+
+/// counts(k) = the number of elements of x in bin k, for nbins = counts.extent(0) equal bins
+/// over [xmin, xmax): bin k holds e_k <= v < e_{k+1} with e_k = xmin + k w, w = (xmax - xmin) /
+/// nbins, computed in double as fma(k, w, xmin) (one rounding; e_nbins = xmax), and every value
+/// placed exactly against those edges, as NumPy's histogram places values against its edges. Values
+/// below xmin, at or above xmax, infinite or NaN are not counted. x: a rank-1 View of float or
+/// double, any layout; counts: a rank-1 View of a 32- or 64-bit integer type, overwritten. Both accessible
+/// from `exec`. Exact and deterministic. On a GPU each team of threads counts into private
+/// histograms in shared memory (one per warp) and adds them to counts once; on a CPU each
+/// thread counts its own block of x privately; when the bins do not fit in a team's scratch
+/// memory (HistogramTuning::max_scratch_bytes), every value is added to counts by a global
+/// atomic. Asynchronous on `exec`.
+/// Throws unison::invalid_argument when counts is empty, xmin or xmax is not finite,
+/// xmin >= xmax, x has more elements than counts' type can count, or counts overlaps x.
+/// Kernels: "unison::histogram::zero", "unison::histogram::bins".
+template <class Exec, class XV, class CV>
+void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV& counts) {
+  static_assert(Kokkos::is_execution_space_v<Exec>,
+                "unison::histogram: the first argument must be a Kokkos execution space");
+  static_assert(Kokkos::is_view_v<XV> && XV::rank() == 1 &&
+                    std::is_floating_point_v<typename XV::non_const_value_type>,
+                "unison::histogram: x must be a rank-1 View of float or double");
+  static_assert(Kokkos::is_view_v<CV> && CV::rank() == 1 &&
+                    !std::is_const_v<typename CV::value_type> &&
+                    std::is_integral_v<typename CV::value_type> &&
+                    sizeof(typename CV::value_type) >= 4,
+                "unison::histogram: counts must be a rank-1 View of a non-const integer type of 32 "
+                "or 64 bits");
+  static_assert(impl::accessible_v<Exec, XV> && impl::accessible_v<Exec, CV>,
+                "unison::histogram: x and counts must be accessible from the execution space");
+  using Count = typename CV::non_const_value_type;
+  constexpr const char* fn = "unison::histogram";
+  const std::int64_t nbins = counts.extent(0), n = x.extent(0);
+  impl::require(nbins > 0, fn, "counts is empty: at least one bin is needed");
+  impl::require(std::isfinite(xmin) && std::isfinite(xmax), fn, "xmin and xmax must be finite (",
+                xmin, ", ", xmax, ")");
+  impl::require(xmin < xmax, fn, "xmin (", xmin, ") must be below xmax (", xmax, ")");
+  impl::require(std::uint64_t(n) <= std::uint64_t(std::numeric_limits<Count>::max()), fn, "x has ",
+                n, " elements, more than counts' type can count (",
+                std::numeric_limits<Count>::max(), ")");
+  impl::check_disjoint(fn, "counts", counts, "x", x);
+  const double width = (xmax - xmin) / double(nbins);
+  const impl::Bins bins{xmin, xmax, width, 1 / width, nbins};
+  impl::require(width > 0 && std::isfinite(width) && std::isfinite(1 / width), fn,
+                "the bin width (xmax - xmin) / ", nbins, " is not a positive finite number");
+  Kokkos::parallel_for("unison::histogram::zero",
+                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, nbins),
+                       KOKKOS_LAMBDA(std::int64_t k) { counts(k) = 0; });
+  if (n == 0) return;
+
+  using Tuning = backends::HistogramTuning<Exec>;
+  using Teams = impl::HistogramTeams<Exec, XV, CV>;
+  const int copies = Tuning::copies;
+  const std::size_t bytes = Teams::scratch_bytes(copies, nbins);
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  std::size_t room = Policy(exec, 1, Tuning::team_size).scratch_size_max(Tuning::scratch_level);
+  if (room > Tuning::max_scratch_bytes) room = Tuning::max_scratch_bytes;
+  if (bytes <= room) {
+    // Teams: enough to fill the device (GPU) or one per thread (CPU), each with a block of at
+    // least min_per_team values (fewer teams for small x), and at most 2^32 - 1 values so that
+    // a private count cannot overflow.
+    std::int64_t league = std::int64_t(exec.concurrency()) * Tuning::teams_per_thread / Tuning::team_size;
+    if (league < 1) league = 1;
+    const std::int64_t by_size = (n + Tuning::min_per_team - 1) / Tuning::min_per_team;
+    if (league > by_size) league = by_size;
+    std::int64_t per_team = (n + league - 1) / league;
+    if (per_team > std::int64_t(UINT32_MAX)) per_team = UINT32_MAX;
+    league = (n + per_team - 1) / per_team;
+    impl::require(league <= INT32_MAX, fn, "x has ", n, " elements, more than one launch can cover");
+    Policy policy(exec, int(league), Tuning::team_size);
+    policy.set_scratch_size(Tuning::scratch_level, Kokkos::PerTeam(bytes));
+    Kokkos::parallel_for("unison::histogram::bins", policy,
+                         Teams{x, counts, bins, n, per_team, copies});
+  } else {
+    Kokkos::parallel_for("unison::histogram::bins",
+                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+                         impl::HistogramGlobal<XV, CV>{x, counts, bins});
+  }
+}
+
+/// histogram on counts' default execution space instance.
+template <class XV, class CV>
+void histogram(const XV& x, double xmin, double xmax, const CV& counts) {
+  histogram(typename CV::execution_space(), x, xmin, xmax, counts);
+}
+
+/// n work items each add 1 to one counter with an atomic; returns the total, which is n (the
+/// tutorials' race example: with a plain `+= 1` concurrent updates are lost). Returns on the
+/// host: waits for the result on `exec`. Throws unison::invalid_argument when n < 0. Kernel:
+/// "unison::histogram::atomic_counter".
+template <class Exec>
+std::int64_t atomic_counter(const Exec& exec, std::int64_t n) {
+  static_assert(Kokkos::is_execution_space_v<Exec>,
+                "unison::atomic_counter: the first argument must be a Kokkos execution space");
+  impl::require(n >= 0, "unison::atomic_counter", "n is ", n, ", expected 0 or more");
+  std::int64_t total = 0;
+  Kokkos::View<std::int64_t, typename Exec::memory_space> counter(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("unison::histogram::counter")));
+  const Kokkos::View<std::int64_t, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> zero(&total);
+  Kokkos::deep_copy(exec, counter, zero);  // a copy, not a fill kernel
+  Kokkos::parallel_for("unison::histogram::atomic_counter",
+                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+                       KOKKOS_LAMBDA(std::int64_t) { Kokkos::atomic_inc(&counter()); });
+  Kokkos::deep_copy(exec, total, counter);
+  exec.fence("unison::atomic_counter: the result");
+  return total;
+}
+
+}  // namespace unison

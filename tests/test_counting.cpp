@@ -1,0 +1,291 @@
+// WORKLOADS.md section 6 on every backend: monte_carlo_pi (statistics, reproducibility, the
+// same estimate on every backend), histogram (exact counts against a host count by the edges,
+// adversarial values, both kernels), atomic_counter, rgb_to_grayscale, loop_sum and lucas, and
+// every bad input's error.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include <Kokkos_Random.hpp>
+
+#include <unison/examples.hpp>
+#include <unison/histogram.hpp>
+#include <unison/random.hpp>
+
+#include "test_helpers.hpp"
+
+namespace {
+
+using namespace unison::test;
+
+template <class Exec>
+struct Counting : ::testing::Test {};
+TYPED_TEST_SUITE(Counting, Backends, BackendName);
+
+template <class Exec>
+void test_monte_carlo() {
+  Exec exec;
+  const std::int64_t samples = 2000003;
+  const double pi = 3.14159265358979323846;
+  const double p = pi / 4, se = 4 * std::sqrt(p * (1 - p) / double(samples));
+  const double a = unison::monte_carlo_pi(exec, samples, std::uint64_t(12345));
+  EXPECT_LT(std::abs(a - pi), 5 * se) << a;
+  EXPECT_EQ(a, unison::monte_carlo_pi(exec, samples, std::uint64_t(12345)));
+  EXPECT_NE(a, unison::monte_carlo_pi(exec, samples, std::uint64_t(54321)));
+  // Explicit streams: the same estimate as the host's default backend with streams of the same
+  // seed and count (integer arithmetic only); the streams advance between calls.
+  unison::RandomStreams<Exec> streams(exec, 777, 1000);
+  Kokkos::DefaultHostExecutionSpace host;
+  unison::RandomStreams<Kokkos::DefaultHostExecutionSpace> host_streams(host, 777, 1000);
+  const double first = unison::monte_carlo_pi(exec, 100003, streams);
+  EXPECT_EQ(first, unison::monte_carlo_pi(host, 100003, host_streams));
+  const double second = unison::monte_carlo_pi(exec, 100003, streams);
+  EXPECT_NE(first, second);
+  EXPECT_EQ(second, unison::monte_carlo_pi(host, 100003, host_streams));
+  // Fewer samples than streams.
+  EXPECT_TRUE(std::isfinite(unison::monte_carlo_pi(exec, 7, streams)));
+  // Errors.
+  EXPECT_TRUE(throws_invalid([&] { unison::monte_carlo_pi(exec, 0, std::uint64_t(1)); },
+                             "unison::monte_carlo_pi", {"samples is 0"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::monte_carlo_pi(exec, -5, streams); },
+                             "unison::monte_carlo_pi", {"samples is -5"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::RandomStreams<Exec>(exec, 1, -1); },
+                             "unison::RandomStreams", {"count is -1"}));
+}
+
+// The bin of v by the documented edges, found by bisection over them (not by the kernel's way).
+std::int64_t host_bin(double v, double xmin, double xmax, std::int64_t nbins) {
+  if (!(v >= xmin && v < xmax)) return -1;
+  const double width = (xmax - xmin) / double(nbins);
+  const auto edge = [&](std::int64_t k) { return k >= nbins ? xmax : std::fma(double(k), width, xmin); };
+  std::int64_t lo = 0, hi = nbins;  // edge(lo) <= v < edge(hi)
+  while (hi - lo > 1) {
+    const std::int64_t mid = (lo + hi) / 2;
+    (v >= edge(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+template <class Exec, class T, class Count>
+void check_histogram(const std::vector<T>& values, double xmin, double xmax, std::int64_t nbins,
+                     const std::string& what) {
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  Kokkos::View<T*, Kokkos::HostSpace> hx("hx", values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) hx(i) = values[i];
+  auto x = Kokkos::create_mirror_view_and_copy(Mem(), hx);
+  Kokkos::View<Count*, Mem> counts("counts", nbins);
+  Kokkos::deep_copy(counts, Count(7));  // overwritten, not added to
+  unison::histogram(exec, x, xmin, xmax, counts);
+  exec.fence();
+  auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  std::vector<std::int64_t> want(nbins, 0);
+  for (T v : values) {
+    const std::int64_t k = host_bin(double(v), xmin, xmax, nbins);
+    if (k >= 0) ++want[k];
+  }
+  int bad = 0;
+  for (std::int64_t k = 0; k < nbins; ++k)
+    if (std::int64_t(got(k)) != want[k] && ++bad <= 5)
+      ADD_FAILURE() << what << ": bin " << k << " got " << std::int64_t(got(k)) << ", expected "
+                    << want[k];
+}
+
+template <class Exec>
+void test_histogram() {
+  auto rng = engine();
+  std::normal_distribution<double> normal(0, 1);
+  // Random normal data, odd sizes, float and double, 32- and 64-bit counts.
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(300007)}) {
+    std::vector<float> f(n);
+    std::vector<double> d(n);
+    for (std::size_t i = 0; i < n; ++i) d[i] = f[i] = float(normal(rng));
+    check_histogram<Exec, float, std::int32_t>(f, -3, 3, 100, "normal float " + std::to_string(n));
+    check_histogram<Exec, double, std::uint64_t>(d, -2.5, 4, 37, "normal double " + std::to_string(n));
+    check_histogram<Exec, float, std::int64_t>(f, -4, 4, 1, "one bin " + std::to_string(n));
+  }
+  // Too many bins for a team's scratch: the global-atomics kernel.
+  {
+    std::vector<float> f(200001);
+    for (auto& v : f) v = float(normal(rng));
+    check_histogram<Exec, float, std::int64_t>(f, -5, 5, 3000001, "3000001 bins");
+  }
+  // Adversarial: every value in one bin; the edges themselves, just below them, xmin, xmax,
+  // below xmin, NaN, infinities.
+  {
+    std::vector<float> same(100003, 0.3f);
+    check_histogram<Exec, float, std::int32_t>(same, 0, 1, 10, "one value");
+    const double xmin = -1.3, xmax = 2.9;
+    const std::int64_t nbins = 21;
+    const double width = (xmax - xmin) / double(nbins);
+    std::vector<double> v;
+    for (std::int64_t k = 0; k <= nbins; ++k) {
+      const double e = k == nbins ? xmax : std::fma(double(k), width, xmin);
+      v.insert(v.end(), {e, std::nextafter(e, -INFINITY), std::nextafter(e, INFINITY)});
+    }
+    for (double e : std::vector<double>{xmin, xmax, xmin - 1, xmax + 1, std::nan(""), INFINITY,
+                                        -INFINITY, 1e300, -1e300})
+      v.push_back(e);
+    check_histogram<Exec, double, std::int32_t>(v, xmin, xmax, nbins, "edges");
+    std::vector<float> vf(v.begin(), v.end());
+    check_histogram<Exec, float, std::int32_t>(vf, xmin, xmax, nbins, "edges as floats");
+  }
+  // Errors.
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  Kokkos::View<float*, Mem> x("x", 10);
+  Kokkos::View<std::int32_t*, Mem> counts("counts", 4), none("none", 0);
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, 1.0, 1.0, counts); },
+                             "unison::histogram", {"must be below xmax"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, 2.0, 1.0, counts); },
+                             "unison::histogram", {"must be below xmax"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, 0.0, 1.0, none); },
+                             "unison::histogram", {"counts is empty"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, -INFINITY, 1.0, counts); },
+                             "unison::histogram", {"must be finite"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, 0.0, std::nan(""), counts); },
+                             "unison::histogram", {"must be finite"}));
+  Kokkos::View<std::int32_t*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> alias(
+      reinterpret_cast<std::int32_t*>(x.data()), 4);
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, 0.0, 1.0, alias); },
+                             "unison::histogram", {"overlaps x"}));
+  Kokkos::View<std::int32_t*, Mem> one("one", 1);
+  Kokkos::View<float*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> huge(
+      x.data(), std::size_t(std::numeric_limits<std::int32_t>::max()) + 1);  // never read
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, huge, 0.0, 1.0, one); },
+                             "unison::histogram", {"more than counts' type can count"}));
+}
+
+template <class Exec>
+void test_atomic_counter() {
+  Exec exec;
+  EXPECT_EQ(unison::atomic_counter(exec, 1000003), 1000003);
+  EXPECT_EQ(unison::atomic_counter(exec, 1), 1);
+  EXPECT_EQ(unison::atomic_counter(exec, 0), 0);
+  EXPECT_TRUE(throws_invalid([&] { unison::atomic_counter(exec, -1); }, "unison::atomic_counter",
+                             {"n is -1"}));
+}
+
+template <class Exec, class In, class Out>
+void check_grayscale(long h, long w) {
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  Kokkos::View<In*, Mem> flat("flat", h * w * 3);
+  if constexpr (std::is_same_v<In, float>) fill(flat, uniform<float>(0, 1));
+  else fill(flat, uniform<std::uint8_t>(0, 255));
+  Kokkos::View<In***, Kokkos::LayoutRight, Mem> rgb(flat.data(), h, w, 3);
+  Kokkos::View<Out**, Mem> gray("gray", h, w);
+  poison_fill(gray);
+  unison::rgb_to_grayscale(exec, rgb, gray);
+  exec.fence();
+  auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rgb);
+  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gray);
+  int bad = 0;
+  for (long i = 0; i < h; ++i)
+    for (long j = 0; j < w; ++j) {
+      const double want = 0.299 * double(hr(i, j, 0)) + 0.587 * double(hr(i, j, 1)) +
+                          0.114 * double(hr(i, j, 2));
+      const double got = double(hg(i, j));
+      // float: a few float roundings of values up to 255; uint8: the nearest integer, or the
+      // other one when want is within float rounding of a half.
+      const bool ok = std::is_floating_point_v<Out>
+                          ? std::abs(got - want) <= 4e-7 * (std::abs(want) + 1)
+                          : std::abs(got - want) <= 0.5 + 1e-4;
+      if (!ok && ++bad <= 5) ADD_FAILURE() << h << "x" << w << " (" << i << ", " << j << "): got " << got << ", expected " << want;
+    }
+}
+
+template <class Exec>
+void test_grayscale() {
+  for (auto [h, w] : {std::pair<long, long>{1, 1}, {37, 53}, {300, 401}}) {
+    check_grayscale<Exec, float, float>(h, w);
+    check_grayscale<Exec, float, double>(h, w);
+    check_grayscale<Exec, std::uint8_t, std::uint8_t>(h, w);
+    check_grayscale<Exec, std::uint8_t, float>(h, w);
+  }
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  Kokkos::View<float***, Mem> rgba("rgba", 4, 5, 4), rgb("rgb", 4, 5, 3);
+  Kokkos::View<float**, Mem> gray("gray", 4, 5), wrong("wrong", 5, 4);
+  EXPECT_TRUE(throws_invalid([&] { unison::rgb_to_grayscale(exec, rgba, gray); },
+                             "unison::rgb_to_grayscale", {"last extent must be 3"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::rgb_to_grayscale(exec, rgb, wrong); },
+                             "unison::rgb_to_grayscale", {"gray is 5x4, expected 4x5"}));
+  Kokkos::View<float**, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> alias(rgb.data(), 4, 5);
+  EXPECT_TRUE(throws_invalid([&] { unison::rgb_to_grayscale(exec, rgb, alias); },
+                             "unison::rgb_to_grayscale", {"overlaps rgb"}));
+}
+
+template <class Exec>
+void test_loop_sum() {
+  Exec exec;
+  EXPECT_EQ(unison::loop_sum(exec, 10000), 249950002500000.0);
+  for (std::int64_t n : {0, 1, 2, 3, 17, 1001}) {
+    std::int64_t s = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) s += i * j;
+    EXPECT_EQ(unison::loop_sum(exec, n), double(s) * 0.1) << n;
+  }
+  const std::int64_t m = unison::loop_sum_max_n, half = m * (m - 1) / 2;
+  EXPECT_EQ(unison::loop_sum(exec, m), double(half * half) * 0.1);
+  EXPECT_TRUE(throws_invalid([&] { unison::loop_sum(exec, m + 1); }, "unison::loop_sum",
+                             {"overflows 64 bits"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::loop_sum(exec, -1); }, "unison::loop_sum", {"n is -1"}));
+}
+
+template <class Exec, class T>
+void check_lucas(std::int64_t n) {
+  Exec exec;
+  Kokkos::View<T*, typename Exec::memory_space> out("out", n);
+  unison::lucas(exec, out);
+  exec.fence();
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  unsigned long long a = 2, b = 1;  // L(i), L(i + 1): exact up to L(92)
+  for (std::int64_t i = 0; i < n; ++i) {
+    EXPECT_EQ(h(i), T(a)) << i;
+    const unsigned long long c = a + b;
+    a = b;
+    b = c;
+  }
+}
+
+template <class Exec>
+void test_lucas() {
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  Kokkos::View<std::int32_t*, Mem> out41("out", 41);
+  unison::lucas(exec, out41);
+  exec.fence();
+  auto h41 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out41);
+  EXPECT_EQ(h41(40), 228826127);
+  check_lucas<Exec, std::int32_t>(45);  // up to L(44), the largest below 2^31
+  check_lucas<Exec, std::uint32_t>(47);
+  check_lucas<Exec, std::int64_t>(91);
+  check_lucas<Exec, std::uint64_t>(93);
+  check_lucas<Exec, float>(35);
+  check_lucas<Exec, double>(77);
+  check_lucas<Exec, std::int64_t>(0);
+  check_lucas<Exec, std::int64_t>(1);
+  const auto too_long = [&](auto zero, std::int64_t n, std::int64_t max) {
+    Kokkos::View<decltype(zero)*, Mem> out("out", n);
+    EXPECT_TRUE(throws_invalid([&] { unison::lucas(exec, out); }, "unison::lucas",
+                               {"largest exact index is " + std::to_string(max)}))
+        << n;
+  };
+  too_long(std::int32_t(0), 46, 44);
+  too_long(std::int64_t(0), 92, 90);
+  too_long(std::uint64_t(0), 94, 92);
+  too_long(float(0), 36, 34);
+  too_long(double(0), 78, 76);
+}
+
+TYPED_TEST(Counting, monte_carlo_pi) { test_monte_carlo<TypeParam>(); }
+TYPED_TEST(Counting, histogram) { test_histogram<TypeParam>(); }
+TYPED_TEST(Counting, atomic_counter) { test_atomic_counter<TypeParam>(); }
+TYPED_TEST(Counting, rgb_to_grayscale) { test_grayscale<TypeParam>(); }
+TYPED_TEST(Counting, loop_sum) { test_loop_sum<TypeParam>(); }
+TYPED_TEST(Counting, lucas) { test_lucas<TypeParam>(); }
+
+}  // namespace
