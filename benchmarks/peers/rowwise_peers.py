@@ -8,7 +8,6 @@ float64 NumPy.
 """
 import math
 import sys
-import time
 
 import numpy as np
 
@@ -16,6 +15,7 @@ np.row_stack = np.vstack  # numba-cuda fails to import with NumPy 2.5 without it
 
 import cupy as cp
 from numba import cuda, guvectorize
+from peer_timing import median_wall_ms
 
 
 @guvectorize(['(float32[:], float32[:])'], '(i)->()', target='cuda')
@@ -39,15 +39,7 @@ def matmulcore(A, B, C):
 
 
 def median_ms(fn, reps, sync):
-    fn()
-    sync()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return float(np.median(times))
+    return median_wall_ms(fn, reps, sync)
 
 
 def report(name, ms, got, ref, nbytes):

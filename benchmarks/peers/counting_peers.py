@@ -1,0 +1,198 @@
+"""The peers of Unison's random-number and histogram benchmarks (WORKLOADS.md section 6), timed
+on the same machine in the same run.
+
+monte_carlo_pi, 2e9 samples:
+  - numba_cuda: the tutorial's kernel (xoroshiro128p_uniform_float32, a stream per thread),
+    launched over the whole GPU (the tutorial's 24 blocks of 64 threads use 1.5k threads);
+  - cupy: uniform points from cupy.random in chunks of 1e8, counted on the device;
+  - numba_cpu: @njit(parallel=True), a prange over per-thread blocks of samples.
+histogram, 1e8 normal float32 values, 100 bins over [-4, 4):
+  - numba_cuda: the tutorial's grid-stride kernel with global atomics, its bin formula fixed
+    ((x - xmin) / width, not (x + xmin) / width);
+  - cupy: cupy.histogram;
+  - numba_cpu: @njit(parallel=True) with a histogram per thread block, summed;
+  - numpy: numpy.histogram (one thread).
+Each result is checked: pi within 5 standard errors; histogram counts against numpy.histogram's
+(which places values exactly against its edges): the tutorial's formula int((x - xmin) / width)
+puts values within a rounding of an edge in the neighbouring bin, so the number of values
+counted elsewhere is shown, and more than one in a million fails.
+Median wall time (synchronized) of 5 calls after a warm-up.
+Usage: counting_peers.py [gpu] [cpu]   (both by default; cpu alone needs only NumPy and Numba)
+"""
+import math
+import sys
+
+import numpy as np
+
+np.row_stack = np.vstack  # numba-cuda fails to import with NumPy 2.5 without it (GPU.md)
+
+import numba
+from numba import njit, prange
+from peer_timing import median_wall_ms
+
+PI_SAMPLES = 2_000_000_000
+HIST_N = 100_000_000
+XMIN, XMAX, NBINS = -4.0, 4.0, 100
+
+
+def median_ms(fn, reps=5, sync=lambda: None):
+    return median_wall_ms(fn, reps, sync)
+
+
+def check_pi(name, estimate, samples):
+    p = math.pi / 4
+    se = 4 * math.sqrt(p * (1 - p) / samples)
+    ok = abs(estimate - math.pi) < 5 * se
+    return f"{estimate:.7f} ({'pass' if ok else 'FAIL'}: {abs(estimate - math.pi) / se:.1f} s.e.)"
+
+
+def check_hist(counts, reference):
+    off = int(np.abs(np.asarray(counts, dtype=np.int64) - reference).sum()) // 2
+    ok = off <= reference.sum() // 1_000_000
+    return f"{'pass' if ok else 'FAIL'}: {off} values in another bin than numpy.histogram's"
+
+
+def report(workload, name, ms, rate, check):
+    print(f"{workload:16s} {name:12s} {ms:10.3f} ms  {rate:14s} {check}", flush=True)
+
+
+@njit(parallel=True)
+def nb_cpu_pi(samples, blocks):
+    inside = np.zeros(blocks, np.int64)
+    per = samples // blocks
+    for b in prange(blocks):
+        n = per + (1 if b < samples % blocks else 0)
+        np.random.seed(b + 1)  # per-thread state in Numba: seeded per block
+        c = 0
+        for _ in range(n):
+            x = np.random.random()
+            y = np.random.random()
+            if x * x + y * y < 1.0:
+                c += 1
+        inside[b] = c
+    return 4.0 * inside.sum() / samples
+
+
+@njit(parallel=True)
+def nb_cpu_hist(x, xmin, xmax, nbins, blocks):
+    partial = np.zeros((blocks, nbins), np.int64)
+    width = (xmax - xmin) / nbins
+    per = (x.size + blocks - 1) // blocks
+    for b in prange(blocks):
+        for i in range(b * per, min(x.size, (b + 1) * per)):
+            v = x[i]
+            if v >= xmin and v < xmax:
+                k = int((v - xmin) / width)
+                if k >= nbins:
+                    k = nbins - 1
+                partial[b, k] += 1
+    return partial.sum(axis=0)
+
+
+def normal_values(n):
+    return np.random.default_rng(7).standard_normal(n, dtype=np.float32)
+
+
+def cpu():
+    threads = numba.get_num_threads()
+    samples = PI_SAMPLES // 10 if threads < 8 else PI_SAMPLES
+    blocks = threads * 8
+    est = [0.0]
+    ms = median_ms(lambda: est.__setitem__(0, nb_cpu_pi(samples, blocks)))
+    report("monte_carlo_pi", "numba_cpu", ms, f"{samples / ms / 1e6:.3g} Gsamples/s",
+           check_pi("numba_cpu", est[0], samples) + f" ({samples:.0e} samples, {threads} threads)")
+    x = normal_values(HIST_N)
+    reference, _ = np.histogram(x, bins=NBINS, range=(XMIN, XMAX))
+    out = [None]
+    ms = median_ms(lambda: out.__setitem__(0, nb_cpu_hist(x, XMIN, XMAX, NBINS, blocks)))
+    report("histogram", "numba_cpu", ms, f"{HIST_N / ms / 1e6:.3g} Gvalues/s", check_hist(out[0], reference))
+    ms = median_ms(lambda: out.__setitem__(0, np.histogram(x, bins=NBINS, range=(XMIN, XMAX))[0]), reps=3)
+    report("histogram", "numpy", ms, f"{HIST_N / ms / 1e6:.3g} Gvalues/s", check_hist(out[0], reference))
+
+
+def gpu():
+    import cupy as cp
+    from numba import cuda
+    from numba.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32
+
+    @cuda.jit
+    def compute_pi(rng_states, iterations, out):
+        thread_id = cuda.grid(1)
+        inside = 0
+        for i in range(iterations):
+            x = xoroshiro128p_uniform_float32(rng_states, thread_id)
+            y = xoroshiro128p_uniform_float32(rng_states, thread_id)
+            if x**2 + y**2 <= 1.0:
+                inside += 1
+        out[thread_id] = 4.0 * inside / iterations
+
+    @cuda.jit
+    def histogram(x, xmin, xmax, histogram_out):
+        nbins = histogram_out.shape[0]
+        bin_width = (xmax - xmin) / nbins
+        start = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        for i in range(start, x.shape[0], stride):
+            bin_number = np.int32((x[i] - xmin) / bin_width)  # the tutorial has x[i] + xmin
+            if bin_number >= 0 and bin_number < histogram_out.shape[0]:
+                cuda.atomic.add(histogram_out, bin_number, 1)
+
+    sync = cuda.synchronize
+    threads_per_block, blocks = 256, 132 * 8 * 4
+    threads = threads_per_block * blocks
+    iterations = PI_SAMPLES // threads
+    states = create_xoroshiro128p_states(threads, seed=1)
+    out = cuda.device_array(threads, dtype=np.float32)
+    ms = median_ms(lambda: compute_pi[blocks, threads_per_block](states, iterations, out), sync=sync)
+    samples = iterations * threads
+    report("monte_carlo_pi", "numba_cuda", ms, f"{samples / ms / 1e6:.3g} Gsamples/s",
+           check_pi("numba_cuda", float(out.copy_to_host().mean()), samples))
+
+    chunk = 100_000_000
+    result = [0.0]
+
+    def cupy_pi():
+        inside = 0
+        for _ in range(PI_SAMPLES // chunk):
+            p = cp.random.random((2, chunk), dtype=cp.float32)
+            inside += int(cp.count_nonzero(p[0] * p[0] + p[1] * p[1] < 1.0))
+        result[0] = 4.0 * inside / PI_SAMPLES
+
+    ms = median_ms(cupy_pi, sync=cp.cuda.Device().synchronize)
+    report("monte_carlo_pi", "cupy", ms, f"{PI_SAMPLES / ms / 1e6:.3g} Gsamples/s",
+           check_pi("cupy", result[0], PI_SAMPLES))
+
+    x_host = normal_values(HIST_N)
+    reference, _ = np.histogram(x_host, bins=NBINS, range=(XMIN, XMAX))
+    x = cp.asarray(x_host)
+    counts = cp.zeros(NBINS, dtype=cp.int32)
+
+    def numba_hist():
+        counts.fill(0)
+        histogram[132 * 8, 256](x, np.float32(XMIN), np.float32(XMAX), counts)
+
+    ms = median_ms(numba_hist, sync=sync)
+    report("histogram", "numba_cuda", ms, f"{HIST_N / ms / 1e6:.3g} Gvalues/s",
+           check_hist(cp.asnumpy(counts), reference))
+    hist = [None]
+    ms = median_ms(lambda: hist.__setitem__(0, cp.histogram(x, bins=NBINS, range=(XMIN, XMAX))[0]),
+                   sync=cp.cuda.Device().synchronize)
+    report("histogram", "cupy", ms, f"{HIST_N / ms / 1e6:.3g} Gvalues/s",
+           check_hist(cp.asnumpy(hist[0]), reference))
+
+
+def main():
+    what = sys.argv[1:] or ["gpu", "cpu"]
+    for w in what:
+        if w not in ("gpu", "cpu"):
+            print(f"counting_peers.py: unknown part '{w}' (gpu, cpu)", file=sys.stderr)
+            return 2
+    if "gpu" in what:
+        gpu()
+    if "cpu" in what:
+        cpu()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
