@@ -23,7 +23,8 @@ namespace unison {
 namespace impl {
 
 // Bin edges e_k = fma(k, width, xmin) (double, one rounding: the same on every backend and
-// with any contraction flags), e_nbins = xmax; value v goes to the bin k with e_k <= v < e_{k + 1}. The estimate (v - xmin) * (1 / width) can round across an edge: one
+// with any contraction flags), e_nbins = xmax; value v goes to the bin k with
+// e_k <= v < e_{k + 1}. The estimate (v - xmin) * (1 / width) can round across an edge: one
 // step back or forward against the edges themselves puts v where the edges say.
 struct Bins {
   double xmin, xmax, width, inverse_width;
