@@ -4,8 +4,11 @@
 #include <string>
 #include <vector>
 
+#include <unison/convolve.hpp>
+#include <unison/diffusion.hpp>
 #include <unison/elementwise.hpp>
 #include <unison/examples.hpp>
+#include <unison/field.hpp>
 #include <unison/histogram.hpp>
 #include <unison/matmul.hpp>
 #include <unison/random.hpp>
@@ -170,11 +173,56 @@ void test_counting_labels() {
     EXPECT_TRUE(has(k)) << k;
 }
 
+// Diffusion (every algorithm, diffuse with each Laplacian choice and a caller's buffer,
+// diffuse_history, the jagged field) and convolution.
+template <class Exec>
+void test_stencil_labels() {
+  using Mem = typename Exec::memory_space;
+  using Field = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
+  Exec exec;
+  Field f("f", 37, 53), g("g", 37, 53), lapl("lapl", 37, 53);
+  unison::DiffusionBuffer<Field> buffer("buffer", 37, 53);
+  Kokkos::View<float***, Kokkos::LayoutRight, Mem> history("history", 3, 37, 53);
+  Kokkos::View<float*, Mem> x("x", 1000), k("k", 5), y("y", 996);
+  exec.fence();
+  using unison::StencilAlgorithm;
+  auto seen = record([&] {
+    unison::jagged_field(exec, f, 3);
+    for (auto a : {StencilAlgorithm::plain, StencilAlgorithm::tiled, StencilAlgorithm::streaming})
+      unison::diffusion_step(exec, f, g, lapl, 0.25, a);
+    unison::diffuse(exec, f, 5, 0.25, lapl, unison::Laplacian::every_step);
+    unison::diffuse(exec, f, buffer, 5, 0.25, lapl, unison::Laplacian::final_only);
+    unison::DiffusionOptions blocked;
+    blocked.algorithm = StencilAlgorithm::tiled;
+    blocked.steps_per_pass = 2;
+    unison::diffuse(exec, f, buffer, 4, 0.25, lapl, unison::Laplacian::final_only, blocked);
+    unison::diffuse_history(exec, f, buffer, 6, 0.25, history, [](auto...) {});
+    unison::convolve(exec, x, k, y, unison::ConvolveMode::valid, unison::ConvolveAlgorithm::direct);
+    unison::convolve(exec, x, k, y, unison::ConvolveMode::valid, unison::ConvolveAlgorithm::tiled);
+    exec.fence();
+  });
+  expect_unison_labels(seen);
+  auto has = [&](const std::string& l) {
+    return std::find(seen.begin(), seen.end(), l) != seen.end();
+  };
+  for (const char* name : {"kernel unison::field::jagged_noise", "kernel unison::diffusion::plain",
+                           "kernel unison::diffusion::tiled", "kernel unison::diffusion::blocked",
+                           "kernel unison::convolve::direct", "kernel unison::convolve::tiled"})
+    EXPECT_TRUE(has(name)) << name;
+  EXPECT_TRUE(has("kernel unison::diffusion::streaming") ||
+              has("kernel unison::diffusion::streaming2"));
+  // On CPUs diffuse_history runs its own kernel; on GPUs diffuse's single steps.
+  if (is_host_v<Exec>) {
+    EXPECT_TRUE(has("kernel unison::diffusion::history"));
+  }
+}
+
 template <class Exec>
 struct Labels : ::testing::Test {};
 TYPED_TEST_SUITE(Labels, Backends, BackendName);
 TYPED_TEST(Labels, every_kernel_and_allocation) { test_labels<TypeParam>(); }
 TYPED_TEST(Labels, matmul_and_rowwise) { test_matmul_rowwise_labels<TypeParam>(); }
 TYPED_TEST(Labels, counting) { test_counting_labels<TypeParam>(); }
+TYPED_TEST(Labels, stencil) { test_stencil_labels<TypeParam>(); }
 
 }  // namespace
