@@ -2,6 +2,7 @@
 // same estimate on every backend), histogram (exact counts against a host count by the edges,
 // adversarial values, both kernels), atomic_counter, rgb_to_grayscale, loop_sum and lucas, and
 // every bad input's error.
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -149,6 +150,25 @@ void test_histogram() {
     std::vector<float> f(200001);
     for (auto& v : f) v = float(normal(rng));
     check_histogram<Exec, float, std::int64_t>(f, -5, 5, 3000001, "3000001 bins");
+  }
+  // Fewer private copies on a GPU (400 bins: 16 copies fit a team's scratch, 4000: one).
+  {
+    std::vector<float> f(300007);
+    for (auto& v : f) v = float(normal(rng));
+    check_histogram<Exec, float, std::int32_t>(f, -3, 3, 400, "400 bins");
+    check_histogram<Exec, float, std::int32_t>(f, -3.7, 3.1, 4000, "4000 bins");
+  }
+  // Float values whose first threshold lies many bins above xmin (float spacing 1 at 1e7, bins
+  // of 0.01): the estimate is made in double. Edges beyond float's range: thresholds at
+  // -FLT_MAX and +inf.
+  {
+    std::vector<float> f;
+    for (int i = -3; i < 45; ++i) f.push_back(1e7f + float(i));
+    for (int i = 0; i < 100001; ++i) f.push_back(1e7f + float(std::floor(normal(rng) * 15 + 20)));
+    check_histogram<Exec, float, std::int32_t>(f, 1e7 + 0.3, 1e7 + 40.3, 4000, "offset float bins");
+    std::vector<float> wide{-INFINITY, -FLT_MAX, -1e30f, -1.f, 0.f, 1e30f, FLT_MAX, INFINITY, NAN};
+    for (int i = 0; i < 1001; ++i) wide.push_back(float(normal(rng)) * 1e38f);
+    check_histogram<Exec, float, std::int64_t>(wide, -1e39, 1e39, 3, "bins past float's range");
   }
   // Adversarial: every value in one bin; the edges themselves, just below them, xmin, xmax,
   // below xmin, NaN, infinities.

@@ -44,40 +44,72 @@ struct Bins {
   }
 };
 
-// Each team counts its share of x in `copies` private histograms in team scratch (a GPU team:
-// one per warp, so that fewer threads contend for a bin; shared-memory atomics), then adds
-// them to counts with one global atomic per bin and team. A CPU team is one thread: plain
-// increments. x is read in chunks of K values (16 bytes on a GPU) where it is contiguous.
-template <class Exec, class X, class C>
+// The bins' thresholds for values of type T: E_k = the smallest T >= e_k (for double, e_k
+// itself), so that for every v of type T, v >= e_k exactly when v >= E_k: values are placed
+// against the edges with comparisons in T alone. Computed the same way on every backend.
+template <class T>
+KOKKOS_FUNCTION T threshold(double e) {
+  if constexpr (std::is_same_v<T, double>) {
+    return e;
+  } else {
+    T t = T(e);  // round to nearest
+    if (double(t) < e) t = Kokkos::nextafter(t, Kokkos::Experimental::infinity_v<T>);
+    return t;
+  }
+}
+
+// Each team counts its share of x into private histograms in team scratch and adds them to
+// counts with one global atomic per bin and team. A GPU team keeps `copies` histograms
+// interleaved bin by bin (counter (k, c) at k * copies + c), thread t counting into copy
+// t % copies: with 32 copies the lanes of a warp never touch the same counter or shared-memory
+// bank, so their atomic increments are never replayed, whatever the data. A CPU team is one
+// thread: one copy, plain increments. The bin of v: an estimate of (v - E_0) / width, then
+// steps against the thresholds E_k (a table in scratch) until E_k <= v < E_{k+1}: exact for any
+// estimate, one comparison each way when the estimate is right; the estimate in T from E_0
+// (EstimateInT: float when its rounding stays well below a bin) or in double from xmin. x is read
+// in chunks of K values (16 bytes on a GPU) where it is contiguous, U chunks at a time per
+// thread (more loads in flight).
+template <class Exec, class X, class C, bool EstimateInT>
 struct HistogramTeams {
   using T = typename X::non_const_value_type;
   using Count = typename C::non_const_value_type;
-  using Scratch = Kokkos::View<std::uint32_t**, typename Exec::scratch_memory_space,
-                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Memory = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using Table = Kokkos::View<T*, typename Exec::scratch_memory_space, Memory>;
+  using Scratch = Kokkos::View<std::uint32_t**, Kokkos::LayoutRight, typename Exec::scratch_memory_space, Memory>;
   using Tuning = backends::HistogramTuning<Exec>;
   X x;
   C counts;
   Bins bins;
   std::int64_t n, per_team;
   int copies;
+  T inverse_width_t;
 
   static std::size_t scratch_bytes(int copies, std::int64_t nbins) {
-    return Scratch::shmem_size(copies, nbins);
+    return Table::shmem_size(nbins + 1) + Scratch::shmem_size(nbins, copies);
   }
 
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     constexpr int level = Tuning::scratch_level;  // (a local: no device reference to Tuning)
-    Scratch hist(team.team_scratch(level), copies, bins.nbins);
+    const int nbins = int(bins.nbins);
+    Table edge(team.team_scratch(level), nbins + 1);
+    Scratch hist(team.team_scratch(level), nbins, copies);
     const int threads = team.team_size(), t = team.team_rank();
-    for (std::int64_t b = t; b < copies * bins.nbins; b += threads) hist(b / bins.nbins, b % bins.nbins) = 0;
+    for (int k = t; k <= nbins; k += threads) edge(k) = threshold<T>(bins.edge(k));
+    for (int b = t; b < nbins * copies; b += threads) hist.data()[b] = 0;
     team.team_barrier();
-    const int copy = t * copies / threads;
+    const int copy = t % copies;
+    const T lo = edge(0), hi = edge(nbins);
     const auto add = [&](T v) {
-      const std::int64_t k = bins(double(v));
-      if (k < 0) return;
-      if constexpr (Tuning::team_size == 1) ++hist(copy, k);
-      else Kokkos::atomic_add(&hist(copy, k), std::uint32_t(1));
+      if (!(v >= lo && v < hi)) return;  // outside [xmin, xmax), or NaN
+      int k;
+      if constexpr (EstimateInT) k = int((v - lo) * inverse_width_t);
+      else k = int((double(v) - bins.xmin) * bins.inverse_width);
+      k = k < 0 ? 0 : (k >= nbins ? nbins - 1 : k);
+      while (v < edge(k)) --k;       // stops at 0: v >= E_0
+      while (v >= edge(k + 1)) ++k;  // stops at nbins - 1: v < E_nbins
+      if constexpr (Tuning::team_size == 1) ++hist(k, copy);
+      else Kokkos::atomic_add(&hist(k, copy), std::uint32_t(1));
     };
     const std::int64_t begin = std::int64_t(team.league_rank()) * per_team;
     const std::int64_t end = begin + per_team < n ? begin + per_team : n;
@@ -92,7 +124,15 @@ struct HistogramTeams {
       for (std::int64_t i = t; i < head; i += threads) add(base[i]);
       const std::int64_t chunks = (end - begin - head) / K;
       const V* body = reinterpret_cast<const V*>(base + head);
-      for (std::int64_t c = t; c < chunks; c += threads) {
+      constexpr int U = Tuning::chunks_per_load;
+      std::int64_t c = t;
+      for (; c + (U - 1) * std::int64_t(threads) < chunks; c += U * std::int64_t(threads)) {
+        V v[U];
+        for (int u = 0; u < U; ++u) v[u] = body[c + u * std::int64_t(threads)];
+        for (int u = 0; u < U; ++u)
+          for (int e = 0; e < K; ++e) add(v[u].v[e]);
+      }
+      for (; c < chunks; c += threads) {
         const V v = body[c];
         for (int e = 0; e < K; ++e) add(v.v[e]);
       }
@@ -100,9 +140,10 @@ struct HistogramTeams {
     }
     for (std::int64_t i = first + t; i < end; i += threads) add(x(i));
     team.team_barrier();
-    for (std::int64_t k = t; k < bins.nbins; k += threads) {
+    for (int k = t; k < nbins; k += threads) {
       std::uint64_t sum = 0;
-      for (int c = 0; c < copies; ++c) sum += hist(c, k);
+      // Copies read in rotated order, so that neighbouring threads' reads fall in different banks.
+      for (int c = 0; c < copies; ++c) sum += hist(k, (c + k) % copies);
       if (sum != 0) Kokkos::atomic_add(&counts(k), Count(sum));
     }
   }
@@ -130,7 +171,7 @@ struct HistogramGlobal {
 /// below xmin, at or above xmax, infinite or NaN are not counted. x: a rank-1 View of float or
 /// double, any layout; counts: a rank-1 View of a 32- or 64-bit integer type, overwritten. Both accessible
 /// from `exec`. Exact and deterministic. On a GPU each team of threads counts into private
-/// histograms in shared memory (one per warp) and adds them to counts once; on a CPU each
+/// histograms in shared memory (one per lane of a warp, so lanes never contend) and adds them to counts once; on a CPU each
 /// thread counts its own block of x privately; when the bins do not fit in a team's scratch
 /// memory (HistogramTuning::max_scratch_bytes), every value is added to counts by a global
 /// atomic. Asynchronous on `exec`.
@@ -173,13 +214,15 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
   if (n == 0) return;
 
   using Tuning = backends::HistogramTuning<Exec>;
-  using Teams = impl::HistogramTeams<Exec, XV, CV>;
-  const int copies = Tuning::copies;
-  const std::size_t bytes = Teams::scratch_bytes(copies, nbins);
+  using Teams = impl::HistogramTeams<Exec, XV, CV, true>;
+  using T = typename XV::non_const_value_type;
   using Policy = Kokkos::TeamPolicy<Exec>;
   std::size_t room = Policy(exec, 1, Tuning::team_size).scratch_size_max(Tuning::scratch_level);
   if (room > Tuning::max_scratch_bytes) room = Tuning::max_scratch_bytes;
-  if (bytes <= room) {
+  // As many copies as fit (a power of two up to Tuning::copies), else global atomics.
+  int copies = Tuning::copies;
+  while (copies > 1 && Teams::scratch_bytes(copies, nbins) > room) copies /= 2;
+  if (nbins < INT32_MAX && Teams::scratch_bytes(copies, nbins) <= room) {
     // Teams: enough to fill the device (GPU) or one per thread (CPU), each with a block of at
     // least min_per_team values (fewer teams for small x), and at most 2^32 - 1 values so that
     // a private count cannot overflow.
@@ -191,10 +234,20 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
     if (per_team > std::int64_t(UINT32_MAX)) per_team = UINT32_MAX;
     league = (n + per_team - 1) / per_team;
     impl::require(league <= INT32_MAX, fn, "x has ", n, " elements, more than one launch can cover");
+    // The estimate in T when its error stays below a quarter bin: E_0 within a quarter bin of
+    // xmin, and few enough bins for T's rounding of (v - E_0) / width (always for double).
+    const double origin_error = (double(impl::threshold<T>(xmin)) - xmin) * bins.inverse_width;
+    const bool estimate_in_t =
+        std::is_same_v<T, double> || (origin_error <= 0.25 && nbins <= (std::int64_t(1) << 20));
     Policy policy(exec, int(league), Tuning::team_size);
-    policy.set_scratch_size(Tuning::scratch_level, Kokkos::PerTeam(bytes));
-    Kokkos::parallel_for("unison::histogram::bins", policy,
-                         Teams{x, counts, bins, n, per_team, copies});
+    policy.set_scratch_size(Tuning::scratch_level, Kokkos::PerTeam(Teams::scratch_bytes(copies, nbins)));
+    if (estimate_in_t)
+      Kokkos::parallel_for("unison::histogram::bins", policy,
+                           Teams{x, counts, bins, n, per_team, copies, T(bins.inverse_width)});
+    else if constexpr (!std::is_same_v<T, double>)
+      Kokkos::parallel_for("unison::histogram::bins", policy,
+                           impl::HistogramTeams<Exec, XV, CV, false>{x, counts, bins, n, per_team, copies,
+                                                                     T(bins.inverse_width)});
   } else {
     Kokkos::parallel_for("unison::histogram::bins",
                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),

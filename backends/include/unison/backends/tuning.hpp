@@ -134,9 +134,11 @@ struct RowwiseTuning {
 };
 
 /// histogram: teams of `team_size` threads, each team counting a block of x (at least
-/// `min_per_team` values) into `copies` private histograms in scratch level `scratch_level`,
+/// `min_per_team` values) into up to `copies` private histograms (interleaved bin by bin, thread
+/// t counting into copy t % copies; fewer when the bins would not fit) in scratch level `scratch_level`,
 /// `teams_per_thread` teams per thread the backend runs at once (divided by the team size).
-/// `vector_bytes` > 0: contiguous x read that many bytes at a time. A CPU team is one thread
+/// `vector_bytes` > 0: contiguous x read that many bytes at a time, `chunks_per_load` such reads
+/// issued together by each thread. A CPU team is one thread
 /// counting with plain increments into one histogram in its own memory (level 1), up to 1 MiB
 /// of bins (`max_scratch_bytes`, half a core's L2 here); more bins take global atomics.
 template <class Exec>
@@ -146,6 +148,7 @@ struct HistogramTuning {
   static constexpr int copies = 1;
   static constexpr int scratch_level = 1;
   static constexpr int vector_bytes = 0;
+  static constexpr int chunks_per_load = 1;
   static constexpr int teams_per_thread = 1;
   static constexpr std::int64_t min_per_team = 1 << 16;
 };
@@ -201,9 +204,10 @@ template <>
 struct HistogramTuning<Kokkos::Cuda> {
   static constexpr std::size_t max_scratch_bytes = 48 << 10;  // shared memory without opt-in
   static constexpr int team_size = 256;
-  static constexpr int copies = 8;  // one per warp
+  static constexpr int copies = 32;  // one per lane of a warp: no two lanes share a counter or a bank
   static constexpr int scratch_level = 0;
   static constexpr int vector_bytes = 16;
+  static constexpr int chunks_per_load = 2;
   static constexpr int teams_per_thread = 1;
   static constexpr std::int64_t min_per_team = 4096;
 };
