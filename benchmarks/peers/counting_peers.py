@@ -56,20 +56,26 @@ def report(workload, name, ms, rate, check):
     print(f"{workload:16s} {name:12s} {ms:10.3f} ms  {rate:14s} {check}", flush=True)
 
 
+@njit
+def _pi_block(n, seed):
+    np.random.seed(seed)  # per-thread state in Numba: seeded per block
+    c = 0
+    for _ in range(n):
+        x = np.random.random()
+        y = np.random.random()
+        if x * x + y * y < 1.0:
+            c += 1
+    return c
+
+
+# The block's loop in its own function: Numba 0.6x's parfor pass fails on it inlined in the
+# prange body ("unexpected cycle in lookup()", the GPU machine's Numba).
 @njit(parallel=True)
 def nb_cpu_pi(samples, blocks):
     inside = np.zeros(blocks, np.int64)
     per = samples // blocks
     for b in prange(blocks):
-        n = per + (1 if b < samples % blocks else 0)
-        np.random.seed(b + 1)  # per-thread state in Numba: seeded per block
-        c = 0
-        for _ in range(n):
-            x = np.random.random()
-            y = np.random.random()
-            if x * x + y * y < 1.0:
-                c += 1
-        inside[b] = c
+        inside[b] = _pi_block(per + (1 if b < samples % blocks else 0), b + 1)
     return 4.0 * inside.sum() / samples
 
 
