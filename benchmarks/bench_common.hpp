@@ -10,9 +10,11 @@
 // fixed 3 batches (a minimum time would count per-call time and run thousands of batches);
 // 5 repetitions give the median and its spread.
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
@@ -60,13 +62,30 @@ void run_case(benchmark::State& state, const Setup<Exec>& setup, double bytes, d
         benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// Registers "<name>/<backend>" with the common settings.
+// What the program running the cases wants of every registration (unison_bench: everything;
+// unison-bench: the suite's options).
+struct Settings {
+  bool probes = true;                 // register the exploration cases (names with "/probe/")
+  std::function<bool(const std::string&)> keep;  // register only the names it keeps (if set)
+  std::vector<std::string> backends;  // register only these backends (empty: every one)
+  int repetitions = 0;                // repetitions of every case (0: each case's own)
+};
+Settings& settings();
+
+// Registers "<name>/<backend>" with the common settings, unless settings() leave it out.
 // (`batches` per repetition, `repetitions` of them: fewer for a case whose call lasts seconds.)
 template <class Exec>
 void add_case(const std::string& name, Setup<Exec> setup, double bytes, double flops = 0,
               double units = 1, double cells = 0,
               benchmark::TimeUnit unit = benchmark::kMillisecond, int batches = 3,
               int repetitions = 5, const char* cells_name = "Gcells/s") {
+  const Settings& want = settings();
+  if (!want.probes && name.find("/probe/") != std::string::npos) return;
+  if (want.keep && !want.keep(name)) return;
+  if (!want.backends.empty() &&
+      std::find(want.backends.begin(), want.backends.end(), Exec::name()) == want.backends.end())
+    return;
+  if (want.repetitions > 0) repetitions = want.repetitions;
   benchmark::RegisterBenchmark(
       (name + "/" + Exec::name()).c_str(),
       [=](benchmark::State& s) { run_case<Exec>(s, setup, bytes, flops, units, cells, cells_name); })
@@ -108,7 +127,18 @@ void for_each_backend(const F& f) {
 #endif
 }
 
+// Sets FTZ and DAZ on this thread if UNISON_BENCH_FLUSH_SUBNORMALS=1 (call it before Kokkos
+// starts its threads: they inherit the mode). Returns whether it did.
+bool flush_subnormals_if_asked();
+
 // Records the build and the machine in the JSON context.
 void add_context(bool flushed);
+
+// Each family's cases on every backend (bench_<family>.cpp).
+void register_elementwise();
+void register_stencil();
+void register_matmul();
+void register_rowwise();
+void register_counting();
 
 }  // namespace unison::bench

@@ -1,0 +1,243 @@
+#include "suite.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+namespace unison::suite {
+
+const std::vector<std::string>& workload_names() {
+  static const std::vector<std::string> names{"elementwise", "rowwise", "convolve",
+                                              "diffusion",   "matmul",  "counting"};
+  return names;
+}
+
+std::string workload_of(const std::string& case_name) {
+  static const std::map<std::string, std::string> family{
+      {"add_float32", "elementwise"},   {"add_int64", "elementwise"},
+      {"copy", "elementwise"},          {"gaussian_pdf", "elementwise"},
+      {"hypot", "elementwise"},         {"polar_distance", "elementwise"},
+      {"zero_suppress", "elementwise"}, {"make_pulses", "elementwise"},
+      {"hidden_layer_fused", "elementwise"}, {"hidden_layer_separate", "elementwise"},
+      {"l2_norm", "rowwise"},           {"matmul_core", "rowwise"},
+      {"convolve", "convolve"},         {"diffusion", "diffusion"},
+      {"matmul_reduce", "matmul"},      {"monte_carlo_pi", "counting"},
+      {"histogram", "counting"},        {"atomic_counter", "counting"},
+      {"rgb_to_grayscale", "counting"}, {"loop_sum", "counting"},
+      {"lucas", "counting"}};
+  const auto it = family.find(case_name.substr(0, case_name.find('/')));
+  return it == family.end() ? std::string() : it->second;
+}
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+// A comma-separated list of names from `allowed` (case-insensitive), returned in allowed's
+// order, without repeats; an empty item or an unknown name is an error.
+bool pick(const std::string& option, const std::string& value, const std::vector<std::string>& allowed,
+          std::vector<std::string>& picked, std::string& error) {
+  std::vector<bool> want(allowed.size(), false);
+  std::stringstream items(value);
+  std::string item;
+  bool any = false;
+  while (std::getline(items, item, ',')) {
+    const auto it = std::find_if(allowed.begin(), allowed.end(),
+                                 [&](const std::string& a) { return lower(a) == lower(item); });
+    if (it == allowed.end()) {
+      error = option + ": '" + item + "' is not one of " + join(allowed, ", ");
+      return false;
+    }
+    want[std::size_t(it - allowed.begin())] = any = true;
+  }
+  if (!any || value.back() == ',') {
+    error = option + ": expected a comma-separated list of " + join(allowed, ", ");
+    return false;
+  }
+  picked.clear();
+  for (std::size_t i = 0; i < allowed.size(); ++i)
+    if (want[i]) picked.push_back(allowed[i]);
+  return true;
+}
+
+}  // namespace
+
+Parsed parse_options(const std::vector<std::string>& args, const std::vector<std::string>& enabled) {
+  Parsed p;
+  p.options.workloads = workload_names();
+  p.options.backends = enabled;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      p.options.help = true;
+      continue;
+    }
+    if (a == "--list") {
+      p.options.list = true;
+      continue;
+    }
+    // --name=value or --name value
+    const auto eq = a.find('=');
+    const std::string name = a.substr(0, eq);
+    const bool takes_value =
+        name == "--workloads" || name == "--backends" || name == "--repetitions" || name == "--out";
+    if (!takes_value) {
+      p.error = "unknown option '" + a + "'";
+      return p;
+    }
+    std::string value;
+    if (eq != std::string::npos) {
+      value = a.substr(eq + 1);
+    } else if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {
+      value = args[++i];
+    } else {
+      p.error = name + " needs a value";
+      return p;
+    }
+    if (value.empty()) {
+      p.error = name + " needs a value";
+      return p;
+    }
+    if (name == "--workloads") {
+      if (!pick(name, value, workload_names(), p.options.workloads, p.error)) return p;
+    } else if (name == "--backends") {
+      if (!pick(name, value, enabled, p.options.backends, p.error)) return p;
+    } else if (name == "--repetitions") {
+      char* end = nullptr;
+      errno = 0;
+      const long r = std::strtol(value.c_str(), &end, 10);
+      if (*end != '\0' || errno != 0 || r < 1 || r > 1000) {
+        p.error = "--repetitions: '" + value + "' is not a whole number from 1 to 1000";
+        return p;
+      }
+      p.options.repetitions = int(r);
+    } else {
+      p.options.out = value;
+    }
+  }
+  return p;
+}
+
+std::string help_text(const std::vector<std::string>& enabled) {
+  std::ostringstream h;
+  h << "unison-bench: every workload of WORKLOADS.md on every enabled backend, side by side.\n"
+       "\n"
+       "Usage: unison-bench [options] [--kokkos-... Kokkos options]\n"
+       "\n"
+       "  --workloads=LIST   which workload families, comma-separated, from: "
+    << join(workload_names(), ", ")
+    << "\n"
+       "                     (default: all)\n"
+       "  --backends=LIST    which backends, comma-separated, from those this build enabled: "
+    << join(enabled, ", ")
+    << "\n"
+       "                     (default: all of them)\n"
+       "  --repetitions=N    timed repetitions of each case, 1 to 1000; the table shows their\n"
+       "                     median and spread (default: 5)\n"
+       "  --out=DIR          folder for the results: unison_bench.json (Google Benchmark's\n"
+       "                     format, for its compare.py) and unison_bench.csv (default:\n"
+       "                     unison-bench-out)\n"
+       "  --list             list the cases the other options select, and run nothing\n"
+       "  --help, -h         this text\n"
+       "\n"
+       "Each case's data is made on the backend before timing; times are per call with the data\n"
+       "already in the backend's memory (a diffusion case: per step). The exploration probes of\n"
+       "unison_bench are not run. A bad option or value is a one-line error and exit code 2.\n";
+  return h.str();
+}
+
+std::string format_time(double s) {
+  char buf[32];
+  const double a = s < 0 ? -s : s;
+  if (a == 0) return "0";
+  if (a < 1e-6) std::snprintf(buf, sizeof buf, "%.3g ns", s * 1e9);
+  else if (a < 1e-3) std::snprintf(buf, sizeof buf, "%.3g us", s * 1e6);
+  else if (a < 1) std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.3g s", s);
+  return buf;
+}
+
+void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vector<std::string>& backends) {
+  // Cases in the order they first appear, grouped by workload in the order workloads appear.
+  std::vector<std::string> workloads;
+  std::map<std::string, std::vector<std::string>> cases;
+  std::map<std::pair<std::string, std::string>, const Row*> at;
+  for (const Row& r : rows) {
+    if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end()) workloads.push_back(r.workload);
+    auto& c = cases[r.workload];
+    if (std::find(c.begin(), c.end(), r.name) == c.end()) c.push_back(r.name);
+    at[{r.name, r.backend}] = &r;
+  }
+  const auto has = [&](const char* b) { return std::find(backends.begin(), backends.end(), b) != backends.end(); };
+  std::vector<std::pair<std::string, std::pair<std::string, std::string>>> ratios;  // title, (slow, fast)
+  if (has("Serial") && has("OpenMP")) ratios.push_back({"OpenMP/Serial", {"Serial", "OpenMP"}});
+  if (has("Serial") && has("Cuda")) ratios.push_back({"Cuda/Serial", {"Serial", "Cuda"}});
+  if (has("OpenMP") && has("Cuda")) ratios.push_back({"Cuda/OpenMP", {"OpenMP", "Cuda"}});
+  std::size_t width = 4;
+  for (const Row& r : rows) width = std::max(width, r.name.size());
+  char buf[64];
+  for (const auto& w : workloads) {
+    out << "\n" << w << "\n";
+    out << "  " << std::string("case") << std::string(width - 4, ' ');
+    for (const auto& b : backends) {
+      std::snprintf(buf, sizeof buf, " %16s", b.c_str());
+      out << buf;
+    }
+    for (const auto& r : ratios) {
+      std::snprintf(buf, sizeof buf, " %14s", r.first.c_str());
+      out << buf;
+    }
+    out << "\n";
+    for (const auto& name : cases[w]) {
+      out << "  " << name << std::string(width - name.size(), ' ');
+      for (const auto& b : backends) {
+        const auto it = at.find({name, b});
+        std::string cell = "-";
+        if (it != at.end()) {
+          std::snprintf(buf, sizeof buf, "%s ±%.0f%%", format_time(it->second->median_s).c_str(),
+                        100 * it->second->spread);
+          cell = buf;
+        }
+        std::snprintf(buf, sizeof buf, " %16s", cell.c_str());
+        out << buf;
+      }
+      for (const auto& r : ratios) {
+        const auto slow = at.find({name, r.second.first}), fast = at.find({name, r.second.second});
+        std::string cell = "-";
+        if (slow != at.end() && fast != at.end() && fast->second->median_s > 0) {
+          std::snprintf(buf, sizeof buf, "%.3gx", slow->second->median_s / fast->second->median_s);
+          cell = buf;
+        }
+        std::snprintf(buf, sizeof buf, " %14s", cell.c_str());
+        out << buf;
+      }
+      out << "\n";
+    }
+  }
+}
+
+void write_csv(std::ostream& out, const std::vector<Row>& rows) {
+  out << "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s\n";
+  char buf[128];
+  for (const Row& r : rows) {
+    std::snprintf(buf, sizeof buf, "%.6g,%.4f,%.6g,%.6g", r.median_s, r.spread, r.gb_per_s, r.gflop_per_s);
+    out << '"' << r.workload << "\",\"" << r.name << "\",\"" << r.backend << "\"," << buf << "\n";
+  }
+}
+
+}  // namespace unison::suite

@@ -1,0 +1,61 @@
+#pragma once
+// unison-bench's options and report, apart from running anything (no Kokkos, no Google
+// Benchmark here), so that the tests can check them.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace unison::suite {
+
+// The workload families of WORKLOADS.md that unison-bench can run, in report order.
+const std::vector<std::string>& workload_names();
+
+// The family of a benchmark case by its name's first part ("hypot/f32/1e8/Cuda": elementwise;
+// "matmul_reduce/...": matmul); empty for a name of no family.
+std::string workload_of(const std::string& case_name);
+
+struct Options {
+  std::vector<std::string> workloads;  // a subset of workload_names(), in report order
+  std::vector<std::string> backends;   // a subset of the enabled backends, in their order
+  int repetitions = 5;                 // timed repetitions of each case (the median is shown)
+  std::string out = "unison-bench-out";
+  bool list = false;  // list the cases instead of running them
+  bool help = false;
+};
+
+struct Parsed {
+  Options options;
+  std::string error;  // not empty: a one-line reason; the command exits with code 2
+};
+
+// Parses unison-bench's arguments (without the program name). `enabled`: the backends this
+// build has (Serial, OpenMP, Cuda), the default. Kokkos' own --kokkos-* arguments are not
+// options of unison-bench: the caller removes them first.
+Parsed parse_options(const std::vector<std::string>& args, const std::vector<std::string>& enabled);
+
+// What --help prints.
+std::string help_text(const std::vector<std::string>& enabled);
+
+// One timed case on one backend, as the report shows it.
+struct Row {
+  std::string workload;  // the benchmark name's first part ("diffusion")
+  std::string name;      // the benchmark name without its backend ("diffusion/every_step/...")
+  std::string backend;   // "Serial", "OpenMP", "Cuda"
+  double median_s = 0;   // median time of one call (or one unit: a diffusion step)
+  double spread = 0;     // standard deviation over the repetitions, relative to the mean
+  double gb_per_s = 0;   // 0 where the case counts no bytes
+  double gflop_per_s = 0;
+};
+
+// A time in the unit that keeps 3 significant digits readable: "15.2 us", "1.87 ms".
+std::string format_time(double seconds);
+
+// The terminal table: one section per workload, a line per case, a column per backend, then
+// the speedups over Serial and of Cuda over OpenMP (where both columns have a time).
+void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vector<std::string>& backends);
+
+// The CSV: a header line, then a line per row; names quoted (they hold no quote or comma).
+void write_csv(std::ostream& out, const std::vector<Row>& rows);
+
+}  // namespace unison::suite

@@ -1,0 +1,182 @@
+// unison-bench: the side-by-side suite (issue 6). Runs the benchmark cases of the chosen
+// workload families on the chosen backends (unison_bench's cases without its exploration
+// probes), prints progress while it runs and a table grouped by family with a column per
+// backend and the speedups, and writes the results to a folder: unison_bench.json (Google
+// Benchmark's format) and unison_bench.csv. `unison-bench --help` lists the options.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include <Kokkos_Core.hpp>
+
+#include "../bench_common.hpp"
+#include "suite.hpp"
+
+namespace {
+
+std::vector<std::string> enabled_backends() {
+  std::vector<std::string> b;
+#ifdef KOKKOS_ENABLE_SERIAL
+  b.push_back("Serial");
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  b.push_back("OpenMP");
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  b.push_back("Cuda");
+#endif
+  return b;
+}
+
+// Collects each case's aggregates into rows and reports progress on stderr as cases finish.
+class SuiteReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      const std::string& full = run.run_name.function_name;  // "<case>/<backend>"
+      const auto slash = full.rfind('/');
+      const std::string name = full.substr(0, slash), backend = full.substr(slash + 1);
+      Stats& s = stats_[full];
+      if (s.row.name.empty()) {
+        s.row.name = name;
+        s.row.backend = backend;
+        s.row.workload = unison::suite::workload_of(name);
+        order_.push_back(full);
+      }
+      const double seconds = run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      if (run.aggregate_name == "median") {
+        s.row.median_s = seconds;
+        const auto gb = run.counters.find("GB/s"), gf = run.counters.find("GFLOP/s");
+        if (gb != run.counters.end()) s.row.gb_per_s = gb->second.value;
+        if (gf != run.counters.end()) s.row.gflop_per_s = gf->second.value;
+        std::fprintf(stderr, "unison-bench: [%zu] %s: %s\n", order_.size(), full.c_str(),
+                     unison::suite::format_time(seconds).c_str());
+      } else if (run.aggregate_name == "mean") {
+        s.mean = seconds;
+      } else if (run.aggregate_name == "stddev") {
+        s.stddev = seconds;
+      }
+    }
+  }
+  std::vector<unison::suite::Row> rows() const {
+    std::vector<unison::suite::Row> out;
+    for (const auto& full : order_) {
+      unison::suite::Row r = stats_.at(full).row;
+      const Stats& s = stats_.at(full);
+      r.spread = s.mean > 0 ? s.stddev / s.mean : 0;
+      out.push_back(r);
+    }
+    return out;
+  }
+
+ private:
+  struct Stats {
+    unison::suite::Row row;
+    double mean = 0, stddev = 0;
+  };
+  std::map<std::string, Stats> stats_;
+  std::vector<std::string> order_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Kokkos' own arguments go to Kokkos; the rest are unison-bench's.
+  std::vector<std::string> args;
+  std::vector<char*> kokkos_argv{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--kokkos-", 0) == 0) kokkos_argv.push_back(argv[i]);
+    else args.push_back(a);
+  }
+  const std::vector<std::string> enabled = enabled_backends();
+  const unison::suite::Parsed parsed = unison::suite::parse_options(args, enabled);
+  if (!parsed.error.empty()) {
+    std::fprintf(stderr, "unison-bench: %s (see unison-bench --help)\n", parsed.error.c_str());
+    return 2;
+  }
+  const unison::suite::Options& opt = parsed.options;
+  if (opt.help) {
+    std::cout << unison::suite::help_text(enabled);
+    return 0;
+  }
+  const std::filesystem::path out(opt.out);
+  if (!opt.list) {
+    std::error_code ec;
+    std::filesystem::create_directories(out, ec);
+    if (ec || !std::filesystem::is_directory(out)) {
+      std::fprintf(stderr, "unison-bench: --out: cannot create the folder '%s'\n", opt.out.c_str());
+      return 2;
+    }
+  }
+
+  const bool flushed = unison::bench::flush_subnormals_if_asked();  // before Kokkos' threads
+  int kokkos_argc = int(kokkos_argv.size());
+  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
+
+  const std::string json = (out / "unison_bench.json").string();
+  std::vector<std::string> gb_args{argv[0]};
+  if (opt.list) gb_args.push_back("--benchmark_list_tests=true");
+  else gb_args.insert(gb_args.end(), {"--benchmark_out=" + json, "--benchmark_out_format=json"});
+  std::vector<char*> gb_argv;
+  for (auto& a : gb_args) gb_argv.push_back(a.data());
+  int gb_argc = int(gb_argv.size());
+  benchmark::Initialize(&gb_argc, gb_argv.data());
+  unison::bench::add_context(flushed);
+
+  auto& settings = unison::bench::settings();
+  settings.probes = false;
+  settings.backends = opt.backends;
+  settings.repetitions = opt.repetitions;
+  const auto wanted = [&](const std::string& w) {
+    return std::find(opt.workloads.begin(), opt.workloads.end(), w) != opt.workloads.end();
+  };
+  settings.keep = [&](const std::string& name) { return wanted(unison::suite::workload_of(name)); };
+  if (wanted("elementwise")) unison::bench::register_elementwise();
+  if (wanted("rowwise")) unison::bench::register_rowwise();
+  if (wanted("convolve") || wanted("diffusion")) unison::bench::register_stencil();
+  if (wanted("matmul")) unison::bench::register_matmul();
+  if (wanted("counting")) unison::bench::register_counting();
+
+  if (opt.list) {
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+  }
+  std::fprintf(stderr, "unison-bench: workloads %s; backends %s; %d repetitions; results in %s\n",
+               [&] {
+                 std::string s;
+                 for (const auto& w : opt.workloads) s += (s.empty() ? "" : ",") + w;
+                 return s;
+               }().c_str(),
+               [&] {
+                 std::string s;
+                 for (const auto& b : opt.backends) s += (s.empty() ? "" : ",") + b;
+                 return s;
+               }().c_str(),
+               opt.repetitions, opt.out.c_str());
+  SuiteReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+
+  const auto rows = reporter.rows();
+  unison::suite::write_table(std::cout, rows, opt.backends);
+  std::ofstream csv(out / "unison_bench.csv");
+  unison::suite::write_csv(csv, rows);
+  csv.close();
+  if (!csv) {
+    std::fprintf(stderr, "unison-bench: cannot write %s\n", (out / "unison_bench.csv").string().c_str());
+    return 1;
+  }
+  std::cout << "\nunison-bench: " << rows.size() << " results in " << json << " and "
+            << (out / "unison_bench.csv").string() << "\n";
+  return 0;
+}

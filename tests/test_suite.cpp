@@ -1,0 +1,144 @@
+// unison-bench's option parsing and report writing (benchmarks/suite/suite.hpp); not its timings.
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "suite.hpp"
+
+namespace {
+
+using unison::suite::Options;
+using unison::suite::parse_options;
+using unison::suite::Row;
+const std::vector<std::string> enabled{"Serial", "OpenMP", "Cuda"};
+
+Options ok(const std::vector<std::string>& args) {
+  const auto p = parse_options(args, enabled);
+  EXPECT_EQ(p.error, "") << args.size();
+  return p.options;
+}
+
+std::string error(const std::vector<std::string>& args) {
+  const auto p = parse_options(args, enabled);
+  EXPECT_NE(p.error, "");
+  EXPECT_EQ(p.error.find('\n'), std::string::npos) << "one line: " << p.error;
+  return p.error;
+}
+
+}  // namespace
+
+TEST(Suite, defaults) {
+  const Options o = ok({});
+  EXPECT_EQ(o.workloads, unison::suite::workload_names());
+  EXPECT_EQ(o.backends, enabled);
+  EXPECT_EQ(o.repetitions, 5);
+  EXPECT_EQ(o.out, "unison-bench-out");
+  EXPECT_FALSE(o.list);
+  EXPECT_FALSE(o.help);
+}
+
+TEST(Suite, options) {
+  // Lists in the suite's own order, whatever the order given, without repeats, any case.
+  Options o = ok({"--workloads=diffusion,elementwise,DIFFUSION", "--backends", "cuda,Serial"});
+  EXPECT_EQ(o.workloads, (std::vector<std::string>{"elementwise", "diffusion"}));
+  EXPECT_EQ(o.backends, (std::vector<std::string>{"Serial", "Cuda"}));
+  o = ok({"--repetitions", "1", "--out=/tmp/x y", "--list"});
+  EXPECT_EQ(o.repetitions, 1);
+  EXPECT_EQ(o.out, "/tmp/x y");
+  EXPECT_TRUE(o.list);
+  EXPECT_EQ(ok({"--repetitions=1000"}).repetitions, 1000);
+  EXPECT_TRUE(ok({"-h"}).help);
+  EXPECT_TRUE(ok({"--help", "--workloads=counting"}).help);
+  // A later option overrides an earlier one.
+  EXPECT_EQ(ok({"--out=a", "--out=b"}).out, "b");
+}
+
+TEST(Suite, bad_options) {
+  EXPECT_NE(error({"--bogus"}).find("unknown option '--bogus'"), std::string::npos);
+  EXPECT_NE(error({"extra"}).find("unknown option 'extra'"), std::string::npos);
+  EXPECT_NE(error({"--workloads=fft"}).find("'fft' is not one of elementwise, rowwise"), std::string::npos);
+  EXPECT_NE(error({"--workloads="}).find("--workloads needs a value"), std::string::npos);
+  EXPECT_NE(error({"--workloads"}).find("--workloads needs a value"), std::string::npos);
+  EXPECT_NE(error({"--workloads", "--list"}).find("--workloads needs a value"), std::string::npos);
+  EXPECT_NE(error({"--workloads=diffusion,"}).find("comma-separated list"), std::string::npos);
+  EXPECT_NE(error({"--workloads=,"}).find("--workloads"), std::string::npos);
+  EXPECT_NE(error({"--workloads=diffusion,,convolve"}).find("'' is not one of"), std::string::npos);
+  EXPECT_NE(error({"--backends=HIP"}).find("'HIP' is not one of Serial, OpenMP, Cuda"), std::string::npos);
+  // A backend this build did not enable.
+  EXPECT_NE(parse_options({"--backends=Cuda"}, {"Serial", "OpenMP"}).error.find("'Cuda' is not one of Serial, OpenMP"),
+            std::string::npos);
+  for (const char* r : {"0", "-1", "1001", "2x", "x", "1.5", "99999999999999999999"})
+    EXPECT_NE(error({std::string("--repetitions=") + r}).find("is not a whole number from 1 to 1000"),
+              std::string::npos)
+        << r;
+  EXPECT_NE(error({"--out"}).find("--out needs a value"), std::string::npos);
+  EXPECT_NE(error({"--help=yes"}).find("unknown option '--help=yes'"), std::string::npos);
+}
+
+TEST(Suite, help_names_every_option_and_value) {
+  const std::string h = unison::suite::help_text({"Serial", "OpenMP"});
+  for (const char* s : {"--workloads", "--backends", "--repetitions", "--out", "--list", "--help",
+                        "elementwise, rowwise, convolve, diffusion, matmul, counting", "Serial, OpenMP", "exit code 2"})
+    EXPECT_NE(h.find(s), std::string::npos) << s;
+}
+
+TEST(Suite, workload_of) {
+  EXPECT_EQ(unison::suite::workload_of("hypot/f32/1e8"), "elementwise");
+  EXPECT_EQ(unison::suite::workload_of("diffusion/every_step/streaming/2000x2000"), "diffusion");
+  EXPECT_EQ(unison::suite::workload_of("convolve/valid/f32/1e8/taps5/direct"), "convolve");
+  EXPECT_EQ(unison::suite::workload_of("matmul_reduce/tiled"), "matmul");
+  EXPECT_EQ(unison::suite::workload_of("l2_norm/f32"), "rowwise");
+  EXPECT_EQ(unison::suite::workload_of("lucas/40"), "counting");
+  EXPECT_EQ(unison::suite::workload_of("histogram"), "counting");
+  EXPECT_EQ(unison::suite::workload_of("fft/1d"), "");
+}
+
+TEST(Suite, format_time) {
+  EXPECT_EQ(unison::suite::format_time(1.87e-3), "1.87 ms");
+  EXPECT_EQ(unison::suite::format_time(15.2e-6), "15.2 us");
+  EXPECT_EQ(unison::suite::format_time(250e-9), "250 ns");
+  EXPECT_EQ(unison::suite::format_time(2.5), "2.5 s");
+  EXPECT_EQ(unison::suite::format_time(0), "0");
+}
+
+TEST(Suite, table_and_csv) {
+  std::vector<Row> rows{
+      {"diffusion", "diffusion/every_step/streaming/2000x2000", "Serial", 4e-3, 0.01, 12, 0},
+      {"diffusion", "diffusion/every_step/streaming/2000x2000", "OpenMP", 250e-6, 0.05, 192, 0},
+      {"diffusion", "diffusion/every_step/streaming/2000x2000", "Cuda", 15e-6, 0.002, 3200, 0},
+      {"counting", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0.1, 10, 0},
+      {"counting", "histogram/f32/1e8/bins100", "Cuda", 0.2e-3, 0, 2000, 0},
+  };
+  std::ostringstream table;
+  unison::suite::write_table(table, rows, enabled);
+  const std::string t = table.str();
+  // Sections in the rows' order, a column per backend, the speedups where both times exist.
+  const auto diffusion = t.find("\ndiffusion\n"), counting = t.find("\ncounting\n");
+  ASSERT_NE(diffusion, std::string::npos) << t;
+  ASSERT_NE(counting, std::string::npos) << t;
+  EXPECT_LT(diffusion, counting);
+  for (const char* s : {"Serial", "OpenMP", "Cuda", "OpenMP/Serial", "Cuda/Serial", "Cuda/OpenMP", "4 ms ±1%",
+                        "250 us ±5%", "15 us ±0%", "16x", "267x", "16.7x", "200x", "40 ms ±10%"})
+    EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+  // The histogram has no Serial time: no speedups over Serial on its line.
+  const std::string histogram_line = t.substr(t.find("  histogram"), t.find('\n', t.find("  histogram")) - t.find("  histogram"));
+  EXPECT_NE(histogram_line.find("200x"), std::string::npos) << histogram_line;
+  EXPECT_EQ(std::count(histogram_line.begin(), histogram_line.end(), '-'), 3) << histogram_line;
+  // Only the backends asked for.
+  std::ostringstream gpu_only;
+  unison::suite::write_table(gpu_only, rows, {"Cuda"});
+  EXPECT_EQ(gpu_only.str().find("OpenMP"), std::string::npos) << gpu_only.str();
+  EXPECT_EQ(gpu_only.str().find("Cuda/"), std::string::npos) << gpu_only.str();
+
+  std::ostringstream csv;
+  unison::suite::write_csv(csv, rows);
+  const std::string c = csv.str();
+  EXPECT_EQ(c.substr(0, c.find('\n')), "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s");
+  EXPECT_NE(c.find("\"diffusion\",\"diffusion/every_step/streaming/2000x2000\",\"OpenMP\",0.00025,0.0500,192,0\n"),
+            std::string::npos)
+      << c;
+  EXPECT_EQ(std::count(c.begin(), c.end(), '\n'), 6);
+}
