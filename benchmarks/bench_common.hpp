@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -69,8 +71,25 @@ struct Settings {
   std::function<bool(const std::string&)> keep;  // register only the names it keeps (if set)
   std::vector<std::string> backends;  // register only these backends (empty: every one)
   int repetitions = 0;                // repetitions of every case (0: each case's own)
+  double scale = 1;                   // sizes: the seed sizes times this (0 < scale <= 1)
 };
 Settings& settings();
+
+// A size n scaled by settings().scale, at least `least`; a side of a 2-D shape by its square
+// root and of a 3-D one by its cube root, so that the work follows the scale.
+inline std::int64_t scaled(std::int64_t n, std::int64_t least = 1, int dims = 1) {
+  const double f = dims == 1 ? settings().scale : std::pow(settings().scale, 1.0 / dims);
+  const auto v = std::int64_t(std::llround(double(n) * f));
+  return v < least ? least : v;
+}
+
+// 100000000 -> "1e8" (the seed sizes are powers of ten); other sizes as they are.
+inline std::string size_tag(std::int64_t n) {
+  int e = 0;
+  std::int64_t m = n;
+  while (m >= 10 && m % 10 == 0) m /= 10, ++e;
+  return m == 1 ? "1e" + std::to_string(e) : std::to_string(n);
+}
 
 // Registers "<name>/<backend>" with the common settings, unless settings() leave it out.
 // (`batches` per repetition, `repetitions` of them: fewer for a case whose call lasts seconds.)

@@ -28,8 +28,8 @@ std::int64_t pi_samples() {
 
 template <class Exec>
 void add_monte_carlo() {
-  const std::int64_t samples = pi_samples<Exec>();
-  const std::string size = samples == 2000000000 ? "2e9" : "2e8";
+  const std::int64_t samples = scaled(pi_samples<Exec>());
+  const std::string size = samples == 2000000000 ? "2e9" : samples == 200000000 ? "2e8" : std::to_string(samples);
   add_case<Exec>(
       "monte_carlo_pi/" + size + "/streams",
       [=](const Exec& exec) -> std::function<void(const Exec&)> {
@@ -48,9 +48,9 @@ void add_monte_carlo() {
 template <class Exec>
 void add_histogram() {
   using Mem = typename Exec::memory_space;
-  const std::int64_t n = 100000000;
+  const std::int64_t n = scaled(100000000);
   add_case<Exec>(
-      "histogram/f32/1e8/bins100",
+      "histogram/f32/" + size_tag(n) + "/bins100",
       [=](const Exec& exec) -> std::function<void(const Exec&)> {
         Kokkos::View<float*, Mem> x(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
                                                        std::string("unison::bench::x")), n);
@@ -72,16 +72,18 @@ void add_histogram() {
 template <class Exec>
 void add_small() {
   using Mem = typename Exec::memory_space;
-  const std::int64_t n = 1000000;
+  const std::int64_t n = scaled(1000000);
   add_case<Exec>(
-      "atomic_counter/1e6",
+      "atomic_counter/" + size_tag(n),
       [=](const Exec&) -> std::function<void(const Exec&)> {
         return [=](const Exec& e) { benchmark::DoNotOptimize(unison::atomic_counter(e, n)); };
       },
       0, 0, 1, double(n), benchmark::kMicrosecond, 3, 5, "Gadds/s");
-  const std::int64_t h = 4000, w = 3000;
+  const std::int64_t h = scaled(4000, 1, 2), w = scaled(3000, 1, 2);
+  const std::string image = std::to_string(h) + "x" + std::to_string(w);
+  const std::int64_t sum_n = scaled(10000, 1, 2);
   add_case<Exec>(
-      "rgb_to_grayscale/f32/4000x3000",
+      "rgb_to_grayscale/f32/" + image,
       [=](const Exec& exec) -> std::function<void(const Exec&)> {
         auto flat = random_view<float, Mem>(std::size_t(h * w * 3), 0, 1, "unison::bench::rgb");
         Kokkos::View<float***, Kokkos::LayoutRight, Mem> rgb(flat.data(), h, w, 3);
@@ -94,7 +96,7 @@ void add_small() {
       },
       double(h * w * 4) * sizeof(float), 0, 1, 0, benchmark::kMicrosecond);
   add_case<Exec>(
-      "rgb_to_grayscale/u8/4000x3000",
+      "rgb_to_grayscale/u8/" + image,
       [=](const Exec& exec) -> std::function<void(const Exec&)> {
         Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, Mem> rgb(
             Kokkos::view_alloc(exec, std::string("unison::bench::rgb8")), h, w, 3);
@@ -104,11 +106,11 @@ void add_small() {
       },
       double(h * w * 4), 0, 1, 0, benchmark::kMicrosecond);
   add_case<Exec>(
-      "loop_sum/1e4",
+      "loop_sum/" + size_tag(sum_n),
       [=](const Exec&) -> std::function<void(const Exec&)> {
-        return [=](const Exec& e) { benchmark::DoNotOptimize(unison::loop_sum(e, 10000)); };
+        return [=](const Exec& e) { benchmark::DoNotOptimize(unison::loop_sum(e, sum_n)); };
       },
-      0, 0, 1, 1e8, benchmark::kMicrosecond, 3, 5, "Gterms/s");
+      0, 0, 1, double(sum_n) * double(sum_n), benchmark::kMicrosecond, 3, 5, "Gterms/s");
   add_case<Exec>(
       "lucas/40",
       [=](const Exec& exec) -> std::function<void(const Exec&)> {

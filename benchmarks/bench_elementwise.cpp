@@ -13,14 +13,6 @@
 namespace unison::bench {
 namespace {
 
-std::string size_tag(std::size_t n) {
-  // 100000 -> 1e5: the seed sizes are powers of ten.
-  int e = 0;
-  std::size_t m = n;
-  while (m >= 10 && m % 10 == 0) m /= 10, ++e;
-  return m == 1 ? "1e" + std::to_string(e) : std::to_string(n);
-}
-
 template <class Exec>
 constexpr bool host_memory_v =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
@@ -30,6 +22,7 @@ constexpr bool host_memory_v =
 template <class Exec, class In, class Out = In, class F>
 void add_elementwise(const std::string& name, std::size_t n, int inputs, double lo, double hi,
                      F f) {
+  n = std::size_t(scaled(std::int64_t(n)));
   using Mem = typename Exec::memory_space;
   const double bytes = double(n) * (inputs * sizeof(In) + sizeof(Out));
   const std::string base = name + "/" + size_tag(n);
@@ -63,6 +56,7 @@ void add_elementwise(const std::string& name, std::size_t n, int inputs, double 
 // inputs and a host output, and the function does the one copy in and the one copy out.
 template <class Exec, class F>
 void add_host_capable(const std::string& name, std::size_t n, F f) {
+  n = std::size_t(scaled(std::int64_t(n)));
   using Mem = typename Exec::memory_space;
   const double bytes = double(n) * 3 * sizeof(float);
   const std::string base = name + "/" + size_tag(n);
@@ -85,6 +79,7 @@ void add_host_capable(const std::string& name, std::size_t n, F f) {
 // The measured ceiling: a device-to-device copy (bytes read + bytes written).
 template <class Exec>
 void add_copy(std::size_t n) {
+  n = std::size_t(scaled(std::int64_t(n)));
   using Mem = typename Exec::memory_space;
   add_case<Exec>("copy/" + size_tag(n) + "/device",
                  [=](const Exec& exec) -> std::function<void(const Exec&)> {

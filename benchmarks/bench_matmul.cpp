@@ -23,6 +23,7 @@ void add_matmul(MatmulMethod method, const char* method_name, bool workspace = f
 #ifdef KOKKOS_ENABLE_SERIAL
   if constexpr (std::is_same_v<Exec, Kokkos::Serial>) m = 1000, k = 500, n = 700;
 #endif
+  m = scaled(m, 1, 3), k = scaled(k, 1, 3), n = scaled(n, 1, 3);
   const std::string size = std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
   const double bytes = double(m * k + k * n + n) * sizeof(float);
   const double flops = method == MatmulMethod::reassociated ? 2.0 * (m * k + k * n)

@@ -15,6 +15,7 @@ namespace {
 template <class Exec>
 void add_l2_norm(std::int64_t rows, std::int64_t cols) {
   using Mem = typename Exec::memory_space;
+  rows = scaled(rows);
   const std::string size = std::to_string(rows) + "x" + std::to_string(cols);
   add_case<Exec>(
       "l2_norm/f32/" + size,
@@ -35,6 +36,7 @@ void add_l2_norm(std::int64_t rows, std::int64_t cols) {
 template <class Exec>
 void add_matmul_core(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t p) {
   using Mem = typename Exec::memory_space;
+  batch = scaled(batch);
   const std::string size = std::to_string(batch) + "x" + std::to_string(m) + "x" +
                            std::to_string(n) + "x" + std::to_string(p);
   add_case<Exec>(

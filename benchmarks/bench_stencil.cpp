@@ -181,12 +181,12 @@ template <class Exec>
 void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions options,
                    Variant variant = {}) {
   using Mem = typename Exec::memory_space;
-  const long n = 2000;
+  const long n = long(scaled(2000, 3, 2));
   const int steps = variant.seed_run ? 10000 : steps_per_call<Exec>();
   const double cells = double(n) * n;
   const double bytes = cells * sizeof(float) * (which == Laplacian::every_step ? 3 : 2);
   add_case<Exec>(
-      "diffusion/" + name + "/2000x2000",
+      "diffusion/" + name + "/" + std::to_string(n) + "x" + std::to_string(n),
       [=](const Exec& exec) -> std::function<void(const Exec&)> {
         Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(
             Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
@@ -199,7 +199,7 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
         if (!variant.npy.empty()) {
           const auto host = unison::read_npy<float>(variant.npy);
           if (host.extent(0) != std::size_t(n) || host.extent(1) != std::size_t(n))
-            throw std::runtime_error("UNISON_BENCH_FIELD: " + variant.npy + " is not 2000 x 2000");
+            throw std::runtime_error("UNISON_BENCH_FIELD: " + variant.npy + " is not " + std::to_string(n) + " x " + std::to_string(n));
           Kokkos::deep_copy(exec, f, host);
         } else if (variant.dense) {
           Kokkos::Random_XorShift64_Pool<Exec> pool(2024);
@@ -240,8 +240,10 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
 }
 
 template <class Exec, class T>
-void add_convolve(const std::string& size, std::size_t n, int taps, ConvolveAlgorithm algorithm) {
+void add_convolve(std::size_t n, int taps, ConvolveAlgorithm algorithm) {
   using Mem = typename Exec::memory_space;
+  n = std::size_t(scaled(std::int64_t(n), taps));
+  const std::string size = size_tag(std::int64_t(n));
   const std::size_t len = n - taps + 1;
   const std::string name = std::string("convolve/valid/") + (sizeof(T) == 4 ? "f32/" : "f64/") +
                            size + "/taps" + std::to_string(taps) + "/" +
@@ -275,10 +277,10 @@ void register_backend() {
   add_diffusion<Exec>("final_only/plain", Laplacian::final_only, plain);
 
   for (auto algorithm : {ConvolveAlgorithm::direct, ConvolveAlgorithm::tiled}) {
-    add_convolve<Exec, float>("1e8", 100000000, 5, algorithm);
-    add_convolve<Exec, double>("1e6", 1000000, 5, algorithm);
-    add_convolve<Exec, float>("1e7", 10000000, 33, algorithm);
-    add_convolve<Exec, float>("1e7", 10000000, 257, algorithm);
+    add_convolve<Exec, float>(100000000, 5, algorithm);
+    add_convolve<Exec, double>(1000000, 5, algorithm);
+    add_convolve<Exec, float>(10000000, 33, algorithm);
+    add_convolve<Exec, float>(10000000, 257, algorithm);
   }
 
   // Launch-shape probes (what StencilTuning is chosen from; not on Serial): rows per strip of

@@ -35,6 +35,7 @@ TEST(Suite, defaults) {
   EXPECT_EQ(o.workloads, unison::suite::workload_names());
   EXPECT_EQ(o.backends, enabled);
   EXPECT_EQ(o.repetitions, 5);
+  EXPECT_EQ(o.scale, 1.0);
   EXPECT_EQ(o.out, "unison-bench-out");
   EXPECT_FALSE(o.list);
   EXPECT_FALSE(o.help);
@@ -50,6 +51,9 @@ TEST(Suite, options) {
   EXPECT_EQ(o.out, "/tmp/x y");
   EXPECT_TRUE(o.list);
   EXPECT_EQ(ok({"--repetitions=1000"}).repetitions, 1000);
+  EXPECT_EQ(ok({"--scale=0.01"}).scale, 0.01);
+  EXPECT_EQ(ok({"--scale", "1"}).scale, 1.0);
+  EXPECT_EQ(ok({"--scale=1e-3"}).scale, 1e-3);
   EXPECT_TRUE(ok({"-h"}).help);
   EXPECT_TRUE(ok({"--help", "--workloads=counting"}).help);
   // A later option overrides an earlier one.
@@ -75,12 +79,15 @@ TEST(Suite, bad_options) {
               std::string::npos)
         << r;
   EXPECT_NE(error({"--out"}).find("--out needs a value"), std::string::npos);
+  for (const char* f : {"0", "-0.5", "1.5", "nan", "inf", "0.5x", "x", "1e400"})
+    EXPECT_NE(error({std::string("--scale=") + f}).find("is not a number above 0 and at most 1"), std::string::npos)
+        << f;
   EXPECT_NE(error({"--help=yes"}).find("unknown option '--help=yes'"), std::string::npos);
 }
 
 TEST(Suite, help_names_every_option_and_value) {
   const std::string h = unison::suite::help_text({"Serial", "OpenMP"});
-  for (const char* s : {"--workloads", "--backends", "--repetitions", "--out", "--list", "--help",
+  for (const char* s : {"--workloads", "--backends", "--repetitions", "--scale", "--out", "--list", "--help",
                         "elementwise, rowwise, convolve, diffusion, matmul, counting", "Serial, OpenMP", "exit code 2"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
 }

@@ -95,7 +95,8 @@ Parsed parse_options(const std::vector<std::string>& args, const std::vector<std
     const auto eq = a.find('=');
     const std::string name = a.substr(0, eq);
     const bool takes_value =
-        name == "--workloads" || name == "--backends" || name == "--repetitions" || name == "--out";
+        name == "--workloads" || name == "--backends" || name == "--repetitions" || name == "--out" ||
+        name == "--scale";
     if (!takes_value) {
       p.error = "unknown option '" + a + "'";
       return p;
@@ -126,6 +127,15 @@ Parsed parse_options(const std::vector<std::string>& args, const std::vector<std
         return p;
       }
       p.options.repetitions = int(r);
+    } else if (name == "--scale") {
+      char* end = nullptr;
+      errno = 0;
+      const double f = std::strtod(value.c_str(), &end);
+      if (*end != '\0' || errno != 0 || !(f > 0 && f <= 1)) {
+        p.error = "--scale: '" + value + "' is not a number above 0 and at most 1";
+        return p;
+      }
+      p.options.scale = f;
     } else {
       p.options.out = value;
     }
@@ -149,6 +159,8 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "                     (default: all of them)\n"
        "  --repetitions=N    timed repetitions of each case, 1 to 1000; the table shows their\n"
        "                     median and spread (default: 5)\n"
+       "  --scale=F          sizes: the seed sizes of WORKLOADS.md times F, above 0 and at most 1\n"
+       "                     (areas and volumes scale as a whole; default: 1)\n"
        "  --out=DIR          folder for the results: unison_bench.json (Google Benchmark's\n"
        "                     format, for its compare.py) and unison_bench.csv (default:\n"
        "                     unison-bench-out)\n"

@@ -19,6 +19,7 @@ struct Options {
   std::vector<std::string> workloads;  // a subset of workload_names(), in report order
   std::vector<std::string> backends;   // a subset of the enabled backends, in their order
   int repetitions = 5;                 // timed repetitions of each case (the median is shown)
+  double scale = 1;                    // sizes: the seed sizes times this, 0 < scale <= 1
   std::string out = "unison-bench-out";
   bool list = false;  // list the cases instead of running them
   bool help = false;

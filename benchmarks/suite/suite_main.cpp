@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
   settings.probes = false;
   settings.backends = opt.backends;
   settings.repetitions = opt.repetitions;
+  settings.scale = opt.scale;
   const auto wanted = [&](const std::string& w) {
     return std::find(opt.workloads.begin(), opt.workloads.end(), w) != opt.workloads.end();
   };
@@ -151,7 +152,7 @@ int main(int argc, char** argv) {
     benchmark::Shutdown();
     return 0;
   }
-  std::fprintf(stderr, "unison-bench: workloads %s; backends %s; %d repetitions; results in %s\n",
+  std::fprintf(stderr, "unison-bench: workloads %s; backends %s; scale %g; %d repetitions; results in %s\n",
                [&] {
                  std::string s;
                  for (const auto& w : opt.workloads) s += (s.empty() ? "" : ",") + w;
@@ -162,7 +163,7 @@ int main(int argc, char** argv) {
                  for (const auto& b : opt.backends) s += (s.empty() ? "" : ",") + b;
                  return s;
                }().c_str(),
-               opt.repetitions, opt.out.c_str());
+               opt.scale, opt.repetitions, opt.out.c_str());
   SuiteReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
