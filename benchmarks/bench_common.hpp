@@ -155,6 +155,7 @@ void add_context(bool flushed);
 
 // Each family's cases on every backend (bench_<family>.cpp).
 void register_elementwise();
+void register_copy();  // the elementwise family's copy case alone: each backend's memory ceiling
 void register_stencil();
 void register_matmul();
 void register_rowwise();

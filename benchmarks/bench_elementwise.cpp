@@ -171,4 +171,8 @@ void register_elementwise() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
 }
 
+void register_copy() {
+  for_each_backend([](auto backend) { add_copy<typename decltype(backend)::type>(100'000'000); });
+}
+
 }  // namespace unison::bench

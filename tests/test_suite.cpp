@@ -21,6 +21,19 @@ Options ok(const std::vector<std::string>& args) {
   return p.options;
 }
 
+Row row(const std::string& workload, const std::string& name, const std::string& backend, double median_s,
+        double spread, double gb_per_s, double gflop_per_s) {
+  Row r;
+  r.workload = workload;
+  r.name = name;
+  r.backend = backend;
+  r.median_s = median_s;
+  r.spread = spread;
+  r.gb_per_s = gb_per_s;
+  r.gflop_per_s = gflop_per_s;
+  return r;
+}
+
 std::string error(const std::vector<std::string>& args) {
   const auto p = parse_options(args, enabled);
   EXPECT_NE(p.error, "");
@@ -113,11 +126,11 @@ TEST(Suite, format_time) {
 
 TEST(Suite, table_and_csv) {
   std::vector<Row> rows{
-      {"diffusion", "diffusion/every_step/streaming/2000x2000", "Serial", 4e-3, 0.01, 12, 0},
-      {"diffusion", "diffusion/every_step/streaming/2000x2000", "OpenMP", 250e-6, 0.05, 192, 0},
-      {"diffusion", "diffusion/every_step/streaming/2000x2000", "Cuda", 15e-6, 0.002, 3200, 0},
-      {"counting", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0.1, 10, 0},
-      {"counting", "histogram/f32/1e8/bins100", "Cuda", 0.2e-3, 0, 2000, 0},
+      row("diffusion", "diffusion/every_step/streaming/2000x2000", "Serial", 4e-3, 0.01, 12, 0),
+      row("diffusion", "diffusion/every_step/streaming/2000x2000", "OpenMP", 250e-6, 0.05, 192, 0),
+      row("diffusion", "diffusion/every_step/streaming/2000x2000", "Cuda", 15e-6, 0.002, 3200, 0),
+      row("counting", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0.1, 10, 0),
+      row("counting", "histogram/f32/1e8/bins100", "Cuda", 0.2e-3, 0, 2000, 0),
   };
   std::ostringstream table;
   unison::suite::write_table(table, rows, enabled);
@@ -143,9 +156,59 @@ TEST(Suite, table_and_csv) {
   std::ostringstream csv;
   unison::suite::write_csv(csv, rows);
   const std::string c = csv.str();
-  EXPECT_EQ(c.substr(0, c.find('\n')), "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s");
-  EXPECT_NE(c.find("\"diffusion\",\"diffusion/every_step/streaming/2000x2000\",\"OpenMP\",0.00025,0.0500,192,0\n"),
+  EXPECT_EQ(c.substr(0, c.find('\n')), "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s,peak,peak_fraction,note");
+  EXPECT_NE(c.find("\"diffusion\",\"diffusion/every_step/streaming/2000x2000\",\"OpenMP\",0.00025,0.0500,192,0,\"\",0.0000,\"\"\n"),
             std::string::npos)
       << c;
   EXPECT_EQ(std::count(c.begin(), c.end(), '\n'), 6);
+}
+
+TEST(Suite, peaks_and_notes) {
+  std::vector<Row> rows{
+      row("elementwise", "copy/1e8/device", "OpenMP", 10e-3, 0, 160, 0),
+      row("elementwise", "copy/1e8/device", "Cuda", 0.27e-3, 0, 3000, 0),
+      row("elementwise", "gaussian_pdf/1e8/device", "Cuda", 0.28e-3, 0, 2850, 1000),
+      row("elementwise", "gaussian_pdf/1e8/with_copies", "Cuda", 30e-3, 0, 26, 10),
+      row("elementwise", "add_float32/1e5/device", "OpenMP", 5e-6, 0, 240, 0),
+      row("elementwise", "add_float32/1e5/device", "Cuda", 8e-6, 0, 150, 0),
+      row("elementwise", "hypot/1e6/device", "OpenMP", 100e-6, 0, 120, 0),
+      row("elementwise", "hypot/1e6/device", "Cuda", 9e-6, 0, 120, 0),
+      row("matmul", "matmul_reduce/gemm/f32/10000x5000x7000", "Cuda", 15e-3, 0, 30, 45000),
+      row("matmul", "matmul_reduce/tiled/f32/10000x5000x7000", "Cuda", 20e-3, 0, 20, 36000),
+      row("rowwise", "l2_norm/f32/1000000x2", "Cuda", 10e-6, 0, 900, 400),
+      row("counting", "lucas/40", "Cuda", 6e-6, 0, 0, 0),
+  };
+  unison::suite::apply_peaks(rows);
+  const auto find = [&](const std::string& name, const std::string& backend) -> const Row& {
+    for (const Row& r : rows)
+      if (r.name == name && r.backend == backend) return r;
+    ADD_FAILURE() << name << " " << backend;
+    return rows[0];
+  };
+  EXPECT_EQ(find("copy/1e8/device", "Cuda").peak, "copy");
+  EXPECT_DOUBLE_EQ(find("copy/1e8/device", "Cuda").peak_fraction, 1.0);
+  EXPECT_DOUBLE_EQ(find("gaussian_pdf/1e8/device", "Cuda").peak_fraction, 0.95);
+  EXPECT_DOUBLE_EQ(find("add_float32/1e5/device", "OpenMP").peak_fraction, 1.5);  // caches beat the copy
+  EXPECT_EQ(find("matmul_reduce/tiled/f32/10000x5000x7000", "Cuda").peak, "gemm");
+  EXPECT_DOUBLE_EQ(find("matmul_reduce/tiled/f32/10000x5000x7000", "Cuda").peak_fraction, 0.8);
+  EXPECT_EQ(find("l2_norm/f32/1000000x2", "Cuda").peak, "copy");  // 30 % of copy beats 0.9 % of GEMM
+  EXPECT_DOUBLE_EQ(find("l2_norm/f32/1000000x2", "Cuda").peak_fraction, 0.3);
+  EXPECT_EQ(find("lucas/40", "Cuda").peak, "");
+
+  unison::suite::advise(rows);
+  EXPECT_NE(find("gaussian_pdf/1e8/with_copies", "Cuda").note.find("host copies take 99% of this call"), std::string::npos);
+  EXPECT_NE(find("add_float32/1e5/device", "Cuda").note.find("the GPU is 1.6x slower than the CPU"), std::string::npos);
+  EXPECT_NE(find("hypot/1e6/device", "Cuda").note.find("too short to fill the GPU (9 us, 4% of its copy peak)"),
+            std::string::npos)
+      << find("hypot/1e6/device", "Cuda").note;
+  EXPECT_EQ(find("gaussian_pdf/1e8/device", "Cuda").note, "");
+  EXPECT_EQ(find("lucas/40", "Cuda").note, "");  // no rate: nothing to say
+  EXPECT_EQ(find("hypot/1e6/device", "OpenMP").note, "");
+
+  std::ostringstream table;
+  unison::suite::write_table(table, rows, {"OpenMP", "Cuda"});
+  const std::string t = table.str();
+  for (const char* s : {"2.85 TB/s 95%", "36 TFLOP/s 80%", "160 GB/s 100%",
+                        "note: hypot/1e6/device on Cuda: too short to fill the GPU"})
+    EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
 }

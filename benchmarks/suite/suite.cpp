@@ -184,6 +184,58 @@ std::string format_time(double s) {
   return buf;
 }
 
+void apply_peaks(std::vector<Row>& rows) {
+  std::map<std::string, double> copy, gemm;  // by backend
+  for (const Row& r : rows) {
+    if (r.name.rfind("copy/", 0) == 0 && r.gb_per_s > 0) copy[r.backend] = std::max(copy[r.backend], r.gb_per_s);
+    if (r.name.rfind("matmul_reduce/gemm/", 0) == 0 && r.gflop_per_s > 0)
+      gemm[r.backend] = std::max(gemm[r.backend], r.gflop_per_s);
+  }
+  for (Row& r : rows) {
+    r.peak_fraction = 0;
+    r.peak.clear();
+    const auto c = copy.find(r.backend), g = gemm.find(r.backend);
+    if (c != copy.end() && r.gb_per_s > 0) {
+      r.peak_fraction = r.gb_per_s / c->second;
+      r.peak = "copy";
+    }
+    if (g != gemm.end() && r.gflop_per_s > 0 && r.gflop_per_s / g->second > r.peak_fraction) {
+      r.peak_fraction = r.gflop_per_s / g->second;
+      r.peak = "gemm";
+    }
+  }
+}
+
+void advise(std::vector<Row>& rows) {
+  std::map<std::pair<std::string, std::string>, const Row*> at;
+  for (const Row& r : rows) at[{r.name, r.backend}] = &r;
+  char buf[200];
+  for (Row& r : rows) {
+    r.note.clear();
+    const std::string suffix = "/with_copies";
+    if (r.name.size() > suffix.size() && r.name.compare(r.name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      const auto device = at.find({r.name.substr(0, r.name.size() - suffix.size()) + "/device", r.backend});
+      if (device != at.end() && device->second->median_s > 0 && r.median_s > 2 * device->second->median_s) {
+        std::snprintf(buf, sizeof buf, "host copies take %.0f%% of this call: keep the data on the device between calls",
+                      100 * (1 - device->second->median_s / r.median_s));
+        r.note = buf;
+        continue;
+      }
+    }
+    if (r.backend != "Cuda") continue;
+    const auto cpu = at.find({r.name, "OpenMP"});
+    if (cpu != at.end() && cpu->second->median_s > 0 && r.median_s > cpu->second->median_s) {
+      std::snprintf(buf, sizeof buf, "the GPU is %.2gx slower than the CPU here: too little work per call (%s); run it on the CPU or batch calls",
+                    r.median_s / cpu->second->median_s, format_time(r.median_s).c_str());
+      r.note = buf;
+    } else if (r.median_s < 20e-6 && !r.peak.empty() && r.peak_fraction < 0.1) {
+      std::snprintf(buf, sizeof buf, "too short to fill the GPU (%s, %.0f%% of its %s peak): give it more work per call",
+                    format_time(r.median_s).c_str(), 100 * r.peak_fraction, r.peak.c_str());
+      r.note = buf;
+    }
+  }
+}
+
 void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vector<std::string>& backends) {
   // Cases in the order they first appear, grouped by workload in the order workloads appear.
   std::vector<std::string> workloads;
@@ -239,16 +291,46 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vec
         out << buf;
       }
       out << "\n";
+      // The achieved rate under each time, with its fraction of the backend's measured peak.
+      bool any_rate = false;
+      std::string line = "  " + std::string(width, ' ');
+      for (const auto& b : backends) {
+        const auto it = at.find({name, b});
+        std::string cell;
+        if (it != at.end()) {
+          const Row& r = *it->second;
+          const bool flops = r.peak == "gemm" || (r.peak.empty() && r.gb_per_s <= 0 && r.gflop_per_s > 0);
+          const double rate = flops ? r.gflop_per_s : r.gb_per_s;
+          if (rate > 0) {
+            any_rate = true;
+            std::snprintf(buf, sizeof buf, "%.3g %s", rate >= 1000 ? rate / 1000 : rate,
+                          flops ? (rate >= 1000 ? "TFLOP/s" : "GFLOP/s") : (rate >= 1000 ? "TB/s" : "GB/s"));
+            cell = buf;
+            if (!r.peak.empty()) {
+              std::snprintf(buf, sizeof buf, " %.0f%%", 100 * r.peak_fraction);
+              cell += buf;
+            }
+          }
+        }
+        std::snprintf(buf, sizeof buf, " %16s", cell.c_str());
+        line += buf;
+      }
+      if (any_rate) out << line << "\n";
     }
+    for (const Row& r : rows)
+      if (r.workload == w && !r.note.empty()) out << "  note: " << r.name << " on " << r.backend << ": " << r.note << "\n";
   }
 }
 
 void write_csv(std::ostream& out, const std::vector<Row>& rows) {
-  out << "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s\n";
-  char buf[128];
+  out << "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s,peak,peak_fraction,note\n";
+  char buf[160];
   for (const Row& r : rows) {
-    std::snprintf(buf, sizeof buf, "%.6g,%.4f,%.6g,%.6g", r.median_s, r.spread, r.gb_per_s, r.gflop_per_s);
-    out << '"' << r.workload << "\",\"" << r.name << "\",\"" << r.backend << "\"," << buf << "\n";
+    std::snprintf(buf, sizeof buf, "%.6g,%.4f,%.6g,%.6g,\"%s\",%.4f", r.median_s, r.spread, r.gb_per_s,
+                  r.gflop_per_s, r.peak.c_str(), r.peak_fraction);
+    std::string note = r.note;
+    std::replace(note.begin(), note.end(), '"', '\'');
+    out << '"' << r.workload << "\",\"" << r.name << "\",\"" << r.backend << "\"," << buf << ",\"" << note << "\"\n";
   }
 }
 

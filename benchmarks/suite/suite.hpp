@@ -47,16 +47,34 @@ struct Row {
   double spread = 0;     // standard deviation over the repetitions, relative to the mean
   double gb_per_s = 0;   // 0 where the case counts no bytes
   double gflop_per_s = 0;
+  // Filled by apply_peaks: the fraction of this machine's measured peak, and which peak.
+  double peak_fraction = 0;
+  std::string peak;  // "copy" (GB/s against the backend's copy case), "gemm" (GFLOP/s against
+                     // its library GEMM case) or "" (no peak measured for it)
+  std::string note;  // filled by advise: what to do about a slow figure, or ""
 };
+
+// Each row's fraction of its backend's measured peak, from the rows themselves: GB/s against
+// the GB/s of the backend's copy case ("copy/<n>/device": the memory ceiling), GFLOP/s against
+// the GFLOP/s of its library GEMM case ("matmul_reduce/gemm/f32/..."); of the two, the larger
+// (the resource the case comes closest to exhausting, as on a roofline).
+void apply_peaks(std::vector<Row>& rows);
+
+// Notes where a figure says the call is badly placed: a GPU case slower than the same case on
+// the CPU, or one too short to fill the GPU (under 20 us and under 10 % of its peak); a case
+// whose time with host copies is more than twice its time with data on the device.
+void advise(std::vector<Row>& rows);
 
 // A time in the unit that keeps 3 significant digits readable: "15.2 us", "1.87 ms".
 std::string format_time(double seconds);
 
 // The terminal table: one section per workload, a line per case, a column per backend, then
-// the speedups over Serial and of Cuda over OpenMP (where both columns have a time).
+// the speedups over Serial and of Cuda over OpenMP (where both columns have a time); under each
+// time its GB/s (or GFLOP/s) and fraction of peak; then the workload's notes.
 void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vector<std::string>& backends);
 
-// The CSV: a header line, then a line per row; names quoted (they hold no quote or comma).
+// The CSV: a header line, then a line per row; text quoted (names hold no quote or comma; a
+// note's quotes become apostrophes).
 void write_csv(std::ostream& out, const std::vector<Row>& rows);
 
 }  // namespace unison::suite
