@@ -52,6 +52,7 @@ TEST(Suite, defaults) {
   EXPECT_EQ(o.out, "unison-bench-out");
   EXPECT_FALSE(o.list);
   EXPECT_FALSE(o.help);
+  EXPECT_TRUE(o.plots);
 }
 
 TEST(Suite, options) {
@@ -68,6 +69,7 @@ TEST(Suite, options) {
   EXPECT_EQ(ok({"--scale", "1"}).scale, 1.0);
   EXPECT_EQ(ok({"--scale=1e-3"}).scale, 1e-3);
   EXPECT_TRUE(ok({"-h"}).help);
+  EXPECT_FALSE(ok({"--no-plots"}).plots);
   EXPECT_TRUE(ok({"--help", "--workloads=counting"}).help);
   // A later option overrides an earlier one.
   EXPECT_EQ(ok({"--out=a", "--out=b"}).out, "b");
@@ -96,11 +98,12 @@ TEST(Suite, bad_options) {
     EXPECT_NE(error({std::string("--scale=") + f}).find("is not a number above 0 and at most 1"), std::string::npos)
         << f;
   EXPECT_NE(error({"--help=yes"}).find("unknown option '--help=yes'"), std::string::npos);
+  EXPECT_NE(error({"--no-plots=1"}).find("unknown option '--no-plots=1'"), std::string::npos);
 }
 
 TEST(Suite, help_names_every_option_and_value) {
   const std::string h = unison::suite::help_text({"Serial", "OpenMP"});
-  for (const char* s : {"--workloads", "--backends", "--repetitions", "--scale", "--out", "--list", "--help",
+  for (const char* s : {"--workloads", "--backends", "--repetitions", "--scale", "--out", "--no-plots", "--list", "--help",
                         "elementwise, rowwise, convolve, diffusion, matmul, counting", "Serial, OpenMP", "exit code 2"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
 }

@@ -91,6 +91,10 @@ Parsed parse_options(const std::vector<std::string>& args, const std::vector<std
       p.options.list = true;
       continue;
     }
+    if (a == "--no-plots") {
+      p.options.plots = false;
+      continue;
+    }
     // --name=value or --name value
     const auto eq = a.find('=');
     const std::string name = a.substr(0, eq);
@@ -164,6 +168,8 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "  --out=DIR          folder for the results: unison_bench.json (Google Benchmark's\n"
        "                     format, for its compare.py) and unison_bench.csv (default:\n"
        "                     unison-bench-out)\n"
+       "  --no-plots         no times.png and peak.png (drawn by plot.py with Python's\n"
+       "                     matplotlib, when python3 has it)\n"
        "  --list             list the cases the other options select, and run nothing\n"
        "  --help, -h         this text\n"
        "\n"

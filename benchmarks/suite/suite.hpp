@@ -22,6 +22,7 @@ struct Options {
   double scale = 1;                    // sizes: the seed sizes times this, 0 < scale <= 1
   std::string out = "unison-bench-out";
   bool list = false;  // list the cases instead of running them
+  bool plots = true;  // draw times.png and peak.png (plot.py, when Python has matplotlib)
   bool help = false;
 };
 

@@ -4,6 +4,7 @@
 // backend and the speedups, and writes the results to a folder: unison_bench.json (Google
 // Benchmark's format) and unison_bench.csv. `unison-bench --help` lists the options.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -11,6 +12,8 @@
 #include <string>
 #include <system_error>
 #include <vector>
+
+#include <sys/wait.h>
 
 #include <benchmark/benchmark.h>
 
@@ -88,6 +91,35 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
   std::map<std::string, Stats> stats_;
   std::vector<std::string> order_;
 };
+
+// plot.py: next to an installed unison-bench (<prefix>/share/unison), else the source tree's.
+std::string plot_script() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = exe.parent_path().parent_path() / "share" / "unison" / "plot.py";
+    if (std::filesystem::exists(installed, ec)) return installed.string();
+  }
+  return UNISON_SUITE_PLOT_SCRIPT;
+}
+
+std::string shell_quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Draws the plots; says what happened (a missing Python or matplotlib is not an error).
+void draw_plots(const std::string& out) {
+  const std::string script = plot_script();
+  const std::string command = "python3 " + shell_quoted(script) + " " + shell_quoted(out);
+  const int status = std::system(command.c_str());
+  const int code = status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (code == 0) return;  // plot.py said what it wrote
+  if (code == 3) std::fprintf(stderr, "unison-bench: no plots: python3 has no matplotlib\n");
+  else if (code == 127) std::fprintf(stderr, "unison-bench: no plots: python3 not found\n");
+  else std::fprintf(stderr, "unison-bench: no plots: %s failed (exit %d)\n", script.c_str(), code);
+}
 
 }  // namespace
 
@@ -187,6 +219,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::cout << "\nunison-bench: " << rows.size() << " results in " << json << " and "
-            << (out / "unison_bench.csv").string() << "\n";
+            << (out / "unison_bench.csv").string() << "\n" << std::flush;
+  if (opt.plots) draw_plots(opt.out);
   return 0;
 }
