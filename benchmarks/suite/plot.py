@@ -6,7 +6,9 @@ Reads RESULTS_DIR/unison_bench.csv and writes there:
              (logarithmic axis: CPU and GPU times differ by orders of magnitude);
   peak.png   each case's achieved GB/s or GFLOP/s as a fraction of its backend's peak measured in
              the same run (the copy case's GB/s, the library GEMM's GFLOP/s), one panel per
-             backend, with the peak at 100 %.
+             backend, with the peak at 100 %;
+  diffusion.png  the diffusion workload's field before and after its steps and the last
+             Laplacian, as the tutorial shows them (from diffusion_*.npy, when the suite ran it).
 Needs matplotlib; exits with code 3 and a one-line message when it is missing, 2 for a missing
 or malformed CSV.
 """
@@ -106,7 +108,27 @@ def main(argv):
     plot_times(plt, rows, written[0])
     if plot_peak(plt, rows, os.path.join(folder, "peak.png")):
         written.append(os.path.join(folder, "peak.png"))
-    print("plot.py: wrote " + " and ".join(written))
+    names = ["initial", "field", "laplacian"]
+    paths = [os.path.join(folder, f"diffusion_{n}.npy") for n in names]
+    if all(os.path.exists(p) for p in paths):
+        import numpy as np
+        fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
+        for ax, name, path in zip(axes, ["initial field", "field after the steps", "Laplacian of the last step"], paths):
+            data = np.load(path)
+            if name.startswith("Laplacian"):
+                limit = float(np.abs(data).max()) or 1.0
+                image = ax.imshow(data, cmap="RdBu_r", vmin=-limit, vmax=limit)
+            else:
+                image = ax.imshow(data, cmap="viridis")
+            ax.set_title(name, fontsize=9)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            fig.colorbar(image, ax=ax, fraction=0.046)
+        fig.tight_layout()
+        written.append(os.path.join(folder, "diffusion.png"))
+        fig.savefig(written[-1], dpi=100)
+        plt.close(fig)
+    print("plot.py: wrote " + ", ".join(written))
     return 0
 
 

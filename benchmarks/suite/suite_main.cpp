@@ -19,6 +19,10 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <unison/diffusion.hpp>
+#include <unison/field.hpp>
+#include <unison/npy.hpp>
+
 #include "../bench_common.hpp"
 #include "suite.hpp"
 
@@ -121,6 +125,39 @@ void draw_plots(const std::string& out) {
   else std::fprintf(stderr, "unison-bench: no plots: %s failed (exit %d)\n", script.c_str(), code);
 }
 
+// The tutorial's pictures of the diffusion workload, as .npy files that plot.py draws: the
+// jagged field, the field after the seed run's 10,000 steps (coeff 0.25; both scaled with the
+// suite's sizes) and its Laplacian.
+template <class Exec>
+void diffusion_images(const std::string& out) {
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  const long n = long(unison::bench::scaled(2000, 3, 2));
+  const std::int64_t steps = unison::bench::scaled(10000);
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(Kokkos::view_alloc(exec, std::string("unison::bench::image_field")), n, n),
+      lapl(Kokkos::view_alloc(exec, std::string("unison::bench::image_lapl")), n, n);
+  unison::jagged_field(exec, f);
+  unison::write_npy(out + "/diffusion_initial.npy", f);
+  unison::diffuse(exec, f, steps, 0.25, lapl, unison::Laplacian::final_only);
+  unison::write_npy(out + "/diffusion_field.npy", f);
+  unison::write_npy(out + "/diffusion_laplacian.npy", lapl);
+  std::fprintf(stderr, "unison-bench: diffusion images (%ldx%ld, %lld steps on %s) in %s\n", n, n,
+               static_cast<long long>(steps), Exec::name(), out.c_str());
+}
+
+// On the last backend chosen (Cuda where it is, else the CPU's widest).
+void diffusion_images(const std::string& out, const std::string& backend) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (backend == "Cuda") return diffusion_images<Kokkos::Cuda>(out);
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  if (backend == "OpenMP") return diffusion_images<Kokkos::OpenMP>(out);
+#endif
+#ifdef KOKKOS_ENABLE_SERIAL
+  if (backend == "Serial") return diffusion_images<Kokkos::Serial>(out);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -220,6 +257,7 @@ int main(int argc, char** argv) {
   }
   std::cout << "\nunison-bench: " << rows.size() << " results in " << json << " and "
             << (out / "unison_bench.csv").string() << "\n" << std::flush;
+  if (wanted("diffusion")) diffusion_images(opt.out, opt.backends.back());
   if (opt.plots) draw_plots(opt.out);
   return 0;
 }
