@@ -58,11 +58,13 @@ struct Row {
 // Each row's fraction of its backend's measured peak, from the rows themselves: GB/s against
 // the GB/s of the backend's copy case ("copy/<n>/device": the memory ceiling), GFLOP/s against
 // the GFLOP/s of its library GEMM case ("matmul_reduce/gemm/f32/..."); of the two, the larger
-// (the resource the case comes closest to exhausting, as on a roofline).
+// (the resource the case comes closest to exhausting, as on a roofline). None for a case timed
+// with host copies ("/with_copies": the host link's peak is not measured). The copy case
+// streams 1e8 elements from and to memory: a case whose data stay in a cache can exceed it.
 void apply_peaks(std::vector<Row>& rows);
 
-// Notes where a figure says the call is badly placed: a GPU case slower than the same case on
-// the CPU, or one too short to fill the GPU (under 20 us and under 10 % of its peak); a case
+// Notes where a figure says the call is badly placed: a GPU case over 1.2x slower than the same
+// case on the CPU, or one too short to fill the GPU (under 20 us and under 10 % of its peak); a case
 // whose time with host copies is more than twice its time with data on the device.
 void advise(std::vector<Row>& rows);
 
