@@ -171,6 +171,16 @@ void register_elementwise() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
 }
 
+void register_crossover_elementwise() {
+  for_each_backend([](auto backend) {
+    using Exec = typename decltype(backend)::type;
+    for (std::size_t n = 1000; n <= 100'000'000; n *= 10)
+      add_elementwise<Exec, float>("crossover/gaussian_pdf", n, 1, -5, 5, [](auto& e, auto& x, auto&, auto& o) {
+        unison::gaussian_pdf(e, x, 0.f, 1.f, o);
+      });
+  });
+}
+
 void register_copy() {
   for_each_backend([](auto backend) { add_copy<typename decltype(backend)::type>(100'000'000); });
 }

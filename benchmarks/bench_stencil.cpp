@@ -259,6 +259,66 @@ void add_convolve(std::size_t n, int taps, ConvolveAlgorithm algorithm) {
       double(n + len) * sizeof(T), 2.0 * taps * len);
 }
 
+// Crossover sweeps: the call with the data on the device, and with the host copies around it
+// (x in and y out; the field in and the field and Laplacian out after the call's steps). On a
+// CPU backend the two are the same case and only "device" is registered.
+template <class Exec>
+void add_crossover_convolve(std::int64_t n) {
+  using Mem = typename Exec::memory_space;
+  n = scaled(n, 5);
+  const std::int64_t len = n - 4;
+  const std::string base = "crossover/convolve_f32_taps5/" + size_tag(n);
+  for (const bool copies : {false, true}) {
+    if (copies && std::is_same_v<Mem, Kokkos::HostSpace>) continue;
+    add_case<Exec>(
+        base + (copies ? "/with_copies" : "/device"),
+        [=](const Exec& exec) -> std::function<void(const Exec&)> {
+          auto x = random_view<float, Mem>(std::size_t(n), -1, 1, "unison::bench::x");
+          auto k = random_view<float, Mem>(5, -1, 1, "unison::bench::k");
+          Kokkos::View<float*, Mem> y(Kokkos::view_alloc(exec, std::string("unison::bench::y")), len);
+          auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+          auto hy = Kokkos::create_mirror_view(y);
+          return [=](const Exec& e) {
+            if (copies) Kokkos::deep_copy(e, x, hx);
+            unison::convolve(e, x, k, y, ConvolveMode::valid);
+            if (copies) Kokkos::deep_copy(e, hy, y);
+          };
+        },
+        double(n + len) * sizeof(float), 10.0 * double(len));
+  }
+}
+
+template <class Exec>
+void add_crossover_diffusion(std::int64_t side) {
+  using Mem = typename Exec::memory_space;
+  const long n = long(scaled(side, 3, 2));
+  const int steps = 100;
+  const std::string base = "crossover/diffusion_every_step/" + std::to_string(n) + "x" + std::to_string(n);
+  for (const bool copies : {false, true}) {
+    if (copies && std::is_same_v<Mem, Kokkos::HostSpace>) continue;
+    add_case<Exec>(
+        base + (copies ? "/with_copies" : "/device"),
+        [=](const Exec& exec) -> std::function<void(const Exec&)> {
+          Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(
+              Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
+              lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
+          unison::DiffusionBuffer<decltype(f)> buffer(Kokkos::view_alloc(exec, std::string("unison::bench::buffer")), n, n);
+          unison::jagged_field(exec, f);
+          auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
+          auto hl = Kokkos::create_mirror_view(lapl);
+          return [=](const Exec& e) {
+            if (copies) Kokkos::deep_copy(e, f, hf);
+            unison::diffuse(e, f, buffer, steps, 0.25, lapl, Laplacian::every_step);
+            if (copies) {
+              Kokkos::deep_copy(e, hf, f);
+              Kokkos::deep_copy(e, hl, lapl);
+            }
+          };
+        },
+        double(n) * n * sizeof(float) * 3, 0, steps, double(n) * n, benchmark::kMicrosecond);
+  }
+}
+
 template <class Exec>
 void register_backend() {
   DiffusionOptions tiled, streaming, plain;
@@ -389,6 +449,14 @@ void register_backend() {
 }
 
 }  // namespace
+
+void register_crossover_stencil() {
+  for_each_backend([](auto backend) {
+    using Exec = typename decltype(backend)::type;
+    for (std::int64_t n = 1000; n <= 100'000'000; n *= 10) add_crossover_convolve<Exec>(n);
+    for (std::int64_t side : {32, 100, 316, 1000, 2000}) add_crossover_diffusion<Exec>(side);
+  });
+}
 
 void register_stencil() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -53,6 +55,7 @@ TEST(Suite, defaults) {
   EXPECT_FALSE(o.list);
   EXPECT_FALSE(o.help);
   EXPECT_TRUE(o.plots);
+  EXPECT_FALSE(o.crossover);
 }
 
 TEST(Suite, options) {
@@ -70,6 +73,7 @@ TEST(Suite, options) {
   EXPECT_EQ(ok({"--scale=1e-3"}).scale, 1e-3);
   EXPECT_TRUE(ok({"-h"}).help);
   EXPECT_FALSE(ok({"--no-plots"}).plots);
+  EXPECT_TRUE(ok({"--crossover"}).crossover);
   EXPECT_TRUE(ok({"--help", "--workloads=counting"}).help);
   // A later option overrides an earlier one.
   EXPECT_EQ(ok({"--out=a", "--out=b"}).out, "b");
@@ -103,7 +107,7 @@ TEST(Suite, bad_options) {
 
 TEST(Suite, help_names_every_option_and_value) {
   const std::string h = unison::suite::help_text({"Serial", "OpenMP"});
-  for (const char* s : {"--workloads", "--backends", "--repetitions", "--scale", "--out", "--no-plots", "--list", "--help",
+  for (const char* s : {"--workloads", "--backends", "--repetitions", "--scale", "--out", "--no-plots", "--crossover", "--list", "--help",
                         "elementwise, rowwise, convolve, diffusion, matmul, counting", "Serial, OpenMP", "exit code 2"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
 }
@@ -117,6 +121,51 @@ TEST(Suite, workload_of) {
   EXPECT_EQ(unison::suite::workload_of("lucas/40"), "counting");
   EXPECT_EQ(unison::suite::workload_of("histogram"), "counting");
   EXPECT_EQ(unison::suite::workload_of("fft/1d"), "");
+  EXPECT_EQ(unison::suite::workload_of("crossover/gaussian_pdf/1e3/device"), "crossover");
+  EXPECT_EQ(unison::suite::crossover_family("crossover/gaussian_pdf/1e3/device"), "elementwise");
+  EXPECT_EQ(unison::suite::crossover_family("crossover/convolve_f32_taps5/1e5/with_copies"), "convolve");
+  EXPECT_EQ(unison::suite::crossover_family("crossover/diffusion_every_step/32x32/device"), "diffusion");
+  EXPECT_EQ(unison::suite::crossover_family("gaussian_pdf/1e3/device"), "");
+  EXPECT_EQ(unison::suite::crossover_family("crossover/fft/1e3/device"), "");
+}
+
+TEST(Suite, crossover_lines) {
+  std::vector<Row> rows;
+  const auto add = [&](const std::string& name, const std::string& backend, double t) {
+    rows.push_back(row("crossover", name, backend, t, 0, 0, 0));
+  };
+  // gaussian_pdf: on the device the GPU wins from 1e5; with copies never; the CPU's times from
+  // OpenMP (Serial is slower and ignored).
+  for (const auto& [size, cpu, gpu, copies] :
+       std::vector<std::tuple<std::string, double, double, double>>{
+           {"1e3", 2e-6, 6e-6, 30e-6}, {"1e4", 5e-6, 6e-6, 40e-6}, {"1e5", 30e-6, 7e-6, 200e-6}, {"1e6", 300e-6, 9e-6, 2e-3}}) {
+    add("crossover/gaussian_pdf/" + size + "/device", "OpenMP", cpu);
+    add("crossover/gaussian_pdf/" + size + "/device", "Serial", 10 * cpu);
+    add("crossover/gaussian_pdf/" + size + "/device", "Cuda", gpu);
+    add("crossover/gaussian_pdf/" + size + "/with_copies", "Cuda", copies);
+  }
+  // diffusion: the GPU wins at every size, also with copies; sizes as sides.
+  for (const auto& [side, cpu, gpu] : std::vector<std::tuple<std::string, double, double>>{
+           {"100x100", 20e-6, 3e-6}, {"32x32", 5e-6, 2e-6}}) {
+    add("crossover/diffusion_every_step/" + side + "/device", "OpenMP", cpu);
+    add("crossover/diffusion_every_step/" + side + "/device", "Cuda", gpu);
+    add("crossover/diffusion_every_step/" + side + "/with_copies", "Cuda", 2 * gpu);
+  }
+  const auto lines = unison::suite::crossover_lines(rows);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "gaussian_pdf, data on the device: the GPU is faster from 1e5 on (at 1e4: CPU 5 us, GPU 6 us)");
+  EXPECT_EQ(lines[1], "gaussian_pdf, with the host copies: the CPU is faster at every size, up to 1e6 (300 us against the GPU's 2 ms)");
+  EXPECT_EQ(lines[2], "diffusion_every_step, data on the device: the GPU is faster at every size, from 32x32 (2 us against the CPU's 5 us)");
+  EXPECT_EQ(lines[3], "diffusion_every_step, with the host copies: the GPU is faster at every size, from 32x32 (4 us against the CPU's 5 us)");
+  // A GPU that wins at a small size but loses at a larger one is faster only from where it stops losing.
+  std::vector<Row> dip;
+  for (const auto& [size, cpu, gpu] : std::vector<std::tuple<std::string, double, double>>{
+           {"1e3", 9e-6, 5e-6}, {"1e4", 9e-6, 10e-6}, {"1e5", 20e-6, 10e-6}})
+    for (const auto& [backend, t] : std::vector<std::pair<std::string, double>>{{"OpenMP", cpu}, {"Cuda", gpu}})
+      dip.push_back(row("crossover", "crossover/convolve_f32_taps5/" + size + "/device", backend, t, 0, 0, 0));
+  const auto dip_lines = unison::suite::crossover_lines(dip);
+  ASSERT_EQ(dip_lines.size(), 1u);
+  EXPECT_EQ(dip_lines[0], "convolve_f32_taps5, data on the device: the GPU is faster from 1e5 on (at 1e4: CPU 9 us, GPU 10 us)");
 }
 
 TEST(Suite, format_time) {

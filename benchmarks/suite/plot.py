@@ -7,6 +7,8 @@ Reads RESULTS_DIR/unison_bench.csv and writes there:
   peak.png   each case's achieved GB/s or GFLOP/s as a fraction of its backend's peak measured in
              the same run (the copy case's GB/s, the library GEMM's GFLOP/s), one panel per
              backend, with the peak at 100 %;
+  crossover.png  time against size for each crossover sweep (--crossover), a line per backend,
+             the GPU also with the host copies: where the GPU overtakes the CPU;
   diffusion.png  the diffusion workload's field before and after its steps and the last
              Laplacian, as the tutorial shows them (from diffusion_*.npy, when the suite ran it).
 Needs matplotlib; exits with code 3 and a one-line message when it is missing, 2 for a missing
@@ -87,6 +89,41 @@ def plot_peak(plt, rows, out):
     return True
 
 
+def size_of(label):
+    if "x" in label:
+        a, b = label.split("x")
+        return float(a) * float(b)
+    return float(label)
+
+
+def plot_crossover(plt, rows, out):
+    sweeps = {}
+    for r in rows:
+        parts = r["case"].split("/")
+        if len(parts) != 4 or parts[0] != "crossover":
+            continue
+        key = r["backend"] + ("" if parts[3] == "device" else " with copies")
+        sweeps.setdefault(parts[1], {}).setdefault(key, []).append((size_of(parts[2]), r["median_s"]))
+    if not sweeps:
+        return False
+    fig, axes = plt.subplots(1, len(sweeps), figsize=(5 * len(sweeps), 4), squeeze=False)
+    for ax, (sweep, lines) in zip(axes[0], sweeps.items()):
+        for key, points in lines.items():
+            points.sort()
+            ax.plot([p[0] for p in points], [p[1] for p in points], "--o" if "copies" in key else "-o", label=key, ms=3)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(sweep, fontsize=9)
+        ax.set_xlabel("values (cells)")
+        ax.set_ylabel("median time per call (s)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def main(argv):
     if len(argv) != 2:
         print("plot.py: usage: plot.py RESULTS_DIR", file=sys.stderr)
@@ -108,6 +145,8 @@ def main(argv):
     plot_times(plt, rows, written[0])
     if plot_peak(plt, rows, os.path.join(folder, "peak.png")):
         written.append(os.path.join(folder, "peak.png"))
+    if plot_crossover(plt, rows, os.path.join(folder, "crossover.png")):
+        written.append(os.path.join(folder, "crossover.png"))
     names = ["initial", "field", "laplacian"]
     paths = [os.path.join(folder, f"diffusion_{n}.npy") for n in names]
     if all(os.path.exists(p) for p in paths):

@@ -30,9 +30,18 @@ std::string workload_of(const std::string& case_name) {
       {"matmul_reduce", "matmul"},      {"monte_carlo_pi", "counting"},
       {"histogram", "counting"},        {"atomic_counter", "counting"},
       {"rgb_to_grayscale", "counting"}, {"loop_sum", "counting"},
-      {"lucas", "counting"}};
+      {"lucas", "counting"},            {"crossover", "crossover"}};
   const auto it = family.find(case_name.substr(0, case_name.find('/')));
   return it == family.end() ? std::string() : it->second;
+}
+
+std::string crossover_family(const std::string& case_name) {
+  if (case_name.rfind("crossover/", 0) != 0) return "";
+  const std::string sweep = case_name.substr(10, case_name.find('/', 10) - 10);
+  if (sweep == "gaussian_pdf") return "elementwise";
+  if (sweep.rfind("convolve", 0) == 0) return "convolve";
+  if (sweep.rfind("diffusion", 0) == 0) return "diffusion";
+  return "";
 }
 
 namespace {
@@ -89,6 +98,10 @@ Parsed parse_options(const std::vector<std::string>& args, const std::vector<std
     }
     if (a == "--list") {
       p.options.list = true;
+      continue;
+    }
+    if (a == "--crossover") {
+      p.options.crossover = true;
       continue;
     }
     if (a == "--no-plots") {
@@ -168,6 +181,10 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "  --out=DIR          folder for the results: unison_bench.json (Google Benchmark's\n"
        "                     format, for its compare.py) and unison_bench.csv (default:\n"
        "                     unison-bench-out)\n"
+       "  --crossover        also sweep sizes (element-wise: gaussian_pdf 1e3 to 1e8; convolve:\n"
+       "                     1e3 to 1e8 values; diffusion: 32^2 to 2000^2 cells), with the data on\n"
+       "                     the device and with the host copies, for the chosen workloads among\n"
+       "                     those three: where the GPU overtakes the CPU (crossover.png)\n"
        "  --no-plots         no times.png and peak.png (drawn by plot.py with Python's\n"
        "                     matplotlib, when python3 has it)\n"
        "  --list             list the cases the other options select, and run nothing\n"
@@ -243,6 +260,63 @@ void advise(std::vector<Row>& rows) {
       r.note = buf;
     }
   }
+}
+
+std::vector<std::string> crossover_lines(const std::vector<Row>& rows) {
+  // sweep -> mode -> size -> backend -> time
+  std::map<std::string, std::map<std::string, std::map<double, std::map<std::string, double>>>> t;
+  std::map<std::pair<std::string, double>, std::string> label;  // (sweep, size) -> "1e5", "32x32"
+  std::vector<std::string> sweeps;
+  for (const Row& r : rows) {
+    if (crossover_family(r.name).empty()) continue;
+    std::vector<std::string> parts;
+    std::stringstream ss(r.name);
+    for (std::string p; std::getline(ss, p, '/');) parts.push_back(p);
+    if (parts.size() != 4) continue;
+    const auto x = parts[2].find('x');
+    const double size = x == std::string::npos ? std::atof(parts[2].c_str())
+                                               : std::atof(parts[2].substr(0, x).c_str()) * std::atof(parts[2].substr(x + 1).c_str());
+    if (std::find(sweeps.begin(), sweeps.end(), parts[1]) == sweeps.end()) sweeps.push_back(parts[1]);
+    t[parts[1]][parts[3]][size][r.backend] = r.median_s;
+    label[{parts[1], size}] = parts[2];
+  }
+  std::vector<std::string> lines;
+  char buf[256];
+  for (const auto& sweep : sweeps) {
+    const auto& device = t[sweep]["device"];
+    for (const char* mode : {"device", "with_copies"}) {
+      const auto& gpu_mode = t[sweep][mode];
+      // Sizes with a GPU time in this mode and a CPU time (the CPU's data is always in its memory).
+      std::vector<std::pair<double, std::pair<double, double>>> points;  // size, (cpu, gpu)
+      for (const auto& [size, by_backend] : gpu_mode) {
+        const auto gpu = by_backend.find("Cuda");
+        const auto at = device.find(size);
+        if (gpu == by_backend.end() || at == device.end()) continue;
+        const auto cpu = at->second.count("OpenMP") ? at->second.find("OpenMP") : at->second.find("Serial");
+        if (cpu == at->second.end()) continue;
+        points.push_back({size, {cpu->second, gpu->second}});
+      }
+      if (points.empty()) continue;
+      std::size_t from = points.size();  // the GPU is faster from points[from] on
+      while (from > 0 && points[from - 1].second.second < points[from - 1].second.first) --from;
+      const std::string what = sweep + (std::string(mode) == "device" ? ", data on the device: " : ", with the host copies: ");
+      if (from == 0) {
+        std::snprintf(buf, sizeof buf, "the GPU is faster at every size, from %s (%s against the CPU's %s)",
+                      label[{sweep, points[0].first}].c_str(),
+                      format_time(points[0].second.second).c_str(), format_time(points[0].second.first).c_str());
+      } else if (from == points.size()) {
+        std::snprintf(buf, sizeof buf, "the CPU is faster at every size, up to %s (%s against the GPU's %s)",
+                      label[{sweep, points.back().first}].c_str(), format_time(points.back().second.first).c_str(),
+                      format_time(points.back().second.second).c_str());
+      } else {
+        std::snprintf(buf, sizeof buf, "the GPU is faster from %s on (at %s: CPU %s, GPU %s)",
+                      label[{sweep, points[from].first}].c_str(), label[{sweep, points[from - 1].first}].c_str(), format_time(points[from - 1].second.first).c_str(),
+                      format_time(points[from - 1].second.second).c_str());
+      }
+      lines.push_back(what + buf);
+    }
+  }
+  return lines;
 }
 
 void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vector<std::string>& backends) {
@@ -328,6 +402,11 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vec
     }
     for (const Row& r : rows)
       if (r.workload == w && !r.note.empty()) out << "  note: " << r.name << " on " << r.backend << ": " << r.note << "\n";
+    if (w == "crossover") {
+      const auto lines = crossover_lines(rows);
+      if (lines.empty()) out << "  (no Cuda and CPU times at the same sizes: no crossover to show)\n";
+      for (const auto& line : lines) out << "  " << line << "\n";
+    }
   }
 }
 

@@ -15,6 +15,10 @@ const std::vector<std::string>& workload_names();
 // "matmul_reduce/...": matmul); empty for a name of no family.
 std::string workload_of(const std::string& case_name);
 
+// For a crossover case ("crossover/<sweep>/<size>/<mode>"), the family its sweep belongs to
+// (crossover/gaussian_pdf: elementwise); empty for any other name.
+std::string crossover_family(const std::string& case_name);
+
 struct Options {
   std::vector<std::string> workloads;  // a subset of workload_names(), in report order
   std::vector<std::string> backends;   // a subset of the enabled backends, in their order
@@ -23,6 +27,7 @@ struct Options {
   std::string out = "unison-bench-out";
   bool list = false;  // list the cases instead of running them
   bool plots = true;  // draw times.png and peak.png (plot.py, when Python has matplotlib)
+  bool crossover = false;  // also the size sweeps of the chosen element-wise, convolve, diffusion
   bool help = false;
 };
 
@@ -54,6 +59,12 @@ struct Row {
                      // its library GEMM case) or "" (no peak measured for it)
   std::string note;  // filled by advise: what to do about a slow figure, or ""
 };
+
+// Where the GPU overtakes the CPU in each crossover sweep, with the data on the device and with
+// the host copies: a line per sweep and mode, comparing Cuda with the fastest CPU backend run
+// (OpenMP, else Serial) size by size, e.g. "gaussian_pdf, data on the device: the GPU is faster
+// from 1e4 on (at 1e3: CPU 2.1 us, GPU 6.3 us)".
+std::vector<std::string> crossover_lines(const std::vector<Row>& rows);
 
 // Each row's fraction of its backend's measured peak, from the rows themselves: GB/s against
 // the GB/s of the backend's copy case ("copy/<n>/device": the memory ceiling), GFLOP/s against

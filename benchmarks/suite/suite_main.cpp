@@ -214,6 +214,8 @@ int main(int argc, char** argv) {
   };
   // The copy case (each backend's memory ceiling, the peak of the GB/s fractions) always runs.
   settings.keep = [&](const std::string& name) {
+    const std::string sweep = unison::suite::crossover_family(name);
+    if (!sweep.empty()) return opt.crossover && wanted(sweep);
     return wanted(unison::suite::workload_of(name)) || name.rfind("copy/", 0) == 0;
   };
   if (wanted("elementwise")) unison::bench::register_elementwise();
@@ -222,6 +224,8 @@ int main(int argc, char** argv) {
   if (wanted("convolve") || wanted("diffusion")) unison::bench::register_stencil();
   if (wanted("matmul")) unison::bench::register_matmul();
   if (wanted("counting")) unison::bench::register_counting();
+  if (opt.crossover && wanted("elementwise")) unison::bench::register_crossover_elementwise();
+  if (opt.crossover && (wanted("convolve") || wanted("diffusion"))) unison::bench::register_crossover_stencil();
 
   if (opt.list) {
     benchmark::RunSpecifiedBenchmarks();
