@@ -168,6 +168,12 @@ TEST(Suite, crossover_lines) {
   EXPECT_EQ(dip_lines[0], "convolve_f32_taps5, data on the device: the GPU is faster from 1e5 on (at 1e4: CPU 9 us, GPU 10 us)");
 }
 
+TEST(Suite, join) {
+  EXPECT_EQ(unison::suite::join({"a", "b", "c"}, ", "), "a, b, c");
+  EXPECT_EQ(unison::suite::join({"a"}, ","), "a");
+  EXPECT_EQ(unison::suite::join({}, ","), "");
+}
+
 TEST(Suite, format_time) {
   EXPECT_EQ(unison::suite::format_time(1.87e-3), "1.87 ms");
   EXPECT_EQ(unison::suite::format_time(15.2e-6), "15.2 us");

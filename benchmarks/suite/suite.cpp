@@ -44,13 +44,13 @@ std::string crossover_family(const std::string& case_name) {
   return "";
 }
 
-namespace {
-
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
 }
+
+namespace {
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });

@@ -8,6 +8,9 @@
 
 namespace unison::suite {
 
+// The items of v separated by sep: join({"a", "b"}, ",") is "a,b".
+std::string join(const std::vector<std::string>& v, const char* sep);
+
 // The workload families of WORKLOADS.md that unison-bench can run, in report order.
 const std::vector<std::string>& workload_names();
 

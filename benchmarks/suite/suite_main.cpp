@@ -233,16 +233,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::fprintf(stderr, "unison-bench: workloads %s; backends %s; scale %g; %d repetitions; results in %s\n",
-               [&] {
-                 std::string s;
-                 for (const auto& w : opt.workloads) s += (s.empty() ? "" : ",") + w;
-                 return s;
-               }().c_str(),
-               [&] {
-                 std::string s;
-                 for (const auto& b : opt.backends) s += (s.empty() ? "" : ",") + b;
-                 return s;
-               }().c_str(),
+               unison::suite::join(opt.workloads, ",").c_str(), unison::suite::join(opt.backends, ",").c_str(),
                opt.scale, opt.repetitions, opt.out.c_str());
   SuiteReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
