@@ -9,13 +9,27 @@
 // latency that a single sub-millisecond GPU call would otherwise carry. Each repetition times a
 // fixed 3 batches (a minimum time would count per-call time and run thousands of batches);
 // 5 repetitions give the median and its spread.
+//
+// Checks: a case may come with a check of its result against a float64 host reference
+// (WORKLOADS.md), run once per case after its first repetition's timing (from the last timed
+// call's output, or, for a case whose calls carry state such as a diffusion, from a fresh call).
+// It reports the counters "check_error" and "check_tolerance" (pass: error <= tolerance) and,
+// on the backend settings().results_backend names, writes the case's inputs and result as .npy
+// files under settings().results_dir.
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
 #include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -23,19 +37,95 @@
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 
+#include <unison/npy.hpp>
+
 namespace unison::bench {
+
+// A case's result against its float64 host reference. `error` is in the case's own measure:
+// the relative error ||out - ref|| / ||ref|| over every value unless the case documents
+// another (matmul_reduce: each column's error over the size of its terms; histogram, counters
+// and integer results: the count of values off; monte_carlo_pi: |estimate - pi| / pi against
+// five standard deviations of the estimate). Pass: error <= tolerance. `save(folder)` writes the
+// case's inputs and result as .npy files into folder (`bytes` of them; empty: nothing to save).
+struct Check {
+  double error = 0, tolerance = 0;
+  double bytes = 0;
+  std::function<void(const std::filesystem::path& folder)> save;
+};
+
+// What setup returns: the call to time, the check of its result (empty: none), and the host
+// copies a "with_copies" twin of the case makes around each call (add_case_and_copies): its
+// inputs in from host memory before, its results out to host memory after.
+template <class Exec>
+struct Call {
+  std::function<void(const Exec&)> run;
+  std::function<Check(const Exec&)> check;
+  std::vector<std::function<void(const Exec&)>> copy_in, copy_out;
+  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Call> &&
+                                              std::is_invocable_v<const F&, const Exec&>>>
+  Call(F f) : run(std::move(f)) {}
+  template <class F, class C>
+  Call(F f, C c) : run(std::move(f)), check(std::move(c)) {}
+};
 
 // A case: setup(exec) allocates and fills its data and returns the call to time.
 template <class Exec>
-using Setup = std::function<std::function<void(const Exec&)>(const Exec&)>;
+using Setup = std::function<Call<Exec>(const Exec&)>;
+
+// What unison_bench and unison-bench want of every registration (unison_bench: everything;
+// unison-bench: the suite's options).
+struct Settings {
+  bool probes = true;                 // register the exploration cases (names with "/probe/")
+  std::function<bool(const std::string&)> keep;  // register only the names it keeps (if set)
+  std::vector<std::string> backends;  // register only these backends (empty: every one)
+  int repetitions = 0;                // repetitions of every case (0: each case's own)
+  double scale = 1;                   // sizes: the seed sizes times this (0 < scale <= 1)
+  bool checks = true;                 // run the cases' checks
+  // Where each case's inputs and result go as .npy files (<dir>/<case name>/*.npy), from the
+  // backend named here, for cases of at most results_limit bytes (empty dir: none saved).
+  std::string results_dir, results_backend;
+  double results_limit = 64.0 * 1024 * 1024;
+  bool results_failed = false;  // set when a case's .npy files could not be written
+};
+Settings& settings();
+
+// Runs a case's check once (first call) and reports it as counters on every repetition.
+template <class Exec>
+void report_check(benchmark::State& state, const std::string& name, const Call<Exec>& call,
+                  const Exec& exec, std::optional<Check>& memo) {
+  if (!call.check || !settings().checks) return;
+  if (!memo) {
+    memo = call.check(exec);
+    const Settings& want = settings();
+    if (!want.results_dir.empty() && want.results_backend == Exec::name() && memo->save &&
+        memo->bytes <= want.results_limit) {
+      const auto folder = std::filesystem::path(want.results_dir) / name;
+      try {
+        std::filesystem::create_directories(folder);
+        memo->save(folder);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "unison-bench: cannot save %s's results: %s\n", name.c_str(), e.what());
+        settings().results_failed = true;
+      }
+    }
+    memo->save = nullptr;  // the inputs it holds are not needed any more
+  }
+  // A NaN or infinite error (a NaN in the result) is reported as the largest double: JSON has
+  // no infinity.
+  const double big = std::numeric_limits<double>::max();
+  state.counters["check_error"] = std::isfinite(memo->error) ? memo->error : big;
+  state.counters["check_tolerance"] = memo->tolerance;
+}
 
 // `units`: what one call counts as (steps of a time loop, say); the reported time, bytes and
 // flops are per unit.
 template <class Exec>
-void run_case(benchmark::State& state, const Setup<Exec>& setup, double bytes, double flops,
-              double units = 1, double cells = 0, const char* cells_name = "Gcells/s") {
+void run_case(benchmark::State& state, const std::string& name, const Setup<Exec>& setup,
+              std::optional<Check>& check, double bytes, double flops, double units = 1,
+              double cells = 0, const char* cells_name = "Gcells/s") {
   Exec exec;
-  auto call = setup(exec);
+  const Call<Exec> made = setup(exec);
+  const auto& call = made.run;
   call(exec);  // warm-up: first-touch, module load, allocations inside the call
   exec.fence();
   using clock = std::chrono::steady_clock;
@@ -52,6 +142,8 @@ void run_case(benchmark::State& state, const Setup<Exec>& setup, double bytes, d
     t = time_batch(batch);
   }
   for (auto _ : state) state.SetIterationTime(time_batch(batch) / batch / units);
+  exec.fence();
+  report_check(state, name, made, exec, check);
   state.counters["batch"] = batch;
   if (cells > 0)
     state.counters[cells_name] =
@@ -63,17 +155,6 @@ void run_case(benchmark::State& state, const Setup<Exec>& setup, double bytes, d
     state.counters["GFLOP/s"] =
         benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
-
-// What the program running the cases wants of every registration (unison_bench: everything;
-// unison-bench: the suite's options).
-struct Settings {
-  bool probes = true;                 // register the exploration cases (names with "/probe/")
-  std::function<bool(const std::string&)> keep;  // register only the names it keeps (if set)
-  std::vector<std::string> backends;  // register only these backends (empty: every one)
-  int repetitions = 0;                // repetitions of every case (0: each case's own)
-  double scale = 1;                   // sizes: the seed sizes times this (0 < scale <= 1)
-};
-Settings& settings();
 
 // A size n scaled by settings().scale, at least `least`; a side of a 2-D shape by its square
 // root and of a 3-D one by its cube root, so that the work follows the scale.
@@ -105,14 +186,51 @@ void add_case(const std::string& name, Setup<Exec> setup, double bytes, double f
       std::find(want.backends.begin(), want.backends.end(), Exec::name()) == want.backends.end())
     return;
   if (want.repetitions > 0) repetitions = want.repetitions;
+  auto check = std::make_shared<std::optional<Check>>();  // shared by the repetitions
   benchmark::RegisterBenchmark(
       (name + "/" + Exec::name()).c_str(),
-      [=](benchmark::State& s) { run_case<Exec>(s, setup, bytes, flops, units, cells, cells_name); })
+      [=](benchmark::State& s) {
+        run_case<Exec>(s, name, setup, *check, bytes, flops, units, cells, cells_name);
+      })
       ->UseManualTime()
       ->Unit(unit)
       ->Iterations(batches)  // batches per repetition (each batch >= ~1 ms)
       ->Repetitions(repetitions)
       ->ReportAggregatesOnly(true);
+}
+
+// Registers the case "<name>" and, on a backend whose memory the host cannot read, its twin
+// "<name>/with_copies": the same call with its Call's host copies around it (copy_in and copy_out
+// below; it is an error for such a case to have none). The twin's check is the case's own.
+template <class Exec, class... Args>
+void add_case_and_copies(const std::string& name, Setup<Exec> setup, Args... args) {
+  add_case<Exec>(name, setup, args...);
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible) {
+    add_case<Exec>(name + "/with_copies", Setup<Exec>([=](const Exec& exec) {
+      Call<Exec> c = setup(exec);
+      if (c.copy_in.empty() && c.copy_out.empty())
+        throw std::logic_error("unison::bench: " + name + " has no host copies");
+      c.run = [run = c.run, in = c.copy_in, out = c.copy_out](const Exec& e) {
+        for (const auto& copy : in) copy(e);
+        run(e);
+        for (const auto& copy : out) copy(e);
+      };
+      return c;
+    }), args...);
+  }
+}
+
+// The host copies of an input v (from a host mirror holding v's values now) and of a result
+// (into a host mirror), for a case's with_copies twin.
+template <class Exec, class V>
+void copy_in(Call<Exec>& call, const V& v) {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  call.copy_in.push_back([=](const Exec& e) { Kokkos::deep_copy(e, v, host); });
+}
+template <class Exec, class V>
+void copy_out(Call<Exec>& call, const V& v) {
+  auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), v);
+  call.copy_out.push_back([=](const Exec& e) { Kokkos::deep_copy(e, host, v); });
 }
 
 // A View of n values uniform in [lo, hi), filled on exec's device.
@@ -125,6 +243,66 @@ Kokkos::View<T*, Mem> random_view(std::size_t n, double lo, double hi, const cha
   Kokkos::fill_random(FillExec{}, v, pool, T(lo), T(hi));
   Kokkos::fence();
   return v;
+}
+
+// A host copy of v (v itself where the host can read it).
+template <class V>
+auto host_copy(const V& v) {
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+}
+
+// The sums of squares of got(i) - ref(i) and of ref(i) (a functor, not a lambda: nvcc warns of
+// a constexpr lambda called from Kokkos' host-device wrappers).
+template <class Got, class Ref>
+struct ErrorSums {
+  const Got& got;
+  const Ref& ref;
+  void operator()(std::int64_t i, double& diff2, double& ref2) const {
+    const double g = got(i), r = ref(i), d = g - r;
+    if (std::isnan(g) && !std::isnan(r)) diff2 = std::numeric_limits<double>::infinity();
+    else if (!std::isnan(d)) diff2 += d * d;
+    if (!std::isnan(r)) ref2 += r * r;
+  }
+};
+
+// ||got - ref|| / ||ref|| over i < n (||got - ref|| where ref is all zeros; infinite where got
+// has a NaN that ref lacks), got(i) and ref(i) evaluated in double on the host's threads.
+template <class Got, class Ref>
+double relative_error(std::int64_t n, const Got& got, const Ref& ref) {
+  double diff2 = 0, ref2 = 0;
+  Kokkos::parallel_reduce(
+      "unison::bench::relative_error",
+      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>(0, n),
+      ErrorSums<Got, Ref>{got, ref}, diff2, ref2);
+  return ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+}
+
+// The tolerance of WORKLOADS.md for results of type T: integers exactly, float32 1e-5, float64
+// 1e-12.
+template <class T>
+constexpr double tolerance() {
+  if constexpr (std::is_integral_v<T>) return 0;
+  else if constexpr (sizeof(T) == 4) return 1e-5;
+  else return 1e-12;
+}
+
+// Writes a host View of rank 1 to 3 (row-major) as folder/<name>.npy.
+template <class V>
+void save_npy(const std::filesystem::path& folder, const std::string& name, const V& v) {
+  static_assert(V::rank() == 1 || std::is_same_v<typename V::array_layout, Kokkos::LayoutRight>,
+                "unison::bench::save_npy: rank-1 or LayoutRight Views");
+  using T = typename V::non_const_value_type;
+  const char* descr = std::is_same_v<T, float>          ? "<f4"
+                      : std::is_same_v<T, double>       ? "<f8"
+                      : std::is_same_v<T, std::int64_t> ? "<i8"
+                      : std::is_same_v<T, std::int16_t> ? "<i2"
+                      : std::is_same_v<T, std::uint8_t> ? "|u1"
+                                                        : nullptr;
+  if (!descr) throw std::logic_error("unison::bench::save_npy: no .npy type for this View");
+  std::vector<std::int64_t> shape;
+  for (unsigned r = 0; r < V::rank(); ++r) shape.push_back(std::int64_t(v.extent(r)));
+  unison::impl::write_npy("unison-bench", (folder / (name + ".npy")).string(), descr, shape,
+                          reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 
 // Calls f(Backend<Exec>{}) for every enabled backend (Serial, OpenMP, Cuda), in that order: what

@@ -2,10 +2,15 @@
 // samples (2e8 on Serial), with streams built once (`streams`) and built by the call (`seed`);
 // histogram of 1e8 normal float32 samples into 100 bins over [-4, 4); atomic_counter of 1e6;
 // rgb_to_grayscale of a 4000 x 3000 image (float32 and uint8); loop_sum of 1e4; lucas to
-// N = 40. GB/s count the bytes read and written once.
+// N = 40. GB/s count the bytes read and written once. Each result is checked against a float64
+// (or exact integer) host reference; on a GPU the cases with arrays also have a "with_copies"
+// twin (inputs in from host memory, results out).
+#include <cmath>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
+#include <vector>
 
 #include <Kokkos_Random.hpp>
 
@@ -26,32 +31,87 @@ std::int64_t pi_samples() {
   return 2000000000;
 }
 
+// An estimate of pi from `samples` points: |estimate - pi| / pi against five standard deviations
+// of the estimate (4 sqrt(p (1 - p) / samples) with p = pi / 4, relative to pi).
+Check check_pi(double estimate, std::int64_t samples) {
+  const double p = M_PI / 4;
+  Check c;
+  c.error = std::abs(estimate - M_PI) / M_PI;
+  c.tolerance = 5 * 4 * std::sqrt(p * (1 - p) / double(samples)) / M_PI;
+  return c;
+}
+
+// An integer result against its exact value: the count of values off.
+Check check_exact(std::int64_t off) {
+  Check c;
+  c.error = double(off);
+  return c;
+}
+
 template <class Exec>
 void add_monte_carlo() {
   const std::int64_t samples = scaled(pi_samples<Exec>());
   const std::string size = samples == 2000000000 ? "2e9" : samples == 200000000 ? "2e8" : std::to_string(samples);
   add_case<Exec>(
       "monte_carlo_pi/" + size + "/streams",
-      [=](const Exec& exec) -> std::function<void(const Exec&)> {
+      [=](const Exec& exec) -> Call<Exec> {
         auto streams = std::make_shared<unison::RandomStreams<Exec>>(exec, 2024);
-        return [=](const Exec& e) { benchmark::DoNotOptimize(unison::monte_carlo_pi(e, samples, *streams)); };
+        return {[=](const Exec& e) { benchmark::DoNotOptimize(unison::monte_carlo_pi(e, samples, *streams)); },
+                [=](const Exec& e) { return check_pi(unison::monte_carlo_pi(e, samples, *streams), samples); }};
       },
       0, 0, 1, double(samples), benchmark::kMillisecond, 3, 5, "Gsamples/s");
   add_case<Exec>(
       "monte_carlo_pi/" + size + "/seed",
-      [=](const Exec&) -> std::function<void(const Exec&)> {
-        return [=](const Exec& e) { benchmark::DoNotOptimize(unison::monte_carlo_pi(e, samples, std::uint64_t(2024))); };
+      [=](const Exec&) -> Call<Exec> {
+        return {[=](const Exec& e) { benchmark::DoNotOptimize(unison::monte_carlo_pi(e, samples, std::uint64_t(2024))); },
+                [=](const Exec& e) { return check_pi(unison::monte_carlo_pi(e, samples, std::uint64_t(2024)), samples); }};
       },
       0, 0, 1, double(samples), benchmark::kMillisecond, 3, 5, "Gsamples/s");
+}
+
+// Counts against a host count by the documented edges (e_k = fma(k, width, xmin), e_nbins =
+// xmax; each value's bin found by bisection over them): the sum over the bins of |count -
+// reference count|, exactly 0 to pass.
+template <class HX, class HC>
+Check check_histogram(const HX& x, double xmin, double xmax, const HC& counts) {
+  const std::int64_t n = x.extent(0), nbins = counts.extent(0);
+  const double width = (xmax - xmin) / double(nbins);
+  const auto edge = [=](std::int64_t k) { return k >= nbins ? xmax : std::fma(double(k), width, xmin); };
+  std::vector<std::int32_t> bin(std::size_t(n), -1);
+  Kokkos::parallel_for(
+      "unison::bench::histogram_reference",
+      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>(0, n),
+      [&](std::int64_t i) {
+        const double v = x(i);
+        if (!(v >= xmin && v < xmax)) return;
+        std::int64_t lo = 0, hi = nbins;  // edge(lo) <= v < edge(hi)
+        while (hi - lo > 1) {
+          const std::int64_t mid = (lo + hi) / 2;
+          (v >= edge(mid) ? lo : hi) = mid;
+        }
+        bin[std::size_t(i)] = std::int32_t(lo);
+      });
+  std::vector<std::int64_t> ref(std::size_t(nbins), 0);
+  for (const std::int32_t b : bin)
+    if (b >= 0) ++ref[std::size_t(b)];
+  std::int64_t off = 0;
+  for (std::int64_t k = 0; k < nbins; ++k) off += std::abs(counts(k) - ref[std::size_t(k)]);
+  Check c = check_exact(off);
+  c.bytes = double(n) * sizeof(float) + double(nbins) * sizeof(std::int64_t);
+  c.save = [=](const std::filesystem::path& folder) {
+    save_npy(folder, "x", x);
+    save_npy(folder, "counts", counts);
+  };
+  return c;
 }
 
 template <class Exec>
 void add_histogram() {
   using Mem = typename Exec::memory_space;
   const std::int64_t n = scaled(100000000);
-  add_case<Exec>(
+  add_case_and_copies<Exec>(
       "histogram/f32/" + size_tag(n) + "/bins100",
-      [=](const Exec& exec) -> std::function<void(const Exec&)> {
+      [=](const Exec& exec) -> Call<Exec> {
         Kokkos::View<float*, Mem> x(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
                                                        std::string("unison::bench::x")), n);
         Kokkos::Random_XorShift64_Pool<typename Exec::device_type> pool(7);
@@ -64,9 +124,41 @@ void add_histogram() {
         Kokkos::View<std::int64_t*, Mem> counts(
             Kokkos::view_alloc(exec, std::string("unison::bench::counts")), 100);
         exec.fence();
-        return [=](const Exec& e) { unison::histogram(e, x, -4.0, 4.0, counts); };
+        Call<Exec> call{[=](const Exec& e) { unison::histogram(e, x, -4.0, 4.0, counts); },
+                        [=](const Exec&) { return check_histogram(host_copy(x), -4.0, 4.0, host_copy(counts)); }};
+        copy_in(call, x);
+        copy_out(call, counts);
+        return call;
       },
       double(n) * sizeof(float), 0, 1, double(n), benchmark::kMillisecond, 3, 5, "Gvalues/s");
+}
+
+// gray against 0.299 R + 0.587 G + 0.114 B in double. float: the relative error, 1e-5; uint8:
+// the count of pixels off by more than the rounding to nearest (0.5, and 1e-4 for a luminance
+// within float rounding of a half), exactly 0 to pass.
+template <class HR, class HG>
+Check check_grayscale(const HR& rgb, const HG& gray) {
+  using Out = typename HG::non_const_value_type;
+  const std::int64_t h = gray.extent(0), w = gray.extent(1);
+  const auto want = [&](std::int64_t p) {
+    const std::int64_t i = p / w, j = p % w;
+    return 0.299 * double(rgb(i, j, 0)) + 0.587 * double(rgb(i, j, 1)) + 0.114 * double(rgb(i, j, 2));
+  };
+  Check c;
+  if constexpr (std::is_floating_point_v<Out>) {
+    c.error = relative_error(h * w, [&](std::int64_t p) { return double(gray(p / w, p % w)); }, want);
+    c.tolerance = tolerance<Out>();
+  } else {
+    std::int64_t off = 0;
+    for (std::int64_t p = 0; p < h * w; ++p) off += !(std::abs(double(gray(p / w, p % w)) - want(p)) <= 0.5 + 1e-4);
+    c.error = double(off);
+  }
+  c.bytes = double(h * w * 4) * sizeof(Out);
+  c.save = [=](const std::filesystem::path& folder) {
+    save_npy(folder, "rgb", rgb);
+    save_npy(folder, "gray", gray);
+  };
+  return c;
 }
 
 template <class Exec>
@@ -75,47 +167,79 @@ void add_small() {
   const std::int64_t n = scaled(1000000);
   add_case<Exec>(
       "atomic_counter/" + size_tag(n),
-      [=](const Exec&) -> std::function<void(const Exec&)> {
-        return [=](const Exec& e) { benchmark::DoNotOptimize(unison::atomic_counter(e, n)); };
+      [=](const Exec&) -> Call<Exec> {
+        return {[=](const Exec& e) { benchmark::DoNotOptimize(unison::atomic_counter(e, n)); },
+                [=](const Exec& e) { return check_exact(std::abs(unison::atomic_counter(e, n) - n)); }};
       },
       0, 0, 1, double(n), benchmark::kMicrosecond, 3, 5, "Gadds/s");
   const std::int64_t h = scaled(4000, 1, 2), w = scaled(3000, 1, 2);
   const std::string image = std::to_string(h) + "x" + std::to_string(w);
   const std::int64_t sum_n = scaled(10000, 1, 2);
-  add_case<Exec>(
+  add_case_and_copies<Exec>(
       "rgb_to_grayscale/f32/" + image,
-      [=](const Exec& exec) -> std::function<void(const Exec&)> {
+      [=](const Exec& exec) -> Call<Exec> {
         auto flat = random_view<float, Mem>(std::size_t(h * w * 3), 0, 1, "unison::bench::rgb");
         Kokkos::View<float***, Kokkos::LayoutRight, Mem> rgb(flat.data(), h, w, 3);
         Kokkos::View<float**, Kokkos::LayoutRight, Mem> gray(
             Kokkos::view_alloc(exec, std::string("unison::bench::gray")), h, w);
-        return [=](const Exec& e) {
-          (void)flat;
-          unison::rgb_to_grayscale(e, rgb, gray);
-        };
+        Call<Exec> call{[=](const Exec& e) {
+                          (void)flat;
+                          unison::rgb_to_grayscale(e, rgb, gray);
+                        },
+                        [=](const Exec&) { return check_grayscale(host_copy(rgb), host_copy(gray)); }};
+        copy_in(call, rgb);
+        copy_out(call, gray);
+        return call;
       },
       double(h * w * 4) * sizeof(float), 0, 1, 0, benchmark::kMicrosecond);
-  add_case<Exec>(
+  add_case_and_copies<Exec>(
       "rgb_to_grayscale/u8/" + image,
-      [=](const Exec& exec) -> std::function<void(const Exec&)> {
+      [=](const Exec& exec) -> Call<Exec> {
         Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, Mem> rgb(
             Kokkos::view_alloc(exec, std::string("unison::bench::rgb8")), h, w, 3);
         Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Mem> gray(
             Kokkos::view_alloc(exec, std::string("unison::bench::gray8")), h, w);
-        return [=](const Exec& e) { unison::rgb_to_grayscale(e, rgb, gray); };
+        auto host_rgb = Kokkos::create_mirror_view(rgb);  // random bytes, drawn on the host
+        std::mt19937_64 engine(2024);
+        for (std::size_t i = 0; i < host_rgb.size(); ++i) host_rgb.data()[i] = std::uint8_t(engine() >> 56);
+        Kokkos::deep_copy(exec, rgb, host_rgb);
+        exec.fence();
+        Call<Exec> call{[=](const Exec& e) { unison::rgb_to_grayscale(e, rgb, gray); },
+                        [=](const Exec&) { return check_grayscale(host_copy(rgb), host_copy(gray)); }};
+        copy_in(call, rgb);
+        copy_out(call, gray);
+        return call;
       },
       double(h * w * 4), 0, 1, 0, benchmark::kMicrosecond);
   add_case<Exec>(
       "loop_sum/" + size_tag(sum_n),
-      [=](const Exec&) -> std::function<void(const Exec&)> {
-        return [=](const Exec& e) { benchmark::DoNotOptimize(unison::loop_sum(e, sum_n)); };
+      [=](const Exec&) -> Call<Exec> {
+        return {[=](const Exec& e) { benchmark::DoNotOptimize(unison::loop_sum(e, sum_n)); },
+                [=](const Exec& e) {  // exactly the integer sum times 0.1, rounded once
+                  const std::int64_t half = sum_n * (sum_n - 1) / 2;
+                  const double ref = double(half * half) * 0.1, got = unison::loop_sum(e, sum_n);
+                  Check c;
+                  c.error = ref != 0 ? std::abs(got - ref) / ref : std::abs(got);
+                  return c;
+                }};
       },
       0, 0, 1, double(sum_n) * double(sum_n), benchmark::kMicrosecond, 3, 5, "Gterms/s");
-  add_case<Exec>(
+  add_case_and_copies<Exec>(
       "lucas/40",
-      [=](const Exec& exec) -> std::function<void(const Exec&)> {
+      [=](const Exec& exec) -> Call<Exec> {
         Kokkos::View<std::int64_t*, Mem> out(Kokkos::view_alloc(exec, std::string("unison::bench::lucas")), 41);
-        return [=](const Exec& e) { unison::lucas(e, out); };
+        Call<Exec> call{[=](const Exec& e) { unison::lucas(e, out); },
+                [=](const Exec&) {
+                  auto got = host_copy(out);
+                  std::int64_t off = 0, a = 2, b = 1;  // L(i), L(i + 1)
+                  for (std::size_t i = 0; i < got.extent(0); ++i, b = a + b, a = b - a) off += got(i) != a;
+                  Check c = check_exact(off);
+                  c.bytes = double(got.size()) * sizeof(std::int64_t);
+                  c.save = [=](const std::filesystem::path& folder) { save_npy(folder, "out", got); };
+                  return c;
+                }};
+        copy_out(call, out);
+        return call;
       },
       41 * 8, 0, 1, 0, benchmark::kMicrosecond);
 }

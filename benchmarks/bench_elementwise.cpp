@@ -2,7 +2,10 @@
 // Each function is timed with its data already in the backend's memory ("device") and, on
 // backends whose memory is not the host's, including the copies of inputs in and results out
 // through pageable host memory ("with_copies"). GB/s counts each input array read once and each
-// output written once: the fewest bytes the function must move.
+// output written once: the fewest bytes the function must move. Every case is checked against
+// the function in double on the host (the copy case: bit for bit).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -13,15 +16,41 @@
 namespace unison::bench {
 namespace {
 
+// The standard normal density in double.
+double ref_gaussian_pdf(double x, double) { return std::exp(-0.5 * x * x) / std::sqrt(2 * M_PI); }
+
 template <class Exec>
 constexpr bool host_memory_v =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
 
+// The check of an element-wise result: out against ref(a(i), b(i)) in double (b unused by
+// functions of one input); the inputs and the result saved as a.npy, b.npy and out.npy.
+template <class Out, class A, class B, class O, class Ref>
+Check check_elementwise(const A& a, const B& b, const O& out, const Ref& ref, double bytes) {
+  auto ha = host_copy(a);
+  auto hb = host_copy(b);
+  auto ho = host_copy(out);
+  const bool two = b.extent(0) > 0;
+  Check c;
+  c.error = relative_error(
+      std::int64_t(out.extent(0)), [&](std::int64_t i) { return double(ho(i)); },
+      [&](std::int64_t i) { return ref(double(ha(i)), two ? double(hb(i)) : 0.0); });
+  c.tolerance = tolerance<Out>();
+  c.bytes = bytes;
+  c.save = [=](const std::filesystem::path& folder) {
+    save_npy(folder, "a", ha);
+    if (two) save_npy(folder, "b", hb);
+    save_npy(folder, "out", ho);
+  };
+  return c;
+}
+
 // Registers the "device" case of f over `inputs` arrays of type In and one output of type Out,
-// and, where the backend's memory is not the host's, the "with_copies" case.
-template <class Exec, class In, class Out = In, class F>
+// and, where the backend's memory is not the host's, the "with_copies" case; both checked
+// against ref(a, b), the function in double.
+template <class Exec, class In, class Out = In, class F, class Ref>
 void add_elementwise(const std::string& name, std::size_t n, int inputs, double lo, double hi,
-                     F f) {
+                     F f, Ref ref) {
   n = std::size_t(scaled(std::int64_t(n)));
   using Mem = typename Exec::memory_space;
   const double bytes = double(n) * (inputs * sizeof(In) + sizeof(Out));
@@ -32,48 +61,48 @@ void add_elementwise(const std::string& name, std::size_t n, int inputs, double 
     Kokkos::View<Out*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
     return std::make_tuple(a, b, out);
   };
-  add_case<Exec>(base + "/device", [=](const Exec& exec) -> std::function<void(const Exec&)> {
-    auto v = make(exec);
-    return [=](const Exec& e) { f(e, std::get<0>(v), std::get<1>(v), std::get<2>(v)); };
+  add_case<Exec>(base + "/device", [=](const Exec& exec) -> Call<Exec> {
+    auto [a, b, out] = make(exec);
+    return {[=, a = a, b = b, out = out](const Exec& e) { f(e, a, b, out); },
+            [=, a = a, b = b, out = out](const Exec&) { return check_elementwise<Out>(a, b, out, ref, bytes); }};
   }, bytes);
   if constexpr (!host_memory_v<Exec>) {
-    add_case<Exec>(base + "/with_copies", [=](const Exec& exec) -> std::function<void(const Exec&)> {
-      auto [a, b, out] = make(exec);  // copied into the lambda below by name
+    add_case<Exec>(base + "/with_copies", [=](const Exec& exec) -> Call<Exec> {
+      auto [a, b, out] = make(exec);  // copied into the lambdas below by name
       auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
       auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
       auto hout = Kokkos::create_mirror_view(out);
-      return [=, a = a, b = b, out = out](const Exec& e) {
-        Kokkos::deep_copy(e, a, ha);
-        if (inputs > 1) Kokkos::deep_copy(e, b, hb);
-        f(e, a, b, out);
-        Kokkos::deep_copy(e, hout, out);
-      };
+      return {[=, a = a, b = b, out = out](const Exec& e) {
+                Kokkos::deep_copy(e, a, ha);
+                if (inputs > 1) Kokkos::deep_copy(e, b, hb);
+                f(e, a, b, out);
+                Kokkos::deep_copy(e, hout, out);
+              },
+              [=](const Exec&) { return check_elementwise<Out>(ha, hb, hout, ref, bytes); }};
     }, bytes);
   }
 }
 
 // make_pulses and hidden_layer take host Views themselves: their "with_copies" case passes host
 // inputs and a host output, and the function does the one copy in and the one copy out.
-template <class Exec, class F>
-void add_host_capable(const std::string& name, std::size_t n, F f) {
+template <class Exec, class F, class Ref>
+void add_host_capable(const std::string& name, std::size_t n, double lo_a, double hi_a, double lo_b,
+                      double hi_b, F f, Ref ref) {
   n = std::size_t(scaled(std::int64_t(n)));
-  using Mem = typename Exec::memory_space;
   const double bytes = double(n) * 3 * sizeof(float);
   const std::string base = name + "/" + size_tag(n);
-  add_case<Exec>(base + "/device", [=](const Exec& exec) -> std::function<void(const Exec&)> {
-    auto a = random_view<float, Mem>(n, 0, 255, "unison::bench::a");
-    auto b = random_view<float, Mem>(n, 0.3, 0.7, "unison::bench::b");
-    Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
-    return [=](const Exec& e) { f(e, a, b, out); };
-  }, bytes);
-  if constexpr (!host_memory_v<Exec>) {
-    add_case<Exec>(base + "/with_copies", [=](const Exec&) -> std::function<void(const Exec&)> {
-      auto a = random_view<float, Kokkos::HostSpace>(n, 0, 255, "unison::bench::a");
-      auto b = random_view<float, Kokkos::HostSpace>(n, 0.3, 0.7, "unison::bench::b");
-      Kokkos::View<float*, Kokkos::HostSpace> out("unison::bench::out", n);
-      return [=](const Exec& e) { f(e, a, b, out); };
+  auto add = [&](auto mem, const char* where) {
+    using Mem = decltype(mem);
+    add_case<Exec>(base + where, [=](const Exec&) -> Call<Exec> {
+      auto a = random_view<float, Mem>(n, lo_a, hi_a, "unison::bench::a");
+      auto b = random_view<float, Mem>(n, lo_b, hi_b, "unison::bench::b");
+      Kokkos::View<float*, Mem> out("unison::bench::out", n);
+      return {[=](const Exec& e) { f(e, a, b, out); },
+              [=](const Exec&) { return check_elementwise<float>(a, b, out, ref, bytes); }};
     }, bytes);
-  }
+  };
+  add(typename Exec::memory_space{}, "/device");
+  if constexpr (!host_memory_v<Exec>) add(Kokkos::HostSpace{}, "/with_copies");
 }
 
 // The measured ceiling: a device-to-device copy (bytes read + bytes written).
@@ -82,10 +111,16 @@ void add_copy(std::size_t n) {
   n = std::size_t(scaled(std::int64_t(n)));
   using Mem = typename Exec::memory_space;
   add_case<Exec>("copy/" + size_tag(n) + "/device",
-                 [=](const Exec& exec) -> std::function<void(const Exec&)> {
+                 [=](const Exec& exec) -> Call<Exec> {
                    auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
                    Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
-                   return [=](const Exec& e) { Kokkos::deep_copy(e, out, a); };
+                   return {[=](const Exec& e) { Kokkos::deep_copy(e, out, a); },
+                           [=](const Exec&) {  // bit for bit
+                             Check c = check_elementwise<float>(a, decltype(a)(), out, [](double x, double) { return x; }, 0);
+                             c.tolerance = 0;
+                             c.save = nullptr;
+                             return c;
+                           }};
                  },
                  2.0 * n * sizeof(float));
 }
@@ -133,35 +168,42 @@ void register_backend() {
     add_chunk_probe<Exec, 4, 2>();
     add_chunk_probe<Exec, 8, 1>();
   }
+  const auto sum = [](double x, double y) { return x + y; };
   add_elementwise<Exec, std::int64_t>("add_int64", 100'000, 2, -1e12, 1e12,
-                                      [](auto& e, auto& x, auto& y, auto& o) { unison::add(e, x, y, o); });
+                                      [](auto& e, auto& x, auto& y, auto& o) { unison::add(e, x, y, o); }, sum);
   add_elementwise<Exec, float>("add_float32", 100'000, 2, -1e3, 1e3,
-                               [](auto& e, auto& x, auto& y, auto& o) { unison::add(e, x, y, o); });
+                               [](auto& e, auto& x, auto& y, auto& o) { unison::add(e, x, y, o); }, sum);
   add_elementwise<Exec, float>("hypot", 1'000'000, 2, -1e3, 1e3,
-                               [](auto& e, auto& x, auto& y, auto& o) { unison::hypot(e, x, y, o); });
+                               [](auto& e, auto& x, auto& y, auto& o) { unison::hypot(e, x, y, o); },
+                               [](double x, double y) { return std::hypot(x, y); });
   for (std::size_t n : {std::size_t(1'000'000), std::size_t(100'000'000)})
     add_elementwise<Exec, float>("gaussian_pdf", n, 1, -5, 5, [](auto& e, auto& x, auto&, auto& o) {
       unison::gaussian_pdf(e, x, 0.f, 1.f, o);
-    });
+    }, ref_gaussian_pdf);
   // polar_distance has four inputs; the two radii and the two angles share arrays here, which
   // reads half the bytes of four distinct arrays: counted as two inputs.
   add_elementwise<Exec, float>("polar_distance", 1'000'000, 2, 0, 3, [](auto& e, auto& r, auto& t, auto& o) {
     unison::polar_distance(e, r, t, t, r, o);
+  }, [](double r, double t) {  // the points (r, t) and (t, r)
+    const double dx = r * std::cos(t) - t * std::cos(r), dy = r * std::sin(t) - t * std::sin(r);
+    return std::sqrt(dx * dx + dy * dy);
   });
   add_elementwise<Exec, std::int16_t>("zero_suppress", 100'000, 1, -100, 100,
                                       [](auto& e, auto& w, auto&, auto& o) {
                                         unison::zero_suppress(e, w, std::int16_t(15), o);
-                                      });
-  add_host_capable<Exec>("make_pulses", 100'000, [](auto& e, auto& t, auto& noise, auto& o) {
-    unison::make_pulses(e, t, noise, float(100'000) / 23, 100.f, o);
-  });
+                                      }, [](double v, double) { return v < 15 ? 0.0 : v; });
+  const float period = float(100'000) / 23;
+  add_host_capable<Exec>("make_pulses", 100'000, 0, 255, 0.3, 0.7, [=](auto& e, auto& t, auto& noise, auto& o) {
+    unison::make_pulses(e, t, noise, period, 100.f, o);
+  }, [=](double t, double noise) { return std::max(std::sin(t / period) - 0.3, 0.0) * 100 + noise; });
+  const auto hidden = [](double g, double w) { return std::tanh(g / 255 * w); };
   for (std::size_t n : {std::size_t(1'000'000), std::size_t(100'000'000)}) {
-    add_host_capable<Exec>("hidden_layer_fused", n, [](auto& e, auto& g, auto& w, auto& o) {
+    add_host_capable<Exec>("hidden_layer_fused", n, 0, 255, 0.3, 0.7, [](auto& e, auto& g, auto& w, auto& o) {
       unison::hidden_layer(e, g, w, o, unison::Fusion::fused);
-    });
-    add_host_capable<Exec>("hidden_layer_separate", n, [](auto& e, auto& g, auto& w, auto& o) {
+    }, hidden);
+    add_host_capable<Exec>("hidden_layer_separate", n, 0, 255, 0.3, 0.7, [](auto& e, auto& g, auto& w, auto& o) {
       unison::hidden_layer(e, g, w, o, unison::Fusion::separate);
-    });
+    }, hidden);
   }
 }
 
@@ -177,7 +219,7 @@ void register_crossover_elementwise() {
     for (std::size_t n = 1000; n <= 100'000'000; n *= 10)
       add_elementwise<Exec, float>("crossover/gaussian_pdf", n, 1, -5, 5, [](auto& e, auto& x, auto&, auto& o) {
         unison::gaussian_pdf(e, x, 0.f, 1.f, o);
-      });
+      }, ref_gaussian_pdf);
   });
 }
 

@@ -4,7 +4,13 @@
 // ".../workspace/...": the same with a workspace allocated once by the caller.
 // The JSON context names the library under KokkosBlas::gemm for each backend
 // ("gemm_library_<backend>").
+// Each case is checked against (1^T A) B in double (check_matmul); on a GPU each also has a
+// "with_copies" twin (A and B in from host memory, out back).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <vector>
 #include <string>
 
 #include <unison/matmul.hpp>
@@ -13,6 +19,39 @@
 
 namespace unison::bench {
 namespace {
+
+// out against (1^T A) B in double. The measure: the largest over the columns j of
+// |out[j] - ref[j]| / (1^T |A| |B|)[j], the error relative to the size of the column's terms
+// (signed data cancels: a column's sum can be far smaller than its terms, and no float32 method
+// can match such a sum to 1e-5 of itself); tolerance 1e-5.
+template <class HA, class HB, class HO>
+Check check_matmul(const HA& A, const HB& B, const HO& out) {
+  const std::int64_t m = A.extent(0), k = A.extent(1), n = B.extent(1);
+  std::vector<double> sum(std::size_t(k), 0.0), abs_sum(std::size_t(k), 0.0);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t t = 0; t < k; ++t) {
+      sum[std::size_t(t)] += A(i, t);
+      abs_sum[std::size_t(t)] += std::abs(double(A(i, t)));
+    }
+  Check c;
+  for (std::int64_t j = 0; j < n; ++j) {
+    double ref = 0, scale = 0;
+    for (std::int64_t t = 0; t < k; ++t) {
+      ref += sum[std::size_t(t)] * B(t, j);
+      scale += abs_sum[std::size_t(t)] * std::abs(double(B(t, j)));
+    }
+    const double err = std::abs(double(out(j)) - ref) / (scale > 0 ? scale : 1);
+    c.error = std::isnan(err) ? std::numeric_limits<double>::infinity() : std::max(c.error, err);
+  }
+  c.tolerance = tolerance<float>();
+  c.bytes = double(m * k + k * n + n) * sizeof(float);
+  c.save = [=](const std::filesystem::path& folder) {
+    save_npy(folder, "a", A);
+    save_npy(folder, "b", B);
+    save_npy(folder, "out", out);
+  };
+  return c;
+}
 
 // `workspace`: the call takes a workspace allocated once (asynchronous, nothing allocated per
 // call) instead of allocating and freeing its temporaries (which synchronizes).
@@ -28,10 +67,10 @@ void add_matmul(MatmulMethod method, const char* method_name, bool workspace = f
   const double bytes = double(m * k + k * n + n) * sizeof(float);
   const double flops = method == MatmulMethod::reassociated ? 2.0 * (m * k + k * n)
                                                             : 2.0 * double(m) * k * n;
-  add_case<Exec>(
+  add_case_and_copies<Exec>(
       std::string("matmul_reduce/") + method_name + (workspace ? "/workspace" : "") + "/f32/" +
           size,
-      [=](const Exec& exec) -> std::function<void(const Exec&)> {
+      [=](const Exec& exec) -> Call<Exec> {
         auto a = random_view<float, Mem>(std::size_t(m * k), -1, 1, "unison::bench::A");
         auto b = random_view<float, Mem>(std::size_t(k * n), -1, 1, "unison::bench::B");
         Kokkos::View<float**, Kokkos::LayoutRight, Mem> A(a.data(), m, k), B(b.data(), k, n);
@@ -40,12 +79,17 @@ void add_matmul(MatmulMethod method, const char* method_name, bool workspace = f
         Kokkos::View<float*, Mem> work(
             Kokkos::view_alloc(exec, std::string("unison::bench::work")),
             workspace ? matmul_reduce_workspace_size<Exec>(m, k, n, method) : 0);
-        return [=](const Exec& e) {
-          (void)a;  // keeps the allocations alive
-          (void)b;
-          if (workspace) unison::matmul_reduce(e, A, B, out, method, work);
-          else unison::matmul_reduce(e, A, B, out, method);
-        };
+        Call<Exec> call{[=](const Exec& e) {
+                  (void)a;  // keeps the allocations alive
+                  (void)b;
+                  if (workspace) unison::matmul_reduce(e, A, B, out, method, work);
+                  else unison::matmul_reduce(e, A, B, out, method);
+                },
+                [=](const Exec&) { return check_matmul(host_copy(A), host_copy(B), host_copy(out)); }};
+        copy_in(call, A);
+        copy_in(call, B);
+        copy_out(call, out);
+        return call;
       },
       bytes, flops);
 }

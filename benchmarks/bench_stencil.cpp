@@ -8,10 +8,17 @@
 // GB/s counts the bytes one unblocked step must move: read f, write f_next, and write lapl when
 // every step's Laplacian is kept (12 or 8 bytes per cell); Gcells/s counts cells updated.
 // Convolution: GB/s counts x read once and y written once.
+// Checks: a convolution against np.convolve in double; a diffusion case by one call from a fresh
+// jagged field against the float64 reference of its steps (the probes are not checked). On a GPU
+// the cases (not the probes) also have a "with_copies" twin: inputs in from host memory and
+// results out around every call (a diffusion call: the start field in, the field and Laplacian
+// out, around its steps).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -177,6 +184,46 @@ inline std::function<void(const Kokkos::OpenMP&)> raw_steps(
 }
 #endif
 
+// The float64 reference of `steps` steps of WORKLOADS.md section 4 from f0 (n x n): the field
+// after them and the last step's Laplacian. Computed on the host's threads and kept for the
+// next case with the same start field and steps (the cases of one size and backend share it).
+struct DiffusionReference {
+  std::vector<double> field, lapl;
+};
+template <class HF>
+const DiffusionReference& diffusion_reference(const HF& f0, int steps, double coeff) {
+  const std::int64_t nx = f0.extent(0), ny = f0.extent(1);
+  static std::map<std::vector<double>, DiffusionReference> cache;  // by (steps, coeff, f0...)
+  std::vector<double> key{double(steps), coeff};
+  for (std::int64_t i = 0; i < nx; ++i)
+    for (std::int64_t j = 0; j < ny; ++j) key.push_back(f0(i, j));
+  auto found = cache.find(key);
+  if (found != cache.end()) return found->second;
+  std::vector<double> f(key.begin() + 2, key.end()), next(f.size()), lapl(f.size());
+  for (int s = 0; s < steps; ++s) {
+    Kokkos::parallel_for(
+        "unison::bench::diffusion_reference",
+        Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>(0, nx),
+        [&](std::int64_t i) {
+          const auto at = [&](std::int64_t r, std::int64_t c) {
+            return r < 0 || r >= nx || c < 0 || c >= ny ? 0.0 : f[std::size_t(r * ny + c)];
+          };
+          for (std::int64_t j = 0; j < ny; ++j) {
+            const double l = 4 * at(i, j) - at(i - 1, j) - at(i + 1, j) - at(i, j - 1) - at(i, j + 1);
+            lapl[std::size_t(i * ny + j)] = l;
+            next[std::size_t(i * ny + j)] = at(i, j) - coeff * l;
+          }
+        });
+    std::swap(f, next);
+  }
+  if (cache.size() > 4) cache.clear();
+  return cache[std::move(key)] = DiffusionReference{std::move(f), std::move(lapl)};
+}
+
+// The tolerance of a float32 diffusion of `steps` steps against the float64 reference: each step
+// rounds the field and its Laplacian afresh, so the error may grow with the steps (measured: TBD).
+inline double diffusion_tolerance(int steps) { return 1e-5 * std::max(1.0, std::sqrt(double(steps))); }
+
 template <class Exec>
 void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions options,
                    Variant variant = {}) {
@@ -185,9 +232,7 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
   const int steps = variant.seed_run ? 10000 : steps_per_call<Exec>();
   const double cells = double(n) * n;
   const double bytes = cells * sizeof(float) * (which == Laplacian::every_step ? 3 : 2);
-  add_case<Exec>(
-      "diffusion/" + name + "/" + std::to_string(n) + "x" + std::to_string(n),
-      [=](const Exec& exec) -> std::function<void(const Exec&)> {
+  const Setup<Exec> setup = [=](const Exec& exec) -> Call<Exec> {
         Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(
             Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
             lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
@@ -227,16 +272,82 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
             }
           };
         }
-        return [=](const Exec& e) {
+        const auto run = [=](const Exec& e) {
           if (variant.seed_run) unison::jagged_field(e, f);
           if (variant.history > 0)
             unison::diffuse_history(e, f, buffer, steps, 0.25, history, [](auto...) {}, options);
           else
             unison::diffuse(e, f, buffer, steps, 0.25, lapl, which, options);
         };
-      },
-      bytes, 0, steps, cells, benchmark::kMicrosecond, variant.seed_run ? 1 : 3,
-      variant.seed_run ? 3 : 5);
+        if (!variant.npy.empty() || variant.dense) return run;  // probes: not checked
+        // One call from a fresh jagged field, against the float64 reference of its steps.
+        Call<Exec> call{run, [=](const Exec& e) {
+                  unison::jagged_field(e, f);
+                  auto f0 = Kokkos::create_mirror(Kokkos::HostSpace(), f);
+                  Kokkos::deep_copy(e, f0, f);
+                  run(e);
+                  e.fence();
+                  const auto& ref = diffusion_reference(f0, steps, 0.25);
+                  auto hf = host_copy(f);
+                  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> hl;
+                  if (variant.history > 0)
+                    hl = host_copy(Kokkos::subview(history, (steps - 1) % variant.history, Kokkos::ALL, Kokkos::ALL));
+                  else
+                    hl = host_copy(lapl);
+                  const auto at = [n](const auto& v) { return [&v, n](std::int64_t i) { return double(v(i / n, i % n)); }; };
+                  const auto in = [n](const std::vector<double>& v) { return [&v](std::int64_t i) { return v[std::size_t(i)]; }; };
+                  Check c;
+                  c.error = std::max(relative_error(std::int64_t(n) * n, at(hf), in(ref.field)),
+                                     relative_error(std::int64_t(n) * n, at(hl), in(ref.lapl)));
+                  c.tolerance = diffusion_tolerance(steps);
+                  c.bytes = 3 * cells * sizeof(float);
+                  c.save = [=](const std::filesystem::path& folder) {
+                    save_npy(folder, "initial", f0);
+                    save_npy(folder, "field", hf);
+                    save_npy(folder, "laplacian", hl);
+                  };
+                  return c;
+                }};
+        // With copies: the start field in, the field and the Laplacian (or its planes) out.
+        copy_in(call, f);
+        copy_out(call, f);
+        if (variant.history > 0) copy_out(call, history);
+        else copy_out(call, lapl);
+        return call;
+      };
+  const std::string full = "diffusion/" + name + "/" + std::to_string(n) + "x" + std::to_string(n);
+  const auto add = [&](auto register_case) {
+    register_case(full, setup, bytes, 0.0, double(steps), cells, benchmark::kMicrosecond,
+                  variant.seed_run ? 1 : 3, variant.seed_run ? 3 : 5);
+  };
+  if (name.find("probe/") == std::string::npos)
+    add([](auto&&... a) { add_case_and_copies<Exec>(a...); });
+  else
+    add([](auto&&... a) { add_case<Exec>(a...); });
+}
+
+// y against np.convolve(x, k, 'valid') in double: the relative error, within sqrt(taps) times the
+// tolerance of T (longer sums lose more digits).
+template <class HX, class HY>
+Check check_convolve(const HX& x, const HX& k, const HY& y) {
+  using T = typename HY::non_const_value_type;
+  const std::int64_t taps = k.extent(0);
+  Check c;
+  c.error = relative_error(
+      std::int64_t(y.extent(0)), [&](std::int64_t i) { return double(y(i)); },
+      [&](std::int64_t i) {
+        double sum = 0;
+        for (std::int64_t j = 0; j < taps; ++j) sum += double(x(i + taps - 1 - j)) * k(j);
+        return sum;
+      });
+  c.tolerance = tolerance<T>() * std::max(1.0, std::sqrt(double(taps)));
+  c.bytes = double(x.extent(0) + k.extent(0) + y.extent(0)) * sizeof(T);
+  c.save = [=](const std::filesystem::path& folder) {
+    save_npy(folder, "x", x);
+    save_npy(folder, "k", k);
+    save_npy(folder, "y", y);
+  };
+  return c;
 }
 
 template <class Exec, class T>
@@ -248,13 +359,18 @@ void add_convolve(std::size_t n, int taps, ConvolveAlgorithm algorithm) {
   const std::string name = std::string("convolve/valid/") + (sizeof(T) == 4 ? "f32/" : "f64/") +
                            size + "/taps" + std::to_string(taps) + "/" +
                            (algorithm == ConvolveAlgorithm::direct ? "direct" : "tiled");
-  add_case<Exec>(
+  add_case_and_copies<Exec>(
       name,
-      [=](const Exec& exec) -> std::function<void(const Exec&)> {
+      [=](const Exec& exec) -> Call<Exec> {
         auto x = random_view<T, Mem>(n, -1, 1, "unison::bench::x");
         auto k = random_view<T, Mem>(std::size_t(taps), -1, 1, "unison::bench::k");
         Kokkos::View<T*, Mem> y(Kokkos::view_alloc(exec, std::string("unison::bench::y")), len);
-        return [=](const Exec& e) { unison::convolve(e, x, k, y, ConvolveMode::valid, algorithm); };
+        Call<Exec> call{[=](const Exec& e) { unison::convolve(e, x, k, y, ConvolveMode::valid, algorithm); },
+                        [=](const Exec&) { return check_convolve(host_copy(x), host_copy(k), host_copy(y)); }};
+        copy_in(call, x);
+        copy_in(call, k);
+        copy_out(call, y);
+        return call;
       },
       double(n + len) * sizeof(T), 2.0 * taps * len);
 }

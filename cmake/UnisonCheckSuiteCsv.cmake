@@ -1,5 +1,6 @@
-# ctest helper: checks unison-bench's CSV (-DCSV=file): the header, at least MIN_ROWS rows, and
-# a positive median time on every row.
+# ctest helper: checks unison-bench's CSV (-DCSV=file): the header, at least MIN_ROWS rows, a
+# positive median time on every row, no failed check and a passed one on every row but the
+# crossover sweeps'; and that the result file -DRESULT=file.npy (one case's saved result) exists.
 file(STRINGS "${CSV}" _lines)
 list(LENGTH _lines _n)
 math(EXPR _rows "${_n} - 1")
@@ -21,5 +22,12 @@ foreach(_line IN LISTS _lines)
   if(NOT CMAKE_MATCH_1 GREATER 0)
     message(FATAL_ERROR "${CSV}: no time in '${_line}'")
   endif()
+  # ...,peak_fraction,"check",error,tolerance,"note"
+  if(NOT _line MATCHES ",\"pass\",[^,]*,[^,]*,\"[^\"]*\"$" AND NOT _line MATCHES "^\"crossover\"")
+    message(FATAL_ERROR "${CSV}: no passed check in '${_line}'")
+  endif()
 endforeach()
-message(STATUS "${CSV}: ${_rows} rows, every one timed")
+if(NOT EXISTS "${RESULT}")
+  message(FATAL_ERROR "no ${RESULT}: the results were not saved")
+endif()
+message(STATUS "${CSV}: ${_rows} rows, every one timed and checked; ${RESULT} saved")

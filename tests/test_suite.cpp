@@ -55,6 +55,8 @@ TEST(Suite, defaults) {
   EXPECT_FALSE(o.list);
   EXPECT_FALSE(o.help);
   EXPECT_TRUE(o.plots);
+  EXPECT_TRUE(o.checks);
+  EXPECT_TRUE(o.peers);
   EXPECT_FALSE(o.crossover);
 }
 
@@ -73,6 +75,8 @@ TEST(Suite, options) {
   EXPECT_EQ(ok({"--scale=1e-3"}).scale, 1e-3);
   EXPECT_TRUE(ok({"-h"}).help);
   EXPECT_FALSE(ok({"--no-plots"}).plots);
+  EXPECT_FALSE(ok({"--no-checks"}).checks);
+  EXPECT_FALSE(ok({"--no-peers"}).peers);
   EXPECT_TRUE(ok({"--crossover"}).crossover);
   EXPECT_TRUE(ok({"--help", "--workloads=counting"}).help);
   // A later option overrides an earlier one.
@@ -103,11 +107,12 @@ TEST(Suite, bad_options) {
         << f;
   EXPECT_NE(error({"--help=yes"}).find("unknown option '--help=yes'"), std::string::npos);
   EXPECT_NE(error({"--no-plots=1"}).find("unknown option '--no-plots=1'"), std::string::npos);
+  EXPECT_NE(error({"--no-checks=0"}).find("unknown option '--no-checks=0'"), std::string::npos);
 }
 
 TEST(Suite, help_names_every_option_and_value) {
   const std::string h = unison::suite::help_text({"Serial", "OpenMP"});
-  for (const char* s : {"--workloads", "--backends", "--repetitions", "--scale", "--out", "--no-plots", "--crossover", "--list", "--help",
+  for (const char* s : {"--workloads", "--backends", "--repetitions", "--scale", "--out", "--no-plots", "--no-checks", "--no-peers", "--crossover", "--list", "--help",
                         "elementwise, rowwise, convolve, diffusion, matmul, counting", "Serial, OpenMP", "exit code 2"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
 }
@@ -214,8 +219,9 @@ TEST(Suite, table_and_csv) {
   std::ostringstream csv;
   unison::suite::write_csv(csv, rows);
   const std::string c = csv.str();
-  EXPECT_EQ(c.substr(0, c.find('\n')), "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s,peak,peak_fraction,note");
-  EXPECT_NE(c.find("\"diffusion\",\"diffusion/every_step/streaming/2000x2000\",\"OpenMP\",0.00025,0.0500,192,0,\"\",0.0000,\"\"\n"),
+  EXPECT_EQ(c.substr(0, c.find('\n')),
+            "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s,peak,peak_fraction,check,error,tolerance,note");
+  EXPECT_NE(c.find("\"diffusion\",\"diffusion/every_step/streaming/2000x2000\",\"OpenMP\",0.00025,0.0500,192,0,\"\",0.0000,\"\",0,0,\"\"\n"),
             std::string::npos)
       << c;
   EXPECT_EQ(std::count(c.begin(), c.end(), '\n'), 6);
@@ -236,6 +242,8 @@ TEST(Suite, peaks_and_notes) {
       row("rowwise", "l2_norm/f32/1000000x2", "Cuda", 10e-6, 0, 900, 400),
       row("counting", "lucas/40", "Cuda", 6e-6, 0, 0, 0),
       row("counting", "lucas/40", "OpenMP", 5.5e-6, 0, 0, 0),
+      row("convolve", "convolve/valid/f32/1e8/taps5/direct", "Cuda", 0.27e-3, 0, 2900, 0),
+      row("convolve", "convolve/valid/f32/1e8/taps5/direct/with_copies", "Cuda", 80e-3, 0, 10, 0),
   };
   unison::suite::apply_peaks(rows);
   const auto find = [&](const std::string& name, const std::string& backend) -> const Row& {
@@ -262,6 +270,9 @@ TEST(Suite, peaks_and_notes) {
   EXPECT_NE(find("hypot/1e6/device", "Cuda").note.find("too short to fill the GPU (9 us, 4% of its copy peak)"),
             std::string::npos)
       << find("hypot/1e6/device", "Cuda").note;
+  EXPECT_NE(find("convolve/valid/f32/1e8/taps5/direct/with_copies", "Cuda").note.find("host copies take 100% of this call"),
+            std::string::npos)
+      << find("convolve/valid/f32/1e8/taps5/direct/with_copies", "Cuda").note;  // the twin of a case without "/device"
   EXPECT_EQ(find("gaussian_pdf/1e8/device", "Cuda").note, "");
   EXPECT_EQ(find("lucas/40", "Cuda").note, "");  // 1.09x the CPU's time, within the noise
   EXPECT_EQ(find("hypot/1e6/device", "OpenMP").note, "");
@@ -272,4 +283,118 @@ TEST(Suite, peaks_and_notes) {
   for (const char* s : {"2.85 TB/s 95%", "36 TFLOP/s 80%", "160 GB/s 100%",
                         "note: hypot/1e6/device on Cuda: too short to fill the GPU"})
     EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+}
+
+TEST(Suite, checks) {
+  std::vector<Row> rows{
+      row("elementwise", "hypot/1e6/device", "OpenMP", 1e-4, 0, 120, 0),
+      row("elementwise", "hypot/1e6/device", "Cuda", 9e-6, 0, 120, 0),
+      row("counting", "histogram/f32/1e8/bins100", "Cuda", 0.2e-3, 0, 2000, 0),
+      row("counting", "lucas/40", "Cuda", 6e-6, 0, 0, 0),
+  };
+  const auto check = [&](std::size_t i, double error, double tolerance) {
+    rows[i].checked = true;
+    rows[i].error = error;
+    rows[i].tolerance = tolerance;
+  };
+  check(0, 3.1e-8, 1e-5);
+  check(1, 2e-3, 1e-5);
+  check(2, 0, 0);  // exact: passes at 0
+  EXPECT_EQ(unison::suite::check_text(rows[0]), "ok 3.1e-08");
+  EXPECT_EQ(unison::suite::check_text(rows[1]), "FAIL 0.002 > 1e-05");
+  EXPECT_EQ(unison::suite::check_text(rows[2]), "ok 0");
+  EXPECT_EQ(unison::suite::check_text(rows[3]), "");  // not checked
+  EXPECT_TRUE(rows[3].passed());
+  Row off = rows[2];
+  off.error = 1;  // one value miscounted against an exact reference
+  EXPECT_FALSE(off.passed());
+
+  const auto summary = unison::suite::check_summary(rows);
+  ASSERT_EQ(summary.size(), 2u);
+  EXPECT_EQ(summary[0], "hypot/1e6/device on Cuda: error 0.002 > tolerance 1e-05");
+  EXPECT_EQ(summary[1], "checks against the float64 reference: 2 passed, 1 failed, 1 without one");
+
+  std::ostringstream table;
+  unison::suite::write_table(table, rows, {"OpenMP", "Cuda"});
+  const std::string t = table.str();
+  for (const char* s : {"ok 3.1e-08", "FAIL 0.002 > 1e-05", "checks against the float64 reference: 2 passed, 1 failed"})
+    EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+  // lucas, not checked, has no check line: its time line is followed by the summary's blank line.
+  const auto lucas = t.find("  lucas/40");
+  ASSERT_NE(lucas, std::string::npos);
+  EXPECT_EQ(t.substr(t.find('\n', lucas) + 1, 1), "\n") << t;
+
+  std::ostringstream csv;
+  unison::suite::write_csv(csv, rows);
+  const std::string c = csv.str();
+  EXPECT_NE(c.find("\"hypot/1e6/device\",\"Cuda\",9e-06,0.0000,120,0,\"\",0.0000,\"fail\",0.002,1e-05,\"\"\n"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(c.find("\"histogram/f32/1e8/bins100\",\"Cuda\",0.0002,0.0000,2000,0,\"\",0.0000,\"pass\",0,0,"), std::string::npos) << c;
+  EXPECT_NE(c.find("\"lucas/40\",\"Cuda\",6e-06,0.0000,0,0,\"\",0.0000,\"\",0,0,"), std::string::npos) << c;
+}
+
+TEST(Suite, peers) {
+  using unison::suite::PeerScript;
+  const auto scripts = unison::suite::peer_scripts({"elementwise", "diffusion", "counting"});
+  ASSERT_EQ(scripts.size(), 3u);
+  EXPECT_EQ(scripts[0].script, "elementwise_peers.py");
+  EXPECT_EQ(scripts[1].script, "stencil_peers.py");
+  EXPECT_EQ(scripts[1].args, (std::vector<std::string>{"gpu", "cpu"}));
+  EXPECT_EQ(scripts[2].script, "counting_peers.py");
+  const auto convolve = unison::suite::peer_scripts({"convolve"});
+  ASSERT_EQ(convolve.size(), 1u);
+  EXPECT_EQ(convolve[0].args, (std::vector<std::string>{"convolve"}));
+  EXPECT_EQ(unison::suite::peer_scripts(unison::suite::workload_names()).size(), 5u);
+
+  std::istringstream csv(
+      "histogram/f32/1e8/bins100,numba_cuda,0.0233,1078,0\n"
+      "histogram/f32/1e8/bins100,cupy,0.00117,0,0\r\n"
+      "diffusion/every_step/streaming/2000x2000,numba_cuda,4.5e-05,,\n"
+      "\n"
+      "fft/1d,numpy,0.1,,\n"                     // no such case: refused
+      "histogram/f32/1e8/bins100,numpy,x,0,0\n"  // no time: refused
+      "histogram/f32/1e8/bins100,numpy,0.5,0\n");  // four fields: refused
+  std::string error;
+  auto peers = unison::suite::read_peer_rows(csv, error);
+  ASSERT_EQ(peers.size(), 3u);
+  EXPECT_NE(error.find("line 7 is not case,peer,seconds,error,tolerance"), std::string::npos) << error;
+  EXPECT_TRUE(peers[0].peer);
+  EXPECT_EQ(peers[0].workload, "counting");
+  EXPECT_EQ(peers[0].backend, "numba_cuda");
+  EXPECT_DOUBLE_EQ(peers[0].median_s, 0.0233);
+  EXPECT_TRUE(peers[0].checked);
+  EXPECT_FALSE(peers[0].passed());  // 1078 values off an exact count
+  EXPECT_TRUE(peers[1].passed());
+  EXPECT_FALSE(peers[2].checked);
+  EXPECT_EQ(peers[2].workload, "diffusion");
+
+  // Beside Unison's rows: a peer column only where the peer has results, the fastest peer over
+  // Unison's fastest, and the peers' checks counted apart from Unison's (not failing the run).
+  std::vector<Row> rows{
+      row("counting", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0, 10, 0),
+      row("counting", "histogram/f32/1e8/bins100", "Cuda", 0.2e-3, 0, 2000, 0),
+      row("diffusion", "diffusion/every_step/streaming/2000x2000", "Cuda", 15e-6, 0, 3200, 0),
+      row("elementwise", "hypot/1e6/device", "Cuda", 9e-6, 0, 120, 0),
+  };
+  rows[1].checked = true;
+  rows.insert(rows.end(), peers.begin(), peers.end());
+  std::ostringstream table;
+  unison::suite::write_table(table, rows, {"OpenMP", "Cuda", "numba_cuda", "cupy"});
+  const std::string t = table.str();
+  const auto section = [&](const std::string& name) {
+    const auto at = t.find("\n" + name + "\n");
+    return at == std::string::npos ? std::string() : t.substr(at, t.find("\n\n", at + 1) - at);
+  };
+  const std::string counting = section("counting"), diffusion = section("diffusion"), elementwise = section("elementwise");
+  for (const char* s : {"numba_cuda", "cupy", "peer/best", "5.85x", "23.3 ms", "1.17 ms", "FAIL 1.1e+03 > 0"})
+    EXPECT_NE(counting.find(s), std::string::npos) << s << "\n" << t;
+  EXPECT_NE(diffusion.find("numba_cuda"), std::string::npos) << t;
+  EXPECT_NE(diffusion.find("3x"), std::string::npos) << t;  // 45 us against 15 us
+  EXPECT_EQ(diffusion.find("cupy"), std::string::npos) << t;
+  EXPECT_EQ(elementwise.find("numba_cuda"), std::string::npos) << t;
+  EXPECT_EQ(elementwise.find("peer/best"), std::string::npos) << t;
+  const auto summary = unison::suite::check_summary(rows);
+  ASSERT_EQ(summary.size(), 1u) << summary[0];
+  EXPECT_EQ(summary[0], "checks against the float64 reference: 1 passed, 0 failed, 3 without one (the peers' results: 1 passed, 1 failed)");
 }

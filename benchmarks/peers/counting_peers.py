@@ -17,7 +17,8 @@ Each result is checked: pi within 5 standard errors; histogram counts against nu
 puts values within a rounding of an edge in the neighbouring bin, so the number of values
 counted elsewhere is shown, and more than one in a million fails.
 Median wall time (synchronized) of 5 calls after a warm-up.
-Usage: counting_peers.py [gpu] [cpu]   (both by default; cpu alone needs only NumPy and Numba)
+Usage: counting_peers.py [gpu] [cpu]   (both by default; cpu alone needs only NumPy and Numba;
+                                       without CuPy or a CUDA device the gpu part says so)
 """
 import math
 import sys
@@ -28,7 +29,7 @@ np.row_stack = np.vstack  # numba-cuda fails to import with NumPy 2.5 without it
 
 import numba
 from numba import njit, prange
-from peer_timing import median_wall_ms
+from peer_timing import gpu_missing, median_wall_ms, record
 
 PI_SAMPLES = 2_000_000_000
 HIST_N = 100_000_000
@@ -39,15 +40,24 @@ def median_ms(fn, reps=5, sync=lambda: None):
     return median_wall_ms(fn, reps, sync)
 
 
-def check_pi(name, estimate, samples):
+def check_pi(name, estimate, samples, ms):
+    """Prints nothing; records the result beside unison-bench's monte_carlo_pi (its measure:
+    |estimate - pi| / pi against 5 standard errors) and returns the check's text."""
     p = math.pi / 4
     se = 4 * math.sqrt(p * (1 - p) / samples)
     ok = abs(estimate - math.pi) < 5 * se
+    # unison-bench's sizes (a GPU peer rounds the samples down to a multiple of its threads)
+    size = "2e9" if round(samples / 1e8) == 20 else "2e8" if round(samples / 1e7) == 20 else str(samples)
+    record(f"monte_carlo_pi/{size}/seed", name, ms, abs(estimate - math.pi) / math.pi, 5 * se / math.pi)
     return f"{estimate:.7f} ({'pass' if ok else 'FAIL'}: {abs(estimate - math.pi) / se:.1f} s.e.)"
 
 
-def check_hist(counts, reference):
-    off = int(np.abs(np.asarray(counts, dtype=np.int64) - reference).sum()) // 2
+def check_hist(name, counts, reference, ms):
+    """The same for the histogram (unison-bench's measure: the sum over the bins of |count -
+    reference count|, exactly 0 to pass; this text allows one value in a million)."""
+    diff = int(np.abs(np.asarray(counts, dtype=np.int64) - reference).sum())
+    record("histogram/f32/1e8/bins100", name, ms, diff, 0)
+    off = diff // 2
     ok = off <= reference.sum() // 1_000_000
     return f"{'pass' if ok else 'FAIL'}: {off} values in another bin than numpy.histogram's"
 
@@ -106,14 +116,16 @@ def cpu():
     est = [0.0]
     ms = median_ms(lambda: est.__setitem__(0, nb_cpu_pi(samples, blocks)))
     report("monte_carlo_pi", "numba_cpu", ms, f"{samples / ms / 1e6:.3g} Gsamples/s",
-           check_pi("numba_cpu", est[0], samples) + f" ({samples:.0e} samples, {threads} threads)")
+           check_pi("numba_cpu", est[0], samples, ms) + f" ({samples:.0e} samples, {threads} threads)")
     x = normal_values(HIST_N)
     reference, _ = np.histogram(x, bins=NBINS, range=(XMIN, XMAX))
     out = [None]
     ms = median_ms(lambda: out.__setitem__(0, nb_cpu_hist(x, XMIN, XMAX, NBINS, blocks)))
-    report("histogram", "numba_cpu", ms, f"{HIST_N / ms / 1e6:.3g} Gvalues/s", check_hist(out[0], reference))
+    report("histogram", "numba_cpu", ms, f"{HIST_N / ms / 1e6:.3g} Gvalues/s",
+           check_hist("numba_cpu", out[0], reference, ms))
     ms = median_ms(lambda: out.__setitem__(0, np.histogram(x, bins=NBINS, range=(XMIN, XMAX))[0]), reps=3)
-    report("histogram", "numpy", ms, f"{HIST_N / ms / 1e6:.3g} Gvalues/s", check_hist(out[0], reference))
+    report("histogram", "numpy", ms, f"{HIST_N / ms / 1e6:.3g} Gvalues/s",
+           check_hist("numpy", out[0], reference, ms))
 
 
 def gpu():
@@ -152,7 +164,7 @@ def gpu():
     ms = median_ms(lambda: compute_pi[blocks, threads_per_block](states, iterations, out), sync=sync)
     samples = iterations * threads
     report("monte_carlo_pi", "numba_cuda", ms, f"{samples / ms / 1e6:.3g} Gsamples/s",
-           check_pi("numba_cuda", float(out.copy_to_host().mean()), samples))
+           check_pi("numba_cuda", float(out.copy_to_host().mean()), samples, ms))
 
     chunk = 100_000_000
     result = [0.0]
@@ -166,7 +178,7 @@ def gpu():
 
     ms = median_ms(cupy_pi, sync=cp.cuda.Device().synchronize)
     report("monte_carlo_pi", "cupy", ms, f"{PI_SAMPLES / ms / 1e6:.3g} Gsamples/s",
-           check_pi("cupy", result[0], PI_SAMPLES))
+           check_pi("cupy", result[0], PI_SAMPLES, ms))
 
     x_host = normal_values(HIST_N)
     reference, _ = np.histogram(x_host, bins=NBINS, range=(XMIN, XMAX))
@@ -179,12 +191,12 @@ def gpu():
 
     ms = median_ms(numba_hist, sync=sync)
     report("histogram", "numba_cuda", ms, f"{HIST_N / ms / 1e6:.3g} Gvalues/s",
-           check_hist(cp.asnumpy(counts), reference))
+           check_hist("numba_cuda", cp.asnumpy(counts), reference, ms))
     hist = [None]
     ms = median_ms(lambda: hist.__setitem__(0, cp.histogram(x, bins=NBINS, range=(XMIN, XMAX))[0]),
                    sync=cp.cuda.Device().synchronize)
     report("histogram", "cupy", ms, f"{HIST_N / ms / 1e6:.3g} Gvalues/s",
-           check_hist(cp.asnumpy(hist[0]), reference))
+           check_hist("cupy", cp.asnumpy(hist[0]), reference, ms))
 
 
 def main():
@@ -194,7 +206,10 @@ def main():
             print(f"counting_peers.py: unknown part '{w}' (gpu, cpu)", file=sys.stderr)
             return 2
     if "gpu" in what:
-        gpu()
+        if gpu_missing():
+            print(f"skipped the gpu part: {gpu_missing()}")
+        else:
+            gpu()
     if "cpu" in what:
         cpu()
     return 0

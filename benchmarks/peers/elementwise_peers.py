@@ -4,14 +4,19 @@ Numba's @vectorize(target='cuda') (the tutorials' way) and CuPy (ElementwiseKern
 array expressions), on device arrays, float32, at the sizes unison_bench uses. Each case:
 three warm-up calls, then the median of 30 calls timed with CUDA events, one event pair per call
 (as unison_bench's batches, the arrays stay on the device). Prints one line per case and checks
-every result against a float64 NumPy reference on a sample.
+every result against a float64 NumPy reference on a sample. Without CuPy or a CUDA device it
+says so and exits 0.
 """
 import math
 import sys
 
 import numpy as np
 
-np.row_stack = np.vstack  # numba-cuda fails to import with NumPy 2.5 without it (GPU.md)
+from peer_timing import gpu_missing, record
+
+if __name__ == "__main__" and gpu_missing():
+    print(f"skipped: {gpu_missing()}")
+    sys.exit(0)
 
 import cupy as cp
 from numba import cuda, vectorize
@@ -77,12 +82,15 @@ def check(name, got, ref):
     return err
 
 
-def report(name, n, nbytes, fn, out, ref):
+def report(name, n, nbytes, fn, out, ref, case=None, peer=None):
+    """case, peer: the unison-bench case this stands beside, and the peer's column."""
     fn()
     err = check(name, out(), ref)
     med, lo, hi = median_ms(fn)
     print(f"{name:<34} n={n:>9} median {med:8.4f} ms  [{lo:.4f}, {hi:.4f}]  "
           f"{nbytes / med / 1e6:7.1f} GB/s  rel.err {err:.1e}")
+    if case:
+        record(case, peer, med, err, 1e-5)
 
 
 def main():
@@ -101,26 +109,30 @@ def main():
         v = g[:1_000_003].astype(np.float64) / 255 * w[:1_000_003]
         ref_hidden = np.tanh(v)
         b2, b3 = 2 * 4 * n, 3 * 4 * n
+        tag = f"1e{round(math.log10(n))}"
         report("numba gaussian_pdf", n, b2,
                lambda: nb_gaussian_pdf(nb_x, np.float32(0), np.float32(1), out=nb_out),
-               lambda: out, ref_pdf)
+               lambda: out, ref_pdf, f"gaussian_pdf/{tag}/device", "numba_cuda")
         report("cupy ElementwiseKernel gaussian_pdf", n, b2,
                lambda: cp_gaussian(dx, np.float32(0), np.float32(1), out),
-               lambda: out, ref_pdf)
+               lambda: out, ref_pdf, f"gaussian_pdf/{tag}/device", "cupy")
         report("cupy expression gaussian_pdf", n, b2,
                lambda: cp.multiply(cp.exp(-0.5 * dx * dx), np.float32(1 / SQRT_2PI), out=out),
                lambda: out, ref_pdf)
         report("numba hidden_layer fused", n, b3,
-               lambda: nb_hidden_layer(nb_g, nb_w, out=nb_out), lambda: out, ref_hidden)
+               lambda: nb_hidden_layer(nb_g, nb_w, out=nb_out), lambda: out, ref_hidden,
+               f"hidden_layer_fused/{tag}/device", "numba_cuda")
         tmp = cuda.device_array(n, dtype=np.float32)
 
         def nb_three():
             nb_normalize(nb_g, out=tmp)
             nb_weigh(tmp, nb_w, out=tmp)
             nb_activate(tmp, out=nb_out)
-        report("numba hidden_layer three ufuncs", n, b3, nb_three, lambda: out, ref_hidden)
+        report("numba hidden_layer three ufuncs", n, b3, nb_three, lambda: out, ref_hidden,
+               f"hidden_layer_separate/{tag}/device", "numba_cuda")
         report("cupy ElementwiseKernel hidden_layer", n, b3,
-               lambda: cp_hidden(dg, dw, out), lambda: out, ref_hidden)
+               lambda: cp_hidden(dg, dw, out), lambda: out, ref_hidden,
+               f"hidden_layer_fused/{tag}/device", "cupy")
         del dx, dg, dw, out, tmp
         cp.get_default_memory_pool().free_all_blocks()
 

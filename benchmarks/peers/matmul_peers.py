@@ -5,13 +5,17 @@ CuPy's `(A @ B).sum(0)` (cuBLAS SGEMM, then a column sum), CuPy's reassociated `
 and the tutorial's Numba kernel (its "bad example": one 16 x 16 block per output tile, run as
 written, bugs included: it loops over as many tiles as the grid has blocks in x and its bounds
 checks use <=). Median of CUDA-event-timed calls after a warm-up; the results are checked
-against a float64 NumPy reference.
+against a float64 NumPy reference. Without CuPy or a CUDA device it says so and exits 0.
 """
 import sys
 
 import numpy as np
 
-np.row_stack = np.vstack  # numba-cuda fails to import with NumPy 2.5 without it (GPU.md)
+from peer_timing import gpu_missing, record
+
+if __name__ == "__main__" and gpu_missing():
+    print(f"skipped: {gpu_missing()}")
+    sys.exit(0)
 
 import cupy as cp
 from numba import cuda, float32
@@ -78,17 +82,24 @@ def main():
     print(f"# {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, "
           f"m, k, n = {m}, {k}, {n} float32; median ms")
 
-    def report(name, ms, out, flops):
-        err = np.linalg.norm(cp.asnumpy(out).astype(np.float64) - ref) / np.linalg.norm(ref)
+    def report(name, ms, out, flops, method, peer):
+        """method, peer: the unison-bench case's method this stands beside, the peer's column."""
+        got = cp.asnumpy(out).astype(np.float64)
+        err = np.linalg.norm(got - ref) / np.linalg.norm(ref)
         print(f"{name:44s} {ms:10.3f} ms  {flops / ms / 1e9:8.2f} TFLOP/s  rel.err {err:.1e}",
               flush=True)
+        # unison-bench's measure: each column's error over the size of its terms, which for this
+        # positive data is the column's sum itself.
+        record(f"matmul_reduce/{method}/f32/{m}x{k}x{n}", peer, ms,
+               float(np.max(np.abs(got - ref) / ref)), 1e-5)
 
     gemm_flops = 2.0 * m * k * n
     out = {}
     ms = median_ms(lambda: out.__setitem__("v", (dA @ dB).sum(0)), 10)
-    report("cupy (A @ B).sum(0) [cuBLAS + sum]", ms, out["v"], gemm_flops)
+    report("cupy (A @ B).sum(0) [cuBLAS + sum]", ms, out["v"], gemm_flops, "gemm", "cupy")
     ms = median_ms(lambda: out.__setitem__("v", dA.sum(0) @ dB), 30)
-    report("cupy A.sum(0) @ B [reassociated]", ms, out["v"], 2.0 * (m * k + k * n))
+    report("cupy A.sum(0) @ B [reassociated]", ms, out["v"], 2.0 * (m * k + k * n), "reassociated",
+           "cupy")
     if "--no-numba" not in sys.argv:
         nout = cp.zeros(n, dtype=cp.float32)
         grid = ((m + TPB - 1) // TPB, (n + TPB - 1) // TPB)
@@ -98,7 +109,8 @@ def main():
             tutorial_matmul_reduce[grid, (TPB, TPB)](dA, dB, nout)
 
         ms = median_ms(numba_call, 3)
-        report("numba tutorial kernel (16x16, as written)", ms, nout, gemm_flops)
+        report("numba tutorial kernel (16x16, as written)", ms, nout, gemm_flops, "tiled",
+               "numba_cuda")
 
 
 if __name__ == "__main__":

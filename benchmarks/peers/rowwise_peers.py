@@ -4,18 +4,21 @@ same run: the tutorial's Numba CUDA gufuncs (`@guvectorize(..., target='cuda')`,
 `cp.matmul` of the batch). Seed sizes: l2_norm of 1e6 rows of 2 and of 1e4 rows of 1e3,
 matmul_core of 1e5 products of 4 x 4 by 4 x 4, float32, inputs already on the device. Median
 wall time per call (synchronized) over repetitions after a warm-up; results checked against
-float64 NumPy.
+float64 NumPy. Without CuPy or a CUDA device it says so and exits 0.
 """
 import math
 import sys
 
 import numpy as np
 
-np.row_stack = np.vstack  # numba-cuda fails to import with NumPy 2.5 without it (GPU.md)
+from peer_timing import gpu_missing, median_wall_ms, record
+
+if __name__ == "__main__" and gpu_missing():
+    print(f"skipped: {gpu_missing()}")
+    sys.exit(0)
 
 import cupy as cp
 from numba import cuda, guvectorize
-from peer_timing import median_wall_ms
 
 
 @guvectorize(['(float32[:], float32[:])'], '(i)->()', target='cuda')
@@ -42,10 +45,12 @@ def median_ms(fn, reps, sync):
     return median_wall_ms(fn, reps, sync)
 
 
-def report(name, ms, got, ref, nbytes):
+def report(name, ms, got, ref, nbytes, case, peer):
+    """case, peer: the unison-bench case this stands beside, and the peer's column."""
     err = np.linalg.norm(np.asarray(got, dtype=np.float64) - ref) / np.linalg.norm(ref)
     print(f"{name:52s} {ms * 1e3:10.1f} us  {nbytes / ms / 1e6:8.1f} GB/s  rel.err {err:.1e}",
           flush=True)
+    record(case, peer, ms, err, 1e-5)
 
 
 def main():
@@ -59,10 +64,12 @@ def main():
         dv, cv = cuda.to_device(V), cp.asarray(V)
         out = {}
         ms = median_ms(lambda: out.__setitem__("v", l2_norm(dv)), 20, sync_numba)
+        case = f"l2_norm/f32/{rows}x{cols}"
         report(f"numba guvectorize l2_norm {rows}x{cols}", ms, out["v"].copy_to_host(), ref,
-               nbytes)
+               nbytes, case, "numba_cuda")
         ms = median_ms(lambda: out.__setitem__("v", cp.linalg.norm(cv, axis=1)), 20, sync_cupy)
-        report(f"cupy linalg.norm(V, axis=1) {rows}x{cols}", ms, cp.asnumpy(out["v"]), ref, nbytes)
+        report(f"cupy linalg.norm(V, axis=1) {rows}x{cols}", ms, cp.asnumpy(out["v"]), ref, nbytes,
+               case, "cupy")
     b = 100000
     A = r.uniform(-1, 1, size=(b, 4, 4)).astype(np.float32)
     B = r.uniform(-1, 1, size=(b, 4, 4)).astype(np.float32)
@@ -72,10 +79,11 @@ def main():
     ca, cb = cp.asarray(A), cp.asarray(B)
     out = {}
     ms = median_ms(lambda: out.__setitem__("v", matmulcore(da, db)), 20, sync_numba)
+    case = f"matmul_core/f32/{b}x4x4x4"
     report(f"numba guvectorize matmulcore {b}x4x4x4", ms, out["v"].copy_to_host().ravel(), ref,
-           nbytes)
+           nbytes, case, "numba_cuda")
     ms = median_ms(lambda: out.__setitem__("v", cp.matmul(ca, cb)), 20, sync_cupy)
-    report(f"cupy matmul {b}x4x4x4", ms, cp.asnumpy(out["v"]).ravel(), ref, nbytes)
+    report(f"cupy matmul {b}x4x4x4", ms, cp.asnumpy(out["v"]).ravel(), ref, nbytes, case, "cupy")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ Convolution, valid mode, 1e8 float32, 5 taps: the tutorial's Numba CUDA kernel (
 output; it accumulates into y, so y is zeroed first and that is not timed), and cupy.convolve.
 
 GPU cases: warm-up, then CUDA events around a loop (steps) or the median of 20 calls.
-Usage: stencil_peers.py [gpu] [cpu] [convolve]  (all three by default)
+Usage: stencil_peers.py [gpu] [cpu] [convolve]  (all three by default; without CuPy or a CUDA
+                                                 device the gpu and convolve parts say so)
        stencil_peers.py save FILE.npy           (the diffusion start field, for
                                                  UNISON_BENCH_FIELD=FILE.npy unison_bench)
 """
@@ -25,9 +26,13 @@ import numpy as np
 
 np.row_stack = np.vstack  # numba-cuda fails to import with NumPy 2.5 without it (GPU.md)
 
-import cupy as cp
 import numba
 from numba import cuda, float32, njit, prange
+from peer_timing import gpu_missing, record
+
+GPU_MISSING = gpu_missing()
+if not GPU_MISSING:
+    import cupy as cp
 
 N = 2000
 COEFF = np.float32(0.25)
@@ -152,8 +157,10 @@ def diffusion_gpu(f0, steps=2000):
     ld = cuda.device_array_like(f0)
     us = time_steps_gpu(lambda s: nb_diffusion[blocks, (TPB, TPB)](fd, ld), steps)
     print(f"diffusion/every_step/numba_tutorial/2000x2000 {us:9.2f} us/step   (racy: in place)")
+    record("diffusion/every_step/streaming/2000x2000", "numba_cuda", us / 1e3)  # racy: no check
     us = time_steps_gpu(lambda s: nb_diffusion_nolapl[blocks, (TPB, TPB)](fd), steps)
     print(f"diffusion/final_only/numba_tutorial/2000x2000 {us:9.2f} us/step   (racy: in place)")
+    record("diffusion/final_only/streaming/2000x2000", "numba_cuda", us / 1e3)
 
     kernel = cp.RawKernel(CUDA_C, "step", options=("-std=c++17",))
     a, b = cp.asarray(f0), cp.empty_like(cp.asarray(f0))
@@ -184,6 +191,7 @@ def diffusion_gpu(f0, steps=2000):
         end.synchronize()
     us = cp.cuda.get_elapsed_time(start, end) / steps * 1e3
     print(f"diffusion/every_step/cuda_c_32x8_graph/2000x2000 {us:9.2f} us/step")
+    graph_us = us
     # Check the CUDA C step against NumPy (float64) on one step.
     a[...] = cp.asarray(f0)
     launch(0)
@@ -192,6 +200,7 @@ def diffusion_gpu(f0, steps=2000):
     ref_l = 4 * ref - p[:-2, 1:-1] - p[2:, 1:-1] - p[1:-1, :-2] - p[1:-1, 2:]
     err = np.abs(cp.asnumpy(lapl) - ref_l).max() / np.abs(ref_l).max()
     print(f"  cuda_c check: max relative error of the Laplacian {err:.2e}")
+    record("diffusion/every_step/streaming/2000x2000", "cuda_c", graph_us / 1e3)
 
 
 @njit(parallel=True, fastmath=False)
@@ -229,6 +238,8 @@ def diffusion_cpu(f0):
         us = (time.perf_counter() - t0) / (last - first + 1) * 1e6
         print(f"diffusion/every_step/numba_cpu_parallel/2000x2000 {us:9.2f} us/step   "
               f"(steps {first}-{last}, {numba.get_num_threads()} threads)")
+    # The window unison-bench times (steps 201-500).
+    record("diffusion/every_step/streaming/2000x2000", "numba_cpu", us / 1e3)
 
 
 def nb_conv(x, k, y):
@@ -264,12 +275,14 @@ def convolve_gpu():
     xd, kd, yd = cuda.as_cuda_array(x), cuda.as_cuda_array(k), cuda.as_cuda_array(y)
     ms = median_ms(lambda: nb_conv[blocks, threads](xd, kd, yd))
     print(f"convolve/valid/f32/1e8/taps5/numba_tutorial {ms:8.3f} ms   (accumulates into y)")
+    record("convolve/valid/f32/1e8/taps5/direct", "numba_cuda", ms)
     y.fill(0)
     nb_conv[blocks, threads](xd, kd, yd)
     ref = np.convolve(cp.asnumpy(x[:100000]).astype(np.float64), cp.asnumpy(k).astype(np.float64), "valid")
     print(f"  numba check: max abs error {np.abs(cp.asnumpy(y[:ref.size]) - ref).max():.2e}")
     ms = median_ms(lambda: cp.convolve(x, k, "valid"))
     print(f"convolve/valid/f32/1e8/taps5/cupy {ms:8.3f} ms")
+    record("convolve/valid/f32/1e8/taps5/direct", "cupy", ms)
 
 
 def main():
@@ -278,8 +291,12 @@ def main():
     if what[0] == "save":  # the start field as .npy, for UNISON_BENCH_FIELD
         np.save(what[1], f0)
         return
-    print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, "
-          f"cpu threads: {numba.get_num_threads()}")
+    if GPU_MISSING:
+        print(f"skipped the gpu and convolve parts: {GPU_MISSING}")
+        what = [w for w in what if w not in ("gpu", "convolve")]
+    else:
+        print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
+    print(f"cpu threads: {numba.get_num_threads()}")
     if "gpu" in what:
         diffusion_gpu(f0)
     if "convolve" in what:

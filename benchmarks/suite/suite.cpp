@@ -108,6 +108,14 @@ Parsed parse_options(const std::vector<std::string>& args, const std::vector<std
       p.options.plots = false;
       continue;
     }
+    if (a == "--no-checks") {
+      p.options.checks = false;
+      continue;
+    }
+    if (a == "--no-peers") {
+      p.options.peers = false;
+      continue;
+    }
     // --name=value or --name value
     const auto eq = a.find('=');
     const std::string name = a.substr(0, eq);
@@ -187,12 +195,23 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "                     those three: where the GPU overtakes the CPU (crossover.png)\n"
        "  --no-plots         no times.png and peak.png (drawn by plot.py with Python's\n"
        "                     matplotlib, when python3 has it)\n"
+       "  --no-checks        time only: no check of the results against the float64 reference\n"
+       "                     and no results/ folder\n"
+       "  --no-peers         do not run the peers (the tutorials' Numba, NumPy and CuPy codes of\n"
+       "                     benchmarks/peers/, by python3 or $UNISON_BENCH_PYTHON; they run at the\n"
+       "                     seed sizes, so only with --scale=1, and say when a package is missing)\n"
        "  --list             list the cases the other options select, and run nothing\n"
        "  --help, -h         this text\n"
        "\n"
        "Each case's data is made on the backend before timing; times are per call with the data\n"
-       "already in the backend's memory (a diffusion case: per step). The exploration probes of\n"
-       "unison_bench are not run. A bad option or value is a one-line error and exit code 2.\n";
+       "already in the backend's memory (a diffusion case: per step), and with the host copies\n"
+       "where a case says \"with_copies\". The exploration probes of unison_bench are not run.\n"
+       "After its timing each case's result is checked against a float64 reference computed on\n"
+       "the host (the table shows \"ok\" or \"FAIL\" with the error), and on the last backend chosen\n"
+       "its inputs and result are written as .npy files to DIR/results/<case>/ (cases of up to\n"
+       "64 MiB; use --scale for the larger ones).\n"
+       "A bad option or value is a one-line error and exit code 2; a failed check or a file that\n"
+       "could not be written gives exit code 1.\n";
   return h.str();
 }
 
@@ -240,7 +259,10 @@ void advise(std::vector<Row>& rows) {
     r.note.clear();
     const std::string suffix = "/with_copies";
     if (r.name.size() > suffix.size() && r.name.compare(r.name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      const auto device = at.find({r.name.substr(0, r.name.size() - suffix.size()) + "/device", r.backend});
+      // The same case with the data on the device: "<base>/device" (element-wise) or "<base>".
+      const std::string base = r.name.substr(0, r.name.size() - suffix.size());
+      auto device = at.find({base + "/device", r.backend});
+      if (device == at.end()) device = at.find({base, r.backend});
       if (device != at.end() && device->second->median_s > 0 && r.median_s > 2 * device->second->median_s) {
         std::snprintf(buf, sizeof buf, "host copies take %.0f%% of this call: keep the data on the device between calls",
                       100 * (1 - device->second->median_s / r.median_s));
@@ -338,10 +360,19 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vec
   std::size_t width = 4;
   for (const Row& r : rows) width = std::max(width, r.name.size());
   char buf[64];
+  const auto unison_backend = [](const std::string& b) { return b == "Serial" || b == "OpenMP" || b == "Cuda"; };
   for (const auto& w : workloads) {
+    // Unison's backends asked for, and the peers with a result in this section.
+    std::vector<std::string> columns;
+    bool peers = false;
+    for (const auto& b : backends) {
+      const bool here = std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.workload == w && r.backend == b; });
+      if (unison_backend(b) || here) columns.push_back(b);
+      peers = peers || (here && !unison_backend(b));
+    }
     out << "\n" << w << "\n";
     out << "  " << std::string("case") << std::string(width - 4, ' ');
-    for (const auto& b : backends) {
+    for (const auto& b : columns) {
       std::snprintf(buf, sizeof buf, " %16s", b.c_str());
       out << buf;
     }
@@ -349,10 +380,14 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vec
       std::snprintf(buf, sizeof buf, " %14s", r.first.c_str());
       out << buf;
     }
+    if (peers) {
+      std::snprintf(buf, sizeof buf, " %14s", "peer/best");
+      out << buf;
+    }
     out << "\n";
     for (const auto& name : cases[w]) {
       out << "  " << name << std::string(width - name.size(), ' ');
-      for (const auto& b : backends) {
+      for (const auto& b : columns) {
         const auto it = at.find({name, b});
         std::string cell = "-";
         if (it != at.end()) {
@@ -373,11 +408,27 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vec
         std::snprintf(buf, sizeof buf, " %14s", cell.c_str());
         out << buf;
       }
+      if (peers) {  // the fastest peer's time over Unison's fastest
+        double best = 0, best_peer = 0;
+        for (const Row& r : rows) {
+          if (r.name != name || r.median_s <= 0) continue;
+          double& t = r.peer ? best_peer : best;
+          if (r.peer || std::find(columns.begin(), columns.end(), r.backend) != columns.end())
+            t = t > 0 ? std::min(t, r.median_s) : r.median_s;
+        }
+        std::string cell = "-";
+        if (best > 0 && best_peer > 0) {
+          std::snprintf(buf, sizeof buf, "%.3gx", best_peer / best);
+          cell = buf;
+        }
+        std::snprintf(buf, sizeof buf, " %14s", cell.c_str());
+        out << buf;
+      }
       out << "\n";
       // The achieved rate under each time, with its fraction of the backend's measured peak.
       bool any_rate = false;
       std::string line = "  " + std::string(width, ' ');
-      for (const auto& b : backends) {
+      for (const auto& b : columns) {
         const auto it = at.find({name, b});
         std::string cell;
         if (it != at.end()) {
@@ -399,6 +450,17 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vec
         line += buf;
       }
       if (any_rate) out << line << "\n";
+      // The check of each result against the float64 reference.
+      bool any_check = false;
+      line = "  " + std::string(width, ' ');
+      for (const auto& b : columns) {
+        const auto it = at.find({name, b});
+        const std::string cell = it == at.end() ? "" : check_text(*it->second);
+        any_check = any_check || !cell.empty();
+        std::snprintf(buf, sizeof buf, " %16s", cell.c_str());
+        line += buf;
+      }
+      if (any_check) out << line << "\n";
     }
     for (const Row& r : rows)
       if (r.workload == w && !r.note.empty()) out << "  note: " << r.name << " on " << r.backend << ": " << r.note << "\n";
@@ -408,14 +470,107 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vec
       for (const auto& line : lines) out << "  " << line << "\n";
     }
   }
+  out << "\n";
+  for (const auto& line : check_summary(rows)) out << line << "\n";
+}
+
+std::string check_text(const Row& r) {
+  if (!r.checked) return "";
+  char buf[64];
+  if (r.passed()) std::snprintf(buf, sizeof buf, "ok %.2g", r.error);
+  else std::snprintf(buf, sizeof buf, "FAIL %.2g > %.2g", r.error, r.tolerance);
+  return buf;
+}
+
+std::vector<std::string> check_summary(const std::vector<Row>& rows) {
+  std::vector<std::string> lines;
+  int passed = 0, failed = 0, unchecked = 0, peers_passed = 0, peers_failed = 0;
+  char buf[256];
+  for (const Row& r : rows) {
+    if (r.peer) {
+      if (r.checked) ++(r.passed() ? peers_passed : peers_failed);
+    } else if (!r.checked) {
+      ++unchecked;
+    } else if (r.passed()) {
+      ++passed;
+    } else {
+      ++failed;
+      std::snprintf(buf, sizeof buf, "%s on %s: error %.3g > tolerance %.3g", r.name.c_str(), r.backend.c_str(),
+                    r.error, r.tolerance);
+      lines.push_back(buf);
+    }
+  }
+  std::snprintf(buf, sizeof buf, "checks against the float64 reference: %d passed, %d failed, %d without one",
+                passed, failed, unchecked);
+  std::string last = buf;
+  if (peers_passed + peers_failed > 0) {
+    std::snprintf(buf, sizeof buf, " (the peers' results: %d passed, %d failed)", peers_passed, peers_failed);
+    last += buf;
+  }
+  lines.push_back(last);
+  return lines;
+}
+
+std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads) {
+  const auto wanted = [&](const char* w) { return std::find(workloads.begin(), workloads.end(), w) != workloads.end(); };
+  std::vector<PeerScript> scripts;
+  if (wanted("elementwise")) scripts.push_back({"elementwise_peers.py", {}});
+  if (wanted("rowwise")) scripts.push_back({"rowwise_peers.py", {}});
+  if (wanted("diffusion") || wanted("convolve")) {
+    PeerScript stencil{"stencil_peers.py", {}};
+    if (wanted("diffusion")) stencil.args = {"gpu", "cpu"};
+    if (wanted("convolve")) stencil.args.push_back("convolve");
+    scripts.push_back(stencil);
+  }
+  if (wanted("matmul")) scripts.push_back({"matmul_peers.py", {}});
+  if (wanted("counting")) scripts.push_back({"counting_peers.py", {}});
+  return scripts;
+}
+
+std::vector<Row> read_peer_rows(std::istream& in, std::string& error) {
+  std::vector<Row> rows;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string field; std::getline(ss, field, ',');) f.push_back(field);
+    if (!line.empty() && line.back() == ',') f.push_back("");
+    Row r;
+    char* end = nullptr;
+    const bool fields = f.size() == 5 && !f[0].empty() && !f[1].empty();
+    if (fields) r.median_s = std::strtod(f[2].c_str(), &end);
+    const bool time = fields && end && *end == '\0' && r.median_s > 0;
+    const bool checked = fields && !f[3].empty() && !f[4].empty();
+    bool check_ok = fields && f[3].empty() == f[4].empty();
+    if (checked) {
+      r.error = std::strtod(f[3].c_str(), &end);
+      check_ok = *end == '\0';
+      r.tolerance = std::strtod(f[4].c_str(), &end);
+      check_ok = check_ok && *end == '\0';
+    }
+    if (!time || !check_ok || workload_of(f[0]).empty()) {
+      error = "line " + std::to_string(number) + " is not case,peer,seconds,error,tolerance of a known case: '" + line + "'";
+      continue;
+    }
+    r.name = f[0];
+    r.backend = f[1];
+    r.workload = workload_of(r.name);
+    r.peer = true;
+    r.checked = checked;
+    rows.push_back(r);
+  }
+  return rows;
 }
 
 void write_csv(std::ostream& out, const std::vector<Row>& rows) {
-  out << "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s,peak,peak_fraction,note\n";
-  char buf[160];
+  out << "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s,peak,peak_fraction,check,error,tolerance,note\n";
+  char buf[240];
   for (const Row& r : rows) {
-    std::snprintf(buf, sizeof buf, "%.6g,%.4f,%.6g,%.6g,\"%s\",%.4f", r.median_s, r.spread, r.gb_per_s,
-                  r.gflop_per_s, r.peak.c_str(), r.peak_fraction);
+    std::snprintf(buf, sizeof buf, "%.6g,%.4f,%.6g,%.6g,\"%s\",%.4f,\"%s\",%.4g,%.4g", r.median_s, r.spread,
+                  r.gb_per_s, r.gflop_per_s, r.peak.c_str(), r.peak_fraction,
+                  !r.checked ? "" : r.passed() ? "pass" : "fail", r.error, r.tolerance);
     std::string note = r.note;
     std::replace(note.begin(), note.end(), '"', '\'');
     out << '"' << r.workload << "\",\"" << r.name << "\",\"" << r.backend << "\"," << buf << ",\"" << note << "\"\n";

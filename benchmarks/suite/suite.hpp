@@ -30,6 +30,8 @@ struct Options {
   std::string out = "unison-bench-out";
   bool list = false;  // list the cases instead of running them
   bool plots = true;  // draw times.png and peak.png (plot.py, when Python has matplotlib)
+  bool checks = true;  // check each result against its float64 reference; save results/*.npy
+  bool peers = true;   // run the peers' scripts (benchmarks/peers/) at the seed sizes
   bool crossover = false;  // also the size sweeps of the chosen element-wise, convolve, diffusion
   bool help = false;
 };
@@ -51,7 +53,8 @@ std::string help_text(const std::vector<std::string>& enabled);
 struct Row {
   std::string workload;  // the benchmark name's first part ("diffusion")
   std::string name;      // the benchmark name without its backend ("diffusion/every_step/...")
-  std::string backend;   // "Serial", "OpenMP", "Cuda"
+  std::string backend;   // "Serial", "OpenMP", "Cuda", or a peer's name ("numba_cuda", "cupy")
+  bool peer = false;     // a peer's result (benchmarks/peers/) beside the case, not Unison's
   double median_s = 0;   // median time of one call (or one unit: a diffusion step)
   double spread = 0;     // standard deviation over the repetitions, relative to the mean
   double gb_per_s = 0;   // 0 where the case counts no bytes
@@ -61,7 +64,35 @@ struct Row {
   std::string peak;  // "copy" (GB/s against the backend's copy case), "gemm" (GFLOP/s against
                      // its library GEMM case) or "" (no peak measured for it)
   std::string note;  // filled by advise: what to do about a slow figure, or ""
+  // The check of the case's result against its float64 reference (unison::bench::Check): the
+  // error in the case's measure and the tolerance it must not exceed; none for a case without
+  // a reference (the crossover sweeps, say).
+  bool checked = false;
+  double error = 0, tolerance = 0;
+  bool passed() const { return !checked || error <= tolerance; }
 };
+
+// The peers' scripts (in benchmarks/peers/) that stand beside the chosen workloads, each with its
+// arguments, in report order: elementwise_peers.py, rowwise_peers.py, stencil_peers.py (its
+// parts for convolve and diffusion), matmul_peers.py, counting_peers.py.
+struct PeerScript {
+  std::string script;
+  std::vector<std::string> args;
+};
+std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads);
+
+// The rows of the peers' CSV (peer_timing.record: case,peer,median_s,error,tolerance; error and
+// tolerance empty where the peer's result was not checked), as peer rows of the case's family.
+// A malformed line sets `error` (naming the line) and is skipped.
+std::vector<Row> read_peer_rows(std::istream& in, std::string& error);
+
+// "ok 3.1e-07", "FAIL 0.002 > 1e-05" (the error against the tolerance), or "" (not checked).
+std::string check_text(const Row& row);
+
+// Unison's rows whose check failed, one line each ("hypot/1e6/device on Cuda: error 0.002 >
+// tolerance 1e-05"), and a last line counting the checks passed, failed and not run (and, where
+// peers ran, how many of their results passed theirs: a peer's failure is shown, not counted).
+std::vector<std::string> check_summary(const std::vector<Row>& rows);
 
 // Where the GPU overtakes the CPU in each crossover sweep, with the data on the device and with
 // the host copies: a line per sweep and mode, comparing Cuda with the fastest CPU backend run
@@ -79,14 +110,17 @@ void apply_peaks(std::vector<Row>& rows);
 
 // Notes where a figure says the call is badly placed: a GPU case over 1.2x slower than the same
 // case on the CPU, or one too short to fill the GPU (under 20 us and under 10 % of its peak); a case
-// whose time with host copies is more than twice its time with data on the device.
+// whose time with host copies ("<case>/with_copies") is more than twice its time with data on the
+// device ("<case>/device" or "<case>").
 void advise(std::vector<Row>& rows);
 
 // A time in the unit that keeps 3 significant digits readable: "15.2 us", "1.87 ms".
 std::string format_time(double seconds);
 
-// The terminal table: one section per workload, a line per case, a column per backend, then
-// the speedups over Serial and of Cuda over OpenMP (where both columns have a time); under each
+// The terminal table: one section per workload, a line per case, a column per backend (a peer's
+// column only in the sections it has results in), then the speedups over Serial and of Cuda over
+// OpenMP (where both columns have a time) and, in sections with peers, the fastest peer's time
+// over Unison's fastest ("peer/best": above 1, Unison is faster); under each
 // time its GB/s (or GFLOP/s) and fraction of peak; then the workload's notes.
 void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vector<std::string>& backends);
 

@@ -1,13 +1,15 @@
 // unison-bench: the side-by-side suite (issue 6). Runs the benchmark cases of the chosen
 // workload families on the chosen backends (unison_bench's cases without its exploration
 // probes), prints progress while it runs and a table grouped by family with a column per
-// backend and the speedups, and writes the results to a folder: unison_bench.json (Google
-// Benchmark's format) and unison_bench.csv. `unison-bench --help` lists the options.
+// backend and the speedups, checks every result against its float64 reference, and writes the
+// results to a folder: unison_bench.json (Google Benchmark's format), unison_bench.csv, each
+// case's inputs and result as .npy, plots. `unison-bench --help` lists the options.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <algorithm>
 #include <map>
 #include <string>
 #include <system_error>
@@ -67,8 +69,16 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
         const auto gb = run.counters.find("GB/s"), gf = run.counters.find("GFLOP/s");
         if (gb != run.counters.end()) s.row.gb_per_s = gb->second.value;
         if (gf != run.counters.end()) s.row.gflop_per_s = gf->second.value;
-        std::fprintf(stderr, "unison-bench: [%zu] %s: %s\n", order_.size(), full.c_str(),
-                     unison::suite::format_time(seconds).c_str());
+        const auto err = run.counters.find("check_error"), tol = run.counters.find("check_tolerance");
+        if (err != run.counters.end() && tol != run.counters.end()) {
+          s.row.checked = true;
+          s.row.error = err->second.value;
+          s.row.tolerance = tol->second.value;
+        }
+        const std::string check = unison::suite::check_text(s.row);
+        std::fprintf(stderr, "unison-bench: [%zu] %s: %s%s%s\n", order_.size(), full.c_str(),
+                     unison::suite::format_time(seconds).c_str(), check.empty() ? "" : ", check ",
+                     check.c_str());
       } else if (run.aggregate_name == "mean") {
         s.mean = seconds;
       } else if (run.aggregate_name == "stddev") {
@@ -111,6 +121,58 @@ std::string shell_quoted(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
+}
+
+// The peers' scripts: next to an installed unison-bench (<prefix>/share/unison/peers), else the
+// source tree's.
+std::filesystem::path peers_dir() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = exe.parent_path().parent_path() / "share" / "unison" / "peers";
+    if (std::filesystem::exists(installed / "peer_timing.py", ec)) return installed;
+  }
+  return UNISON_SUITE_PEERS_DIR;
+}
+
+// Runs the peers' scripts for the chosen workloads (each one's output in <out>/peers/<script>.log)
+// and returns their results as peer rows; says on stderr what ran, what each script skipped
+// (a line of its output starting with "skipped") and what failed.
+std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
+                                          const std::vector<std::string>& workloads) {
+  const char* env = std::getenv("UNISON_BENCH_PYTHON");
+  const std::string python = env && *env ? env : "python3";
+  const auto dir = peers_dir();
+  const auto csv = out / "peers.csv";
+  std::filesystem::create_directories(out / "peers");
+  std::filesystem::remove(csv);
+  for (const auto& peer : unison::suite::peer_scripts(workloads)) {
+    const auto log = out / "peers" / (peer.script.substr(0, peer.script.size() - 3) + ".log");
+    std::string command = "UNISON_PEERS_CSV=" + shell_quoted(csv.string()) + " " + shell_quoted(python) + " " +
+                          shell_quoted((dir / peer.script).string());
+    for (const auto& a : peer.args) command += " " + a;
+    command += " > " + shell_quoted(log.string()) + " 2>&1";
+    std::fprintf(stderr, "unison-bench: peers: %s %s (log in %s)\n", peer.script.c_str(),
+                 unison::suite::join(peer.args, " ").c_str(), log.string().c_str());
+    const int status = std::system(command.c_str());
+    const int code = status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream text(log);
+    std::string last;
+    for (std::string line; std::getline(text, line);) {
+      if (line.rfind("skipped", 0) == 0) std::fprintf(stderr, "unison-bench: peers: %s: %s\n", peer.script.c_str(), line.c_str());
+      if (!line.empty()) last = line;
+    }
+    if (code != 0 && last.find("ModuleNotFoundError") != std::string::npos)
+      std::fprintf(stderr, "unison-bench: peers: %s skipped: %s\n", peer.script.c_str(), last.c_str());
+    else if (code != 0)
+      std::fprintf(stderr, "unison-bench: peers: %s failed (exit %d): %s\n", peer.script.c_str(), code, last.c_str());
+  }
+  std::ifstream in(csv);
+  std::string error;
+  auto rows = unison::suite::read_peer_rows(in, error);
+  if (!error.empty()) std::fprintf(stderr, "unison-bench: peers: %s: %s\n", csv.string().c_str(), error.c_str());
+  std::fprintf(stderr, "unison-bench: peers: %zu results\n", rows.size());
+  return rows;
 }
 
 // Draws the plots; says what happened (a missing Python or matplotlib is not an error).
@@ -209,6 +271,11 @@ int main(int argc, char** argv) {
   settings.backends = opt.backends;
   settings.repetitions = opt.repetitions;
   settings.scale = opt.scale;
+  settings.checks = opt.checks;
+  if (opt.checks) {
+    settings.results_dir = (out / "results").string();
+    settings.results_backend = opt.backends.back();
+  }
   const auto wanted = [&](const std::string& w) {
     return std::find(opt.workloads.begin(), opt.workloads.end(), w) != opt.workloads.end();
   };
@@ -240,9 +307,18 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
 
   auto rows = reporter.rows();
+  std::vector<std::string> columns = opt.backends;
+  if (opt.peers && opt.scale != 1) {
+    std::fprintf(stderr, "unison-bench: peers skipped: they run at the seed sizes only (--scale=1)\n");
+  } else if (opt.peers) {
+    for (const auto& r : run_peers(out, opt.workloads)) {
+      if (std::find(columns.begin(), columns.end(), r.backend) == columns.end()) columns.push_back(r.backend);
+      rows.push_back(r);
+    }
+  }
   unison::suite::apply_peaks(rows);
   unison::suite::advise(rows);
-  unison::suite::write_table(std::cout, rows, opt.backends);
+  unison::suite::write_table(std::cout, rows, columns);
   std::ofstream csv(out / "unison_bench.csv");
   unison::suite::write_csv(csv, rows);
   csv.close();
@@ -254,5 +330,10 @@ int main(int argc, char** argv) {
             << (out / "unison_bench.csv").string() << "\n" << std::flush;
   if (wanted("diffusion")) diffusion_images(opt.out, opt.backends.back());
   if (opt.plots) draw_plots(opt.out);
-  return 0;
+  const auto summary = unison::suite::check_summary(rows);
+  if (summary.size() > 1) {  // a line per failed check, then the counts
+    for (const auto& line : summary) std::fprintf(stderr, "unison-bench: %s\n", line.c_str());
+    return 1;
+  }
+  return settings.results_failed ? 1 : 0;
 }
