@@ -233,13 +233,17 @@ void copy_out(Call<Exec>& call, const V& v) {
   call.copy_out.push_back([=](const Exec& e) { Kokkos::deep_copy(e, host, v); });
 }
 
-// A View of n values uniform in [lo, hi), filled on exec's device.
+// A View of n values uniform in [lo, hi), filled on exec's device, from a seed of the label and
+// n: Views of one size with different labels hold different values (the inputs x and y of a
+// case are not the same array), and a case's inputs are the same on every backend and run.
 // (Filled by Mem's default execution space, which can always write Mem.)
 template <class T, class Mem>
 Kokkos::View<T*, Mem> random_view(std::size_t n, double lo, double hi, const char* label) {
   Kokkos::View<T*, Mem> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
   using FillExec = typename Mem::execution_space;
-  Kokkos::Random_XorShift64_Pool<FillExec> pool(12345 + n);
+  std::uint64_t seed = 12345 + n;
+  for (const char* c = label; *c; ++c) seed = seed * 1099511628211u + std::uint8_t(*c);  // FNV-style
+  Kokkos::Random_XorShift64_Pool<FillExec> pool(seed);
   Kokkos::fill_random(FillExec{}, v, pool, T(lo), T(hi));
   Kokkos::fence();
   return v;

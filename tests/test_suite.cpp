@@ -194,6 +194,8 @@ TEST(Suite, table_and_csv) {
       row("diffusion", "diffusion/every_step/streaming/2000x2000", "Cuda", 15e-6, 0.002, 3200, 0),
       row("counting", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0.1, 10, 0),
       row("counting", "histogram/f32/1e8/bins100", "Cuda", 0.2e-3, 0, 2000, 0),
+      row("elementwise", "hidden_layer_fused/1e8/device", "Serial", 1.88, 0, 0, 0),
+      row("elementwise", "hidden_layer_fused/1e8/device", "Cuda", 399e-6, 0, 0, 0),
   };
   std::ostringstream table;
   unison::suite::write_table(table, rows, enabled);
@@ -204,7 +206,7 @@ TEST(Suite, table_and_csv) {
   ASSERT_NE(counting, std::string::npos) << t;
   EXPECT_LT(diffusion, counting);
   for (const char* s : {"Serial", "OpenMP", "Cuda", "OpenMP/Serial", "Cuda/Serial", "Cuda/OpenMP", "4 ms ±1%",
-                        "250 us ±5%", "15 us ±0%", "16x", "267x", "16.7x", "200x", "40 ms ±10%"})
+                        "250 us ±5%", "15 us ±0%", "16x", "267x", "16.7x", "200x", "40 ms ±10%", "4712x"})
     EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
   // The histogram has no Serial time: no speedups over Serial on its line.
   const std::string histogram_line = t.substr(t.find("  histogram"), t.find('\n', t.find("  histogram")) - t.find("  histogram"));
@@ -224,7 +226,7 @@ TEST(Suite, table_and_csv) {
   EXPECT_NE(c.find("\"diffusion\",\"diffusion/every_step/streaming/2000x2000\",\"OpenMP\",0.00025,0.0500,192,0,\"\",0.0000,\"\",0,0,\"\"\n"),
             std::string::npos)
       << c;
-  EXPECT_EQ(std::count(c.begin(), c.end(), '\n'), 6);
+  EXPECT_EQ(std::count(c.begin(), c.end(), '\n'), 8);
 }
 
 TEST(Suite, peaks_and_notes) {

@@ -40,15 +40,17 @@ def median_ms(fn, reps=5, sync=lambda: None):
     return median_wall_ms(fn, reps, sync)
 
 
-def check_pi(name, estimate, samples, ms):
-    """Prints nothing; records the result beside unison-bench's monte_carlo_pi (its measure:
-    |estimate - pi| / pi against 5 standard errors) and returns the check's text."""
+def check_pi(name, estimate, samples, ms, variant):
+    """Prints nothing; records the result beside unison-bench's monte_carlo_pi/<size>/<variant>
+    (its measure: |estimate - pi| / pi against 5 standard errors) and returns the check's text.
+    variant: "streams" where the random states are made once, outside the timed call (the GPU
+    peers), "seed" where each call seeds its own (numba_cpu's blocks)."""
     p = math.pi / 4
     se = 4 * math.sqrt(p * (1 - p) / samples)
     ok = abs(estimate - math.pi) < 5 * se
     # unison-bench's sizes (a GPU peer rounds the samples down to a multiple of its threads)
     size = "2e9" if round(samples / 1e8) == 20 else "2e8" if round(samples / 1e7) == 20 else str(samples)
-    record(f"monte_carlo_pi/{size}/seed", name, ms, abs(estimate - math.pi) / math.pi, 5 * se / math.pi)
+    record(f"monte_carlo_pi/{size}/{variant}", name, ms, abs(estimate - math.pi) / math.pi, 5 * se / math.pi)
     return f"{estimate:.7f} ({'pass' if ok else 'FAIL'}: {abs(estimate - math.pi) / se:.1f} s.e.)"
 
 
@@ -116,7 +118,7 @@ def cpu():
     est = [0.0]
     ms = median_ms(lambda: est.__setitem__(0, nb_cpu_pi(samples, blocks)))
     report("monte_carlo_pi", "numba_cpu", ms, f"{samples / ms / 1e6:.3g} Gsamples/s",
-           check_pi("numba_cpu", est[0], samples, ms) + f" ({samples:.0e} samples, {threads} threads)")
+           check_pi("numba_cpu", est[0], samples, ms, "seed") + f" ({samples:.0e} samples, {threads} threads)")
     x = normal_values(HIST_N)
     reference, _ = np.histogram(x, bins=NBINS, range=(XMIN, XMAX))
     out = [None]
@@ -164,7 +166,7 @@ def gpu():
     ms = median_ms(lambda: compute_pi[blocks, threads_per_block](states, iterations, out), sync=sync)
     samples = iterations * threads
     report("monte_carlo_pi", "numba_cuda", ms, f"{samples / ms / 1e6:.3g} Gsamples/s",
-           check_pi("numba_cuda", float(out.copy_to_host().mean()), samples, ms))
+           check_pi("numba_cuda", float(out.copy_to_host().mean()), samples, ms, "streams"))
 
     chunk = 100_000_000
     result = [0.0]
@@ -178,7 +180,7 @@ def gpu():
 
     ms = median_ms(cupy_pi, sync=cp.cuda.Device().synchronize)
     report("monte_carlo_pi", "cupy", ms, f"{PI_SAMPLES / ms / 1e6:.3g} Gsamples/s",
-           check_pi("cupy", result[0], PI_SAMPLES, ms))
+           check_pi("cupy", result[0], PI_SAMPLES, ms, "streams"))
 
     x_host = normal_values(HIST_N)
     reference, _ = np.histogram(x_host, bins=NBINS, range=(XMIN, XMAX))

@@ -242,6 +242,7 @@ def diffusion_cpu(f0):
     record("diffusion/every_step/streaming/2000x2000", "numba_cpu", us / 1e3)
 
 
+@cuda.jit
 def nb_conv(x, k, y):
     i = cuda.grid(1)
     if (i >= k.size - 1) and (i < x.size):

@@ -52,14 +52,18 @@ def plot_times(plt, rows, out):
             times = {r["case"]: r["median_s"] for r in rows if r["workload"] == w and r["backend"] == b}
             ys = [i + j * bar for i, c in enumerate(cases[w]) if c in times]
             xs = [times[c] for c in cases[w] if c in times]
-            ax.barh(ys, xs, height=bar, label=b)
+            ax.barh(ys, xs, height=bar, color=f"C{j % 10}")
         ax.set_yticks([i + bar * (len(backends) - 1) / 2 for i in range(len(cases[w]))])
         ax.set_yticklabels(cases[w], fontsize=7)
         ax.invert_yaxis()
         ax.set_xscale("log")
         ax.set_title(w, fontsize=9, loc="left")
         ax.grid(axis="x", alpha=0.3)
-    axes[0, 0].legend(fontsize=8, loc="lower right")
+    # One colour per backend (or peer) in every panel; the legend from patches, since a panel
+    # may have no bar of some backend.
+    from matplotlib.patches import Patch
+    axes[0, 0].legend(handles=[Patch(color=f"C{j % 10}", label=b) for j, b in enumerate(backends)],
+                      fontsize=8, loc="lower right")
     axes[-1, 0].set_xlabel("median time per call (s)")
     fig.tight_layout()
     fig.savefig(out, dpi=110)

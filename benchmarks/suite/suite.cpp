@@ -52,6 +52,13 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 
 namespace {
 
+// A speedup: three significant digits ("16.7x", "267x"), whole above 1000 ("4724x").
+std::string ratio_text(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, r < 1000 ? "%.3gx" : "%.0fx", r);
+  return buf;
+}
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   return s;
@@ -402,8 +409,7 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vec
         const auto slow = at.find({name, r.second.first}), fast = at.find({name, r.second.second});
         std::string cell = "-";
         if (slow != at.end() && fast != at.end() && fast->second->median_s > 0) {
-          std::snprintf(buf, sizeof buf, "%.3gx", slow->second->median_s / fast->second->median_s);
-          cell = buf;
+          cell = ratio_text(slow->second->median_s / fast->second->median_s);
         }
         std::snprintf(buf, sizeof buf, " %14s", cell.c_str());
         out << buf;
@@ -418,8 +424,7 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vec
         }
         std::string cell = "-";
         if (best > 0 && best_peer > 0) {
-          std::snprintf(buf, sizeof buf, "%.3gx", best_peer / best);
-          cell = buf;
+          cell = ratio_text(best_peer / best);
         }
         std::snprintf(buf, sizeof buf, " %14s", cell.c_str());
         out << buf;

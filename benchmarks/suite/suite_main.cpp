@@ -13,8 +13,10 @@
 #include <map>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
+#include <sched.h>
 #include <sys/wait.h>
 
 #include <benchmark/benchmark.h>
@@ -154,7 +156,15 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
     command += " > " + shell_quoted(log.string()) + " 2>&1";
     std::fprintf(stderr, "unison-bench: peers: %s %s (log in %s)\n", peer.script.c_str(),
                  unison::suite::join(peer.args, " ").c_str(), log.string().c_str());
+    // The script may use every core: this thread is bound to one of them by the OpenMP runtime
+    // (OMP_PROC_BIND), and a child process inherits its binding.
+    cpu_set_t bound, all;
+    const bool rebind = sched_getaffinity(0, sizeof bound, &bound) == 0;
+    CPU_ZERO(&all);
+    for (unsigned c = 0; c < std::thread::hardware_concurrency() && c < CPU_SETSIZE; ++c) CPU_SET(c, &all);
+    if (rebind) sched_setaffinity(0, sizeof all, &all);
     const int status = std::system(command.c_str());
+    if (rebind) sched_setaffinity(0, sizeof bound, &bound);
     const int code = status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     std::ifstream text(log);
     std::string last;
