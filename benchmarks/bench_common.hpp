@@ -309,6 +309,14 @@ void save_npy(const std::filesystem::path& folder, const std::string& name, cons
                           reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 
+// Writes one number as a 1-element array folder/<name>.npy (a result that is a scalar).
+template <class T>
+void save_scalar(const std::filesystem::path& folder, const std::string& name, T value) {
+  Kokkos::View<T*, Kokkos::HostSpace> v("unison::bench::scalar", 1);
+  v(0) = value;
+  save_npy(folder, name, v);
+}
+
 // Calls f(Backend<Exec>{}) for every enabled backend (Serial, OpenMP, Cuda), in that order: what
 // each family's registration function does with its register_backend<Exec>.
 template <class Exec>

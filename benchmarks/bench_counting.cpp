@@ -38,6 +38,11 @@ Check check_pi(double estimate, std::int64_t samples) {
   Check c;
   c.error = std::abs(estimate - M_PI) / M_PI;
   c.tolerance = 5 * 4 * std::sqrt(p * (1 - p) / double(samples)) / M_PI;
+  c.bytes = 2 * sizeof(double);
+  c.save = [=](const std::filesystem::path& folder) {
+    save_scalar(folder, "estimate", estimate);
+    save_scalar(folder, "samples", std::int64_t(samples));
+  };
   return c;
 }
 
@@ -169,7 +174,13 @@ void add_small() {
       "atomic_counter/" + size_tag(n),
       [=](const Exec&) -> Call<Exec> {
         return {[=](const Exec& e) { benchmark::DoNotOptimize(unison::atomic_counter(e, n)); },
-                [=](const Exec& e) { return check_exact(std::abs(unison::atomic_counter(e, n) - n)); }};
+                [=](const Exec& e) {
+                  const std::int64_t count = unison::atomic_counter(e, n);
+                  Check c = check_exact(std::abs(count - n));
+                  c.bytes = sizeof count;
+                  c.save = [=](const std::filesystem::path& folder) { save_scalar(folder, "count", count); };
+                  return c;
+                }};
       },
       0, 0, 1, double(n), benchmark::kMicrosecond, 3, 5, "Gadds/s");
   const std::int64_t h = scaled(4000, 1, 2), w = scaled(3000, 1, 2);
@@ -220,6 +231,8 @@ void add_small() {
                   const double ref = double(half * half) * 0.1, got = unison::loop_sum(e, sum_n);
                   Check c;
                   c.error = ref != 0 ? std::abs(got - ref) / ref : std::abs(got);
+                  c.bytes = sizeof got;
+                  c.save = [=](const std::filesystem::path& folder) { save_scalar(folder, "sum", got); };
                   return c;
                 }};
       },

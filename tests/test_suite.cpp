@@ -57,6 +57,7 @@ TEST(Suite, defaults) {
   EXPECT_TRUE(o.plots);
   EXPECT_TRUE(o.checks);
   EXPECT_TRUE(o.peers);
+  EXPECT_EQ(o.results_limit_mib, 64);
   EXPECT_FALSE(o.crossover);
 }
 
@@ -77,6 +78,8 @@ TEST(Suite, options) {
   EXPECT_FALSE(ok({"--no-plots"}).plots);
   EXPECT_FALSE(ok({"--no-checks"}).checks);
   EXPECT_FALSE(ok({"--no-peers"}).peers);
+  EXPECT_EQ(ok({"--results-limit=1024"}).results_limit_mib, 1024);
+  EXPECT_EQ(ok({"--results-limit", "0"}).results_limit_mib, 0);
   EXPECT_TRUE(ok({"--crossover"}).crossover);
   EXPECT_TRUE(ok({"--help", "--workloads=counting"}).help);
   // A later option overrides an earlier one.
@@ -108,11 +111,13 @@ TEST(Suite, bad_options) {
   EXPECT_NE(error({"--help=yes"}).find("unknown option '--help=yes'"), std::string::npos);
   EXPECT_NE(error({"--no-plots=1"}).find("unknown option '--no-plots=1'"), std::string::npos);
   EXPECT_NE(error({"--no-checks=0"}).find("unknown option '--no-checks=0'"), std::string::npos);
+  for (const char* m : {"-1", "x", "1.5", "1000001"})
+    EXPECT_NE(error({std::string("--results-limit=") + m}).find("is not a whole number of MiB"), std::string::npos) << m;
 }
 
 TEST(Suite, help_names_every_option_and_value) {
   const std::string h = unison::suite::help_text({"Serial", "OpenMP"});
-  for (const char* s : {"--workloads", "--backends", "--repetitions", "--scale", "--out", "--no-plots", "--no-checks", "--no-peers", "--crossover", "--list", "--help",
+  for (const char* s : {"--workloads", "--backends", "--repetitions", "--scale", "--out", "--no-plots", "--no-checks", "--no-peers", "--results-limit", "--crossover", "--list", "--help",
                         "elementwise, rowwise, convolve, diffusion, matmul, counting", "Serial, OpenMP", "exit code 2"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
 }

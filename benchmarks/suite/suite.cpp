@@ -128,7 +128,7 @@ Parsed parse_options(const std::vector<std::string>& args, const std::vector<std
     const std::string name = a.substr(0, eq);
     const bool takes_value =
         name == "--workloads" || name == "--backends" || name == "--repetitions" || name == "--out" ||
-        name == "--scale";
+        name == "--scale" || name == "--results-limit";
     if (!takes_value) {
       p.error = "unknown option '" + a + "'";
       return p;
@@ -168,6 +168,15 @@ Parsed parse_options(const std::vector<std::string>& args, const std::vector<std
         return p;
       }
       p.options.scale = f;
+    } else if (name == "--results-limit") {
+      char* end = nullptr;
+      errno = 0;
+      const long mb = std::strtol(value.c_str(), &end, 10);
+      if (*end != '\0' || errno != 0 || mb < 0 || mb > 1000000) {
+        p.error = "--results-limit: '" + value + "' is not a whole number of MiB from 0 to 1000000";
+        return p;
+      }
+      p.options.results_limit_mib = mb;
     } else {
       p.options.out = value;
     }
@@ -204,6 +213,8 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "                     matplotlib, when python3 has it)\n"
        "  --no-checks        time only: no check of the results against the float64 reference\n"
        "                     and no results/ folder\n"
+       "  --results-limit=MB save the inputs and result of cases of up to MB MiB as .npy in\n"
+       "                     DIR/results/ (default: 64; 0: none; 2048 saves every seed size)\n"
        "  --no-peers         do not run the peers (the tutorials' Numba, NumPy and CuPy codes of\n"
        "                     benchmarks/peers/, by python3 or $UNISON_BENCH_PYTHON; they run at the\n"
        "                     seed sizes, so only with --scale=1, and say when a package is missing)\n"
@@ -216,7 +227,7 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "After its timing each case's result is checked against a float64 reference computed on\n"
        "the host (the table shows \"ok\" or \"FAIL\" with the error), and on the last backend chosen\n"
        "its inputs and result are written as .npy files to DIR/results/<case>/ (cases of up to\n"
-       "64 MiB; use --scale for the larger ones).\n"
+       "--results-limit MiB).\n"
        "A bad option or value is a one-line error and exit code 2; a failed check or a file that\n"
        "could not be written gives exit code 1.\n";
   return h.str();

@@ -32,6 +32,7 @@ struct Options {
   bool plots = true;  // draw times.png and peak.png (plot.py, when Python has matplotlib)
   bool checks = true;  // check each result against its float64 reference; save results/*.npy
   bool peers = true;   // run the peers' scripts (benchmarks/peers/) at the seed sizes
+  long results_limit_mib = 64;  // save the inputs and results of cases up to this size
   bool crossover = false;  // also the size sweeps of the chosen element-wise, convolve, diffusion
   bool help = false;
 };

@@ -285,6 +285,7 @@ int main(int argc, char** argv) {
   if (opt.checks) {
     settings.results_dir = (out / "results").string();
     settings.results_backend = opt.backends.back();
+    settings.results_limit = double(opt.results_limit_mib) * 1024 * 1024;
   }
   const auto wanted = [&](const std::string& w) {
     return std::find(opt.workloads.begin(), opt.workloads.end(), w) != opt.workloads.end();
