@@ -59,6 +59,14 @@ std::string ratio_text(double r) {
   return buf;
 }
 
+// Whether text is a whole number from lo to hi (decimal digits, nothing after), put in `out`.
+bool whole_number(const std::string& text, long lo, long hi, long& out) {
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtol(text.c_str(), &end, 10);
+  return *end == '\0' && errno == 0 && out >= lo && out <= hi;
+}
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   return s;
@@ -151,10 +159,8 @@ Parsed parse_options(const std::vector<std::string>& args, const std::vector<std
     } else if (name == "--backends") {
       if (!pick(name, value, enabled, p.options.backends, p.error)) return p;
     } else if (name == "--repetitions") {
-      char* end = nullptr;
-      errno = 0;
-      const long r = std::strtol(value.c_str(), &end, 10);
-      if (*end != '\0' || errno != 0 || r < 1 || r > 1000) {
+      long r = 0;
+      if (!whole_number(value, 1, 1000, r)) {
         p.error = "--repetitions: '" + value + "' is not a whole number from 1 to 1000";
         return p;
       }
@@ -169,10 +175,8 @@ Parsed parse_options(const std::vector<std::string>& args, const std::vector<std
       }
       p.options.scale = f;
     } else if (name == "--results-limit") {
-      char* end = nullptr;
-      errno = 0;
-      const long mb = std::strtol(value.c_str(), &end, 10);
-      if (*end != '\0' || errno != 0 || mb < 0 || mb > 1000000) {
+      long mb = 0;
+      if (!whole_number(value, 0, 1000000, mb)) {
         p.error = "--results-limit: '" + value + "' is not a whole number of MiB from 0 to 1000000";
         return p;
       }
