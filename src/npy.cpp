@@ -2,7 +2,7 @@
 // magic "\x93NUMPY", major and minor version bytes, the header length (2 bytes little-endian in
 // version 1, 4 bytes in versions 2 and 3), then the header: a Python dict literal with the keys
 // 'descr', 'fortran_order' and 'shape', padded with spaces and ended by '\n'; then the data.
-#include <unison/npy.hpp>
+#include <unison/impl/npy_format.hpp>
 
 #include <cctype>
 #include <cstdio>
@@ -116,7 +116,11 @@ NpyArray read_npy(const char* function, const std::string& path, const char* des
   if (!in) bad(function, path, "cannot open the file");
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) bad(function, path, "read error");
+  return parse_npy(function, path, bytes, descr, rank);
+}
 
+NpyArray parse_npy(const char* function, const std::string& path, const std::string& bytes,
+                   const char* descr, int rank) {
   if (bytes.size() < 10 || bytes.compare(0, 6, magic, 6) != 0)
     bad(function, path, "not a .npy file (no \\x93NUMPY magic string)");
   const int major = static_cast<unsigned char>(bytes[6]);
@@ -158,6 +162,7 @@ NpyArray read_npy(const char* function, const std::string& path, const char* des
   std::size_t count = 1;
   for (auto n : shape.items) {
     if (n < 0) bad(function, path, "negative extent in shape");
+    if (n > (std::int64_t(1) << 50)) bad(function, path, "extent " + std::to_string(n) + " too large");
     if (n > 0 && count > (std::size_t(1) << 50) / std::size_t(n))
       bad(function, path, "shape too large");
     count *= std::size_t(n);

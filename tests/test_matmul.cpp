@@ -208,7 +208,7 @@ void test_errors() {
   Kokkos::View<float*, Mem> big_out("big_out", 1000000);
   EXPECT_TRUE(throws_invalid(
       [&] { unison::matmul_reduce(exec, tall, wide, big_out, MatmulMethod::gemm); }, fn,
-      {"the gemm method's temporary A.B (1000000x1000000) and its partial column sums need ",
+      {"the gemm method's temporary A.B (1000000x1000000) with its partial column sums needs ",
        std::string(" bytes free in the ") + Mem::name() + " memory space"}));
   // The caller's workspace: too small, or overlapping an operand.
   const auto need = unison::matmul_reduce_workspace_size<Exec>(6, 5, 4, MatmulMethod::reassociated);

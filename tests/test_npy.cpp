@@ -2,6 +2,7 @@
 // and 3, and each malformed file the reader must refuse with the documented error.
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -130,6 +131,13 @@ TEST(Npy, refuses_bad_files) {
        {"malformed header"}},
       {"extra_key", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), 'x': (), }", floats),
        {"unexpected keys"}},
+      {"negative", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (-2, 3), }", floats),
+       {"malformed header"}},
+      {"huge_product", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776), }", floats),
+       {"shape too large"}},
+      {"huge_empty", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 2251799813685249), }", ""),
+       {"extent 2251799813685249 too large"}},
+      {"length_past_end", whole.substr(0, 8) + std::string("\xff\xff", 2) + whole.substr(10), {"truncated header"}},
   };
   for (const auto& c : cases) {
     const auto path = write_file(std::string("bad_") + c.name, c.bytes);
@@ -138,6 +146,27 @@ TEST(Npy, refuses_bad_files) {
   }
   EXPECT_TRUE(throws_invalid([&] { unison::read_npy<float>(temp_path("does_not_exist")); }, fn,
                              {"cannot open the file"}));
+}
+
+// The fuzz target's seeds and every past finding (tests/fuzz/corpus, tests/fuzz/regressions):
+// each file is read or refused with unison::invalid_argument, nothing else.
+TEST(Npy, fuzz_corpus_and_regressions) {
+  int files = 0, read = 0;
+  for (const char* dir : {UNISON_FUZZ_DIR "/corpus", UNISON_FUZZ_DIR "/regressions"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (!entry.is_regular_file()) continue;
+      ++files;
+      try {
+        auto a = unison::read_npy<float>(entry.path().string());
+        EXPECT_EQ(a.size() * sizeof(float) <= std::filesystem::file_size(entry.path()), true);
+        ++read;
+      } catch (const unison::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("unison::read_npy: ", 0), 0u) << e.what();
+      }
+    }
+  }
+  EXPECT_GE(files, 12);
+  EXPECT_GE(read, 4);  // the seeds include valid float32 files
 }
 
 // A write that cannot happen throws and leaves nothing behind.

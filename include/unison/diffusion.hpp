@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -24,6 +25,7 @@
 #include <unison/backends/tuning.hpp>
 #include <unison/backends/host_arithmetic.hpp>
 #include <unison/backends/memory.hpp>
+#include <unison/impl/allocate.hpp>
 #include <unison/impl/checks.hpp>
 #include <unison/impl/chunk.hpp>
 
@@ -505,7 +507,13 @@ struct DiffusionPass {
   bool reverse;  // tiles in reverse order (see diffusion_pass)
 
   static std::size_t scratch_bytes(int tile_rows, int tile_cols, int steps) {
-    const std::size_t cells = std::size_t(tile_rows + 2 * steps) * (tile_cols + 2 * steps);
+    // In size_t, and capped: a tile or steps_per_pass near INT_MAX must not overflow into a
+    // small size (any extent over 2^24 is far beyond every backend's team scratch).
+    const std::size_t rows = std::size_t(tile_rows) + 2 * std::size_t(steps),
+                      cols = std::size_t(tile_cols) + 2 * std::size_t(steps);
+    if (rows > (std::size_t(1) << 24) || cols > (std::size_t(1) << 24))
+      return std::numeric_limits<std::size_t>::max();
+    const std::size_t cells = rows * cols;
     return Scratch::shmem_size(cells) * (steps > 1 ? 2 : 1);
   }
 
@@ -652,7 +660,8 @@ struct PassShape {
 };
 
 template <class Exec, class T>
-PassShape checked_shape(const char* fn, PassShape shape, bool user_tile) {
+PassShape checked_shape(const char* fn, PassShape shape, bool user_tile, std::int64_t nx,
+                        std::int64_t ny) {
   using Tuning = backends::StencilTuning<Exec>;
   using Kernel = DiffusionPass<Exec, false, Kokkos::View<const T**, typename Exec::memory_space>,
                                Kokkos::View<T**, typename Exec::memory_space>,
@@ -672,6 +681,12 @@ PassShape checked_shape(const char* fn, PassShape shape, bool user_tile) {
   require(bytes <= limit, fn, "tile ", shape.tile_rows, "x", shape.tile_cols, " with ",
           shape.steps, " steps per pass needs ", bytes, " bytes of team scratch, more than the ",
           limit, " this backend offers");
+  // One team per tile, in one launch: at most 2^31 - 1 tiles (either orientation of the field).
+  const auto tiles = [&](std::int64_t r, std::int64_t c) {
+    return ((r + shape.tile_rows - 1) / shape.tile_rows) * ((c + shape.tile_cols - 1) / shape.tile_cols);
+  };
+  require(tiles(nx, ny) <= INT32_MAX && tiles(ny, nx) <= INT32_MAX, fn, "tile ", shape.tile_rows,
+          "x", shape.tile_cols, " on a field of ", nx, "x", ny, " makes more than 2^31 - 1 tiles");
   return shape;
 }
 
@@ -838,7 +853,7 @@ void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lap
   auto shape = algorithm != StencilAlgorithm::tiled
                    ? impl::PassShape{1, 1, 1}
                    : impl::checked_shape<Exec, T>(fn, {Tuning::tile_rows, Tuning::tile_cols, 1},
-                                                  false);
+                                                  false, f.extent(0), f.extent(1));
   impl::diffusion_pass(exec, algorithm, shape, f, f_next, lapl, T(coeff), true);
 }
 
@@ -892,24 +907,23 @@ using ConstFieldView =
 // third buffer and back) and `buffer` or an internal one. run steps from cur into nxt and swaps
 // them; whichever holds the field at the end is copied to f if it is not f.
 template <class Exec, class F, class Run>
-void with_buffers(const Exec& exec, const F& f, const DiffusionBuffer<F>* buffer, Run&& run) {
+void with_buffers(const char* function, const Exec& exec, const F& f, const DiffusionBuffer<F>* buffer,
+                  Run&& run) {
   const std::int64_t nx = f.extent(0), ny = f.extent(1);
   using Buffer = DiffusionBuffer<F>;
   const bool direct = (std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft> ||
                        std::is_same_v<typename F::array_layout, Kokkos::LayoutRight>) &&
                       f.span_is_contiguous();
   Buffer other = buffer ? *buffer
-                        : Buffer(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                                                    std::string("unison::diffusion::buffer")),
-                                 nx, ny);
+                        : allocate<Buffer>(function, "the second field", exec,
+                                           "unison::diffusion::buffer", nx, ny);
   Buffer copy_of_f;
   FieldView<F> cur, nxt(other.data(), nx, ny);
   if (direct) {
     cur = FieldView<F>(f.data(), nx, ny);
   } else {
-    copy_of_f = Buffer(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                                          std::string("unison::diffusion::field")),
-                       nx, ny);
+    copy_of_f = allocate<Buffer>(function, "the contiguous copy of f", exec,
+                                 "unison::diffusion::field", nx, ny);
     Kokkos::deep_copy(exec, copy_of_f, f);
     cur = FieldView<F>(copy_of_f.data(), nx, ny);
   }
@@ -965,7 +979,7 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
     shape.tile_cols = options.tile_cols > 0 ? options.tile_cols
                       : per_pass > 1        ? Tuning::blocked_tile_cols
                                             : Tuning::tile_cols;
-    shape = checked_shape<Exec, T>(fn, shape, user_tile);
+    shape = checked_shape<Exec, T>(fn, shape, user_tile, f.extent(0), f.extent(1));
   } else if (algorithm == StencilAlgorithm::streaming && which == Laplacian::final_only) {
     shape.steps = options.steps_per_pass > 0 ? options.steps_per_pass
                                              : Tuning::streaming_steps_per_pass;
@@ -973,7 +987,7 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   if (steps == 0 || f.size() == 0) return;
 
   const T c = T(coeff);
-  with_buffers(exec, f, buffer, [&](FieldView<F>& cur, FieldView<F>& nxt) {
+  with_buffers(fn, exec, f, buffer, [&](FieldView<F>& cur, FieldView<F>& nxt) {
     for (std::int64_t done = 0; done < steps;) {
       const int n = int(steps - done < shape.steps ? steps - done : shape.steps);
       const bool final_pass = done + n == steps;
@@ -1120,11 +1134,11 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
         fn,
         {options.tile_rows > 0 ? options.tile_rows : Tuning::tile_rows,
          options.tile_cols > 0 ? options.tile_cols : Tuning::tile_cols, 1},
-        options.tile_rows > 0 || options.tile_cols > 0);
+        options.tile_rows > 0 || options.tile_cols > 0, f.extent(0), f.extent(1));
   if (steps == 0 || f.size() == 0) return;
 
   const T c = T(coeff);
-  with_buffers(exec, f, buffer, [&](FieldView<F>& cur, FieldView<F>& nxt) {
+  with_buffers(fn, exec, f, buffer, [&](FieldView<F>& cur, FieldView<F>& nxt) {
     std::int64_t pass = 0;
     for (std::int64_t done = 0; done < steps;) {
       const std::int64_t group = steps - done < depth ? steps - done : depth;

@@ -18,6 +18,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <unison/impl/allocate.hpp>
 #include <unison/impl/checks.hpp>
 #include <unison/math.hpp>
 #include <unison/transform.hpp>
@@ -90,11 +91,21 @@ struct HiddenNeuron {
 template <class Out>
 using value_t = typename Out::non_const_value_type;
 
-/// out = x + y (any arithmetic type: int64 and float32 in the benchmarks).
+/// out = x + y (any arithmetic type: int64 and float32 in the benchmarks). A scalar x or y is
+/// converted to out's value type, so it must be a value of that type: for an integer out, a
+/// whole number within its range (not 0.5, 1e30 or NaN); for a floating-point out, NaN, an
+/// infinity or a number within its range (NaN and infinities are data: they propagate). Else
+/// unison::invalid_argument.
 template <class Exec, class X, class Y, class Out>
 void add(const Exec& exec, const X& x, const Y& y, const Out& out) {
   UNISON_IMPL_CHECK_ELEMENTWISE("unison::add", Exec, Out, X, Y);
   static_assert(std::is_arithmetic_v<value_t<Out>>, "unison::add: out must hold arithmetic values");
+  if constexpr (std::is_arithmetic_v<X>)
+    impl::require(impl::fits_in<value_t<Out>>(x), "unison::add", "x is ", x,
+                  ", not a value of out's value type");
+  if constexpr (std::is_arithmetic_v<Y>)
+    impl::require(impl::fits_in<value_t<Out>>(y), "unison::add", "y is ", y,
+                  ", not a value of out's value type");
   impl::transform({"unison::add", "unison::elementwise::add"}, {"x", "y"}, exec, out,
                   ops::Add<value_t<Out>>{}, x, y);
 }
@@ -110,15 +121,25 @@ void hypot(const Exec& exec, const X& x, const Y& y, const Out& out) {
 }
 
 /// out = the normal density with the given mean and sigma at x (unison::math::gaussian_pdf).
-/// A scalar sigma must be positive and finite, else unison::invalid_argument.
+/// A scalar sigma must be positive and finite, and stay so in out's value type (1e300 or 1e-300
+/// for float out would not); a scalar mean must be finite in out's value type (a NaN or
+/// infinite mean makes every element NaN or 0): else unison::invalid_argument. Values of Views
+/// (x, and mean or sigma given as Views) are data: NaN propagates element by element.
 template <class Exec, class X, class M, class S, class Out>
 void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, const Out& out) {
   UNISON_IMPL_CHECK_ELEMENTWISE("unison::gaussian_pdf", Exec, Out, X, M, S);
-  static_assert(std::is_floating_point_v<value_t<Out>>,
+  using T = value_t<Out>;
+  static_assert(std::is_floating_point_v<T>,
                 "unison::gaussian_pdf: out must hold floating-point values");
   if constexpr (std::is_arithmetic_v<S>) {
-    impl::require(sigma > S(0) && Kokkos::isfinite(sigma), "unison::gaussian_pdf",
-                  "sigma is ", sigma, ", expected a positive finite value");
+    impl::require(sigma > S(0) && impl::finite(sigma) && impl::fits_in<T>(sigma) &&
+                      static_cast<T>(sigma) > T(0),
+                  "unison::gaussian_pdf", "sigma is ", sigma,
+                  ", expected a positive finite value (in out's value type)");
+  }
+  if constexpr (std::is_arithmetic_v<M>) {
+    impl::require(impl::finite(mean) && impl::fits_in<T>(mean), "unison::gaussian_pdf",
+                  "mean is ", mean, ", expected a finite value (in out's value type)");
   }
   impl::transform({"unison::gaussian_pdf", "unison::elementwise::gaussian_pdf"},
                   {"x", "mean", "sigma"}, exec, out, ops::GaussianPdf<value_t<Out>>{}, x, mean,
@@ -138,12 +159,23 @@ void polar_distance(const Exec& exec, const R1& rho1, const T1& theta1, const R2
                   ops::PolarDistance<value_t<Out>>{}, rho1, theta1, rho2, theta2);
 }
 
-/// out = waveform < threshold ? 0 : waveform (int16 waveforms in the benchmarks).
+/// out = waveform < threshold ? 0 : waveform (int16 waveforms in the benchmarks). The
+/// comparison is made in out's value type, so a scalar threshold must be a value of that type:
+/// not NaN (every comparison would be false: nothing suppressed); for an integer out, a whole
+/// number within its range (2.5 or 1e9 for int16 would be truncated or undefined); for a
+/// floating-point out, an infinity is fine (-inf keeps everything, +inf suppresses every finite
+/// value). Else unison::invalid_argument. A waveform given as a scalar is data.
 template <class Exec, class W, class T, class Out>
 void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, const Out& out) {
   UNISON_IMPL_CHECK_ELEMENTWISE("unison::zero_suppress", Exec, Out, W, T);
   static_assert(std::is_arithmetic_v<value_t<Out>>,
                 "unison::zero_suppress: out must hold arithmetic values");
+  if constexpr (std::is_arithmetic_v<T>) {
+    impl::require(!impl::is_nan(threshold) && impl::fits_in<value_t<Out>>(threshold),
+                  "unison::zero_suppress", "threshold is ", threshold,
+                  ", not a value of out's value type (NaN, or a fraction or out of range for an "
+                  "integer out)");
+  }
   impl::transform({"unison::zero_suppress", "unison::elementwise::zero_suppress"},
                   {"waveform", "threshold"}, exec, out, ops::ZeroSuppress<value_t<Out>>{},
                   waveform, threshold);
@@ -164,12 +196,12 @@ void check_transferable(const char* function, const char* name, const V& v) {
 
 // v itself if exec can read it, else a copy in exec's memory, enqueued on exec.
 template <class Exec, class V>
-auto readable_on(const Exec& exec, const V& v, const char* label) {
+auto readable_on(const char* function, const Exec& exec, const V& v, const char* label) {
   if constexpr (accessible_v<Exec, V>) {
     return v;
   } else {
-    Kokkos::View<typename V::non_const_value_type*, typename Exec::memory_space> copy(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), v.extent(0));
+    auto copy = allocate<Kokkos::View<typename V::non_const_value_type*, typename Exec::memory_space>>(
+        function, "the copy of an input", exec, label, v.extent(0));
     Kokkos::deep_copy(exec, copy, v);
     return copy;
   }
@@ -178,12 +210,13 @@ auto readable_on(const Exec& exec, const V& v, const char* label) {
 // Runs `compute(dest)` into out if exec can write it, else into a temporary in exec's memory
 // that is then copied into out; in that case waits on exec until out holds the result.
 template <class Exec, class Out, class Compute>
-void write_through(const Exec& exec, const Out& out, const char* label, const Compute& compute) {
+void write_through(const char* function, const Exec& exec, const Out& out, const char* label,
+                   const Compute& compute) {
   if constexpr (accessible_v<Exec, Out>) {
     compute(out);
   } else {
-    Kokkos::View<typename Out::non_const_value_type*, typename Exec::memory_space> result(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), out.extent(0));
+    auto result = allocate<Kokkos::View<typename Out::non_const_value_type*, typename Exec::memory_space>>(
+        function, "the result's temporary", exec, label, out.extent(0));
     compute(result);
     Kokkos::deep_copy(exec, out, result);
     exec.fence(label);
@@ -198,7 +231,8 @@ void write_through(const Exec& exec, const Out& out, const char* label, const Co
 /// cannot access is copied in once (t, noise) or out once (out), with nothing going back and
 /// forth between the two kernels; out may be t or noise itself (in place). If out is not
 /// accessible from exec the call waits until out holds the result; otherwise it is
-/// asynchronous. period must be non-zero and finite.
+/// asynchronous. period must be non-zero and finite, amplitude finite (NaN or an infinity would
+/// make every element NaN): else unison::invalid_argument.
 template <class Exec, class TV, class NV, class Out>
 void make_pulses(const Exec& exec, const TV& t, const NV& noise,
                  typename Out::non_const_value_type period,
@@ -219,6 +253,8 @@ void make_pulses(const Exec& exec, const TV& t, const NV& noise,
                 "; expected equal extents");
   impl::require(period != T(0) && Kokkos::isfinite(period), fn, "period is ", period,
                 ", expected a non-zero finite value");
+  impl::require(Kokkos::isfinite(amplitude), fn, "amplitude is ", amplitude,
+                ", expected a finite value");
   impl::check_no_partial_alias(fn, "t", t, out);
   impl::check_no_partial_alias(fn, "noise", noise, out);
   impl::check_transferable<Exec>(fn, "t", t);
@@ -226,9 +262,9 @@ void make_pulses(const Exec& exec, const TV& t, const NV& noise,
   impl::check_transferable<Exec>(fn, "out", out);
   if (out.extent(0) == 0) return;
 
-  auto t_in = impl::readable_on(exec, t, "unison::elementwise::make_pulses::t");
-  auto noise_in = impl::readable_on(exec, noise, "unison::elementwise::make_pulses::noise");
-  impl::write_through(exec, out, "unison::elementwise::make_pulses::out", [&](const auto& dest) {
+  auto t_in = impl::readable_on(fn, exec, t, "unison::elementwise::make_pulses::t");
+  auto noise_in = impl::readable_on(fn, exec, noise, "unison::elementwise::make_pulses::noise");
+  impl::write_through(fn, exec, out, "unison::elementwise::make_pulses::out", [&](const auto& dest) {
     auto chain = [&](const auto& pulses) {
       impl::transform({fn, "unison::elementwise::make_pulses"}, {"t", "period", "amplitude"},
                       exec, pulses, ops::Pulse<T>{}, t_in, period, amplitude);
@@ -284,9 +320,9 @@ void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const
   impl::check_transferable<Exec>(fn, "out", out);
   if (out.extent(0) == 0) return;
 
-  auto g = impl::readable_on(exec, greyscales, "unison::elementwise::hidden_layer::greyscales");
-  auto w = impl::readable_on(exec, weights, "unison::elementwise::hidden_layer::weights");
-  impl::write_through(exec, out, "unison::elementwise::hidden_layer::out", [&](const auto& dest) {
+  auto g = impl::readable_on(fn, exec, greyscales, "unison::elementwise::hidden_layer::greyscales");
+  auto w = impl::readable_on(fn, exec, weights, "unison::elementwise::hidden_layer::weights");
+  impl::write_through(fn, exec, out, "unison::elementwise::hidden_layer::out", [&](const auto& dest) {
     if (fusion == Fusion::fused) {
       impl::transform({fn, "unison::elementwise::hidden_layer"}, {"greyscales", "weights"}, exec,
                       dest, ops::HiddenNeuron<T>{}, g, w);
@@ -305,10 +341,9 @@ void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const
       if (static_cast<const void*>(dest.data()) != static_cast<const void*>(w.data())) {
         passes(dest);
       } else {
-        passes(Kokkos::View<T*, typename Exec::memory_space>(
-            Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                               "unison::elementwise::hidden_layer::weighted"),
-            dest.extent(0)));
+        passes(impl::allocate<Kokkos::View<T*, typename Exec::memory_space>>(
+            fn, "the temporary of the separate passes", exec,
+            "unison::elementwise::hidden_layer::weighted", dest.extent(0)));
       }
     }
   });
@@ -342,8 +377,8 @@ void zero_suppress(const W& waveform, const T& threshold, const Out& out) {
 template <class Exec, class G, class W>
 Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace> hidden_layer(
     const Exec& exec, const G& greyscales, const W& weights, Fusion fusion = Fusion::fused) {
-  Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace> out(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "unison::elementwise::hidden_layer::host"),
+  auto out = impl::allocate<Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace>>(
+      "unison::hidden_layer", "the host result", exec, "unison::elementwise::hidden_layer::host",
       weights.extent(0));
   hidden_layer(exec, greyscales, weights, out, fusion);
   exec.fence("unison::elementwise::hidden_layer: result in host memory");

@@ -32,6 +32,16 @@ struct Grayscale {
   }
 };
 
+// Row i of loop_sum: the exact integer sum of i j over j < n.
+struct LoopSum {
+  std::int64_t n;
+  KOKKOS_FUNCTION void operator()(std::int64_t i, std::int64_t& acc) const {
+    std::int64_t row = 0;
+    for (std::int64_t j = 0; j < n; ++j) row += i * j;
+    acc += row;
+  }
+};
+
 }  // namespace impl
 
 /// gray(i, j) = 0.299 R + 0.587 G + 0.114 B for every pixel of rgb (h x w x 3, channels R, G, B
@@ -87,15 +97,11 @@ double loop_sum(const Exec& exec, std::int64_t n) {
                 "unison::loop_sum: the first argument must be a Kokkos execution space");
   impl::require(n >= 0 && n <= loop_sum_max_n, "unison::loop_sum", "n is ", n,
                 ", expected 0 to ", loop_sum_max_n, " (beyond, the exact sum overflows 64 bits)");
+  if (n == 0) return 0.0;  // nothing to launch (docs/RELIABILITY.md: an empty reduction crashed)
   std::int64_t sum = 0;
   Kokkos::parallel_reduce(
       "unison::examples::loop_sum", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
-      KOKKOS_LAMBDA(std::int64_t i, std::int64_t & acc) {
-        std::int64_t row = 0;
-        for (std::int64_t j = 0; j < n; ++j) row += i * j;
-        acc += row;
-      },
-      sum);
+      impl::LoopSum{n}, sum);
   exec.fence("unison::loop_sum: the result");
   return double(sum) * 0.1;
 }

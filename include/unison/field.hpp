@@ -10,6 +10,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <unison/impl/allocate.hpp>
 #include <unison/impl/checks.hpp>
 
 namespace unison {
@@ -96,9 +97,9 @@ void jagged_field(const Exec& exec, const F& f, std::uint64_t seed = 3966789,
   const std::int64_t nx = f.extent(0), ny = f.extent(1), cells = nx * ny;
   if (cells == 0) return;
   using Policy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
-  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, typename F::memory_space> noise(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("unison::field::noise")),
-      nx, ny);
+  const auto noise =
+      impl::allocate<Kokkos::View<std::int64_t**, Kokkos::LayoutRight, typename F::memory_space>>(
+          "unison::jagged_field", "the noise array", exec, "unison::field::noise", nx, ny);
   const impl::JaggedNoise gen{seed};
   Kokkos::parallel_for(
       "unison::field::jagged_noise", Policy(exec, {0, 0}, {nx, ny}),

@@ -238,7 +238,9 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
     // xmin, and few enough bins for T's rounding of (v - E_0) / width (always for double).
     const double origin_error = (double(impl::threshold<T>(xmin)) - xmin) * bins.inverse_width;
     const bool estimate_in_t =
-        std::is_same_v<T, double> || (origin_error <= 0.25 && nbins <= (std::int64_t(1) << 20));
+        std::is_same_v<T, double> ||
+        (origin_error <= 0.25 && nbins <= (std::int64_t(1) << 20) &&
+         T(bins.inverse_width) > 0 && T(bins.inverse_width) < Kokkos::Experimental::infinity_v<T>);
     Policy policy(exec, int(league), Tuning::team_size);
     policy.set_scratch_size(Tuning::scratch_level, Kokkos::PerTeam(Teams::scratch_bytes(copies, nbins)));
     if (estimate_in_t)

@@ -14,6 +14,7 @@
 
 #include <unison/backends/device_info.hpp>
 #include <unison/backends/tuning.hpp>
+#include <unison/impl/allocate.hpp>
 #include <unison/impl/checks.hpp>
 #include <unison/impl/chunk.hpp>
 
@@ -96,7 +97,7 @@ struct SumPartials {
 template <class Exec>
 std::int64_t column_blocks(std::int64_t rows) {
   const std::int64_t per = backends::MatmulTuning<Exec>::column_rows;
-  return rows == 0 ? 1 : (rows + per - 1) / per;
+  return rows == 0 ? 1 : rows / per + (rows % per != 0 ? 1 : 0);
 }
 
 // out(c) = sum over p of w(p) * mat(p, c) (w = 1 unless weighted): partial sums over blocks of
@@ -295,11 +296,30 @@ inline constexpr bool blas_layout_v =
 /// (m x k) and B (k x n) on execution space Exec: 0 for tiled; the column sums of A and the
 /// partial sums over blocks of rows for reassociated (and automatic), about k * (m / 64 + 1) +
 /// n * k / 64 elements on a GPU; m x n for A.B and its partial column sums for gemm. What a
-/// workspace given to matmul_reduce must hold at least.
+/// workspace given to matmul_reduce must hold at least. Throws unison::invalid_argument for a
+/// negative extent, an unknown method, or a size that does not fit in 64 bits.
 template <class Exec>
 std::int64_t matmul_reduce_workspace_size(std::int64_t m, std::int64_t k, std::int64_t n,
                                           MatmulMethod method = MatmulMethod::automatic) {
+  constexpr const char* fn = "unison::matmul_reduce_workspace_size";
+  impl::require(m >= 0 && k >= 0 && n >= 0, fn, "m, k, n are ", m, ", ", k, ", ", n,
+                ", expected 0 or more");
+  impl::require(method == MatmulMethod::automatic || method == MatmulMethod::tiled ||
+                    method == MatmulMethod::gemm || method == MatmulMethod::reassociated,
+                fn, "unknown method ", int(method));
   if (m == 0 || k == 0 || n == 0) return 0;
+  {
+    // The same sum in long double: every term at most ~2^126, no overflow.
+    using L = long double;
+    const L size = method == MatmulMethod::tiled ? L(0)
+                   : method == MatmulMethod::gemm
+                       ? L(m) * L(n) + L(impl::column_blocks<Exec>(m)) * L(n)
+                       : L(k) + L(impl::column_blocks<Exec>(m)) * L(k) +
+                             L(impl::column_blocks<Exec>(k)) * L(n);
+    impl::require(size <= L(std::numeric_limits<std::int64_t>::max()), fn, "m, k, n are ", m,
+                  ", ", k, ", ", n, ": the workspace of about ", size,
+                  " elements overflows a 64-bit count");
+  }
   switch (method) {
     case MatmulMethod::automatic:
     case MatmulMethod::reassociated:
@@ -429,19 +449,13 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
     impl::matmul_reduce_run(exec, A, B, out, method, static_cast<T*>(nullptr));
     return;
   }
-  const long long free = backends::free_memory_bytes(Mem::name());
-  const long double bytes = (long double)elements * sizeof(T);
-  impl::require(free < 0 || bytes <= (long double)free, fn, "the ",
-                method == MatmulMethod::gemm ? "gemm" : "reassociated", " method's temporary ",
-                method == MatmulMethod::gemm
-                    ? "A.B (" + std::to_string(m) + "x" + std::to_string(n) +
-                          ") and its partial column sums"
-                    : std::string("column sums"),
-                " need ", (unsigned long long)bytes, " bytes, more than the ", free,
-                " bytes free in the ", Mem::name(), " memory space");
-  Kokkos::View<T*, Mem> work(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                                                std::string("unison::matmul_reduce::work")),
-                             elements);
+  const std::string what =
+      method == MatmulMethod::gemm
+          ? "the gemm method's temporary A.B (" + std::to_string(m) + "x" + std::to_string(n) +
+                ") with its partial column sums"
+          : std::string("the reassociated method's temporary column sums");
+  const auto work = impl::allocate<Kokkos::View<T*, Mem>>(fn, what.c_str(), exec,
+                                                          "unison::matmul_reduce::work", elements);
   impl::matmul_reduce_run(exec, A, B, out, method, work.data());
   exec.fence("unison::matmul_reduce: free the temporary memory");
 }

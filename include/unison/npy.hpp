@@ -6,41 +6,14 @@
 
 #include <cstdint>
 #include <string>
-#include <type_traits>
-#include <vector>
 
 #include <Kokkos_Core.hpp>
 
 #include <unison/core.hpp>
+#include <unison/impl/allocate.hpp>
+#include <unison/impl/npy_format.hpp>
 
 namespace unison {
-namespace impl {
-
-// A validated .npy file of the expected dtype and rank, its data as raw bytes.
-struct NpyArray {
-  std::vector<std::int64_t> shape;
-  bool fortran_order = false;
-  std::vector<char> data;
-};
-
-// Reads and checks the whole file; throws unison::invalid_argument naming `function` and the
-// path if it cannot be read, is not a well-formed .npy file, is truncated or has trailing bytes,
-// or does not hold `rank` dimensions of dtype `descr` ("<f4" or "<f8").
-NpyArray read_npy(const char* function, const std::string& path, const char* descr, int rank);
-
-// Writes a C-order array to path + ".tmp", then renames it to path: a failed write leaves no
-// file behind and an existing file untouched. Throws unison::invalid_argument on failure.
-void write_npy(const char* function, const std::string& path, const char* descr,
-               const std::vector<std::int64_t>& shape, const char* data, std::size_t bytes);
-
-template <class T>
-constexpr const char* npy_descr() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "unison::npy: only float32 and float64 arrays are supported");
-  return std::is_same_v<T, float> ? "<f4" : "<f8";
-}
-
-}  // namespace impl
 
 /// Reads a 2-D array of T (float: dtype "<f4"; double: "<f8") from a .npy file into a new host
 /// View of the file's shape, labelled "unison::npy::array". Fortran-order files are transposed
@@ -52,9 +25,9 @@ template <class T>
 Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> read_npy(const std::string& path) {
   auto file = impl::read_npy("unison::read_npy", path, impl::npy_descr<T>(), 2);
   const std::int64_t rows = file.shape[0], cols = file.shape[1];
-  Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> out(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("unison::npy::array")), rows,
-      cols);
+  const auto out = impl::allocate<Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>>(
+      "unison::read_npy", "the array", Kokkos::DefaultHostExecutionSpace(), "unison::npy::array",
+      rows, cols);
   const T* data = reinterpret_cast<const T*>(file.data.data());
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < cols; ++j)
@@ -71,12 +44,21 @@ void write_npy(const std::string& path, const V& v) {
   static_assert(Kokkos::is_view_v<V> && V::rank() == 2,
                 "unison::write_npy: v must be a rank-2 View");
   using T = typename V::non_const_value_type;
-  Kokkos::View<T**, Kokkos::LayoutRight, typename V::memory_space> staged(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("unison::npy::staged")),
-      v.extent(0), v.extent(1));
+  constexpr const char* fn = "unison::write_npy";
+  using Staged = Kokkos::View<T**, Kokkos::LayoutRight, typename V::memory_space>;
+  using Host = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  const auto staged = impl::allocate<Staged>(fn, "the C-order copy", typename V::execution_space(),
+                                             "unison::npy::staged", v.extent(0), v.extent(1));
   Kokkos::deep_copy(staged, v);
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), staged);
-  impl::write_npy("unison::write_npy", path, impl::npy_descr<T>(),
+  Host host;
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename V::memory_space>::accessible) {
+    host = Host(staged.data(), v.extent(0), v.extent(1));
+  } else {
+    host = impl::allocate<Host>(fn, "the host copy", Kokkos::DefaultHostExecutionSpace(),
+                                "unison::npy::host", v.extent(0), v.extent(1));
+    Kokkos::deep_copy(host, staged);
+  }
+  impl::write_npy(fn, path, impl::npy_descr<T>(),
                   {std::int64_t(v.extent(0)), std::int64_t(v.extent(1))},
                   reinterpret_cast<const char*>(host.data()), host.size() * sizeof(T));
 }

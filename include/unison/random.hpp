@@ -7,6 +7,7 @@
 /// its result on `exec` (and only there). Kernel: "unison::random::monte_carlo_pi".
 
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 
 #include <Kokkos_Core.hpp>
@@ -68,7 +69,8 @@ struct MonteCarloPi {
 /// depends only on the seed, the count and its own arguments, never on scheduling; the streams
 /// advance, so a second call draws new numbers. Building seeds the states one by one on the
 /// host: milliseconds for a GPU's ~10^5 streams; build once, draw many times. Throws
-/// unison::invalid_argument for a negative count.
+/// unison::invalid_argument for a negative count, or when the streams' memory cannot be
+/// allocated.
 template <class Exec>
 class RandomStreams {
  public:
@@ -78,7 +80,11 @@ class RandomStreams {
       : count_(count > 0 ? count : exec.concurrency()) {
     impl::require(count >= 0, "unison::RandomStreams", "count is ", count,
                   ", expected 0 (one per thread) or more");
-    pool_.init(seed, count_);
+    try {
+      pool_.init(seed, count_);
+    } catch (const std::runtime_error& e) {  // Kokkos' allocation failure
+      impl::fail("unison::RandomStreams", count_, " streams could not be allocated: ", e.what());
+    }
   }
   const pool_type& pool() const { return pool_; }
   int count() const { return count_; }

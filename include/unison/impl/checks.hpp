@@ -2,7 +2,9 @@
 // Host-side checks shared by every Unison function: traits for the compile-time checks, and
 // the run-time checks that throw unison::invalid_argument with the function's name.
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -61,6 +63,50 @@ template <class... Parts>
 template <class... Parts>
 void require(bool condition, const char* function, const Parts&... parts) {
   if (!condition) fail(function, parts...);
+}
+
+/// A finite arithmetic scalar (an integer always is).
+template <class S>
+bool finite(const S& s) {
+  if constexpr (std::is_floating_point_v<S>) return std::isfinite(s);
+  else return true;
+}
+
+/// A NaN arithmetic scalar (an integer never is).
+template <class S>
+bool is_nan(const S& s) {
+  if constexpr (std::is_floating_point_v<S>) return std::isnan(s);
+  else return false;
+}
+
+/// Whether the arithmetic scalar s can be converted to T: for an integer T, s is a whole number
+/// within T's range (not NaN, not infinite: the conversion is otherwise undefined or changes the
+/// value); for a floating-point T, s is NaN, infinite or within T's finite range (a finite s
+/// beyond it would become an infinity).
+template <class T, class S>
+bool fits_in(const S& s) {
+  static_assert(std::is_arithmetic_v<S> && std::is_arithmetic_v<T>);
+  if constexpr (std::is_integral_v<S>) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return true;
+    } else {
+      if constexpr (std::is_signed_v<S>) {
+        if (s < 0)
+          return std::is_signed_v<T> &&
+                 std::intmax_t(s) >= std::intmax_t(std::numeric_limits<T>::lowest());
+      }
+      return std::uintmax_t(s) <= std::uintmax_t(std::numeric_limits<T>::max());
+    }
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return !std::isfinite(s) ||
+           std::fabs(static_cast<long double>(s)) <=
+               static_cast<long double>(std::numeric_limits<T>::max());
+  } else {
+    const long double v = s;
+    return std::isfinite(s) && std::trunc(v) == v &&
+           v >= static_cast<long double>(std::numeric_limits<T>::lowest()) &&
+           v < static_cast<long double>(std::numeric_limits<T>::max()) + 1;
+  }
 }
 
 /// `arg` (a View or a scalar) has the extents of `out`.
