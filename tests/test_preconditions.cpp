@@ -277,6 +277,19 @@ void test_matmul() {
   EXPECT_ANY_THROW(unison::matmul_reduce(exec, A, B, out, MatmulMethod::gemm, work));
   exec.fence();
   EXPECT_TRUE(all_equal(out, 7.0));
+
+  // The tiled method: more tiles of A.B than one launch holds (2^26 x 2^22, from Views whose
+  // strides are 0, over one element each), refused with out unwritten.
+  using Stride0 = Kokkos::View<float**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Kokkos::View<float*, Mem> two("two", 2), wide_out("wide_out", std::int64_t(1) << 22);
+  const Stride0 tall(two.data(), Kokkos::LayoutStride(std::int64_t(1) << 26, 0, 1, 0)),
+      wide(two.data() + 1, Kokkos::LayoutStride(1, 0, std::int64_t(1) << 22, 0));
+  Kokkos::deep_copy(wide_out, 7.f);
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::matmul_reduce(exec, tall, wide, wide_out, MatmulMethod::tiled); },
+      "unison::matmul_reduce", {"A.B (67108864x4194304) has", "more than 2^31 - 1 for one launch"}));
+  exec.fence();
+  EXPECT_TRUE(all_equal(wide_out, 7.0));
 }
 
 // Diffusion: empty fields, coefficients and options out of range, a refused step writing nothing.
@@ -392,6 +405,15 @@ void test_convolve_rowwise() {
       "unison::convolve", {"unknown algorithm -1"}));
   EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, k, empty, ConvolveMode::valid); },
                              "unison::convolve", {"y is 0, expected 3"}));
+  // The tiled algorithm on 2^50 outputs (x and y: Views whose stride is 0): more tiles than one
+  // launch holds.
+  using Stride0 = Kokkos::View<float*, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Kokkos::View<float*, Mem> two("two", 2);
+  const std::int64_t huge = std::int64_t(1) << 50;
+  const Stride0 hx(two.data(), Kokkos::LayoutStride(huge, 0)), hy(two.data() + 1, Kokkos::LayoutStride(huge, 0));
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::convolve(exec, hx, k, hy, ConvolveMode::same, unison::ConvolveAlgorithm::tiled); },
+      "unison::convolve", {"y (1125899906842624) has", "more than 2^31 - 1 for one launch"}));
   // l2_norm of a matrix with no columns: zeros, like NumPy.
   Kokkos::View<float**, Mem> V("V", 3, 0);
   Kokkos::View<float*, Mem> norms("norms", 3);

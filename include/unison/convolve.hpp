@@ -284,6 +284,8 @@ void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode
     using Kernel = impl::ConvolveTiled<Exec, X, K, Y>;
     const int tile = Tuning::tile;
     const std::int64_t league = (len + tile - 1) / tile;
+    impl::require(league <= std::int64_t(INT32_MAX), fn, "y (", len, ") has ", league,
+                  " tiles of ", tile, ", more than 2^31 - 1 for one launch of the tiled algorithm");
     Kokkos::TeamPolicy<Exec> policy(exec, int(league), Tuning::team_size);
     policy.set_scratch_size(Tuning::scratch_level,
                             Kokkos::PerTeam(Kernel::scratch_bytes(tile, Tuning::chunk)));

@@ -391,6 +391,9 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
     using Tuning = backends::MatmulTuning<Exec>;
     const std::int64_t tiles_m = (m + Kernel::TM - 1) / Kernel::TM;
     const std::int64_t tiles_n = (n + Kernel::TN - 1) / Kernel::TN;
+    impl::require(tiles_m * tiles_n <= std::int64_t(INT32_MAX), "unison::matmul_reduce", "A.B (",
+                  m, "x", n, ") has ", tiles_m * tiles_n, " tiles of ", Kernel::TM, "x", Kernel::TN,
+                  ", more than 2^31 - 1 for one launch of the tiled method");
     impl::fill_output(exec, out, T(0));
     Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<Tuning::team_size, Tuning::min_teams>> policy(
         exec, int(tiles_m * tiles_n), Tuning::team_size, 1);
