@@ -1,0 +1,96 @@
+#pragma once
+/// \file unison/backends/streams.hpp
+/// Two instances of one execution space whose work can overlap, and ordering between them
+/// without stopping the host where the backend allows: what overlapping communication with
+/// computation needs (unison::mpi::diffuse's halo exchange).
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#ifdef KOKKOS_ENABLE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace unison::backends {
+
+/// Whether Exec's kernels may still run when the call that enqueued them returns (a GPU
+/// stream). On the host backends a kernel has finished when its parallel_for returns.
+template <class Exec>
+inline constexpr bool asynchronous_v =
+    !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+
+/// An instance of exec's execution space for short work that should overlap with exec's long
+/// kernels (a halo exchange beside an interior update): on Cuda a new stream of the highest
+/// priority, owned by the returned instance, so that its kernels start as soon as an SM frees
+/// up instead of after every block of the kernel already running (with equal priorities the
+/// halo's packing waited for the interior update to be nearly done: overlap cost more than it
+/// hid); on other GPU backends a new instance; exec itself on the host backends, whose kernels
+/// occupy the calling thread anyway.
+template <class Exec>
+Exec side_instance(const Exec& exec) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    const auto check = [](cudaError_t e, const char* what) {
+      if (e != cudaSuccess)
+        throw std::runtime_error(std::string("unison::backends::side_instance: ") + what + ": " +
+                                 cudaGetErrorString(e));
+    };
+    int current = 0, least = 0, greatest = 0;
+    check(cudaGetDevice(&current), "cudaGetDevice");
+    check(cudaSetDevice(exec.cuda_device()), "cudaSetDevice");
+    check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+    cudaStream_t stream = nullptr;
+    check(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest),
+          "cudaStreamCreateWithPriority");
+    check(cudaSetDevice(current), "cudaSetDevice");
+    return Kokkos::Cuda(stream, Kokkos::Impl::ManageStream::yes);
+  }
+#endif
+  if constexpr (asynchronous_v<Exec>) return Kokkos::Experimental::partition_space(exec, 1)[0];
+  else return exec;
+}
+
+/// Orders one instance after another: after(waiter, waited) makes the work enqueued on
+/// `waiter` from now on start only once all the work enqueued on `waited` so far is done. On Cuda
+/// an event recorded on waited's stream that waiter's stream waits for (the host does not
+/// wait); elsewhere waited.fence(). One object serves any number of calls (one event).
+template <class Exec>
+class StreamOrder {
+ public:
+  StreamOrder() = default;
+  StreamOrder(const StreamOrder&) = delete;
+  StreamOrder& operator=(const StreamOrder&) = delete;
+  void after(const Exec& waiter, const Exec& waited) {
+    (void)waiter;
+    waited.fence("unison::backends::StreamOrder");
+  }
+};
+
+#ifdef KOKKOS_ENABLE_CUDA
+template <>
+class StreamOrder<Kokkos::Cuda> {
+ public:
+  StreamOrder() { check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "create"); }
+  ~StreamOrder() { cudaEventDestroy(event_); }
+  StreamOrder(const StreamOrder&) = delete;
+  StreamOrder& operator=(const StreamOrder&) = delete;
+  void after(const Kokkos::Cuda& waiter, const Kokkos::Cuda& waited) {
+    if (waiter.cuda_stream() == waited.cuda_stream()) return;
+    check(cudaEventRecord(event_, waited.cuda_stream()), "record");
+    check(cudaStreamWaitEvent(waiter.cuda_stream(), event_, 0), "wait for");
+  }
+
+ private:
+  static void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess)
+      throw std::runtime_error(std::string("unison::backends::StreamOrder: could not ") + what +
+                               " a CUDA event: " + cudaGetErrorString(e));
+  }
+  cudaEvent_t event_ = nullptr;
+};
+#endif
+
+}  // namespace unison::backends
