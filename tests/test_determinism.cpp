@@ -38,6 +38,7 @@
 #include <unison/rowwise.hpp>
 #include <unison/transform.hpp>
 
+#include "matmul_names.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -516,15 +517,6 @@ void test_jagged_field() {
 
 // ---------------------------------------------------------------------------------------------
 // matmul_reduce.
-
-const char* name(MatmulMethod m) {
-  switch (m) {
-    case MatmulMethod::automatic: return "automatic";
-    case MatmulMethod::tiled: return "tiled";
-    case MatmulMethod::gemm: return "gemm";
-    default: return "reassociated";
-  }
-}
 
 // Twice into out and twice with a caller's workspace (poisoned differently each time): bitwise.
 template <class Exec, class T, class Layout>

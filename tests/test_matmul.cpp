@@ -9,6 +9,7 @@
 
 #include <unison/matmul.hpp>
 
+#include "matmul_names.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -18,15 +19,6 @@ using unison::MatmulMethod;
 
 const MatmulMethod methods[] = {MatmulMethod::automatic, MatmulMethod::tiled, MatmulMethod::gemm,
                                 MatmulMethod::reassociated};
-
-const char* name(MatmulMethod m) {
-  switch (m) {
-    case MatmulMethod::automatic: return "automatic";
-    case MatmulMethod::tiled: return "tiled";
-    case MatmulMethod::gemm: return "gemm";
-    default: return "reassociated";
-  }
-}
 
 // out[j] = sum_i (A B)[i, j] in float64, as (1^T A) B: the same number in exact arithmetic,
 // and O(mk + kn) work, so that the seed size can be checked too. a and b are row by row.
