@@ -1,5 +1,5 @@
 // WORKLOADS.md section 6 on every enabled backend at the seed sizes: monte_carlo_pi of 2e9
-// samples (2e8 on Serial), with streams built once (`streams`) and built by the call (`seed`);
+// samples (2e8 on Serial);
 // histogram of 1e8 normal float32 samples into 100 bins over [-4, 4); atomic_counter of 1e6;
 // rgb_to_grayscale of a 4000 x 3000 image (float32 and uint8); loop_sum of 1e4; lucas to
 // N = 40. GB/s count the bytes read and written once. Each result is checked against a float64
@@ -58,15 +58,7 @@ void add_monte_carlo() {
   const std::int64_t samples = scaled(pi_samples<Exec>());
   const std::string size = samples == 2000000000 ? "2e9" : samples == 200000000 ? "2e8" : std::to_string(samples);
   add_case<Exec>(
-      "monte_carlo_pi/" + size + "/streams",
-      [=](const Exec& exec) -> Call<Exec> {
-        auto streams = std::make_shared<unison::RandomStreams<Exec>>(exec, 2024);
-        return {[=](const Exec& e) { benchmark::DoNotOptimize(unison::monte_carlo_pi(e, samples, *streams)); },
-                [=](const Exec& e) { return check_pi(unison::monte_carlo_pi(e, samples, *streams), samples); }};
-      },
-      0, 0, 1, double(samples), benchmark::kMillisecond, 3, 5, "Gsamples/s");
-  add_case<Exec>(
-      "monte_carlo_pi/" + size + "/seed",
+      "monte_carlo_pi/" + size,
       [=](const Exec&) -> Call<Exec> {
         return {[=](const Exec& e) { benchmark::DoNotOptimize(unison::monte_carlo_pi(e, samples, std::uint64_t(2024))); },
                 [=](const Exec& e) { return check_pi(unison::monte_carlo_pi(e, samples, std::uint64_t(2024)), samples); }};

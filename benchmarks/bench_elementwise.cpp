@@ -8,7 +8,10 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <utility>
 
+#include <unison/backends/simd.hpp>
 #include <unison/elementwise.hpp>
 
 #include "bench_common.hpp"
@@ -125,6 +128,65 @@ void add_copy(std::size_t n) {
                  2.0 * n * sizeof(float));
 }
 
+// The measured arithmetic ceiling: each work item runs kFmaChains independent chains of fused
+// multiply-adds in registers (a value per chain on a GPU thread, a pack of them on a CPU:
+// unison/backends/simd.hpp), `iters` steps each, and writes one sum. GFLOP/s count 2 flops per
+// fused multiply-add of each lane.
+constexpr int kFmaChains = 12;
+template <class V, class Out>
+struct FmaChains {
+  using T = typename Out::non_const_value_type;
+  Out out;
+  T a, b;
+  int iters;
+  template <std::size_t... C>
+  KOKKOS_FORCEINLINE_FUNCTION static void step(V (&acc)[kFmaChains], const V& x, const V& y, std::index_sequence<C...>) {
+    ((acc[C] = unison::backends::fma(acc[C], x, y)), ...);
+  }
+  KOKKOS_FUNCTION void operator()(std::int64_t i) const {
+    const V x = unison::backends::splat<V>(a), y = unison::backends::splat<V>(b);
+    V acc[kFmaChains];
+    for (int c = 0; c < kFmaChains; ++c) acc[c] = unison::backends::splat<V>(T(i % 7 + c));
+    for (int it = 0; it < iters; ++it) step(acc, x, y, std::make_index_sequence<kFmaChains>{});
+    T sum = 0;
+    for (int c = 0; c < kFmaChains; ++c)
+      for (int l = 0; l < unison::backends::lanes_v<V>; ++l) {
+        if constexpr (unison::backends::is_pack_v<V>) sum += acc[c][l];
+        else sum += acc[c];
+      }
+    out(i) = sum;
+  }
+};
+
+template <class Exec>
+void add_fma_peak() {
+  using Mem = typename Exec::memory_space;
+  using T = float;
+#if UNISON_BACKENDS_HOST_VECTORS
+  using V = std::conditional_t<host_memory_v<Exec>, unison::backends::Pack<T>, T>;
+#else
+  using V = T;
+#endif
+  constexpr int lanes = unison::backends::lanes_v<V>;
+  const std::int64_t items = std::int64_t(Exec().concurrency()) * (host_memory_v<Exec> ? 16 : 4);
+  const int iters = host_memory_v<Exec> ? 1 << 16 : 1 << 12;
+  const double flops = 2.0 * double(items) * iters * kFmaChains * lanes;
+  add_case<Exec>("fma/f32/device", [=](const Exec& exec) -> Call<Exec> {
+    Kokkos::View<T*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), items);
+    return {[=](const Exec& e) {
+              Kokkos::parallel_for("unison::bench::fma",
+                                   Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(e, 0, items),
+                                   FmaChains<V, decltype(out)>{out, T(0.999999), T(1e-7), iters});
+            },
+            [=](const Exec&) {  // every item's chains: finite sums
+              auto h = host_copy(out);
+              Check c;
+              for (std::int64_t i = 0; i < items; ++i) c.error += std::isfinite(h(i)) ? 0 : 1;
+              return c;
+            }};
+  }, 0, flops);
+}
+
 // Probes for tuning, GPU only: gaussian_pdf and fused hidden_layer at 1e8 with a fixed chunk
 // shape (K consecutive elements read at once, U chunks per work item), against the backend's
 // default (backends/include/unison/backends/tuning.hpp).
@@ -161,6 +223,7 @@ void add_chunk_probe() {
 template <class Exec>
 void register_backend() {
   add_copy<Exec>(100'000'000);
+  add_fma_peak<Exec>();
   if constexpr (!host_memory_v<Exec>) {
     add_chunk_probe<Exec, 1, 1>();
     add_chunk_probe<Exec, 1, 4>();
@@ -224,7 +287,10 @@ void register_crossover_elementwise() {
 }
 
 void register_copy() {
-  for_each_backend([](auto backend) { add_copy<typename decltype(backend)::type>(100'000'000); });
+  for_each_backend([](auto backend) {
+    add_copy<typename decltype(backend)::type>(100'000'000);
+    add_fma_peak<typename decltype(backend)::type>();
+  });
 }
 
 }  // namespace unison::bench

@@ -9,8 +9,6 @@
 #include <random>
 #include <vector>
 
-#include <Kokkos_Random.hpp>
-
 #include <unison/examples.hpp>
 #include <unison/histogram.hpp>
 #include <unison/random.hpp>
@@ -35,44 +33,60 @@ void test_monte_carlo() {
   EXPECT_LT(std::abs(a - pi), 5 * se) << a;
   EXPECT_EQ(a, unison::monte_carlo_pi(exec, samples, std::uint64_t(12345)));
   EXPECT_NE(a, unison::monte_carlo_pi(exec, samples, std::uint64_t(54321)));
-  // Explicit streams: the same estimate as the host's default backend with streams of the same
-  // seed and count (integer arithmetic only); the streams advance between calls.
-  unison::RandomStreams<Exec> streams(exec, 777, 1000);
+  // The estimate is a function of the seed and the sample count alone: the same on the host's
+  // default backend (another thread count) as here.
   Kokkos::DefaultHostExecutionSpace host;
-  unison::RandomStreams<Kokkos::DefaultHostExecutionSpace> host_streams(host, 777, 1000);
-  const double first = unison::monte_carlo_pi(exec, 100003, streams);
-  EXPECT_EQ(first, unison::monte_carlo_pi(host, 100003, host_streams));
-  const double second = unison::monte_carlo_pi(exec, 100003, streams);
+  EXPECT_EQ(a, unison::monte_carlo_pi(host, samples, std::uint64_t(12345)));
+  // A sequence advances by (samples + 1) / 2 values a call: two calls draw what one call of
+  // their total draws (for an even first count), and the second call's points are new ones.
+  unison::RandomSequence s(777), whole(777);
+  const std::int64_t n1 = 100002, n2 = 100003;
+  const double first = unison::monte_carlo_pi(exec, n1, s);
+  EXPECT_EQ(s.position(), std::uint64_t(n1 / 2));
+  const double second = unison::monte_carlo_pi(exec, n2, s);
+  EXPECT_EQ(s.position(), std::uint64_t(n1 / 2 + (n2 + 1) / 2));
   EXPECT_NE(first, second);
-  EXPECT_EQ(second, unison::monte_carlo_pi(host, 100003, host_streams));
-  // Fewer samples than streams.
-  EXPECT_TRUE(std::isfinite(unison::monte_carlo_pi(exec, 7, streams)));
-  // The points, against a float64 host reference drawn from the same stream: two points per
-  // 64-bit draw (high half first), each the centre of a cell of a 2^16 x 2^16 grid; an odd
-  // count ends with a high half.
-  for (const std::int64_t n : {1, 2, 5, 20001}) {
-    unison::RandomStreams<Exec> one(exec, 4242, 1);
-    unison::RandomStreams<Kokkos::DefaultHostExecutionSpace> ref_stream(host, 4242, 1);
-    auto gen = ref_stream.pool().get_state(0);
-    std::int64_t inside = 0;
-    for (std::int64_t s = 0; s < n; s += 2) {
-      const std::uint64_t r = gen.urand64();
-      for (int h = 0; h < 2 && s + h < n; ++h) {
-        const std::uint64_t half = h == 0 ? r >> 32 : r & 0xffffffffu;
-        const double x = double(2 * (half >> 16) + 1) / 131072, y = double(2 * (half & 0xffff) + 1) / 131072;
-        inside += x * x + y * y < 1;  // exact: 34-bit integers over 2^34
+  const double both = unison::monte_carlo_pi(exec, n1 + n2, whole);
+  EXPECT_EQ(std::llround(first * n1 / 4) + std::llround(second * n2 / 4), std::llround(both * (n1 + n2) / 4));
+  // Fewer samples than threads, and a single sample.
+  EXPECT_TRUE(std::isfinite(unison::monte_carlo_pi(exec, 7, s)));
+  const double single = unison::monte_carlo_pi(exec, 1, s);
+  EXPECT_TRUE(single == 0 || single == 4) << single;
+  // The points, against a float64 host reference from the sequence's documented values: two
+  // points per value (high half first), each the centre of a cell of a 2^16 x 2^16 grid; an odd
+  // count ends with a high half; from a position other than 0.
+  for (const std::int64_t n : {1, 2, 5, 20001, 1 << 20}) {
+    for (const std::uint64_t skip : {std::uint64_t(0), std::uint64_t(12345)}) {
+      unison::RandomSequence seq(4242);
+      seq.advance(skip);
+      const std::uint64_t key = seq.key();
+      std::int64_t inside = 0;
+      for (std::int64_t p = 0; p < n; p += 2) {
+        // SplitMix64, written out here: key + (i + 1) * golden-ratio increment, then the mix.
+        std::uint64_t z = key + (skip + std::uint64_t(p / 2) + 1) * 0x9e3779b97f4a7c15ull;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        for (int h = 0; h < 2 && p + h < n; ++h) {
+          const std::uint64_t half = h == 0 ? z >> 32 : z & 0xffffffffu;
+          const double x = double(2 * (half >> 16) + 1) / 131072, y = double(2 * (half & 0xffff) + 1) / 131072;
+          inside += x * x + y * y < 1;  // exact: 34-bit integers over 2^34
+        }
       }
+      EXPECT_EQ(unison::monte_carlo_pi(exec, n, seq), 4.0 * double(inside) / double(n)) << n << ", from " << skip;
     }
-    ref_stream.pool().free_state(gen);
-    EXPECT_EQ(unison::monte_carlo_pi(exec, n, one), 4.0 * double(inside) / double(n)) << n;
   }
+  // The key is the mix of the seed (0 for seed 0): seed 0's sequence is SplitMix64's from state
+  // 0, whose first value is the published 0xe220a8397b1dcdaf; seeds 0 and 1 are unrelated.
+  EXPECT_EQ(unison::RandomSequence(0)[0], 0xe220a8397b1dcdafull);
+  EXPECT_NE(unison::RandomSequence(0)[0], unison::RandomSequence(1)[0]);
   // Errors.
   EXPECT_TRUE(throws_invalid([&] { unison::monte_carlo_pi(exec, 0, std::uint64_t(1)); },
                              "unison::monte_carlo_pi", {"samples is 0"}));
-  EXPECT_TRUE(throws_invalid([&] { unison::monte_carlo_pi(exec, -5, streams); },
+  unison::RandomSequence errors(5);
+  EXPECT_TRUE(throws_invalid([&] { unison::monte_carlo_pi(exec, -5, errors); },
                              "unison::monte_carlo_pi", {"samples is -5"}));
-  EXPECT_TRUE(throws_invalid([&] { unison::RandomStreams<Exec>(exec, 1, -1); },
-                             "unison::RandomStreams", {"count is -1"}));
+  EXPECT_EQ(errors.position(), 0u);  // a refused call draws nothing
 }
 
 // The grid of monte_carlo_pi's points is within 1.5e-8 of pi (relative), as documented: the

@@ -662,18 +662,17 @@ void test_atomic_counter() {
 template <class Exec>
 void test_monte_carlo_pi() {
   Exec exec;
-  // The same seed twice (new streams, one per thread, each time).
+  // The same seed twice.
   const std::int64_t samples = 1000003;
   const double a = unison::monte_carlo_pi(exec, samples, std::uint64_t(2024));
   const double b = unison::monte_carlo_pi(exec, samples, std::uint64_t(2024));
   EXPECT_TRUE(same_bits_scalar(a, b)) << "seed 2024";
-  // Two RandomStreams of one seed and count: the same estimates, call after call (the streams
-  // advance alike).
-  unison::RandomStreams<Exec> s1(exec, 99, 1001), s2(exec, 99, 1001);
+  // Two RandomSequences of one seed: the same estimates, call after call (they advance alike).
+  unison::RandomSequence s1(99), s2(99);
   for (int call = 0; call < 2; ++call) {
     const double c = unison::monte_carlo_pi(exec, 300007, s1);
     const double d = unison::monte_carlo_pi(exec, 300007, s2);
-    EXPECT_TRUE(same_bits_scalar(c, d)) << "streams, call " << call;
+    EXPECT_TRUE(same_bits_scalar(c, d)) << "sequences, call " << call;
   }
 }
 

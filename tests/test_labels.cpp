@@ -138,13 +138,12 @@ void test_matmul_rowwise_labels() {
     EXPECT_TRUE(has(k)) << k;
 }
 
-// Random numbers, histogram and the small examples. (RandomStreams allocates Kokkos' pool,
-// labelled by Kokkos: built outside the recording.)
+// Random numbers, histogram and the small examples.
 template <class Exec>
 void test_counting_labels() {
   using Mem = typename Exec::memory_space;
   Exec exec;
-  unison::RandomStreams<Exec> streams(exec, 5, 64);
+  unison::RandomSequence sequence(5);
   Kokkos::View<float*, Mem> x("x", 1000);
   Kokkos::View<std::int32_t*, Mem> counts("counts", 10), many("many", 1 << 22);
   Kokkos::View<float***, Mem> rgb("rgb", 3, 4, 3);
@@ -152,7 +151,7 @@ void test_counting_labels() {
   Kokkos::View<std::int64_t*, Mem> lucas("lucas", 20);
   exec.fence();
   auto seen = record([&] {
-    unison::monte_carlo_pi(exec, 1000, streams);
+    unison::monte_carlo_pi(exec, 1000, sequence);
     unison::histogram(exec, x, 0.0, 1.0, counts);
     unison::histogram(exec, x, 0.0, 1.0, many);  // the global-atomics kernel
     unison::atomic_counter(exec, 100);

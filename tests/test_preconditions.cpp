@@ -187,18 +187,18 @@ void test_histogram() {
                              "unison::atomic_counter", {"expected 0 or more"}));
 }
 
-// Random streams: any seed is valid (Kokkos maps 0 to a fixed non-zero seed); counts and samples.
+// Random sequences: any seed is valid (0 too); samples.
 template <class Exec>
 void test_random() {
   Exec exec;
-  unison::RandomStreams<Exec> zero(exec, 0, 4), again(exec, 0, 4);
+  unison::RandomSequence zero(0), again(0);
   const double p0 = unison::monte_carlo_pi(exec, 1000, zero);
   EXPECT_EQ(p0, unison::monte_carlo_pi(exec, 1000, again));
   EXPECT_TRUE(p0 > 2 && p0 < 4);
-  EXPECT_TRUE(throws_invalid([&] { unison::RandomStreams<Exec>(exec, 1, std::numeric_limits<int>::min()); },
-                             "unison::RandomStreams", {"expected 0 (one per thread) or more"}));
   EXPECT_TRUE(throws_invalid([&] { unison::monte_carlo_pi(exec, std::numeric_limits<std::int64_t>::min(), std::uint64_t(1)); },
                              "unison::monte_carlo_pi", {"expected at least 1"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::monte_carlo_pi(exec, 0, zero); }, "unison::monte_carlo_pi",
+                             {"expected at least 1"}));
 }
 
 // The small examples: empty Views, index and count limits, refused calls writing nothing.

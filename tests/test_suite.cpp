@@ -238,6 +238,9 @@ TEST(Suite, peaks_and_notes) {
   std::vector<Row> rows{
       row("elementwise", "copy/1e8/device", "OpenMP", 10e-3, 0, 160, 0),
       row("elementwise", "copy/1e8/device", "Cuda", 0.27e-3, 0, 3000, 0),
+      row("elementwise", "fma/f32/device", "Cuda", 0.3e-3, 0, 0, 45000),
+      row("elementwise", "fma/f32/device", "OpenMP", 10e-3, 0, 0, 2000),
+      row("convolve", "convolve/valid/f32/1e7/taps257/direct", "OpenMP", 5e-3, 0, 8, 1000),
       row("elementwise", "gaussian_pdf/1e8/device", "Cuda", 0.28e-3, 0, 2850, 1000),
       row("elementwise", "gaussian_pdf/1e8/with_copies", "Cuda", 30e-3, 0, 26, 10),
       row("elementwise", "add_float32/1e5/device", "OpenMP", 5e-6, 0, 240, 0),
@@ -263,9 +266,13 @@ TEST(Suite, peaks_and_notes) {
   EXPECT_DOUBLE_EQ(find("copy/1e8/device", "Cuda").peak_fraction, 1.0);
   EXPECT_DOUBLE_EQ(find("gaussian_pdf/1e8/device", "Cuda").peak_fraction, 0.95);
   EXPECT_DOUBLE_EQ(find("add_float32/1e5/device", "OpenMP").peak_fraction, 1.5);  // caches beat the copy
-  EXPECT_EQ(find("matmul_reduce/tiled/f32/10000x5000x7000", "Cuda").peak, "gemm");
+  EXPECT_EQ(find("fma/f32/device", "OpenMP").peak, "fma");
+  EXPECT_DOUBLE_EQ(find("fma/f32/device", "OpenMP").peak_fraction, 1.0);
+  EXPECT_EQ(find("matmul_reduce/tiled/f32/10000x5000x7000", "Cuda").peak, "fma");
   EXPECT_DOUBLE_EQ(find("matmul_reduce/tiled/f32/10000x5000x7000", "Cuda").peak_fraction, 0.8);
-  EXPECT_EQ(find("l2_norm/f32/1000000x2", "Cuda").peak, "copy");  // 30 % of copy beats 0.9 % of GEMM
+  EXPECT_EQ(find("convolve/valid/f32/1e7/taps257/direct", "OpenMP").peak, "fma");  // 50 % of FMA beats 5 % of copy
+  EXPECT_DOUBLE_EQ(find("convolve/valid/f32/1e7/taps257/direct", "OpenMP").peak_fraction, 0.5);
+  EXPECT_EQ(find("l2_norm/f32/1000000x2", "Cuda").peak, "copy");  // 30 % of copy beats 0.9 % of FMA
   EXPECT_DOUBLE_EQ(find("l2_norm/f32/1000000x2", "Cuda").peak_fraction, 0.3);
   EXPECT_EQ(find("lucas/40", "Cuda").peak, "");
   EXPECT_EQ(find("gaussian_pdf/1e8/with_copies", "Cuda").peak, "");  // the host link: no peak measured

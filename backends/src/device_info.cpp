@@ -1,5 +1,8 @@
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
+
+#include <unistd.h>
 
 #include <Kokkos_Core.hpp>
 
@@ -70,6 +73,22 @@ long long free_memory_bytes(const std::string& memory_space) {
   }
 #endif
   return -1;
+}
+
+long long host_streaming_bytes() {
+  static const long long bytes = [] {
+    if (const char* env = std::getenv("UNISON_STREAMING_BYTES")) {
+      char* end = nullptr;
+      const long long v = std::strtoll(env, &end, 10);
+      if (end != env && *end == '\0' && v > 0) return v;
+    }
+    long long cache = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    cache = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+    return cache > 0 ? cache / 2 : 32LL << 20;
+  }();
+  return bytes;
 }
 
 }  // namespace unison::backends

@@ -21,7 +21,8 @@ const std::vector<std::string>& workload_names() {
 std::string workload_of(const std::string& case_name) {
   static const std::map<std::string, std::string> family{
       {"add_float32", "elementwise"},   {"add_int64", "elementwise"},
-      {"copy", "elementwise"},          {"gaussian_pdf", "elementwise"},
+      {"copy", "elementwise"},          {"fma", "elementwise"},
+      {"gaussian_pdf", "elementwise"},
       {"hypot", "elementwise"},         {"polar_distance", "elementwise"},
       {"zero_suppress", "elementwise"}, {"make_pulses", "elementwise"},
       {"hidden_layer_fused", "elementwise"}, {"hidden_layer_separate", "elementwise"},
@@ -249,11 +250,10 @@ std::string format_time(double s) {
 }
 
 void apply_peaks(std::vector<Row>& rows) {
-  std::map<std::string, double> copy, gemm;  // by backend
+  std::map<std::string, double> copy, fma;  // by backend
   for (const Row& r : rows) {
     if (r.name.rfind("copy/", 0) == 0 && r.gb_per_s > 0) copy[r.backend] = std::max(copy[r.backend], r.gb_per_s);
-    if (r.name.rfind("matmul_reduce/gemm/", 0) == 0 && r.gflop_per_s > 0)
-      gemm[r.backend] = std::max(gemm[r.backend], r.gflop_per_s);
+    if (r.name.rfind("fma/", 0) == 0 && r.gflop_per_s > 0) fma[r.backend] = std::max(fma[r.backend], r.gflop_per_s);
   }
   const std::string copies = "/with_copies";  // bound by the host link, whose peak is not measured
   for (Row& r : rows) {
@@ -261,14 +261,14 @@ void apply_peaks(std::vector<Row>& rows) {
     r.peak.clear();
     if (r.name.size() > copies.size() && r.name.compare(r.name.size() - copies.size(), copies.size(), copies) == 0)
       continue;
-    const auto c = copy.find(r.backend), g = gemm.find(r.backend);
+    const auto c = copy.find(r.backend), f = fma.find(r.backend);
     if (c != copy.end() && r.gb_per_s > 0) {
       r.peak_fraction = r.gb_per_s / c->second;
       r.peak = "copy";
     }
-    if (g != gemm.end() && r.gflop_per_s > 0 && r.gflop_per_s / g->second > r.peak_fraction) {
-      r.peak_fraction = r.gflop_per_s / g->second;
-      r.peak = "gemm";
+    if (f != fma.end() && r.gflop_per_s > 0 && r.gflop_per_s / f->second > r.peak_fraction) {
+      r.peak_fraction = r.gflop_per_s / f->second;
+      r.peak = "fma";
     }
   }
 }
@@ -453,7 +453,7 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vec
         std::string cell;
         if (it != at.end()) {
           const Row& r = *it->second;
-          const bool flops = r.peak == "gemm" || (r.peak.empty() && r.gb_per_s <= 0 && r.gflop_per_s > 0);
+          const bool flops = r.peak == "fma" || (r.peak.empty() && r.gb_per_s <= 0 && r.gflop_per_s > 0);
           const double rate = flops ? r.gflop_per_s : r.gb_per_s;
           if (rate > 0) {
             any_rate = true;

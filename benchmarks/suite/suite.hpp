@@ -62,8 +62,8 @@ struct Row {
   double gflop_per_s = 0;
   // Filled by apply_peaks: the fraction of this machine's measured peak, and which peak.
   double peak_fraction = 0;
-  std::string peak;  // "copy" (GB/s against the backend's copy case), "gemm" (GFLOP/s against
-                     // its library GEMM case) or "" (no peak measured for it)
+  std::string peak;  // "copy" (GB/s against the backend's copy case), "fma" (GFLOP/s against
+                     // its fma case: chains of fused multiply-adds) or "" (no peak measured)
   std::string note;  // filled by advise: what to do about a slow figure, or ""
   // The check of the case's result against its float64 reference (unison::bench::Check): the
   // error in the case's measure and the tolerance it must not exceed; none for a case without
@@ -103,7 +103,7 @@ std::vector<std::string> crossover_lines(const std::vector<Row>& rows);
 
 // Each row's fraction of its backend's measured peak, from the rows themselves: GB/s against
 // the GB/s of the backend's copy case ("copy/<n>/device": the memory ceiling), GFLOP/s against
-// the GFLOP/s of its library GEMM case ("matmul_reduce/gemm/f32/..."); of the two, the larger
+// the GFLOP/s of its fma case ("fma/f32/device": the arithmetic ceiling); of the two, the larger
 // (the resource the case comes closest to exhausting, as on a roofline). None for a case timed
 // with host copies ("/with_copies": the host link's peak is not measured). The copy case
 // streams 1e8 elements from and to memory: a case whose data stay in a cache can exceed it.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <sched.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <benchmark/benchmark.h>
@@ -232,7 +233,30 @@ void diffusion_images(const std::string& out, const std::string& backend) {
 
 }  // namespace
 
+// Where the CPU threads run, for the table's header: OMP_PROC_BIND and OMP_PLACES as the OpenMP
+// runtime read them, and who set them.
+std::string thread_placement() {
+  const char* bind = std::getenv("OMP_PROC_BIND");
+  const char* places = std::getenv("OMP_PLACES");
+  std::string s = std::string("OMP_PROC_BIND=") + (bind ? bind : "(unset)") + ", OMP_PLACES=" + (places ? places : "(unset)");
+  const char* placed = std::getenv("UNISON_BENCH_PLACED");
+  return s + (placed && std::string(placed) == "1" ? " (set by unison-bench: the environment set neither)"
+                                                   : " (from the environment)");
+}
+
 int main(int argc, char** argv) {
+  // The CPU threads one per core, spread over the machine, as the suite measures them, unless
+  // the user placed them: the OpenMP runtime reads OMP_PROC_BIND and OMP_PLACES when it is
+  // loaded, before main, so unison-bench runs itself again with them set.
+  if (!std::getenv("OMP_PROC_BIND") && !std::getenv("OMP_PLACES") && !std::getenv("UNISON_BENCH_PLACED")) {
+    setenv("OMP_PROC_BIND", "spread", 1);
+    setenv("OMP_PLACES", "threads", 1);
+    setenv("UNISON_BENCH_PLACED", "1", 1);
+    execv("/proc/self/exe", argv);
+    unsetenv("OMP_PROC_BIND");  // (exec failed: carry on as the environment was)
+    unsetenv("OMP_PLACES");
+    setenv("UNISON_BENCH_PLACED", "0", 1);
+  }
   // Kokkos' own arguments go to Kokkos; the rest are unison-bench's.
   std::vector<std::string> args;
   std::vector<char*> kokkos_argv{argv[0]};
@@ -275,6 +299,7 @@ int main(int argc, char** argv) {
   int gb_argc = int(gb_argv.size());
   benchmark::Initialize(&gb_argc, gb_argv.data());
   unison::bench::add_context(flushed);
+  benchmark::AddCustomContext("cpu_threads", thread_placement());
 
   auto& settings = unison::bench::settings();
   settings.probes = false;
@@ -290,11 +315,12 @@ int main(int argc, char** argv) {
   const auto wanted = [&](const std::string& w) {
     return std::find(opt.workloads.begin(), opt.workloads.end(), w) != opt.workloads.end();
   };
-  // The copy case (each backend's memory ceiling, the peak of the GB/s fractions) always runs.
+  // The copy and fma cases (each backend's memory and arithmetic ceilings, the peaks of the GB/s
+  // and GFLOP/s fractions) always run.
   settings.keep = [&](const std::string& name) {
     const std::string sweep = unison::suite::crossover_family(name);
     if (!sweep.empty()) return opt.crossover && wanted(sweep);
-    return wanted(unison::suite::workload_of(name)) || name.rfind("copy/", 0) == 0;
+    return wanted(unison::suite::workload_of(name)) || name.rfind("copy/", 0) == 0 || name.rfind("fma/", 0) == 0;
   };
   if (wanted("elementwise")) unison::bench::register_elementwise();
   else unison::bench::register_copy();
@@ -329,6 +355,7 @@ int main(int argc, char** argv) {
   }
   unison::suite::apply_peaks(rows);
   unison::suite::advise(rows);
+  std::cout << "CPU threads: " << thread_placement() << "\n";
   unison::suite::write_table(std::cout, rows, columns);
   std::ofstream csv(out / "unison_bench.csv");
   unison::suite::write_csv(csv, rows);

@@ -9,7 +9,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <unison/backends/device_info.hpp>
 #include <unison/backends/memory.hpp>
+#include <unison/backends/simd.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/impl/checks.hpp>
 #include <unison/impl/chunk.hpp>
@@ -24,7 +26,8 @@ enum class ConvolveMode { full, same, valid };
 
 /// Which kernel computes a convolution. `automatic` picks by the number of taps and the backend
 /// (ConvolveTuning in unison/backends/tuning.hpp); the others force one. Both add the terms of
-/// each output in the same order, so they give bitwise the same result on one backend.
+/// each output in the same order, each with one fused multiply-add, so they give bitwise the
+/// same result (on every backend, where the backends' FMA instructions round alike: IEEE).
 enum class ConvolveAlgorithm { automatic, direct, tiled };
 
 /// Length of np.convolve(x, k, mode)'s result for n = len(x), m = len(k), 1 <= m <= n.
@@ -54,7 +57,7 @@ struct ConvolveDirect {
     const std::int64_t j0 = t - (s.n - 1) > 0 ? t - (s.n - 1) : 0;
     const std::int64_t j1 = t < s.m - 1 ? t : s.m - 1;
     T acc = 0;
-    for (std::int64_t j = j0; j <= j1; ++j) acc += x(t - j) * k(j);
+    for (std::int64_t j = j0; j <= j1; ++j) acc = backends::fma(T(x(t - j)), T(k(j)), acc);
     y(i) = acc;
   }
 };
@@ -105,7 +108,7 @@ struct ConvolveWindowed {
     for (int e = 0; e < V; ++e) {
       T acc = 0;
       for (int j = 0; j < M; ++j)
-        if (j < s.m) acc += w[B + e - j] * taps[j];
+        if (j < s.m) acc = backends::fma(w[B + e - j], taps[j], acc);
       out.v[e] = acc;
     }
     *reinterpret_cast<Chunk<T, V>*>(y.data() + i0) = out;
@@ -136,6 +139,86 @@ struct ConvolveWindowed {
   }
 };
 
+#if UNISON_BACKENDS_HOST_VECTORS
+// CPUs: out[i] = (accumulate ? out[i] : 0) + the sum over d < taps, ascending, of
+// w[i + taps - 1 - d] * k[d], for i < count, one fused multiply-add per term (the terms of
+// ConvolveDirect, in its order). R packs of consecutive outputs at a time share each tap (R
+// register accumulators: the loads of w come from the L1 cache); the rest a pack, then part of
+// one. `streaming`: out written with non-temporal stores from its first aligned pack on.
+template <int R, class T, class KP>
+void window_sums(const T* w, const KP& k, int taps, T* out, std::int64_t count, bool accumulate,
+                 bool streaming) {
+  using V = backends::Pack<T>;
+  constexpr int L = backends::lanes_v<V>;
+  const auto tap = [&](int d) {
+    if constexpr (std::is_pointer_v<KP>) return T(k[d]);
+    else return T(k(d));
+  };
+  const auto one = [&](std::int64_t i, int lanes) {  // lanes <= L outputs from i
+    const T* base = w + i + taps - 1;
+    V acc = accumulate ? backends::load_partial<V>(out + i, lanes) : V{};
+    for (int d = 0; d < taps; ++d)
+      acc = backends::fma(lanes == L ? backends::load<V>(base - d) : backends::load_partial<V>(base - d, lanes),
+                          backends::splat<V>(tap(d)), acc);
+    return acc;
+  };
+  std::int64_t i = 0;
+  if (streaming) {  // up to out's first aligned pack
+    const auto addr = reinterpret_cast<std::uintptr_t>(out);
+    const std::int64_t head = std::int64_t((sizeof(V) - addr % sizeof(V)) % sizeof(V) / sizeof(T));
+    const int h = int(head < count ? head : count);
+    if (h > 0) backends::store_partial(out, one(0, h), h);
+    i = h;
+  }
+  for (; i + R * L <= count; i += R * L) {
+    V acc[R];
+    for (int r = 0; r < R; ++r) acc[r] = accumulate ? backends::load<V>(out + i + r * L) : V{};
+    const T* base = w + i + taps - 1;
+    for (int d = 0; d < taps; ++d) {
+      const V kd = backends::splat<V>(tap(d));
+      for (int r = 0; r < R; ++r) acc[r] = backends::fma(backends::load<V>(base - d + r * L), kd, acc[r]);
+    }
+    for (int r = 0; r < R; ++r) {
+      if (streaming) backends::store_vector_streaming(out + i + r * L, acc[r]);
+      else backends::store(out + i + r * L, acc[r]);
+    }
+  }
+  for (; i + L <= count; i += L) {
+    if (streaming) backends::store_vector_streaming(out + i, one(i, L));
+    else backends::store(out + i, one(i, L));
+  }
+  if (i < count) backends::store_partial(out + i, one(i, int(count - i)), int(count - i));
+  if (streaming) backends::store_streaming_fence();
+}
+
+// The direct algorithm on CPUs over contiguous x and y: a work item computes `block`
+// consecutive outputs, those whose terms all pair with elements of x by window_sums, the few
+// near x's ends (full and same modes) one by one as ConvolveDirect.
+template <int R, class X, class K, class Y>
+struct ConvolveBlocks {
+  using T = typename Y::non_const_value_type;
+  X x;
+  K k;
+  Y y;
+  ConvolveShape s;
+  std::int64_t block;
+  bool streaming;
+
+  void operator()(std::int64_t b) const {
+    const std::int64_t i0 = b * block, i1 = i0 + block < s.out ? i0 + block : s.out;
+    // Output i pairs every tap with x when m - 1 <= i + offset <= n - 1.
+    std::int64_t lo = s.m - 1 - s.offset, hi = s.n - s.offset;
+    lo = lo < i0 ? i0 : lo > i1 ? i1 : lo;
+    hi = hi > i1 ? i1 : hi < lo ? lo : hi;
+    const ConvolveDirect<X, K, Y> one{x, k, y, s};
+    for (std::int64_t i = i0; i < lo; ++i) one(i);
+    window_sums<R>(x.data() + lo + s.offset - (s.m - 1), k, int(s.m), y.data() + lo, hi - lo, false,
+                   streaming);
+    for (std::int64_t i = hi; i < i1; ++i) one(i);
+  }
+};
+#endif
+
 // One team computes outputs [i0, i0 + tile). For each chunk of taps [c0, c0 + cm) it stages
 // x[t - j] for every t and j it needs (tile + cm - 1 values, zero outside x, never read) and the
 // chunk's taps in scratch, then each thread adds that chunk's terms to its outputs, keeping the
@@ -143,6 +226,7 @@ struct ConvolveWindowed {
 template <class Exec, class X, class K, class Y>
 struct ConvolveTiled {
   using T = typename Y::non_const_value_type;
+  using Tuning = backends::ConvolveTuning<Exec>;
   using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   X x;
@@ -152,6 +236,7 @@ struct ConvolveTiled {
   int tile;
   int chunk;
   int level;  // team scratch level
+  bool streaming;  // CPUs: y written with non-temporal stores where one chunk holds every tap
 
   static std::size_t scratch_bytes(int tile, int chunk) {
     return Scratch::shmem_size(tile + chunk - 1) + Scratch::shmem_size(chunk);
@@ -183,15 +268,36 @@ struct ConvolveTiled {
       team.team_barrier();
       // After the first chunk an output's partial sum is kept in y itself (exactly, as a T), so
       // no per-thread storage bounds the tile; the barriers order each chunk's reads and writes.
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](int r) {
+      const auto output = [&](int r) {
         const std::int64_t t = i0 + s.offset + r;
         // The taps of this chunk that pair with an element of x, as in ConvolveDirect.
         const std::int64_t j0 = t - (s.n - 1) > c0 ? t - (s.n - 1) : c0;
         const std::int64_t j1 = t < c0 + cm - 1 ? t : c0 + cm - 1;
         T a = c0 == 0 ? T(0) : y(i0 + r);
-        for (std::int64_t j = j0; j <= j1; ++j) a += xs(r + cm - 1 - int(j - c0)) * ks(int(j - c0));
+        for (std::int64_t j = j0; j <= j1; ++j)
+          a = backends::fma(xs(r + cm - 1 - int(j - c0)), ks(int(j - c0)), a);
         y(i0 + r) = a;
-      });
+      };
+      bool done = false;
+      if constexpr (Tuning::packs && backends::has_pack_v<T>) {
+#if UNISON_BACKENDS_HOST_VECTORS
+        // A CPU team (one thread) with a contiguous y: the outputs whose terms all pair with
+        // elements of x (all of the chunk's taps) in packs, the others one by one.
+        if (y.stride(0) == 1) {
+          const std::int64_t t0 = i0 + s.offset;
+          std::int64_t lo = c0 + cm - 1 - t0, hi = s.n + c0 - t0;
+          lo = lo < 0 ? 0 : lo > count ? count : lo;
+          hi = hi > count ? count : hi < lo ? lo : hi;
+          for (int r = 0; r < int(lo); ++r) output(r);
+          if (hi > lo)
+            window_sums<Tuning::pack_groups>(xs.data() + lo, ks.data(), cm, y.data() + i0 + lo, hi - lo,
+                                             c0 > 0, streaming && cm == s.m);
+          for (int r = int(hi); r < count; ++r) output(r);
+          done = true;
+        }
+#endif
+      }
+      if (!done) Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), output);
       team.team_barrier();
     }
   }
@@ -257,6 +363,21 @@ void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode
   if (algorithm == ConvolveAlgorithm::automatic)
     algorithm = m >= Tuning::tiled_min_taps ? ConvolveAlgorithm::tiled : ConvolveAlgorithm::direct;
   if (algorithm == ConvolveAlgorithm::direct) {
+    if constexpr (Tuning::packs && backends::has_pack_v<T>) {
+#if UNISON_BACKENDS_HOST_VECTORS
+      if (x.stride(0) == 1 && y.stride(0) == 1 && m <= INT32_MAX) {
+        const std::int64_t threads = exec.concurrency();
+        std::int64_t block = (len + 4 * threads - 1) / (4 * threads);
+        block = std::clamp<std::int64_t>((block + 63) / 64 * 64, 1024, 1 << 16);
+        const bool streaming = std::int64_t((n + len) * sizeof(T)) >= backends::host_streaming_bytes();
+        Kokkos::parallel_for("unison::convolve::direct",
+                             Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                                 exec, 0, (len + block - 1) / block),
+                             impl::ConvolveBlocks<Tuning::pack_groups, X, K, Y>{x, k, y, shape, block, streaming});
+        return;
+      }
+#endif
+    }
     constexpr int V = Tuning::vector_bytes / int(sizeof(T));
     constexpr int M = Tuning::window_taps;
     if constexpr (V == 2 || V == 4) {
@@ -289,8 +410,9 @@ void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode
     Kokkos::TeamPolicy<Exec> policy(exec, int(league), Tuning::team_size);
     policy.set_scratch_size(Tuning::scratch_level,
                             Kokkos::PerTeam(Kernel::scratch_bytes(tile, Tuning::chunk)));
+    const bool streaming = std::int64_t((n + len) * sizeof(T)) >= backends::host_streaming_bytes();
     Kokkos::parallel_for("unison::convolve::tiled", policy,
-                         Kernel{x, k, y, shape, tile, Tuning::chunk, Tuning::scratch_level});
+                         Kernel{x, k, y, shape, tile, Tuning::chunk, Tuning::scratch_level, streaming});
   }
 }
 

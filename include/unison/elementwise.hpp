@@ -38,54 +38,30 @@
 
 namespace unison {
 
-/// The element-wise operations as device functors, computing in T.
+/// The element-wise operations as device functors. Each is written once for a value type V:
+/// out's value type T on GPUs (and for integers), a pack of T's on CPUs (unison::transform calls
+/// them a vector register of elements at a time); T names the value type they are used with.
 namespace ops {
-template <class T>
-struct Add {
-  KOKKOS_FUNCTION T operator()(T x, T y) const { return x + y; }
-};
-template <class T>
-struct Hypot {
-  KOKKOS_FUNCTION T operator()(T x, T y) const { return math::hypot(x, y); }
-};
-template <class T>
-struct GaussianPdf {
-  KOKKOS_FUNCTION T operator()(T x, T mean, T sigma) const {
-    return math::gaussian_pdf(x, mean, sigma);
-  }
-};
-template <class T>
-struct PolarDistance {
-  KOKKOS_FUNCTION T operator()(T r1, T t1, T r2, T t2) const {
-    return math::polar_distance(r1, t1, r2, t2);
-  }
-};
-template <class T>
-struct ZeroSuppress {
-  KOKKOS_FUNCTION T operator()(T v, T threshold) const { return math::zero_suppress(v, threshold); }
-};
-template <class T>
-struct Pulse {
-  KOKKOS_FUNCTION T operator()(T t, T period, T amplitude) const {
-    return math::pulse(t, period, amplitude);
-  }
-};
-template <class T>
-struct Normalize {
-  KOKKOS_FUNCTION T operator()(T g) const { return math::normalize(g); }
-};
-template <class T>
-struct Multiply {
-  KOKKOS_FUNCTION T operator()(T x, T y) const { return x * y; }
-};
-template <class T>
-struct Activate {
-  KOKKOS_FUNCTION T operator()(T v) const { return math::activate(v); }
-};
-template <class T>
-struct HiddenNeuron {
-  KOKKOS_FUNCTION T operator()(T g, T w) const { return math::hidden_neuron(g, w); }
-};
+#define UNISON_IMPL_OP(Name, params, expr)                 \
+  template <class T>                                       \
+  struct Name {                                            \
+    using unison_packs = void;                             \
+    template <class V>                                     \
+    KOKKOS_FUNCTION V operator() params const {            \
+      return expr;                                         \
+    }                                                      \
+  };
+UNISON_IMPL_OP(Add, (V x, V y), x + y)
+UNISON_IMPL_OP(Hypot, (V x, V y), math::hypot(x, y))
+UNISON_IMPL_OP(GaussianPdf, (V x, V mean, V sigma), math::gaussian_pdf(x, mean, sigma))
+UNISON_IMPL_OP(PolarDistance, (V r1, V t1, V r2, V t2), math::polar_distance(r1, t1, r2, t2))
+UNISON_IMPL_OP(ZeroSuppress, (V v, V threshold), math::zero_suppress(v, threshold))
+UNISON_IMPL_OP(Pulse, (V t, V period, V amplitude), math::pulse(t, period, amplitude))
+UNISON_IMPL_OP(Normalize, (V g), math::normalize(g))
+UNISON_IMPL_OP(Multiply, (V x, V y), x * y)
+UNISON_IMPL_OP(Activate, (V v), math::activate(v))
+UNISON_IMPL_OP(HiddenNeuron, (V g, V w), math::hidden_neuron(g, w))
+#undef UNISON_IMPL_OP
 }  // namespace ops
 
 template <class Out>

@@ -15,6 +15,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <unison/backends/simd.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/impl/checks.hpp>
 #include <unison/impl/chunk.hpp>
@@ -63,7 +64,7 @@ KOKKOS_FUNCTION T threshold(double e) {
 // interleaved bin by bin (counter (k, c) at k * copies + c), thread t counting into copy
 // t % copies: with 32 copies the lanes of a warp never touch the same counter or shared-memory
 // bank, so their atomic increments are never replayed, whatever the data. A CPU team is one
-// thread: one copy, plain increments. The bin of v: an estimate of (v - E_0) / width, then
+// thread with plain increments: one copy, or one per lane of a pack (count_packs). The bin of v: an estimate of (v - E_0) / width, then
 // steps against the thresholds E_k (a table in scratch) until E_k <= v < E_{k+1}: exact for any
 // estimate, one comparison each way when the estimate is right; the estimate in T from E_0
 // (EstimateInT: float when its rounding stays well below a bin) or in double from xmin. x is read
@@ -84,20 +85,88 @@ struct HistogramTeams {
   int copies;
   T inverse_width_t;
 
+  // The counters: nbins rows of `copies`, and a last row that packs count discarded lanes into.
   static std::size_t scratch_bytes(int copies, std::int64_t nbins) {
-    return Table::shmem_size(nbins + 1) + Scratch::shmem_size(nbins, copies);
+    return Table::shmem_size(nbins + 1) + Scratch::shmem_size(nbins + 1, copies);
   }
+
+#if UNISON_BACKENDS_HOST_VECTORS
+  // CPUs: count x[begin, end) (contiguous) a pack of doubles at a time (the values converted),
+  // lane l into copy l (no two lanes of a pack touch one counter). Each lane's bin: the estimate,
+  // then steps until every lane has e_k <= v < e_{k+1}, with the edges computed as Bins computes
+  // them, fma(k, width, xmin) in double (v >= E_k exactly when v >= e_k: the same bins as the
+  // scalar code's thresholds); values outside [xmin, xmax) or NaN go to the discard row.
+  void count_packs(const T* x, std::int64_t n, const Scratch& hist) const {
+    using D = backends::Pack<double>;
+    using DI = backends::IndexPack<D>;
+    using DT = typename backends::impl::VectorOf<T, backends::lanes_v<D>>::type;  // a D's worth of T
+    constexpr int L = backends::lanes_v<D>;
+    const int nbins = int(bins.nbins);
+    std::uint32_t* h = hist.data();
+    const D xmin = backends::splat<D>(bins.xmin), xmax = backends::splat<D>(bins.xmax);
+    const D width = backends::splat<D>(bins.width), inverse = backends::splat<D>(bins.inverse_width);
+    const D zero = {}, last = backends::splat<D>(double(nbins - 1));
+    const D discard = backends::splat<D>(double(nbins)), one = backends::splat<D>(1.0);
+    D lane = {};
+    for (int l = 0; l < L; ++l) lane[l] = l;
+    const auto add = [&](const DT& values, int lanes) {
+      const D v = __builtin_convertvector(values, D);
+      const auto in = (v >= xmin) & (v < xmax) & (lane < double(lanes));
+      const D safe = in ? v : xmin;
+      D k = backends::floor((safe - xmin) * inverse);
+      k = k < zero ? zero : k > last ? last : k;
+      for (;;) {
+        const auto down = safe < backends::fma(k, width, xmin);
+        const auto up = safe >= (k < last ? backends::fma(k + one, width, xmin) : xmax);
+        if (!backends::any(down | up)) break;
+        k = down ? k - one : up ? k + one : k;
+      }
+      const DI row = __builtin_convertvector(in ? k : discard, DI);
+      for (int l = 0; l < L; ++l) ++h[std::int64_t(row[l]) * L + l];
+    };
+    std::int64_t i = 0;
+    for (; i + L <= n; i += L) add(backends::load<DT>(x + i), L);
+    if (i < n) add(backends::load_partial<DT>(x + i, int(n - i)), int(n - i));
+  }
+#endif
 
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     constexpr int level = Tuning::scratch_level;  // (a local: no device reference to Tuning)
     const int nbins = int(bins.nbins);
     Table edge(team.team_scratch(level), nbins + 1);
-    Scratch hist(team.team_scratch(level), nbins, copies);
+    Scratch hist(team.team_scratch(level), nbins + 1, copies);
     const int threads = team.team_size(), t = team.team_rank();
     for (int k = t; k <= nbins; k += threads) edge(k) = threshold<T>(bins.edge(k));
-    for (int b = t; b < nbins * copies; b += threads) hist.data()[b] = 0;
+    for (int b = t; b < (nbins + 1) * copies; b += threads) hist.data()[b] = 0;
     team.team_barrier();
+    const std::int64_t begin = std::int64_t(team.league_rank()) * per_team;
+    const std::int64_t end = begin + per_team < n ? begin + per_team : n;
+    bool counted = false;
+    if constexpr (Tuning::packs && backends::has_pack_v<T> && EstimateInT) {
+#if UNISON_BACKENDS_HOST_VECTORS
+      if (copies == backends::lanes_v<backends::Pack<double>> && x.stride(0) == 1 && end > begin) {
+        count_packs(&x(begin), end - begin, hist);
+        counted = true;
+      }
+#endif
+    }
+    if (!counted) count(team, begin, end, edge, hist);
+    team.team_barrier();
+    for (int k = t; k < nbins; k += threads) {
+      std::uint64_t sum = 0;
+      // Copies read in rotated order, so that neighbouring threads' reads fall in different banks.
+      for (int c = 0; c < copies; ++c) sum += hist(k, (c + k) % copies);
+      if (sum != 0) Kokkos::atomic_add(&counts(k), Count(sum));
+    }
+  }
+
+  // Counts x[begin, end) into the team's histograms, value by value.
+  template <class Member>
+  KOKKOS_FUNCTION void count(const Member& team, std::int64_t begin, std::int64_t end,
+                             const Table& edge, const Scratch& hist) const {
+    const int nbins = int(bins.nbins);
+    const int threads = team.team_size(), t = team.team_rank();
     const int copy = t % copies;
     const T lo = edge(0), hi = edge(nbins);
     const auto add = [&](T v) {
@@ -111,8 +180,6 @@ struct HistogramTeams {
       if constexpr (Tuning::team_size == 1) ++hist(k, copy);
       else Kokkos::atomic_add(&hist(k, copy), std::uint32_t(1));
     };
-    const std::int64_t begin = std::int64_t(team.league_rank()) * per_team;
-    const std::int64_t end = begin + per_team < n ? begin + per_team : n;
     constexpr int K = Tuning::vector_bytes > 0 ? Tuning::vector_bytes / int(sizeof(T)) : 1;
     std::int64_t first = begin;
     if (K > 1 && x.stride(0) == 1 && end > begin) {
@@ -139,13 +206,6 @@ struct HistogramTeams {
       first = begin + head + chunks * K;
     }
     for (std::int64_t i = first + t; i < end; i += threads) add(x(i));
-    team.team_barrier();
-    for (int k = t; k < nbins; k += threads) {
-      std::uint64_t sum = 0;
-      // Copies read in rotated order, so that neighbouring threads' reads fall in different banks.
-      for (int c = 0; c < copies; ++c) sum += hist(k, (c + k) % copies);
-      if (sum != 0) Kokkos::atomic_add(&counts(k), Count(sum));
-    }
   }
 };
 
@@ -219,8 +279,10 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
   using Policy = Kokkos::TeamPolicy<Exec>;
   std::size_t room = Policy(exec, 1, Tuning::team_size).scratch_size_max(Tuning::scratch_level);
   if (room > Tuning::max_scratch_bytes) room = Tuning::max_scratch_bytes;
-  // As many copies as fit (a power of two up to Tuning::copies), else global atomics.
+  // As many copies as fit (a power of two up to Tuning::copies; on CPUs that count in packs, one
+  // per lane), else global atomics.
   int copies = Tuning::copies;
+  if constexpr (Tuning::packs && backends::has_pack_v<T>) copies = backends::lanes_v<backends::Pack<double>>;
   while (copies > 1 && Teams::scratch_bytes(copies, nbins) > room) copies /= 2;
   if (nbins < INT32_MAX && Teams::scratch_bytes(copies, nbins) <= room) {
     // Teams: enough to fill the device (GPU) or one per thread (CPU), each with a block of at

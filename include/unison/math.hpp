@@ -2,9 +2,13 @@
 /// \file unison/math.hpp
 /// Scalar device functions behind the element-wise family. Each is callable on the host and on
 /// every backend's device, so a user can compose them inside their own kernels or pass them to
-/// unison::transform.
+/// unison::transform. Each is written once for a value type T that is a float or double, or a
+/// CPU pack of them (unison/backends/simd.hpp), with selects in place of branches: the
+/// element-wise functions compute a register of values per call on CPUs.
 
 #include <Kokkos_Core.hpp>
+
+#include <unison/backends/simd.hpp>
 
 namespace unison::math {
 
@@ -13,23 +17,25 @@ namespace unison::math {
 /// argument gives +inf; a NaN argument otherwise gives NaN.
 template <class T>
 KOKKOS_INLINE_FUNCTION T hypot(T x, T y) {
-  x = Kokkos::fabs(x);
-  y = Kokkos::fabs(y);
+  using S = backends::scalar_of_t<T>;
+  x = backends::abs(x);
+  y = backends::abs(y);
   const T big = x > y ? x : y;
   const T small = x > y ? y : x;
-  if (Kokkos::isinf(big)) return big;
-  if (!(big > T(0))) return big + small;  // 0, or NaN propagated
   const T t = small / big;
-  return big * Kokkos::sqrt(T(1) + t * t);
+  const T r = big * backends::sqrt(S(1) + t * t);
+  // big infinite: inf; big 0 or NaN: big + small (0, or the NaN propagated)
+  return backends::isinf(big) ? big : (big > S(0) ? r : big + small);
 }
 
 /// Density of the normal distribution N(mean, sigma²) at x:
 /// exp(-((x - mean) / sigma)² / 2) / (sigma sqrt(2 pi)).
 template <class T>
 KOKKOS_INLINE_FUNCTION T gaussian_pdf(T x, T mean, T sigma) {
-  constexpr T inv_sqrt_2pi = T(0.398942280401432677939946059934381868);
+  using S = backends::scalar_of_t<T>;
+  constexpr S inv_sqrt_2pi = S(0.398942280401432677939946059934381868);
   const T z = (x - mean) / sigma;
-  return inv_sqrt_2pi / sigma * Kokkos::exp(T(-0.5) * z * z);
+  return inv_sqrt_2pi / sigma * backends::exp(S(-0.5) * z * z);
 }
 
 /// A point in the plane.
@@ -42,7 +48,7 @@ struct Cartesian {
 /// (rho cos theta, rho sin theta): the separate device function of polar_distance.
 template <class T>
 KOKKOS_INLINE_FUNCTION Cartesian<T> polar_to_cartesian(T rho, T theta) {
-  return {rho * Kokkos::cos(theta), rho * Kokkos::sin(theta)};
+  return {rho * backends::cos(theta), rho * backends::sin(theta)};
 }
 
 /// Euclidean distance between two points given in polar form.
@@ -56,14 +62,15 @@ KOKKOS_INLINE_FUNCTION T polar_distance(T rho1, T theta1, T rho2, T theta2) {
 /// v below threshold becomes 0; v otherwise.
 template <class T>
 KOKKOS_INLINE_FUNCTION T zero_suppress(T v, T threshold) {
-  return v < threshold ? T(0) : v;
+  return v < threshold ? T{} : v;
 }
 
 /// max(sin(t / period) - 0.3, 0) * amplitude.
 template <class T>
 KOKKOS_INLINE_FUNCTION T pulse(T t, T period, T amplitude) {
-  const T s = Kokkos::sin(t / period) - T(0.3);
-  return (s > T(0) ? s : T(0)) * amplitude;
+  using S = backends::scalar_of_t<T>;
+  const T s = backends::sin(t / period) - S(0.3);
+  return (s > S(0) ? s : T{}) * amplitude;
 }
 
 /// One neuron of the tutorial's hidden layer: activate(weigh(normalize(grey), weight)), where
@@ -72,11 +79,11 @@ KOKKOS_INLINE_FUNCTION T pulse(T t, T period, T amplitude) {
 /// of exponentials, does not overflow to NaN for |v| > 88 in float.
 template <class T>
 KOKKOS_INLINE_FUNCTION T normalize(T grey) {
-  return grey / T(255);
+  return grey / backends::scalar_of_t<T>(255);
 }
 template <class T>
 KOKKOS_INLINE_FUNCTION T activate(T v) {
-  return Kokkos::tanh(v);
+  return backends::tanh(v);
 }
 template <class T>
 KOKKOS_INLINE_FUNCTION T hidden_neuron(T grey, T weight) {

@@ -13,6 +13,8 @@
 #include <KokkosKernels_config.h>
 
 #include <unison/backends/device_info.hpp>
+#include <unison/backends/host_blas.hpp>
+#include <unison/backends/simd.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/impl/allocate.hpp>
 #include <unison/impl/checks.hpp>
@@ -64,6 +66,31 @@ struct ColumnPartials {
     const std::int64_t r = item / chunks, c0 = item % chunks * W;
     const std::int64_t p0 = r * rows_per, p1 = p0 + rows_per < rows ? p0 + rows_per : rows;
     const int width = cols - c0 < W ? int(cols - c0) : W;
+    if constexpr (backends::has_pack_v<T> && W % backends::lanes_v<backends::Pack<T>> == 0 &&
+                  W > 1) {
+#if UNISON_BACKENDS_HOST_VECTORS
+      // CPUs, rows with contiguous elements of type T: the chunk's columns in packs, added up
+      // in registers over the block's rows (the same products and sums, lane by lane).
+      if constexpr (std::is_same_v<typename M::non_const_value_type, T>) {
+        if (mat.stride(1) == 1 && width == W) {
+          using V = backends::Pack<T>;
+          constexpr int L = backends::lanes_v<V>, N = W / L;
+          V acc[N] = {};
+          for (std::int64_t p = p0; p < p1; ++p) {
+            const T* row = &mat(p, c0);
+            if (weighted) {
+              const T wp = T(w(p));
+              for (int q = 0; q < N; ++q) acc[q] += wp * backends::load<V>(row + q * L);
+            } else {
+              for (int q = 0; q < N; ++q) acc[q] += backends::load<V>(row + q * L);
+            }
+          }
+          for (int q = 0; q < N; ++q) backends::store(&partial(r, c0 + q * L), acc[q]);
+          return;
+        }
+      }
+#endif
+    }
     T acc[W];
     for (int e = 0; e < W; ++e) acc[e] = T(0);
     if (width == W) {
@@ -270,6 +297,88 @@ struct MatmulReduceTiled {
   }
 };
 
+#if UNISON_BACKENDS_HOST_VECTORS
+// The tiled method on CPUs (rows of A and B with contiguous elements): a work item (a team of
+// one thread) owns the tile of rows [i0, i0 + TM) and columns [j0, j0 + TN) of A.B and computes
+// it in register micro-tiles of RM rows by two packs of columns: each step of k broadcasts RM
+// elements of A and loads two packs of B's row, read in place (no staging), into RM x 2 fused
+// multiply-adds. k goes in slices of TK, the micro-tiles' sums kept between slices in the
+// tile's scratch copy `cs` (TM x TN): B's slice panel stays in the core's L2 while the RM
+// rows move down the tile. At the end each column of the tile is summed over its rows, in
+// order, and added to out atomically. Products of rows or columns beyond A or B are computed
+// from a repeated row (or zeros) and never summed. The terms of one product are added in
+// ascending k, as in MatmulReduceTiled.
+template <class Exec, class A, class B, class O>
+struct MatmulReduceTiledHost {
+  using T = typename O::non_const_value_type;
+  using V = backends::Pack<T>;
+  using Tuning = backends::MatmulTuning<Exec>;
+  static constexpr int L = backends::lanes_v<V>;
+  static constexpr int TM = Tuning::host_tile_m, TN = Tuning::host_tile_n, TK = Tuning::host_tile_k;
+  static constexpr int RM = backends::host_stream_bytes >= 64 ? 8 : 4, RN = 2 * L;
+  static_assert(TM % RM == 0 && TN % RN == 0, "unison::matmul_reduce: host tile shape");
+  A a;
+  B b;
+  O out;
+  std::int64_t m, k, n, tiles_n;
+
+  static std::size_t scratch_bytes() { return std::size_t(TM) * TN * sizeof(T) + 64; }
+
+  template <class Member>
+  void operator()(const Member& team) const {
+    const std::int64_t i0 = std::int64_t(team.league_rank() / tiles_n) * TM;
+    const std::int64_t j0 = std::int64_t(team.league_rank() % tiles_n) * TN;
+    T* cs = static_cast<T*>(team.team_scratch(1).get_shmem_aligned(std::size_t(TM) * TN * sizeof(T), 64));
+    const std::int64_t as = a.stride(1);
+    const int rows = m - i0 < TM ? int(m - i0) : TM, cols = n - j0 < TN ? int(n - j0) : TN;
+    for (std::int64_t k0 = 0; k0 < k; k0 += TK) {
+      const std::int64_t kk1 = k - k0 < TK ? k - k0 : TK;
+      for (int jt = 0; jt < cols; jt += RN) {
+        const int width = cols - jt;  // columns of B left from jt (a partial last pack: zeros)
+        for (int it = 0; it < rows; it += RM) {
+          const T* ar[RM];
+          for (int r = 0; r < RM; ++r) ar[r] = &a(i0 + (it + r < rows ? it + r : rows - 1), k0);
+          V acc[RM][2];
+          for (int r = 0; r < RM; ++r)
+            for (int h = 0; h < 2; ++h)
+              acc[r][h] = k0 == 0 ? V{} : backends::load<V>(cs + (it + r) * TN + jt + h * L);
+          const T* brow = &b(k0, j0 + jt);
+          const std::int64_t bs = b.stride(0);
+          if (width >= RN) {
+            for (std::int64_t kk = 0; kk < kk1; ++kk, brow += bs) {
+              const V b0 = backends::load<V>(brow), b1 = backends::load<V>(brow + L);
+              for (int r = 0; r < RM; ++r) {
+                const V ak = backends::splat<V>(ar[r][kk * as]);
+                acc[r][0] = backends::fma(ak, b0, acc[r][0]);
+                acc[r][1] = backends::fma(ak, b1, acc[r][1]);
+              }
+            }
+          } else {
+            const int w0 = width < L ? width : L, w1 = width - w0;
+            for (std::int64_t kk = 0; kk < kk1; ++kk, brow += bs) {
+              const V b0 = backends::load_partial<V>(brow, w0);
+              const V b1 = w1 > 0 ? backends::load_partial<V>(brow + L, w1) : V{};
+              for (int r = 0; r < RM; ++r) {
+                const V ak = backends::splat<V>(ar[r][kk * as]);
+                acc[r][0] = backends::fma(ak, b0, acc[r][0]);
+                acc[r][1] = backends::fma(ak, b1, acc[r][1]);
+              }
+            }
+          }
+          for (int r = 0; r < RM; ++r)
+            for (int h = 0; h < 2; ++h) backends::store(cs + (it + r) * TN + jt + h * L, acc[r][h]);
+        }
+      }
+    }
+    for (int c = 0; c < cols; ++c) {
+      T sum = T(0);
+      for (int r = 0; r < rows; ++r) sum += cs[r * TN + c];
+      Kokkos::atomic_add(&out(j0 + c), sum);
+    }
+  }
+};
+#endif
+
 template <class O>
 struct Fill {
   using T = typename O::non_const_value_type;
@@ -387,8 +496,26 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
     return;
   }
   if (method == MatmulMethod::tiled) {
-    using Kernel = impl::MatmulReduceTiled<Exec, AV, BV, OV>;
     using Tuning = backends::MatmulTuning<Exec>;
+    if constexpr (Tuning::packs && backends::has_pack_v<T>) {
+#if UNISON_BACKENDS_HOST_VECTORS
+      // CPUs, rows of A and B with contiguous elements: register micro-tiles.
+      if (B.stride(1) == 1) {
+        using Kernel = impl::MatmulReduceTiledHost<Exec, AV, BV, OV>;
+        const std::int64_t tiles_m = (m + Kernel::TM - 1) / Kernel::TM;
+        const std::int64_t tiles_n = (n + Kernel::TN - 1) / Kernel::TN;
+        impl::require(tiles_m * tiles_n <= std::int64_t(INT32_MAX), "unison::matmul_reduce", "A.B (",
+                      m, "x", n, ") has ", tiles_m * tiles_n, " tiles of ", Kernel::TM, "x", Kernel::TN,
+                      ", more than 2^31 - 1 for one launch of the tiled method");
+        impl::fill_output(exec, out, T(0));
+        Kokkos::TeamPolicy<Exec> policy(exec, int(tiles_m * tiles_n), 1);
+        policy.set_scratch_size(1, Kokkos::PerTeam(Kernel::scratch_bytes()));
+        Kokkos::parallel_for("unison::matmul_reduce::tiled", policy, Kernel{A, B, out, m, k, n, tiles_n});
+        return;
+      }
+#endif
+    }
+    using Kernel = impl::MatmulReduceTiled<Exec, AV, BV, OV>;
     const std::int64_t tiles_m = (m + Kernel::TM - 1) / Kernel::TM;
     const std::int64_t tiles_n = (n + Kernel::TN - 1) / Kernel::TN;
     impl::require(tiles_m * tiles_n <= std::int64_t(INT32_MAX), "unison::matmul_reduce", "A.B (",
@@ -415,6 +542,10 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
   if constexpr (std::is_same_v<typename AV::array_layout, typename BV::array_layout> &&
                 impl::blas_layout_v<typename AV::array_layout>) {
     Kokkos::View<T**, typename AV::array_layout, Mem, Unmanaged> C(work, m, n);
+#ifdef KOKKOSKERNELS_ENABLE_TPL_BLAS
+    // The host BLAS on the cores exec runs on (its threads could be bound to one).
+    if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) backends::host_blas_for(exec);
+#endif
     KokkosBlas::gemm(exec, "N", "N", T(1), A, B, T(0), C);
     impl::weighted_column_sums(exec, "product", C, out, false,
                                Partials(work + m * n, impl::column_blocks<Exec>(m), n), out);

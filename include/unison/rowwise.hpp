@@ -15,6 +15,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <unison/backends/simd.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/impl/checks.hpp>
 #include <unison/impl/chunk.hpp>
@@ -139,11 +140,135 @@ struct MatmulCore {
     const Index i = batch_fastest ? e / batch : e % m;
     for (Index j = 0; j < p; ++j) {
       T acc = 0;
-      for (Index l = 0; l < n; ++l) acc += a(q, i, l) * b(q, l, j);
+      for (Index l = 0; l < n; ++l) acc = backends::fma(T(a(q, i, l)), T(b(q, l, j)), acc);
       c(q, i, j) = acc;
     }
   }
 };
+
+#if UNISON_BACKENDS_HOST_VECTORS
+// CPUs: the products of a block of `per_item` batch entries, a pack of consecutive entries at a
+// time (lane e: entry q + e), each element of C the same ascending fused multiply-adds as
+// MatmulCore's. A pack's operands are gathered once (the batch stride apart), B's n x p of
+// them kept in `bp` (n p <= max_np), and C scattered.
+template <class A, class B, class C>
+struct MatmulCoreBatches {
+  using T = typename C::non_const_value_type;
+  using V = backends::Pack<T>;
+  using I = backends::IndexPack<V>;
+  static constexpr int L = backends::lanes_v<V>;
+  static constexpr int max_np = 64;
+  A a;
+  B b;
+  C c;
+  std::int64_t batch, m, n, p, per_item;
+
+  // Whether the batch can go in lanes: the strides between entries fit 32-bit indices, and B's
+  // packs fit in bp.
+  static bool fits(const A& a, const B& b, const C& c) {
+    const std::int64_t most = std::int64_t(INT32_MAX) / L;
+    return b.extent(1) * b.extent(2) <= max_np && std::int64_t(a.stride(0)) < most &&
+           std::int64_t(b.stride(0)) < most && std::int64_t(c.stride(0)) < most;
+  }
+
+  void operator()(std::int64_t item) const {
+    const std::int64_t q1 = (item + 1) * per_item < batch ? (item + 1) * per_item : batch;
+    I lane = {};
+    for (int e = 0; e < L; ++e) lane[e] = e;
+    const I ia = lane * int(a.stride(0)), ib = lane * int(b.stride(0)), ic = lane * int(c.stride(0));
+    V bp[max_np];
+    for (std::int64_t q = item * per_item; q < q1; q += L) {
+      if (q1 - q < L) {  // the last entries, one at a time
+        for (std::int64_t e = q; e < q1; ++e)
+          for (std::int64_t i = 0; i < m; ++i) MatmulCore<std::int64_t, A, B, C>{a, b, c, batch, m, n, p, false}(e * m + i);
+        break;
+      }
+      for (std::int64_t l = 0; l < n; ++l)
+        for (std::int64_t j = 0; j < p; ++j) bp[l * p + j] = backends::gather<V>(&b(q, l, j), ib);
+      for (std::int64_t i = 0; i < m; ++i) {
+        V ap[max_np];
+        for (std::int64_t l = 0; l < n && l < max_np; ++l) ap[l] = backends::gather<V>(&a(q, i, l), ia);
+        for (std::int64_t j = 0; j < p; ++j) {
+          V acc = {};
+          for (std::int64_t l = 0; l < n; ++l)
+            acc = backends::fma(l < max_np ? ap[l] : backends::gather<V>(&a(q, i, l), ia), bp[l * p + j], acc);
+          backends::scatter(&c(q, i, j), ic, acc);
+        }
+      }
+    }
+  }
+};
+
+// CPUs: the norms of rows of floats, summed in double (exact squares, as L2Norm), `per_item`
+// rows per work item. Short rows (fewer than two packs) a pack of rows at a time, one row per
+// lane (gathered); long rows a pack of elements at a time, in four interleaved sums.
+template <class VV, class OV>
+struct L2NormFloatRows {
+  using D = backends::Pack<double>;
+  static constexpr int L = backends::lanes_v<D>;
+  using F = typename backends::impl::VectorOf<float, L>::type;  // a D's worth of floats
+  using FI = backends::IndexPack<D>;
+  VV v;
+  OV out;
+  std::int64_t rows, cols, per_item;
+
+  static bool fits(const VV& v) { return std::int64_t(v.stride(0)) < std::int64_t(INT32_MAX) / L; }
+
+  void operator()(std::int64_t item) const {
+    const std::int64_t r0 = item * per_item, r1 = r0 + per_item < rows ? r0 + per_item : rows;
+    if (cols < 2 * L) {
+      FI at = {};
+      for (int e = 0; e < L; ++e) at[e] = e * int(v.stride(0));
+      std::int64_t r = r0;
+      for (; r + L <= r1; r += L) {
+        const float* first = &v(r, 0);
+        D acc = {};
+        for (std::int64_t j = 0; j < cols; ++j) {
+          F x;
+          for (int e = 0; e < L; ++e) x[e] = first[at[e] + j];
+          const D d = __builtin_convertvector(x, D);
+          acc += d * d;
+        }
+        const D norm = backends::sqrt(acc);
+        for (int e = 0; e < L; ++e) out(r + e) = float(norm[e]);
+      }
+      for (; r < r1; ++r) {
+        double acc = 0;
+        for (std::int64_t j = 0; j < cols; ++j) acc += double(v(r, j)) * double(v(r, j));
+        out(r) = float(Kokkos::sqrt(acc));
+      }
+    } else {
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const float* row = &v(r, 0);
+        D acc[4] = {};
+        std::int64_t j = 0;
+        for (; j + 4 * L <= cols; j += 4 * L)
+          for (int u = 0; u < 4; ++u) {
+            const D x = __builtin_convertvector(backends::load<F>(row + j + u * L), D);
+            acc[u] += x * x;
+          }
+        for (; j < cols; j += L) {
+          const D x = __builtin_convertvector(
+              backends::load_partial<F>(row + j, cols - j < L ? int(cols - j) : L), D);
+          acc[0] += x * x;
+        }
+        const D sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        double s = 0;
+        for (int e = 0; e < L; ++e) s += sum[e];
+        out(r) = float(Kokkos::sqrt(s));
+      }
+    }
+  }
+};
+#endif
+
+// A CPU launch's share of `count` items per work item: about four work items per thread, a
+// multiple of `quantum`.
+inline std::int64_t items_of(std::int64_t count, std::int64_t threads, std::int64_t quantum) {
+  std::int64_t per = (count + 4 * threads - 1) / (4 * threads);
+  per = (per + quantum - 1) / quantum * quantum;
+  return per > 0 ? per : quantum;
+}
 
 }  // namespace impl
 
@@ -178,6 +303,17 @@ void l2_norm(const Exec& exec, const VV& V, const OV& out) {
   if (rows == 0) return;
 
   using Tuning = backends::RowwiseTuning<Exec>;
+  if constexpr (Tuning::packs && std::is_same_v<T, float>) {
+#if UNISON_BACKENDS_HOST_VECTORS
+    if (V.stride(1) == 1 && cols > 0 && impl::L2NormFloatRows<VV, OV>::fits(V)) {
+      const std::int64_t per = impl::items_of(rows, exec.concurrency(), 64);
+      Kokkos::parallel_for("unison::rowwise::l2_norm",
+                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, (rows + per - 1) / per),
+                           impl::L2NormFloatRows<VV, OV>{V, out, rows, cols, per});
+      return;
+    }
+#endif
+  }
   // Lanes per row: a power of two, at most one per 16-byte chunk of the row, when the rows are
   // contiguous; else one (consecutive threads take consecutive rows).
   constexpr int per_chunk = impl::L2Norm<VV, OV>::K;
@@ -241,6 +377,18 @@ void matmul_core(const Exec& exec, const AV& A, const BV& B, const CV& C) {
   impl::check_disjoint(fn, "C", C, "B", B);
   const std::int64_t total = batch * m;
   if (total == 0 || p == 0) return;
+  using Tuning = backends::RowwiseTuning<Exec>;
+  if constexpr (Tuning::packs && backends::has_pack_v<T>) {
+#if UNISON_BACKENDS_HOST_VECTORS
+    if (impl::MatmulCoreBatches<AV, BV, CV>::fits(A, B, C)) {
+      const std::int64_t per = impl::items_of(batch, exec.concurrency(), 64);
+      Kokkos::parallel_for("unison::rowwise::matmul_core",
+                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, (batch + per - 1) / per),
+                           impl::MatmulCoreBatches<AV, BV, CV>{A, B, C, batch, m, n, p, per});
+      return;
+    }
+#endif
+  }
   const bool batch_fastest = C.stride(0) == 1 && batch > 1;
   if (total < std::int64_t(INT32_MAX) && n < std::int64_t(INT32_MAX) &&
       p < std::int64_t(INT32_MAX)) {

@@ -9,6 +9,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <unison/backends/device_info.hpp>
+#include <unison/backends/simd.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/impl/checks.hpp>
 #include <unison/impl/chunk.hpp>
@@ -26,6 +28,8 @@ template <class T>
 KOKKOS_FORCEINLINE_FUNCTION decltype(auto) element(const T& a, std::int64_t i) {
   if constexpr (Kokkos::is_view_v<T>) {
     return a(i);
+  } else if constexpr (std::is_pointer_v<T>) {
+    return a[i];
   } else if constexpr (is_chunk<T>::value) {
     return a.v[i];
   } else {
@@ -82,6 +86,10 @@ struct Operands<> {
                                                  const Vals&... v) const {
     return f(v...);
   }
+  template <class V, class F, class... Vals>
+  V packs_at(const F& f, std::int64_t, int, const Vals&... v) const {
+    return f(v...);
+  }
 };
 template <class Head, class... Tail>
 struct Operands<Head, Tail...> {
@@ -103,6 +111,21 @@ struct Operands<Head, Tail...> {
                                                  const Vals&... v) const {
     return tail.at2(f, i, j, v..., element(head, i, j));
   }
+#if UNISON_BACKENDS_HOST_VECTORS
+  // f of the packs V of elements [i, i + count) (count <= lanes; the lanes beyond, 0): a pointer
+  // operand's values, a scalar's in every lane (as V's element type).
+  template <class V, class F, class... Vals>
+  V packs_at(const F& f, std::int64_t i, int count, const Vals&... v) const {
+    using T = backends::scalar_of_t<V>;
+    if constexpr (std::is_pointer_v<Head>) {
+      const V x = count == backends::lanes_v<V> ? backends::load<V>(head + i)
+                                                : backends::load_partial<V>(head + i, count);
+      return tail.template packs_at<V>(f, i, count, v..., x);
+    } else {
+      return tail.template packs_at<V>(f, i, count, v..., backends::splat<V>(static_cast<T>(head)));
+    }
+  }
+#endif
 };
 inline Operands<> make_operands() { return {}; }
 template <class Head, class... Tail>
@@ -182,6 +205,139 @@ struct TransformKernel1D {
   }
 };
 
+// An operation written once for every value type V (a template operator() taking V for each
+// operand and returning V; unison::ops' functors): it declares `using unison_packs = void;`.
+// Its operands are converted to out's value type first, and on CPUs it is called with packs
+// (unison/backends/simd.hpp), a register of consecutive elements at a time.
+template <class F, class = void>
+struct takes_packs : std::false_type {};
+template <class F>
+struct takes_packs<F, std::void_t<typename F::unison_packs>> : std::true_type {};
+
+// f called with its operands converted to T (for an operation that takes_packs, called with
+// scalars).
+template <class T, class F>
+struct AsType {
+  F f;
+  template <class... A>
+  KOKKOS_FORCEINLINE_FUNCTION T operator()(const A&... a) const {
+    return f(static_cast<T>(a)...);
+  }
+};
+
+// CPUs: a work item computes `block` consecutive elements (the last one the rest). With Packs,
+// a pack of elements at a time (the last pack of a block partly), every operand a pointer to
+// contiguous values of out's type or a scalar, so that every element goes through the same
+// vector code, whatever the block boundaries; with `streaming` (arrays larger than the cache)
+// out is written with non-temporal stores from its first vector-aligned element on, which saves
+// the read of every output line that an ordinary store makes. Without Packs, a plain loop over
+// the block, which the compiler vectorises where f allows (contiguous operands, given as
+// pointers).
+template <bool Packs, class T, class F, class Ops>
+struct TransformBlocks {
+  T* out;
+  F f;
+  Ops ops;
+  std::int64_t n, block;
+  bool streaming;
+
+  void operator()(std::int64_t b) const {
+    const std::int64_t i0 = b * block, i1 = i0 + block < n ? i0 + block : n;
+    if constexpr (Packs) {
+#if UNISON_BACKENDS_HOST_VECTORS
+      using V = backends::Pack<T>;
+      constexpr int L = backends::lanes_v<V>;
+      const auto partial = [&](std::int64_t i, int count) {
+        backends::store_partial(out + i, ops.template packs_at<V>(f, i, count), count);
+      };
+      std::int64_t i = i0;
+      if (streaming) {
+        const auto addr = reinterpret_cast<std::uintptr_t>(out + i0);
+        const std::int64_t head = std::int64_t((sizeof(V) - addr % sizeof(V)) % sizeof(V) / sizeof(T));
+        if (head > 0) {
+          partial(i0, int(head < i1 - i0 ? head : i1 - i0));
+          i += head;
+        }
+        for (; i + L <= i1; i += L) backends::store_vector_streaming(out + i, ops.template packs_at<V>(f, i, L));
+        backends::store_streaming_fence();
+      } else {
+        for (; i + L <= i1; i += L) backends::store(out + i, ops.template packs_at<V>(f, i, L));
+      }
+      if (i < i1) partial(i, int(i1 - i));
+#endif
+    } else {
+      // Locals: stores of 8-bit values could alias the functor's members.
+      T* const o = out;
+      const F g = f;
+      const Ops a = ops;
+      UNISON_IMPL_IVDEP
+      for (std::int64_t i = i0; i < i1; ++i) o[i] = static_cast<T>(a.at1(g, i));
+    }
+  }
+};
+
+// A View operand as a pointer to its contiguous data; a scalar as itself.
+template <class A>
+auto as_pointer(const A& a) {
+  if constexpr (Kokkos::is_view_v<A>) {
+    return static_cast<typename A::value_type*>(a.data());
+  } else {
+    return a;
+  }
+}
+
+// Whether a View operand has unit stride (a scalar: always).
+template <class A>
+bool unit_stride(const A& a) {
+  if constexpr (Kokkos::is_view_v<A>) return a.span() == 0 || a.stride(0) == 1;
+  else return true;
+}
+
+// Whether a View operand holds exactly T (a scalar: always; it is converted).
+template <class T, class A>
+constexpr bool holds() {
+  if constexpr (Kokkos::is_view_v<A>) return std::is_same_v<typename A::non_const_value_type, T>;
+  else return true;
+}
+
+template <class A>
+std::int64_t operand_bytes(const A& a) {
+  if constexpr (Kokkos::is_view_v<A>) return std::int64_t(a.span() * sizeof(typename A::value_type));
+  else return 0;
+}
+
+// The CPU launch of a rank-1 transform over contiguous operands: blocks of ElementwiseTuning's
+// size, packs where f takes them. Returns false (launching nothing) where an operand is strided.
+template <class Exec, class Out, class F, class... Args>
+bool launch_blocks(const char* label, const Exec& exec, const Out& out, const F& f,
+                   const Args&... args) {
+  using T = typename Out::non_const_value_type;
+  using Tuning = backends::ElementwiseTuning<Exec>;
+  if (!unit_stride(out) || !(unit_stride(args) && ...)) return false;
+  const std::int64_t n = out.extent(0);
+  const std::int64_t threads = exec.concurrency();
+  std::int64_t block = (n + threads * Tuning::blocks_per_thread - 1) / (threads * Tuning::blocks_per_thread);
+  block = (block + 63) / 64 * 64;
+  block = block < Tuning::min_block ? Tuning::min_block : block > Tuning::max_block ? Tuning::max_block : block;
+  const std::int64_t blocks = (n + block - 1) / block;
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  auto ops = make_operands(as_pointer(args)...);
+  constexpr bool packs = takes_packs<F>::value && backends::has_pack_v<T> && (holds<T, Args>() && ...);
+  if constexpr (packs) {
+    const std::int64_t bytes = operand_bytes(out) + (operand_bytes(args) + ... + std::int64_t(0));
+    const bool streaming = bytes >= backends::host_streaming_bytes();
+    Kokkos::parallel_for(label, Policy(exec, 0, blocks),
+                         TransformBlocks<true, T, F, decltype(ops)>{out.data(), f, ops, n, block, streaming});
+  } else if constexpr (takes_packs<F>::value) {
+    Kokkos::parallel_for(label, Policy(exec, 0, blocks),
+                         TransformBlocks<false, T, AsType<T, F>, decltype(ops)>{out.data(), {f}, ops, n, block, false});
+  } else {
+    Kokkos::parallel_for(label, Policy(exec, 0, blocks),
+                         TransformBlocks<false, T, F, decltype(ops)>{out.data(), f, ops, n, block, false});
+  }
+  return true;
+}
+
 // An operand that chunks of K elements can be read from: a scalar, or a View of arithmetic
 // values with unit stride whose data is aligned for the wide access.
 template <int K, class A>
@@ -215,13 +371,18 @@ void launch_1d_kernel(const char* label, const Exec& exec, const Out& out, const
 template <int K, int U, class Exec, class Out, class F, class... Args>
 void launch_1d(const char* label, const Exec& exec, const Out& out, const F& f,
                const Args&... args) {
-  if constexpr (K > 1) {
-    if (chunkable<K>(out) && (chunkable<K>(args) && ...)) {
-      launch_1d_kernel<K, U>(label, exec, out, f, make_operands(args...));
-      return;
+  if constexpr (takes_packs<F>::value) {
+    using T = typename Out::non_const_value_type;
+    launch_1d<K, U>(label, exec, out, AsType<T, std::remove_const_t<F>>{f}, args...);
+  } else {
+    if constexpr (K > 1) {
+      if (chunkable<K>(out) && (chunkable<K>(args) && ...)) {
+        launch_1d_kernel<K, U>(label, exec, out, f, make_operands(args...));
+        return;
+      }
     }
+    launch_1d_kernel<1, K * U>(label, exec, out, f, make_operands(args...));
   }
-  launch_1d_kernel<1, K * U>(label, exec, out, f, make_operands(args...));
 }
 
 template <class Out, class F, class Ops>
@@ -280,11 +441,28 @@ void transform(Names names, const std::array<const char*, sizeof...(Args)>& arg_
   using Tuning = backends::ElementwiseTuning<Exec>;
   constexpr int K = Vector > 0 ? Vector : Tuning::vector;
   constexpr int U = Unroll > 0 ? Unroll : Tuning::unroll;
+  // The CPU's blocks, unless a chunk shape is asked for (tests and probes).
+  constexpr bool blocks = Tuning::blocks && Vector == 0 && Unroll == 0;
   if constexpr (Out::rank() == 1) {
+    if constexpr (blocks) {
+      if (launch_blocks(label, exec, out, f, args...)) return;
+    }
     launch_1d<K, U>(label, exec, out, f, args...);
   } else {
     if (out.span_is_contiguous() && (flattens_like(args, out) && ...)) {
+      if constexpr (blocks) {
+        if (launch_blocks(label, exec, flat(out), f, flat(args)...)) return;
+      }
       launch_1d<K, U>(label, exec, flat(out), f, flat(args)...);
+    } else if constexpr (takes_packs<F>::value) {
+      using T = typename Out::non_const_value_type;
+      using Kernel = TransformKernel2D<Out, AsType<T, F>, Operands<Args...>>;
+      Kokkos::parallel_for(
+          label,
+          Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(
+              exec, {0, 0},
+              {static_cast<std::int64_t>(out.extent(0)), static_cast<std::int64_t>(out.extent(1))}),
+          Kernel{out, {f}, make_operands(args...)});
     } else {
       using Kernel = TransformKernel2D<Out, F, Operands<Args...>>;
       Kokkos::parallel_for(

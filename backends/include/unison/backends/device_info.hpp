@@ -31,4 +31,10 @@ std::string describe(const DeviceInfo& info);
 /// memory; -1 for any other space, or where the system does not say.
 long long free_memory_bytes(const std::string& memory_space);
 
+/// The size from which a CPU kernel's arrays are taken not to stay in the caches between calls,
+/// so that it writes its results with non-temporal stores (unison/backends/memory.hpp): half
+/// the last-level cache that the C library reports (32 MiB where it does not say); the
+/// environment variable UNISON_STREAMING_BYTES overrides it.
+long long host_streaming_bytes();
+
 }  // namespace unison::backends

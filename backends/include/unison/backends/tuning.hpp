@@ -9,16 +9,22 @@
 
 namespace unison::backends {
 
-/// Element-wise kernels: a work item handles `unroll` chunks of `vector` consecutive elements.
-/// A GPU thread that loads one 4-byte element at a time keeps too few bytes in flight to
-/// saturate HBM (measured on an H200: 1.7 of 4.2 TB/s); chunks of 4 floats are one 16-byte load
-/// each, and with unroll > 1 all loads of a thread are issued before its first store. Arrays that
-/// are strided or misaligned take one element at a time, vector * unroll per work item. CPU
-/// threads already stream through contiguous ranges: 1 and 1.
+/// Element-wise kernels. GPUs: a work item handles `unroll` chunks of `vector` consecutive
+/// elements. A GPU thread that loads one 4-byte element at a time keeps too few bytes in flight
+/// to saturate HBM (measured on an H200: 1.7 of 4.2 TB/s); chunks of 4 floats are one 16-byte
+/// load each, and with unroll > 1 all loads of a thread are issued before its first store.
+/// Arrays that are strided or misaligned take one element at a time, vector * unroll per work
+/// item. CPUs (`blocks`): a work item is a block of consecutive elements computed a pack at a
+/// time (unison/backends/simd.hpp), about `blocks_per_thread` blocks per thread, each of
+/// `min_block` to `max_block` elements (a multiple of 64).
 template <class Exec>
 struct ElementwiseTuning {
   static constexpr int vector = 1;
   static constexpr int unroll = 1;
+  static constexpr bool blocks = true;
+  static constexpr std::int64_t min_block = 1024;
+  static constexpr std::int64_t max_block = 1 << 16;
+  static constexpr std::int64_t blocks_per_thread = 4;
 };
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -26,6 +32,8 @@ template <>
 struct ElementwiseTuning<Kokkos::Cuda> {
   static constexpr int vector = 4;
   static constexpr int unroll = 1;
+  static constexpr bool blocks = false;
+  static constexpr std::int64_t min_block = 0, max_block = 0, blocks_per_thread = 0;
 };
 #endif
 
@@ -42,13 +50,17 @@ struct ConvolveTuning {
   static constexpr int scratch_level = 1;
   static constexpr int vector_bytes = 0;  // 16: outputs written 16 bytes at a time
   static constexpr int team_size = 1;
-  static constexpr int tile = 4096;
+  static constexpr int tile = 16384;
   static constexpr int chunk = 1024;
   // On 16 Xeon cores the direct kernel won at 5, 33 and 257 taps (2-3x): never tiled by default.
   static constexpr int tiled_min_taps = 1 << 30;
   // The direct kernel computes vector_bytes of consecutive outputs per work item from a window
   // of x in registers, for up to window_taps taps (0: never).
   static constexpr int window_taps = 0;
+  // CPUs: outputs in packs (unison/backends/simd.hpp), pack_groups packs of consecutive outputs
+  // sharing each tap (register accumulators), in blocks of consecutive outputs per work item.
+  static constexpr bool packs = true;
+  static constexpr int pack_groups = 4;
 };
 
 /// Diffusion (5-point stencil): a team computes a tile of `tile_rows` x `tile_cols` cells, the
@@ -115,9 +127,18 @@ struct MatmulTuning {
   static constexpr int tile_k = 64;
   static constexpr int micro_m = 4;
   static constexpr int micro_n = 16;
-  static constexpr int column_rows = 1024;
-  static constexpr int column_chunk = 64;
+  // CPUs: a work item sums 256 rows of 256 consecutive columns (1 KiB of each float row, the
+  // chunk's sums in 16 AVX-512 registers).
+  static constexpr int column_rows = 256;
+  static constexpr int column_chunk = 256;
   static constexpr int min_teams = 1;
+  // CPUs, rows of B with contiguous elements (`packs`): register micro-tiles, each team (one
+  // thread) a host_tile_m x host_tile_n tile of A.B in slices of host_tile_k along k (a slice
+  // of B's panel, 1024 x 32 floats, 128 KiB, stays in L2; the tile's sums, 256 KiB, in scratch).
+  static constexpr bool packs = true;
+  static constexpr int host_tile_m = 256;
+  static constexpr int host_tile_n = 256;
+  static constexpr int host_tile_k = 1024;
 };
 
 /// Row-wise functions (unison/rowwise.hpp). l2_norm: a row's sum of squares is reduced by up to
@@ -128,6 +149,7 @@ struct MatmulTuning {
 /// rows_per_thread whole rows, the compiler vectorising along each.
 template <class Exec>
 struct RowwiseTuning {
+  static constexpr bool packs = true;  // CPUs: packs of rows (unison/backends/simd.hpp)
   static constexpr int max_vector_length = 1;
   static constexpr int team_lanes = 1;
   static constexpr int rows_per_thread = 256;
@@ -138,11 +160,13 @@ struct RowwiseTuning {
 /// t counting into copy t % copies; fewer when the bins would not fit) in scratch level `scratch_level`,
 /// `teams_per_thread` teams per thread the backend runs at once (divided by the team size).
 /// `vector_bytes` > 0: contiguous x read that many bytes at a time, `chunks_per_load` such reads
-/// issued together by each thread. A CPU team is one thread
-/// counting with plain increments into one histogram in its own memory (level 1), up to 1 MiB
-/// of bins (`max_scratch_bytes`, half a core's L2 here); more bins take global atomics.
+/// issued together by each thread. A CPU team is one thread counting with plain increments in
+/// its own memory (level 1), up to 1 MiB of counters (`max_scratch_bytes`, half a core's L2
+/// here; more bins take global atomics); with `packs`, a pack of values at a time (bins found
+/// in vector registers), one histogram per lane.
 template <class Exec>
 struct HistogramTuning {
+  static constexpr bool packs = true;
   static constexpr std::size_t max_scratch_bytes = 1 << 20;
   static constexpr int team_size = 1;
   static constexpr int copies = 1;
@@ -153,7 +177,23 @@ struct HistogramTuning {
   static constexpr std::int64_t min_per_team = 1 << 16;
 };
 
+/// monte_carlo_pi: work items of consecutive values of the random sequence, about
+/// `items_per_thread` per thread the backend runs at once (its concurrency), at least
+/// `min_per_item` values each. A CPU item loops over its values in vector registers (the
+/// compiler vectorises the counter-based generator); a GPU thread computes its own.
+template <class Exec>
+struct RandomTuning {
+  static constexpr int items_per_thread = 4;
+  static constexpr int min_per_item = 4096;
+};
+
 #ifdef KOKKOS_ENABLE_CUDA
+template <>
+struct RandomTuning<Kokkos::Cuda> {
+  static constexpr int items_per_thread = 1;
+  static constexpr int min_per_item = 64;
+};
+
 template <>
 struct ConvolveTuning<Kokkos::Cuda> {
   static constexpr int scratch_level = 0;
@@ -163,6 +203,8 @@ struct ConvolveTuning<Kokkos::Cuda> {
   static constexpr int chunk = 1024;
   static constexpr int tiled_min_taps = 128;  // H100: direct faster at 33 taps, tiled at 257
   static constexpr int window_taps = 8;
+  static constexpr bool packs = false;
+  static constexpr int pack_groups = 0;
 };
 
 template <>
@@ -195,6 +237,7 @@ struct StencilTuning<Kokkos::Cuda> {
 
 template <>
 struct RowwiseTuning<Kokkos::Cuda> {
+  static constexpr bool packs = false;
   static constexpr int max_vector_length = 32;
   static constexpr int team_lanes = 256;
   static constexpr int rows_per_thread = 1;
@@ -202,6 +245,7 @@ struct RowwiseTuning<Kokkos::Cuda> {
 
 template <>
 struct HistogramTuning<Kokkos::Cuda> {
+  static constexpr bool packs = false;
   static constexpr std::size_t max_scratch_bytes = 48 << 10;  // shared memory without opt-in
   static constexpr int team_size = 256;
   static constexpr int copies = 32;  // one per lane of a warp: no two lanes share a counter or a bank
@@ -226,6 +270,8 @@ struct MatmulTuning<Kokkos::Cuda> {
   // Teams the compiler must fit on one multiprocessor at once (CUDA launch bounds): 2 caps a
   // thread at 128 registers (without it the kernel took 154, one team per multiprocessor).
   static constexpr int min_teams = 2;
+  static constexpr bool packs = false;
+  static constexpr int host_tile_m = 0, host_tile_n = 0, host_tile_k = 0;
 };
 #endif
 

@@ -1,0 +1,425 @@
+#pragma once
+/// \file unison/backends/simd.hpp
+/// Packs: the CPU's vector registers as values, so that one kernel source computes a value per
+/// GPU thread and a register of values per CPU work item. A pack is a host vector of
+/// host_stream_bytes (unison/backends/memory.hpp): 16 floats or 8 doubles with AVX-512, 8 or 4
+/// with AVX, 4 or 2 with SSE2. Kernels write their arithmetic once for a type V that is either
+/// the scalar T or a pack of T, using the operators and the functions below; every function has
+/// a scalar form (device and host: Kokkos' math) and, on the host, a pack form.
+///
+/// The pack forms of exp, sin, cos and tanh call glibc's vector math library (libmvec: the
+/// variants of its functions that GCC itself calls when it vectorises a loop under
+/// -ffast-math), at the instruction set the caller is compiled for (AVX-512, AVX2, AVX or
+/// SSE). No compiler flag is needed for it, and none is imposed on the caller. Measured on the
+/// GPU machine's Xeon (AVX-512, docs in benchmarks/RESULTS.md), libmvec was faster than SLEEF's
+/// 1-ULP and 3.5-ULP functions for every one of them, within 2.6 ULP of the exact float result
+/// over all 2^32 inputs. Where libmvec is not available (another C library or processor,
+/// UNISON_HAVE_LIBMVEC 0) each lane calls the scalar function: the same results as the scalar
+/// code, without the speed.
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include <unison/backends/memory.hpp>
+#include <unison/config.hpp>
+
+#if UNISON_BACKENDS_HOST_VECTORS && UNISON_HAVE_LIBMVEC && defined(__x86_64__)
+#define UNISON_BACKENDS_LIBMVEC 1
+#else
+#define UNISON_BACKENDS_LIBMVEC 0
+#endif
+
+#if UNISON_BACKENDS_LIBMVEC
+// libmvec's entry points (the x86-64 vector function ABI: _ZGV<isa>N<lanes>v_<name>, isa b =
+// SSE, c = AVX, d = AVX2, e = AVX-512).
+#define UNISON_BACKENDS_MVEC_DECLARE(isa, fl, dl, F, D)                                         \
+  extern "C" {                                                                                 \
+  F _ZGV##isa##N##fl##v_expf(F);                                                               \
+  F _ZGV##isa##N##fl##v_sinf(F);                                                               \
+  F _ZGV##isa##N##fl##v_cosf(F);                                                               \
+  F _ZGV##isa##N##fl##v_tanhf(F);                                                              \
+  D _ZGV##isa##N##dl##v_exp(D);                                                                \
+  D _ZGV##isa##N##dl##v_sin(D);                                                                \
+  D _ZGV##isa##N##dl##v_cos(D);                                                                \
+  D _ZGV##isa##N##dl##v_tanh(D);                                                               \
+  }
+#if defined(__AVX512F__)
+UNISON_BACKENDS_MVEC_DECLARE(e, 16, 8, __m512, __m512d)
+#define UNISON_BACKENDS_MVEC(name, lanes) _ZGVeN##lanes##v_##name
+#define UNISON_BACKENDS_MVEC_F(name) UNISON_BACKENDS_MVEC(name, 16)
+#define UNISON_BACKENDS_MVEC_D(name) UNISON_BACKENDS_MVEC(name, 8)
+#elif defined(__AVX2__)
+UNISON_BACKENDS_MVEC_DECLARE(d, 8, 4, __m256, __m256d)
+#define UNISON_BACKENDS_MVEC(name, lanes) _ZGVdN##lanes##v_##name
+#define UNISON_BACKENDS_MVEC_F(name) UNISON_BACKENDS_MVEC(name, 8)
+#define UNISON_BACKENDS_MVEC_D(name) UNISON_BACKENDS_MVEC(name, 4)
+#elif defined(__AVX__)
+UNISON_BACKENDS_MVEC_DECLARE(c, 8, 4, __m256, __m256d)
+#define UNISON_BACKENDS_MVEC(name, lanes) _ZGVcN##lanes##v_##name
+#define UNISON_BACKENDS_MVEC_F(name) UNISON_BACKENDS_MVEC(name, 8)
+#define UNISON_BACKENDS_MVEC_D(name) UNISON_BACKENDS_MVEC(name, 4)
+#else
+UNISON_BACKENDS_MVEC_DECLARE(b, 4, 2, __m128, __m128d)
+#define UNISON_BACKENDS_MVEC(name, lanes) _ZGVbN##lanes##v_##name
+#define UNISON_BACKENDS_MVEC_F(name) UNISON_BACKENDS_MVEC(name, 4)
+#define UNISON_BACKENDS_MVEC_D(name) UNISON_BACKENDS_MVEC(name, 2)
+#endif
+#undef UNISON_BACKENDS_MVEC_DECLARE
+#endif
+
+namespace unison::backends {
+
+/// Whether V is a pack (a host vector of float or double).
+template <class V>
+inline constexpr bool is_pack_v = false;
+
+/// The element type of V: T for a pack of T, V itself for a scalar.
+template <class V, class = void>
+struct scalar_of {
+  using type = V;
+};
+template <class V>
+using scalar_of_t = typename scalar_of<V>::type;
+
+/// Lanes of V: host_stream_bytes / sizeof(T) for a pack of T, 1 for a scalar.
+template <class V>
+inline constexpr int lanes_v = int(sizeof(V) / sizeof(scalar_of_t<V>));
+
+#if UNISON_BACKENDS_HOST_VECTORS
+/// The pack of T (float or double).
+template <class T>
+using Pack = typename HostVector<T>::type;
+template <>
+inline constexpr bool is_pack_v<Pack<float>> = true;
+template <>
+inline constexpr bool is_pack_v<Pack<double>> = true;
+template <class V>
+struct scalar_of<V, std::enable_if_t<is_pack_v<V>>> {
+  using type = std::remove_reference_t<decltype(std::declval<V>()[0])>;
+};
+/// Whether packs exist for T on this host.
+template <class T>
+inline constexpr bool has_pack_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+#else
+template <class T>
+inline constexpr bool has_pack_v = false;
+#endif
+
+/// Every lane of V equal to s.
+template <class V>
+KOKKOS_FORCEINLINE_FUNCTION V splat(scalar_of_t<V> s) {
+  if constexpr (is_pack_v<V>) {
+#if UNISON_BACKENDS_HOST_VECTORS
+    // (the broadcast instructions; not {} + s, which would turn -0 into +0)
+    if constexpr (std::is_same_v<scalar_of_t<V>, float>) {
+#if defined(__AVX512F__)
+      return (V)_mm512_set1_ps(s);
+#elif defined(__AVX__)
+      return (V)_mm256_set1_ps(s);
+#else
+      return (V)_mm_set1_ps(s);
+#endif
+    } else {
+#if defined(__AVX512F__)
+      return (V)_mm512_set1_pd(s);
+#elif defined(__AVX__)
+      return (V)_mm256_set1_pd(s);
+#else
+      return (V)_mm_set1_pd(s);
+#endif
+    }
+#endif
+  } else {
+    return s;
+  }
+}
+
+// Scalars: Kokkos' functions, callable on every backend.
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+KOKKOS_FORCEINLINE_FUNCTION T exp(T x) {
+  return Kokkos::exp(x);
+}
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+KOKKOS_FORCEINLINE_FUNCTION T sin(T x) {
+  return Kokkos::sin(x);
+}
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+KOKKOS_FORCEINLINE_FUNCTION T cos(T x) {
+  return Kokkos::cos(x);
+}
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+KOKKOS_FORCEINLINE_FUNCTION T tanh(T x) {
+  return Kokkos::tanh(x);
+}
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+KOKKOS_FORCEINLINE_FUNCTION T sqrt(T x) {
+  return Kokkos::sqrt(x);
+}
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+KOKKOS_FORCEINLINE_FUNCTION T abs(T x) {
+  return Kokkos::abs(x);
+}
+/// a * b + c with one rounding.
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+KOKKOS_FORCEINLINE_FUNCTION T fma(T a, T b, T c) {
+  return Kokkos::fma(a, b, c);
+}
+/// Whether x is +-infinity (a lane mask for packs).
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+KOKKOS_FORCEINLINE_FUNCTION bool isinf(T x) {
+  return Kokkos::isinf(x);
+}
+
+#if UNISON_BACKENDS_HOST_VECTORS
+namespace impl {
+// The signed integer pack of V's width and lane count (the type of V's comparisons).
+template <class V>
+using mask_t = decltype(std::declval<V>() < std::declval<V>());
+
+// The intrinsics' types of a pack of float and of double.
+#if defined(__AVX512F__)
+using FloatRegister = __m512;
+using DoubleRegister = __m512d;
+#elif defined(__AVX__)
+using FloatRegister = __m256;
+using DoubleRegister = __m256d;
+#else
+using FloatRegister = __m128;
+using DoubleRegister = __m128d;
+#endif
+
+// f applied lane by lane.
+template <class V, class F>
+inline V per_lane(const V& v, const F& f) {
+  V r;
+  for (int l = 0; l < lanes_v<V>; ++l) r[l] = f(v[l]);
+  return r;
+}
+}  // namespace impl
+
+#if UNISON_BACKENDS_LIBMVEC
+#define UNISON_BACKENDS_PACK_FUNCTION(name)                                                  \
+  inline Pack<float> name(const Pack<float>& x) {                                           \
+    return (Pack<float>)UNISON_BACKENDS_MVEC_F(name##f)((impl::FloatRegister)x);             \
+  }                                                                                           \
+  inline Pack<double> name(const Pack<double>& x) {                                         \
+    return (Pack<double>)UNISON_BACKENDS_MVEC_D(name)((impl::DoubleRegister)x);              \
+  }
+#else
+#define UNISON_BACKENDS_PACK_FUNCTION(name)                                                  \
+  inline Pack<float> name(const Pack<float>& x) {                                           \
+    return impl::per_lane(x, [](float v) { return std::name(v); });                          \
+  }                                                                                           \
+  inline Pack<double> name(const Pack<double>& x) {                                         \
+    return impl::per_lane(x, [](double v) { return std::name(v); });                         \
+  }
+#endif
+UNISON_BACKENDS_PACK_FUNCTION(exp)
+UNISON_BACKENDS_PACK_FUNCTION(sin)
+UNISON_BACKENDS_PACK_FUNCTION(cos)
+UNISON_BACKENDS_PACK_FUNCTION(tanh)
+#undef UNISON_BACKENDS_PACK_FUNCTION
+
+inline Pack<float> sqrt(const Pack<float>& x) {
+#if defined(__AVX512F__)
+  return (Pack<float>)_mm512_sqrt_ps((__m512)x);
+#elif defined(__AVX__)
+  return (Pack<float>)_mm256_sqrt_ps((__m256)x);
+#else
+  return (Pack<float>)_mm_sqrt_ps((__m128)x);
+#endif
+}
+inline Pack<double> sqrt(const Pack<double>& x) {
+#if defined(__AVX512F__)
+  return (Pack<double>)_mm512_sqrt_pd((__m512d)x);
+#elif defined(__AVX__)
+  return (Pack<double>)_mm256_sqrt_pd((__m256d)x);
+#else
+  return (Pack<double>)_mm_sqrt_pd((__m128d)x);
+#endif
+}
+
+/// |x| lane by lane (the sign bit cleared: also for -0 and NaN).
+template <class V, class = std::enable_if_t<is_pack_v<V>>>
+inline V abs(const V& x) {
+  using M = impl::mask_t<V>;
+  using I = std::remove_reference_t<decltype(std::declval<M>()[0])>;
+  return (V)((M)x & I(~(std::uint64_t(1) << (8 * sizeof(I) - 1))));
+}
+
+/// Lanes of x that are +-infinity (all bits set), the others 0.
+template <class V, class = std::enable_if_t<is_pack_v<V>>>
+inline impl::mask_t<V> isinf(const V& x) {
+  return abs(x) == splat<V>(std::numeric_limits<scalar_of_t<V>>::infinity());
+}
+
+/// a * b + c lane by lane, with one rounding (the FMA instructions where the caller's
+/// instruction set has them).
+inline Pack<float> fma(const Pack<float>& a, const Pack<float>& b, const Pack<float>& c) {
+#if defined(__AVX512F__)
+  return (Pack<float>)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif defined(__FMA__)
+  return (Pack<float>)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+  Pack<float> r;
+  for (int l = 0; l < lanes_v<Pack<float>>; ++l) r[l] = std::fma(a[l], b[l], c[l]);
+  return r;
+#endif
+}
+inline Pack<double> fma(const Pack<double>& a, const Pack<double>& b, const Pack<double>& c) {
+#if defined(__AVX512F__)
+  return (Pack<double>)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
+#elif defined(__FMA__)
+  return (Pack<double>)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+#else
+  Pack<double> r;
+  for (int l = 0; l < lanes_v<Pack<double>>; ++l) r[l] = std::fma(a[l], b[l], c[l]);
+  return r;
+#endif
+}
+
+namespace impl {
+template <int Bytes>
+struct Int32Vector;
+template <>
+struct Int32Vector<8> {
+  typedef std::int32_t type __attribute__((vector_size(8)));
+};
+template <>
+struct Int32Vector<16> {
+  typedef std::int32_t type __attribute__((vector_size(16)));
+};
+template <>
+struct Int32Vector<32> {
+  typedef std::int32_t type __attribute__((vector_size(32)));
+};
+template <>
+struct Int32Vector<64> {
+  typedef std::int32_t type __attribute__((vector_size(64)));
+};
+// A vector of N values of T (float or double).
+template <class T, int N>
+struct VectorOf {
+  typedef T type __attribute__((vector_size(N * sizeof(T))));
+};
+}  // namespace impl
+
+/// The 32-bit integer pack with V's lanes (V's lane indices, bin numbers).
+template <class V>
+using IndexPack = typename impl::Int32Vector<lanes_v<V> * 4>::type;
+
+/// Whether any lane of the mask m (a comparison's result) is set.
+template <class M>
+inline bool any(const M& m) {
+#if defined(__AVX512F__)
+  if constexpr (sizeof(M) == 64) {
+    __m512i w;
+    __builtin_memcpy(&w, &m, sizeof w);
+    return _mm512_test_epi32_mask(w, w) != 0;
+  }
+#endif
+#if defined(__AVX__)
+  if constexpr (sizeof(M) == 32) {
+    __m256i w;
+    __builtin_memcpy(&w, &m, sizeof w);
+    return !_mm256_testz_si256(w, w);
+  }
+#endif
+  if constexpr (sizeof(M) == 16) {
+    __m128i w;
+    __builtin_memcpy(&w, &m, sizeof w);
+    return _mm_movemask_epi8(w) != 0;
+  } else {
+    for (int l = 0; l < int(sizeof(M) / sizeof(m[0])); ++l)
+      if (m[l]) return true;
+    return false;
+  }
+}
+
+/// The largest integral value not above each lane.
+inline Pack<double> floor(const Pack<double>& x) {
+#if defined(__AVX512F__)
+  return (Pack<double>)_mm512_roundscale_pd((__m512d)x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+#elif defined(__AVX__)
+  return (Pack<double>)_mm256_floor_pd((__m256d)x);
+#elif defined(__SSE4_1__)
+  return (Pack<double>)_mm_floor_pd((__m128d)x);
+#else
+  return impl::per_lane(x, [](double v) { return std::floor(v); });
+#endif
+}
+
+/// table[index[l]] in each lane l (the gather instructions where the instruction set has them).
+template <class V>
+inline V gather(const scalar_of_t<V>* table, const IndexPack<V>& index) {
+  using T = scalar_of_t<V>;
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>)
+    return (V)_mm512_i32gather_ps((__m512i)index, table, 4);
+  else
+    return (V)_mm512_i32gather_pd((__m256i)index, table, 8);
+#elif defined(__AVX2__)
+  // (the masked forms, with every lane set: the unmasked ones read an uninitialised register
+  // in GCC's headers)
+  if constexpr (std::is_same_v<T, float>)
+    return (V)_mm256_mask_i32gather_ps(_mm256_setzero_ps(), table, (__m256i)index,
+                                       _mm256_castsi256_ps(_mm256_set1_epi32(-1)), 4);
+  else
+    return (V)_mm256_mask_i32gather_pd(_mm256_setzero_pd(), table, (__m128i)index,
+                                       _mm256_castsi256_pd(_mm256_set1_epi64x(-1)), 8);
+#else
+  V r;
+  for (int l = 0; l < lanes_v<V>; ++l) r[l] = table[index[l]];
+  return r;
+#endif
+}
+
+/// p[index[l]] = v[l] for each lane l (the scatter instructions where the instruction set has
+/// them, else lane by lane); no two lanes may name the same element.
+template <class V>
+inline void scatter(scalar_of_t<V>* p, const IndexPack<V>& index, const V& v) {
+#if defined(__AVX512F__)
+  using T = scalar_of_t<V>;
+  if constexpr (std::is_same_v<T, float>) {
+    _mm512_i32scatter_ps(p, (__m512i)index, (__m512)v, 4);
+    return;
+  } else {
+    _mm512_i32scatter_pd(p, (__m256i)index, (__m512d)v, 8);
+    return;
+  }
+#endif
+  for (int l = 0; l < lanes_v<V>; ++l) p[index[l]] = v[l];
+}
+
+/// The vector V of the values from p (any alignment).
+template <class V, class T>
+inline V load(const T* p) {
+  V v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+/// The first n values from p in V's first n lanes, the other lanes 0.
+template <class V, class T>
+inline V load_partial(const T* p, int n) {
+  V v = {};
+  __builtin_memcpy(&v, p, std::size_t(n) * sizeof(T));
+  return v;
+}
+/// Stores v at p (any alignment).
+template <class V, class T>
+inline void store(T* p, const V& v) {
+  __builtin_memcpy(p, &v, sizeof v);
+}
+/// Stores v's first n lanes at p.
+template <class V, class T>
+inline void store_partial(T* p, const V& v, int n) {
+  __builtin_memcpy(p, &v, std::size_t(n) * sizeof(T));
+}
+#endif
+
+}  // namespace unison::backends

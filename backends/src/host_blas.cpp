@@ -1,0 +1,56 @@
+#include <unison/backends/host_blas.hpp>
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
+#include <algorithm>
+
+// OpenBLAS's thread controls, where the linked BLAS is OpenBLAS (weak: null otherwise).
+#if defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+extern "C" {
+void openblas_set_num_threads(int) __attribute__((weak));
+int openblas_get_num_threads(void) __attribute__((weak));
+int openblas_setaffinity(int, size_t, cpu_set_t*) __attribute__((weak));
+}
+#define UNISON_BACKENDS_OPENBLAS_CONTROLS 1
+#else
+#define UNISON_BACKENDS_OPENBLAS_CONTROLS 0
+#endif
+
+namespace unison::backends {
+
+std::vector<int> this_thread_cpus() {
+  std::vector<int> cpus;
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+#endif
+  return cpus;
+}
+
+bool host_blas_use(int threads, const std::vector<int>& cpus) {
+#if UNISON_BACKENDS_OPENBLAS_CONTROLS
+  if (!openblas_set_num_threads || !openblas_get_num_threads || threads < 1) return false;
+  if (openblas_get_num_threads() != threads) openblas_set_num_threads(threads);
+  if (!openblas_setaffinity || cpus.empty()) return true;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+  // Threads 0 .. n - 2 are OpenBLAS's workers; n - 1 is the calling thread, left as it is.
+  const int n = openblas_get_num_threads();
+  for (int t = 0; t + 1 < n; ++t) openblas_setaffinity(t, sizeof set, &set);
+  return true;
+#else
+  (void)threads;
+  (void)cpus;
+  return false;
+#endif
+}
+
+}  // namespace unison::backends
