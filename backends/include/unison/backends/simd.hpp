@@ -227,7 +227,7 @@ UNISON_BACKENDS_PACK_FUNCTION(tanh)
 
 inline Pack<float> sqrt(const Pack<float>& x) {
 #if defined(__AVX512F__)
-  return (Pack<float>)_mm512_sqrt_ps((__m512)x);
+  return (Pack<float>)_mm512_mask_sqrt_ps((__m512)x, __mmask16(-1), (__m512)x);
 #elif defined(__AVX__)
   return (Pack<float>)_mm256_sqrt_ps((__m256)x);
 #else
@@ -236,7 +236,7 @@ inline Pack<float> sqrt(const Pack<float>& x) {
 }
 inline Pack<double> sqrt(const Pack<double>& x) {
 #if defined(__AVX512F__)
-  return (Pack<double>)_mm512_sqrt_pd((__m512d)x);
+  return (Pack<double>)_mm512_mask_sqrt_pd((__m512d)x, __mmask8(-1), (__m512d)x);
 #elif defined(__AVX__)
   return (Pack<double>)_mm256_sqrt_pd((__m256d)x);
 #else
@@ -344,7 +344,8 @@ inline bool any(const M& m) {
 /// The largest integral value not above each lane.
 inline Pack<double> floor(const Pack<double>& x) {
 #if defined(__AVX512F__)
-  return (Pack<double>)_mm512_roundscale_pd((__m512d)x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  return (Pack<double>)_mm512_mask_roundscale_pd((__m512d)x, __mmask8(-1), (__m512d)x,
+                                                     _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
 #elif defined(__AVX__)
   return (Pack<double>)_mm256_floor_pd((__m256d)x);
 #elif defined(__SSE4_1__)
@@ -357,15 +358,18 @@ inline Pack<double> floor(const Pack<double>& x) {
 /// table[index[l]] in each lane l (the gather instructions where the instruction set has them).
 template <class V>
 inline V gather(const scalar_of_t<V>* table, const IndexPack<V>& index) {
+#if defined(__AVX512F__) || defined(__AVX2__)
   using T = scalar_of_t<V>;
+#endif
+  // (the masked forms, with every lane set, here and for AVX-512's sqrt and roundscale: the
+  // unmasked ones read an uninitialised register in GCC 12's headers, which -Wuninitialized
+  // reports in the caller's code)
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>)
-    return (V)_mm512_i32gather_ps((__m512i)index, table, 4);
+    return (V)_mm512_mask_i32gather_ps(_mm512_setzero_ps(), __mmask16(-1), (__m512i)index, table, 4);
   else
-    return (V)_mm512_i32gather_pd((__m256i)index, table, 8);
+    return (V)_mm512_mask_i32gather_pd(_mm512_setzero_pd(), __mmask8(-1), (__m256i)index, table, 8);
 #elif defined(__AVX2__)
-  // (the masked forms, with every lane set: the unmasked ones read an uninitialised register
-  // in GCC's headers)
   if constexpr (std::is_same_v<T, float>)
     return (V)_mm256_mask_i32gather_ps(_mm256_setzero_ps(), table, (__m256i)index,
                                        _mm256_castsi256_ps(_mm256_set1_epi32(-1)), 4);
