@@ -282,7 +282,7 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
   // As many copies as fit (a power of two up to Tuning::copies; on CPUs that count in packs, one
   // per lane), else global atomics.
   int copies = Tuning::copies;
-  if constexpr (Tuning::packs && backends::has_pack_v<T>) copies = backends::lanes_v<backends::Pack<double>>;
+  if constexpr (Tuning::packs && backends::has_pack_v<T>) copies = backends::pack_lanes_v<double>;
   while (copies > 1 && Teams::scratch_bytes(copies, nbins) > room) copies /= 2;
   if (nbins < INT32_MAX && Teams::scratch_bytes(copies, nbins) <= room) {
     // Teams: enough to fill the device (GPU) or one per thread (CPU), each with a block of at

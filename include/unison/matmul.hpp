@@ -66,7 +66,7 @@ struct ColumnPartials {
     const std::int64_t r = item / chunks, c0 = item % chunks * W;
     const std::int64_t p0 = r * rows_per, p1 = p0 + rows_per < rows ? p0 + rows_per : rows;
     const int width = cols - c0 < W ? int(cols - c0) : W;
-    if constexpr (backends::has_pack_v<T> && W % backends::lanes_v<backends::Pack<T>> == 0 &&
+    if constexpr (backends::has_pack_v<T> && W % backends::pack_lanes_v<T> == 0 &&
                   W > 1) {
 #if UNISON_BACKENDS_HOST_VECTORS
       // CPUs, rows with contiguous elements of type T: the chunk's columns in packs, added up

@@ -105,9 +105,22 @@ struct scalar_of<V, std::enable_if_t<is_pack_v<V>>> {
 /// Whether packs exist for T on this host.
 template <class T>
 inline constexpr bool has_pack_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+/// Lanes of the pack of T (1 where T has no pack): usable where Pack<T> is not declared (the
+/// device compilation of a CUDA build).
+template <class T>
+constexpr int pack_lanes() {
+  if constexpr (has_pack_v<T>)
+    return lanes_v<Pack<T>>;
+  else
+    return 1;
+}
+template <class T>
+inline constexpr int pack_lanes_v = pack_lanes<T>();
 #else
 template <class T>
 inline constexpr bool has_pack_v = false;
+template <class T>
+inline constexpr int pack_lanes_v = 1;
 #endif
 
 /// Every lane of V equal to s.
@@ -389,15 +402,13 @@ template <class V>
 inline void scatter(scalar_of_t<V>* p, const IndexPack<V>& index, const V& v) {
 #if defined(__AVX512F__)
   using T = scalar_of_t<V>;
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (std::is_same_v<T, float>)
     _mm512_i32scatter_ps(p, (__m512i)index, (__m512)v, 4);
-    return;
-  } else {
+  else
     _mm512_i32scatter_pd(p, (__m256i)index, (__m512d)v, 8);
-    return;
-  }
-#endif
+#else
   for (int l = 0; l < lanes_v<V>; ++l) p[index[l]] = v[l];
+#endif
 }
 
 /// The vector V of the values from p (any alignment).
