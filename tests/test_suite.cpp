@@ -1,5 +1,6 @@
 // unison-bench's option parsing and report writing (benchmarks/suite/suite.hpp); not its timings.
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -354,12 +355,18 @@ TEST(Suite, peers) {
   ASSERT_EQ(scripts.size(), 3u);
   EXPECT_EQ(scripts[0].script, "elementwise_peers.py");
   EXPECT_EQ(scripts[1].script, "stencil_peers.py");
-  EXPECT_EQ(scripts[1].args, (std::vector<std::string>{"gpu", "cpu"}));
+  EXPECT_EQ(scripts[1].args, (std::vector<std::string>{"gpu", "cpu", "--scale=1"}));
   EXPECT_EQ(scripts[2].script, "counting_peers.py");
-  const auto convolve = unison::suite::peer_scripts({"convolve"});
+  EXPECT_EQ(scripts[2].args, (std::vector<std::string>{"--scale=1"}));
+  const auto convolve = unison::suite::peer_scripts({"convolve"}, 0.01);
   ASSERT_EQ(convolve.size(), 1u);
-  EXPECT_EQ(convolve[0].args, (std::vector<std::string>{"convolve"}));
+  EXPECT_EQ(convolve[0].args, (std::vector<std::string>{"convolve", "--scale=0.01"}));
   EXPECT_EQ(unison::suite::peer_scripts(unison::suite::workload_names()).size(), 5u);
+  // The scale as the scripts read it back: the same double, so the same sizes and case names.
+  EXPECT_EQ(unison::suite::exact_text(1e-3), "0.001");
+  EXPECT_EQ(unison::suite::exact_text(0.25), "0.25");
+  for (const double f : {1.0 / 3, 0.1 + 0.2, 2.0 / 7, 1e-3 * 3})
+    EXPECT_EQ(std::strtod(unison::suite::exact_text(f).c_str(), nullptr), f) << unison::suite::exact_text(f);
 
   std::istringstream csv(
       "histogram/f32/1e8/bins100,numba_cuda,0.0233,1078,0\n"

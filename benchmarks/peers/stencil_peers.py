@@ -1,7 +1,9 @@
 """The peers of Unison's diffusion and convolution benchmarks, timed on the same machine in the
-same run (WORKLOADS.md sections 3 and 4).
+same run (WORKLOADS.md sections 3 and 4), at unison-bench's sizes (--scale=F, as unison-bench's;
+default 1: the seed sizes).
 
-Diffusion, 2000 x 2000 float32, time per step:
+Diffusion, 2000 x 2000 float32 at the seed size (the side scaled by the square root of F), time
+per step:
   - numba_tutorial: the tutorial's Numba CUDA kernel as published (8x8 blocks, updates the field
     in place while neighbouring blocks read it: racy), with and without writing the Laplacian;
   - cuda_c: a hand-written CUDA C kernel (through CuPy's RawKernel): 32x8 blocks, a shared-memory
@@ -9,40 +11,67 @@ Diffusion, 2000 x 2000 float32, time per step:
     steps captured in a CUDA graph, as a careful CUDA programmer would launch them;
   - numba_cpu_parallel: @njit(parallel=True) over rows on the CPU cores, race-free, every
     step's Laplacian.
-Convolution, valid mode, 1e8 float32, 5 taps: the tutorial's Numba CUDA kernel (one thread per
-output; it accumulates into y, so y is zeroed first and that is not timed), and cupy.convolve.
+Convolution, valid mode, unison-bench's four sizes (1e8 float32 with 5 taps, 1e6 float64 with 5,
+1e7 float32 with 33 and with 257), beside its "direct" cases:
+  - CPU (always; NumPy and Numba): numba_cpu, the tutorial's kernel as @njit(parallel=True), a
+    prange over the outputs (each output summed in a local, not accumulated into y); numpy,
+    np.convolve(x, k, 'valid') (one thread). Wall time (time.perf_counter): two warm-up calls
+    (the first compiles), then the median of at least three calls (more, up to 20, within about
+    a second). Checked against np.convolve in float64 on the first 1,000,003 outputs:
+    ||y - ref|| / ||ref|| within 1e-5 sqrt(taps) (float64: 1e-12 sqrt(taps)), unison-bench's
+    tolerance.
+  - GPU, 1e8 float32 with 5 taps: the tutorial's Numba CUDA kernel (one thread per output; it
+    accumulates into y, so y is zeroed first and that is not timed), and cupy.convolve.
 
 GPU cases: warm-up, then CUDA events around a loop (steps) or the median of 20 calls.
-Usage: stencil_peers.py [gpu] [cpu] [convolve]  (all three by default; without CuPy or a CUDA
-                                                 device the gpu and convolve parts say so)
-       stencil_peers.py save FILE.npy           (the diffusion start field, for
-                                                 UNISON_BENCH_FIELD=FILE.npy unison_bench)
+Usage: stencil_peers.py [gpu] [cpu] [convolve] [--scale=F]
+         (all three by default: gpu, the GPU diffusion; cpu, the CPU diffusion; convolve, the CPU
+         convolution and, where CuPy and a CUDA device are found, the GPU one; without them the
+         GPU parts say they are skipped)
+       stencil_peers.py save FILE.npy
+         (the 2000 x 2000 diffusion start field, for UNISON_BENCH_FIELD=FILE.npy unison_bench)
 """
-import os
+import math
 import sys
 import time
 
 import numpy as np
 
-np.row_stack = np.vstack  # numba-cuda fails to import with NumPy 2.5 without it (GPU.md)
+from peer_timing import gpu_missing, median_cpu_ms, peer_args, record, relative_error, scaled, size_tag
 
-import numba
-from numba import cuda, float32, njit, prange
-from peer_timing import gpu_missing, record
+try:  # the CPU parts' Numba (without it, the numpy peer alone)
+    import numba
+    from numba import njit, prange
+    NUMBA_MISSING = ""
+except ImportError as e:
+    numba, prange, NUMBA_MISSING = None, range, f"{type(e).__name__}: {e}"
 
-GPU_MISSING = gpu_missing()
-if not GPU_MISSING:
-    import cupy as cp
+    def njit(**_):
+        return lambda f: f
 
-N = 2000
+SEED_N = 2000
 COEFF = np.float32(0.25)
 TPB = 8
+SAMPLE = 1_000_003  # the convolution's outputs checked against the float64 reference
+
+# Bound by gpu_setup() (the GPU parts only: the CPU parts need neither CuPy nor Numba's CUDA).
+cp = cuda = float32 = None
 
 
-def field():
+def gpu_setup():
+    """Imports CuPy and Numba's CUDA target and compiles (lazily, at first launch) the tutorial's
+    kernels; returns them by name."""
+    global cp, cuda, float32
+    import cupy
+    from numba import cuda as numba_cuda, float32 as numba_float32
+    cp, cuda, float32 = cupy, numba_cuda, numba_float32
+    return {f.__name__: cuda.jit(f) for f in (nb_diffusion, nb_diffusion_nolapl, nb_conv)}
+
+
+def field(n):
     # The tutorial's jagged image.
     from numpy import fft
-    j, k = N, N
+    j, k = n, n
     r = np.random.default_rng(3966789)
     f = r.random(size=(j, k), dtype=np.float32)
     f = fft.fftshift(fft.fft2(f))
@@ -57,7 +86,7 @@ def field():
 SHA = TPB + 2
 
 
-@cuda.jit
+# The tutorial's CUDA kernels, compiled by gpu_setup() (cuda.jit).
 def nb_diffusion(field, lapl):
     x, y = cuda.grid(2)
     sh = cuda.shared.array(shape=(SHA, SHA), dtype=float32)
@@ -87,7 +116,6 @@ def nb_diffusion(field, lapl):
         field[x, y] -= val * 0.25
 
 
-@cuda.jit
 def nb_diffusion_nolapl(field):
     x, y = cuda.grid(2)
     sh = cuda.shared.array(shape=(SHA, SHA), dtype=float32)
@@ -151,28 +179,31 @@ def time_steps_gpu(launch, steps):
     return cp.cuda.get_elapsed_time(start, end) / steps * 1e3  # us per step
 
 
-def diffusion_gpu(f0, steps=2000):
-    blocks = ((N + TPB - 1) // TPB, (N + TPB - 1) // TPB)
+def diffusion_gpu(kernels, f0, steps=2000):
+    n = f0.shape[0]
+    size = f"{n}x{n}"
+    nb_diffusion, nb_diffusion_nolapl = kernels["nb_diffusion"], kernels["nb_diffusion_nolapl"]
+    blocks = ((n + TPB - 1) // TPB, (n + TPB - 1) // TPB)
     fd = cuda.to_device(f0)
     ld = cuda.device_array_like(f0)
     us = time_steps_gpu(lambda s: nb_diffusion[blocks, (TPB, TPB)](fd, ld), steps)
-    print(f"diffusion/every_step/numba_tutorial/2000x2000 {us:9.2f} us/step   (racy: in place)")
-    record("diffusion/every_step/streaming/2000x2000", "numba_cuda", us / 1e3)  # racy: no check
+    print(f"diffusion/every_step/numba_tutorial/{size} {us:9.2f} us/step   (racy: in place)")
+    record(f"diffusion/every_step/streaming/{size}", "numba_cuda", us / 1e3)  # racy: no check
     us = time_steps_gpu(lambda s: nb_diffusion_nolapl[blocks, (TPB, TPB)](fd), steps)
-    print(f"diffusion/final_only/numba_tutorial/2000x2000 {us:9.2f} us/step   (racy: in place)")
-    record("diffusion/final_only/streaming/2000x2000", "numba_cuda", us / 1e3)
+    print(f"diffusion/final_only/numba_tutorial/{size} {us:9.2f} us/step   (racy: in place)")
+    record(f"diffusion/final_only/streaming/{size}", "numba_cuda", us / 1e3)
 
     kernel = cp.RawKernel(CUDA_C, "step", options=("-std=c++17",))
     a, b = cp.asarray(f0), cp.empty_like(cp.asarray(f0))
     lapl = cp.empty_like(a)
-    grid, block = ((N + 31) // 32, (N + 7) // 8), (32, 8)
+    grid, block = ((n + 31) // 32, (n + 7) // 8), (32, 8)
     bufs = [a, b]
 
     def launch(s):
-        kernel(grid, block, (bufs[s % 2], bufs[(s + 1) % 2], lapl, np.int32(N), np.int32(N), COEFF))
+        kernel(grid, block, (bufs[s % 2], bufs[(s + 1) % 2], lapl, np.int32(n), np.int32(n), COEFF))
 
     us = time_steps_gpu(launch, steps)
-    print(f"diffusion/every_step/cuda_c_32x8/2000x2000 {us:9.2f} us/step   (stream launches)")
+    print(f"diffusion/every_step/cuda_c_32x8/{size} {us:9.2f} us/step   (stream launches)")
     # The same kernels captured once in a graph of `chunk` steps, replayed.
     stream = cp.cuda.Stream(non_blocking=True)
     chunk = 100
@@ -190,7 +221,7 @@ def diffusion_gpu(f0, steps=2000):
         end.record(stream)
         end.synchronize()
     us = cp.cuda.get_elapsed_time(start, end) / steps * 1e3
-    print(f"diffusion/every_step/cuda_c_32x8_graph/2000x2000 {us:9.2f} us/step")
+    print(f"diffusion/every_step/cuda_c_32x8_graph/{size} {us:9.2f} us/step")
     graph_us = us
     # Check the CUDA C step against NumPy (float64) on one step.
     a[...] = cp.asarray(f0)
@@ -200,7 +231,7 @@ def diffusion_gpu(f0, steps=2000):
     ref_l = 4 * ref - p[:-2, 1:-1] - p[2:, 1:-1] - p[1:-1, :-2] - p[1:-1, 2:]
     err = np.abs(cp.asnumpy(lapl) - ref_l).max() / np.abs(ref_l).max()
     print(f"  cuda_c check: max relative error of the Laplacian {err:.2e}")
-    record("diffusion/every_step/streaming/2000x2000", "cuda_c", graph_us / 1e3)
+    record(f"diffusion/every_step/streaming/{size}", "cuda_c", graph_us / 1e3)
 
 
 @njit(parallel=True, fastmath=False)
@@ -223,6 +254,11 @@ def diffusion_cpu(f0):
     # times (a warm-up call and a calibration call of 100 steps each, then 3 timed calls). The
     # cost per step changes with the step: the diffusion fronts entering the field's zero
     # regions are subnormal numbers, which are slow on x86 CPUs, for a few hundred steps.
+    if NUMBA_MISSING:
+        print(f"skipped the cpu part: {NUMBA_MISSING}")
+        return
+    n = f0.shape[0]
+    size = f"{n}x{n}"
     a, b, lapl = f0.copy(), np.empty_like(f0), np.empty_like(f0)
     done = 0
     for first, last in ((2, 201), (201, 500)):
@@ -236,18 +272,60 @@ def diffusion_cpu(f0):
             a, b = b, a
         done = last
         us = (time.perf_counter() - t0) / (last - first + 1) * 1e6
-        print(f"diffusion/every_step/numba_cpu_parallel/2000x2000 {us:9.2f} us/step   "
+        print(f"diffusion/every_step/numba_cpu_parallel/{size} {us:9.2f} us/step   "
               f"(steps {first}-{last}, {numba.get_num_threads()} threads)")
     # The window unison-bench times (steps 201-500).
-    record("diffusion/every_step/streaming/2000x2000", "numba_cpu", us / 1e3)
+    record(f"diffusion/every_step/streaming/{size}", "numba_cpu", us / 1e3)
 
 
-@cuda.jit
-def nb_conv(x, k, y):
-    i = cuda.grid(1)
-    if (i >= k.size - 1) and (i < x.size):
-        for j in range(k.size):
-            y[i - k.size + 1] += x[i - j] * k[j]
+# unison-bench's convolve cases: (type, seed size, taps).
+CONVOLVE_CASES = ((np.float32, 100_000_000, 5), (np.float64, 1_000_000, 5),
+                  (np.float32, 10_000_000, 33), (np.float32, 10_000_000, 257))
+
+
+def convolve_case(dtype, seed_n, taps, scale):
+    """unison-bench's name of the case (its "direct" row) and its size at this scale."""
+    n = scaled(seed_n, scale, least=taps)
+    kind = "f32" if dtype == np.float32 else "f64"
+    return f"convolve/valid/{kind}/{size_tag(n)}/taps{taps}/direct", n
+
+
+@njit(parallel=True)
+def nb_cpu_convolve(x, k, y, zero):
+    # The tutorial's kernel on the CPU's cores: output i of the valid convolution,
+    # sum_j x[i + K - 1 - j] k[j], one prange iteration each (summed in a local: y is written,
+    # not accumulated into, so its prior contents do not matter).
+    m = k.size
+    for i in prange(y.size):
+        acc = zero
+        for j in range(m):
+            acc += x[i + m - 1 - j] * k[j]
+        y[i] = acc
+
+
+def convolve_cpu(scale):
+    if NUMBA_MISSING:
+        print(f"skipped the numba_cpu peers: {NUMBA_MISSING}")
+    for dtype, seed_n, taps in CONVOLVE_CASES:
+        case, n = convolve_case(dtype, seed_n, taps, scale)
+        rng = np.random.default_rng(1)
+        x = rng.uniform(-1, 1, n).astype(dtype)
+        k = rng.uniform(-1, 1, taps).astype(dtype)
+        y = np.empty(n - taps + 1, dtype)
+        ref = np.convolve(x[:SAMPLE + taps - 1].astype(np.float64), k.astype(np.float64), "valid")
+        tolerance = (1e-5 if dtype == np.float32 else 1e-12) * max(1.0, math.sqrt(taps))
+        out = {}
+        peers = [("numpy", lambda: out.__setitem__("y", np.convolve(x, k, "valid")), 1)]
+        if not NUMBA_MISSING:
+            zero = dtype(0)
+            peers.insert(0, ("numba_cpu", lambda: (nb_cpu_convolve(x, k, y, zero), out.__setitem__("y", y)), 2))
+        for peer, fn, warmups in peers:
+            ms = median_cpu_ms(fn, warmups=warmups)
+            err = relative_error(out["y"][:SAMPLE], ref)
+            print(f"{case} {peer:10s} {ms:10.3f} ms   rel.err {err:.1e}"
+                  f"{'' if err <= tolerance else f'  FAIL (> {tolerance:.1e})'}", flush=True)
+            record(case, peer, ms, err, tolerance)
+        x = y = out = None  # freed before the next case
 
 
 def median_ms(fn, reps=20):
@@ -265,8 +343,17 @@ def median_ms(fn, reps=20):
     return float(np.median(times))
 
 
-def convolve_gpu():
-    n, m = 100_000_000, 5
+def nb_conv(x, k, y):
+    i = cuda.grid(1)
+    if (i >= k.size - 1) and (i < x.size):
+        for j in range(k.size):
+            y[i - k.size + 1] += x[i - j] * k[j]
+
+
+def convolve_gpu(kernels, scale):
+    m = 5
+    case, n = convolve_case(np.float32, 100_000_000, m, scale)
+    nb_conv = kernels["nb_conv"]
     rng = np.random.default_rng(1)
     x = cp.asarray(rng.uniform(-1, 1, n).astype(np.float32))
     k = cp.asarray(rng.uniform(-1, 1, m).astype(np.float32))
@@ -275,36 +362,46 @@ def convolve_gpu():
     blocks = (n + threads - 1) // threads
     xd, kd, yd = cuda.as_cuda_array(x), cuda.as_cuda_array(k), cuda.as_cuda_array(y)
     ms = median_ms(lambda: nb_conv[blocks, threads](xd, kd, yd))
-    print(f"convolve/valid/f32/1e8/taps5/numba_tutorial {ms:8.3f} ms   (accumulates into y)")
-    record("convolve/valid/f32/1e8/taps5/direct", "numba_cuda", ms)
+    print(f"{case[:-len('/direct')]}/numba_tutorial {ms:8.3f} ms   (accumulates into y)")
+    record(case, "numba_cuda", ms)
     y.fill(0)
     nb_conv[blocks, threads](xd, kd, yd)
     ref = np.convolve(cp.asnumpy(x[:100000]).astype(np.float64), cp.asnumpy(k).astype(np.float64), "valid")
     print(f"  numba check: max abs error {np.abs(cp.asnumpy(y[:ref.size]) - ref).max():.2e}")
     ms = median_ms(lambda: cp.convolve(x, k, "valid"))
-    print(f"convolve/valid/f32/1e8/taps5/cupy {ms:8.3f} ms")
-    record("convolve/valid/f32/1e8/taps5/direct", "cupy", ms)
+    print(f"{case[:-len('/direct')]}/cupy {ms:8.3f} ms")
+    record(case, "cupy", ms)
 
 
 def main():
-    what = sys.argv[1:] or ["gpu", "cpu", "convolve"]
-    f0 = field()
-    if what[0] == "save":  # the start field as .npy, for UNISON_BENCH_FIELD
-        np.save(what[1], f0)
-        return
-    if GPU_MISSING:
-        print(f"skipped the gpu and convolve parts: {GPU_MISSING}")
-        what = [w for w in what if w not in ("gpu", "convolve")]
-    else:
-        print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
-    print(f"cpu threads: {numba.get_num_threads()}")
-    if "gpu" in what:
-        diffusion_gpu(f0)
+    if sys.argv[1:2] == ["save"]:  # the start field as .npy, for UNISON_BENCH_FIELD
+        if len(sys.argv) != 3:
+            sys.exit("usage: stencil_peers.py save FILE.npy")
+        np.save(sys.argv[2], field(SEED_N))
+        return 0
+    scale, what, _ = peer_args(parts=("gpu", "cpu", "convolve"))
+    what = what or ["gpu", "cpu", "convolve"]
+    n = scaled(SEED_N, scale, least=3, dims=2)
+    f0 = field(n) if "gpu" in what or "cpu" in what else None
+    kernels = None
+    if "gpu" in what or "convolve" in what:
+        why = gpu_missing()
+        if why:
+            print(f"skipped the gpu parts (diffusion and convolve): {why}")
+        else:
+            kernels = gpu_setup()
+            print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
+    print(f"scale {scale:g}; cpu threads: {numba.get_num_threads() if numba else '(no numba)'}")
+    if "gpu" in what and kernels:
+        diffusion_gpu(kernels, f0)
     if "convolve" in what:
-        convolve_gpu()
+        convolve_cpu(scale)
+        if kernels:
+            convolve_gpu(kernels, scale)
     if "cpu" in what:
         diffusion_cpu(f0)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -221,8 +221,10 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "  --results-limit=MB save the inputs and result of cases of up to MB MiB as .npy in\n"
        "                     DIR/results/ (default: 64; 0: none; 2048 saves every seed size)\n"
        "  --no-peers         do not run the peers (the tutorials' Numba, NumPy and CuPy codes of\n"
-       "                     benchmarks/peers/, by python3 or $UNISON_BENCH_PYTHON; they run at the\n"
-       "                     seed sizes, so only with --scale=1, and say when a package is missing)\n"
+       "                     benchmarks/peers/, at the same sizes, by $UNISON_BENCH_PYTHON, else the\n"
+       "                     first of python3 and /usr/bin/python3 that has NumPy: the CPU peers,\n"
+       "                     numba_cpu and numpy, run anywhere, the GPU ones where CuPy and a CUDA\n"
+       "                     device are found; each says when a package is missing)\n"
        "  --list             list the cases the other options select, and run nothing\n"
        "  --help, -h         this text\n"
        "\n"
@@ -531,7 +533,16 @@ std::vector<std::string> check_summary(const std::vector<Row>& rows) {
   return lines;
 }
 
-std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads) {
+std::string exact_text(double x) {
+  char buf[40];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  return buf;
+}
+
+std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads, double scale) {
   const auto wanted = [&](const char* w) { return std::find(workloads.begin(), workloads.end(), w) != workloads.end(); };
   std::vector<PeerScript> scripts;
   if (wanted("elementwise")) scripts.push_back({"elementwise_peers.py", {}});
@@ -544,6 +555,7 @@ std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads) 
   }
   if (wanted("matmul")) scripts.push_back({"matmul_peers.py", {}});
   if (wanted("counting")) scripts.push_back({"counting_peers.py", {}});
+  for (auto& s : scripts) s.args.push_back("--scale=" + exact_text(scale));
   return scripts;
 }
 

@@ -31,7 +31,7 @@ struct Options {
   bool list = false;  // list the cases instead of running them
   bool plots = true;  // draw times.png and peak.png (plot.py, when Python has matplotlib)
   bool checks = true;  // check each result against its float64 reference; save results/*.npy
-  bool peers = true;   // run the peers' scripts (benchmarks/peers/) at the seed sizes
+  bool peers = true;   // run the peers' scripts (benchmarks/peers/) at the suite's sizes
   long results_limit_mib = 64;  // save the inputs and results of cases up to this size
   bool crossover = false;  // also the size sweeps of the chosen element-wise, convolve, diffusion
   bool help = false;
@@ -75,12 +75,17 @@ struct Row {
 
 // The peers' scripts (in benchmarks/peers/) that stand beside the chosen workloads, each with its
 // arguments, in report order: elementwise_peers.py, rowwise_peers.py, stencil_peers.py (its
-// parts for convolve and diffusion), matmul_peers.py, counting_peers.py.
+// parts for convolve and diffusion), matmul_peers.py, counting_peers.py; every one with
+// "--scale=<scale>" last (the shortest text that reads back as the same double), so that its
+// sizes, and so its results' case names, are the suite's at that scale.
 struct PeerScript {
   std::string script;
   std::vector<std::string> args;
 };
-std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads);
+std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads, double scale = 1);
+
+// The shortest "%.<p>g" text of x that strtod reads back as x ("0.01", "0.33333333333333331").
+std::string exact_text(double x);
 
 // The rows of the peers' CSV (peer_timing.record: case,peer,median_s,error,tolerance; error and
 // tolerance empty where the peer's result was not checked), as peer rows of the case's family.

@@ -138,20 +138,39 @@ std::filesystem::path peers_dir() {
   return UNISON_SUITE_PEERS_DIR;
 }
 
-// Runs the peers' scripts for the chosen workloads (each one's output in <out>/peers/<script>.log)
-// and returns their results as peer rows; says on stderr what ran, what each script skipped
-// (a line of its output starting with "skipped") and what failed.
-std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
-                                          const std::vector<std::string>& workloads) {
+// The Python that runs the peers: $UNISON_BENCH_PYTHON if set, else the first of python3 (on the
+// path) and /usr/bin/python3 (Debian's python3-numpy and python3-numba serve it) that can import
+// NumPy; empty if none can.
+std::string peers_python() {
   const char* env = std::getenv("UNISON_BENCH_PYTHON");
-  const std::string python = env && *env ? env : "python3";
+  if (env && *env) return env;
+  for (const char* candidate : {"python3", "/usr/bin/python3"}) {
+    const std::string probe = shell_quoted(candidate) + " -c 'import numpy' > /dev/null 2>&1";
+    if (std::system(probe.c_str()) == 0) return candidate;
+  }
+  return "";
+}
+
+// Runs the peers' scripts for the chosen workloads at the suite's scale (each one's output in
+// <out>/peers/<script>.log) and returns their results as peer rows; says on stderr what ran,
+// what each script skipped (a line of its output starting with "skipped") and what failed.
+std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
+                                          const std::vector<std::string>& workloads, double scale) {
+  const std::string python = peers_python();
+  if (python.empty()) {
+    std::fprintf(stderr, "unison-bench: peers skipped: neither python3 nor /usr/bin/python3 can import numpy "
+                         "(UNISON_BENCH_PYTHON names another Python)\n");
+    return {};
+  }
+  std::fprintf(stderr, "unison-bench: peers: by %s\n", python.c_str());
   const auto dir = peers_dir();
   const auto csv = out / "peers.csv";
   std::filesystem::create_directories(out / "peers");
   std::filesystem::remove(csv);
-  for (const auto& peer : unison::suite::peer_scripts(workloads)) {
+  for (const auto& peer : unison::suite::peer_scripts(workloads, scale)) {
     const auto log = out / "peers" / (peer.script.substr(0, peer.script.size() - 3) + ".log");
-    std::string command = "UNISON_PEERS_CSV=" + shell_quoted(csv.string()) + " " + shell_quoted(python) + " " +
+    // (No .pyc files written next to the scripts: the source tree's, or the installed ones.)
+    std::string command = "PYTHONDONTWRITEBYTECODE=1 UNISON_PEERS_CSV=" + shell_quoted(csv.string()) + " " + shell_quoted(python) + " " +
                           shell_quoted((dir / peer.script).string());
     for (const auto& a : peer.args) command += " " + a;
     command += " > " + shell_quoted(log.string()) + " 2>&1";
@@ -345,10 +364,8 @@ int main(int argc, char** argv) {
 
   auto rows = reporter.rows();
   std::vector<std::string> columns = opt.backends;
-  if (opt.peers && opt.scale != 1) {
-    std::fprintf(stderr, "unison-bench: peers skipped: they run at the seed sizes only (--scale=1)\n");
-  } else if (opt.peers) {
-    for (const auto& r : run_peers(out, opt.workloads)) {
+  if (opt.peers) {
+    for (const auto& r : run_peers(out, opt.workloads, opt.scale)) {
       if (std::find(columns.begin(), columns.end(), r.backend) == columns.end()) columns.push_back(r.backend);
       rows.push_back(r);
     }
