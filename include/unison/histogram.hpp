@@ -99,7 +99,7 @@ struct HistogramTeams {
   void count_packs(const T* x, std::int64_t n, const Scratch& hist) const {
     using D = backends::Pack<double>;
     using DI = backends::IndexPack<D>;
-    using DT = typename backends::impl::VectorOf<T, backends::lanes_v<D>>::type;  // a D's worth of T
+    using DT = backends::VectorN<T, backends::lanes_v<D>>;  // a D's worth of T
     constexpr int L = backends::lanes_v<D>;
     const int nbins = int(bins.nbins);
     std::uint32_t* h = hist.data();

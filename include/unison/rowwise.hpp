@@ -206,7 +206,7 @@ template <class VV, class OV>
 struct L2NormFloatRows {
   using D = backends::Pack<double>;
   static constexpr int L = backends::lanes_v<D>;
-  using F = typename backends::impl::VectorOf<float, L>::type;  // a D's worth of floats
+  using F = backends::VectorN<float, L>;  // a D's worth of floats
   using FI = backends::IndexPack<D>;
   VV v;
   OV out;

@@ -326,6 +326,12 @@ struct VectorOf {
 template <class V>
 using IndexPack = typename impl::Int32Vector<lanes_v<V> * 4>::type;
 
+/// A vector of N values of T (float or double): a Pack<double>'s worth of floats, say. (An alias
+/// template: nvcc's host code loses the `typename` of a dependent VectorOf<T, N>::type written
+/// inside a class template, which g++ 12 then refuses.)
+template <class T, int N>
+using VectorN = typename impl::VectorOf<T, N>::type;
+
 /// Whether any lane of the mask m (a comparison's result) is set.
 template <class M>
 inline bool any(const M& m) {
