@@ -28,7 +28,7 @@ import sys
 
 import numpy as np
 
-from peer_timing import (gpu_missing, median_cpu_ms, numba_missing, peer_args, record,
+from peer_timing import (gpu_missing, median_cpu_ms, run_parts, numba_missing, peer_args, record,
                          relative_error, scaled, size_tag)
 
 SQRT_2PI = math.sqrt(2 * math.pi)
@@ -337,14 +337,7 @@ def gpu(scale):
 
 def main():
     scale, _, _ = peer_args()
-    print(f"scale {scale:g}")
-    cpu(scale)
-    why = gpu_missing()
-    if why:
-        print(f"skipped the gpu part: {why}")
-    else:
-        gpu(scale)
-    return 0
+    return run_parts(cpu, gpu, scale)
 
 
 if __name__ == "__main__":

@@ -129,3 +129,15 @@ def record(case, peer, ms, error=None, tolerance=None):
         csv.writer(f).writerow([case, peer, f"{ms / 1e3:.6g}",
                                 "" if error is None else f"{error:.4g}",
                                 "" if tolerance is None else f"{tolerance:.4g}"])
+
+
+def run_parts(cpu, gpu, scale):
+    """The CPU part, then the GPU part where a GPU and CuPy are there (else says why not)."""
+    print(f"scale {scale:g}")
+    cpu(scale)
+    why = gpu_missing()
+    if why:
+        print(f"skipped the gpu part: {why}")
+    else:
+        gpu(scale)
+    return 0

@@ -22,7 +22,7 @@ import sys
 
 import numpy as np
 
-from peer_timing import (gpu_missing, median_cpu_ms, median_wall_ms, numba_missing, peer_args,
+from peer_timing import (gpu_missing, median_cpu_ms, run_parts, median_wall_ms, numba_missing, peer_args,
                          record, relative_error, scaled)
 
 
@@ -141,14 +141,7 @@ def gpu(scale):
 
 def main():
     scale, _, _ = peer_args()
-    print(f"scale {scale:g}")
-    cpu(scale)
-    why = gpu_missing()
-    if why:
-        print(f"skipped the gpu part: {why}")
-    else:
-        gpu(scale)
-    return 0
+    return run_parts(cpu, gpu, scale)
 
 
 if __name__ == "__main__":

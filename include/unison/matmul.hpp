@@ -5,6 +5,7 @@
 /// Kernels' GEMM followed by a column sum, and the reassociated (1^T A) B.
 
 #include <cstdint>
+#include <utility>
 #include <string>
 #include <type_traits>
 
@@ -483,6 +484,18 @@ MatmulMethod check_matmul_reduce(const AV& A, const BV& B, const OV& out, Matmul
   return method == MatmulMethod::automatic ? MatmulMethod::reassociated : method;
 }
 
+// The (TM x TN) tiles of the m x n product A.B for Kernel, by rows and columns of tiles;
+// refuses a count that one launch cannot hold.
+template <class Kernel>
+std::pair<std::int64_t, std::int64_t> tiles_of(std::int64_t m, std::int64_t n) {
+  const std::int64_t tiles_m = (m + Kernel::TM - 1) / Kernel::TM;
+  const std::int64_t tiles_n = (n + Kernel::TN - 1) / Kernel::TN;
+  require(tiles_m * tiles_n <= std::int64_t(INT32_MAX), "unison::matmul_reduce", "A.B (", m, "x", n,
+          ") has ", tiles_m * tiles_n, " tiles of ", Kernel::TM, "x", Kernel::TN,
+          ", more than 2^31 - 1 for one launch of the tiled method");
+  return {tiles_m, tiles_n};
+}
+
 // The work, once checked: `work` holds matmul_reduce_workspace_size elements (unused by tiled).
 template <class Exec, class AV, class BV, class OV>
 void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out,
@@ -502,11 +515,7 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
       // CPUs, rows of A and B with contiguous elements: register micro-tiles.
       if (B.stride(1) == 1) {
         using Kernel = impl::MatmulReduceTiledHost<Exec, AV, BV, OV>;
-        const std::int64_t tiles_m = (m + Kernel::TM - 1) / Kernel::TM;
-        const std::int64_t tiles_n = (n + Kernel::TN - 1) / Kernel::TN;
-        impl::require(tiles_m * tiles_n <= std::int64_t(INT32_MAX), "unison::matmul_reduce", "A.B (",
-                      m, "x", n, ") has ", tiles_m * tiles_n, " tiles of ", Kernel::TM, "x", Kernel::TN,
-                      ", more than 2^31 - 1 for one launch of the tiled method");
+        const auto [tiles_m, tiles_n] = impl::tiles_of<Kernel>(m, n);
         impl::fill_output(exec, out, T(0));
         Kokkos::TeamPolicy<Exec> policy(exec, int(tiles_m * tiles_n), 1);
         policy.set_scratch_size(1, Kokkos::PerTeam(Kernel::scratch_bytes()));
@@ -516,11 +525,7 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
 #endif
     }
     using Kernel = impl::MatmulReduceTiled<Exec, AV, BV, OV>;
-    const std::int64_t tiles_m = (m + Kernel::TM - 1) / Kernel::TM;
-    const std::int64_t tiles_n = (n + Kernel::TN - 1) / Kernel::TN;
-    impl::require(tiles_m * tiles_n <= std::int64_t(INT32_MAX), "unison::matmul_reduce", "A.B (",
-                  m, "x", n, ") has ", tiles_m * tiles_n, " tiles of ", Kernel::TM, "x", Kernel::TN,
-                  ", more than 2^31 - 1 for one launch of the tiled method");
+    const auto [tiles_m, tiles_n] = impl::tiles_of<Kernel>(m, n);
     impl::fill_output(exec, out, T(0));
     Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<Tuning::team_size, Tuning::min_teams>> policy(
         exec, int(tiles_m * tiles_n), Tuning::team_size, 1);
