@@ -3,10 +3,12 @@
 // size on GPUs (positive data: relative error per element below 1e-5 in float32; signed data
 // elsewhere, each element within 1e-5 of the size of its terms), and every documented error.
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include <unison/backends/host_blas.hpp>
 #include <unison/matmul.hpp>
 
 #include "matmul_names.hpp"
@@ -229,6 +231,51 @@ void test_errors() {
   for (double v : to_host(out)) EXPECT_EQ(v, 3.0);
 }
 
+// The gemm method runs on the library matmul_gemm_library names: Kokkos Kernels announces its
+// vendor-BLAS paths with a profiling region "KokkosBlas::gemm[TPL_<library>,<type>]", recorded
+// here, for float and double, both layouts, and operands declared with the memory space (whose
+// execution space is the default one, not necessarily exec's) or with exec itself.
+std::vector<std::string> regions;
+void record_region(const char* name) { regions.emplace_back(name); }
+
+template <class Exec, class T, class Layout, class Space>
+void expect_gemm_library(const std::string& tpl) {
+  Exec exec;
+  const long m = 7, k = 5, n = 3;
+  Kokkos::View<T**, Layout, Space> A("A", m, k), B("B", k, n);
+  Kokkos::View<T*, Space> out("out", n);
+  Kokkos::deep_copy(A, T(1));
+  Kokkos::deep_copy(B, T(2));
+  regions.clear();
+  Kokkos::Tools::Experimental::set_push_region_callback(record_region);
+  unison::matmul_reduce(exec, A, B, out, MatmulMethod::gemm);
+  Kokkos::Tools::Experimental::set_push_region_callback(nullptr);
+  exec.fence();
+  for (double v : to_host(out)) EXPECT_EQ(v, double(m * k * 2));
+  const std::string expected = "KokkosBlas::gemm[" + tpl + ",";
+  bool found = false, any_tpl = false;
+  for (const auto& r : regions) {
+    found = found || r.rfind(expected, 0) == 0;
+    any_tpl = any_tpl || r.rfind("KokkosBlas::gemm[TPL_", 0) == 0;
+  }
+  if (tpl.empty()) EXPECT_FALSE(any_tpl) << "a vendor BLAS ran where matmul_gemm_library says Kokkos Kernels";
+  else EXPECT_TRUE(found) << "expected " << expected << "...], " << regions.size() << " regions seen"
+                          << (regions.empty() ? "" : ", the first " + regions.front()) << "; "
+                          << (sizeof(T) == 4 ? "float" : "double") << " " << typeid(Layout).name() << " "
+                          << Space::name();
+}
+
+template <class Exec>
+void test_gemm_library() {
+  const std::string library = unison::matmul_gemm_library<Exec>();
+  const std::string tpl = library == "host BLAS" ? "TPL_BLAS" : library == "cuBLAS" ? "TPL_CUBLAS" : "";
+  using Mem = typename Exec::memory_space;
+  expect_gemm_library<Exec, float, Kokkos::LayoutRight, Mem>(tpl);
+  expect_gemm_library<Exec, double, Kokkos::LayoutLeft, Mem>(tpl);
+  expect_gemm_library<Exec, float, Kokkos::LayoutLeft, Exec>(tpl);
+  expect_gemm_library<Exec, double, Kokkos::LayoutRight, Exec>(tpl);
+}
+
 template <class Exec>
 struct Matmul : ::testing::Test {};
 TYPED_TEST_SUITE(Matmul, Backends, BackendName);
@@ -237,5 +284,29 @@ TYPED_TEST(Matmul, sizes_methods_layouts) { test_sizes<TypeParam>(); }
 TYPED_TEST(Matmul, strided_and_empty) { test_strided_and_empty<TypeParam>(); }
 TYPED_TEST(Matmul, seed_size) { test_seed_size<TypeParam>(); }
 TYPED_TEST(Matmul, errors) { test_errors<TypeParam>(); }
+TYPED_TEST(Matmul, gemm_runs_on_the_library_it_names) { test_gemm_library<TypeParam>(); }
 
 }  // namespace
+
+// The host BLAS's kernels, named, and a better choice offered exactly when OpenBLAS fell back to
+// generic kernels on a CPU with AVX2 and FMA. CTest runs this test a second time with
+// OPENBLAS_CORETYPE=Prescott (unison.host_blas_fallback): the fallback, forced.
+TEST(HostBlas, names_its_kernels_and_a_better_choice_after_a_fallback) {
+  const std::string core = unison::backends::host_blas_core();
+  if (core.empty()) GTEST_SKIP() << "the linked BLAS is not OpenBLAS, or none is linked";
+  const std::string better = unison::backends::host_blas_better_core();
+  EXPECT_TRUE(better.empty() || better == "SkylakeX" || better == "Haswell") << better;
+  for (const char* chosen : {"Haswell", "Zen", "SkylakeX", "Cooperlake", "SapphireRapids"})
+    if (core == chosen) {
+      EXPECT_EQ(better, "") << core;
+    }
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  if (forced && std::string(forced) == "Prescott") {
+    EXPECT_EQ(core, "Prescott");
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      EXPECT_NE(better, "");
+    }
+#endif
+  }
+}

@@ -6,6 +6,7 @@
 #endif
 
 #include <algorithm>
+#include <cctype>
 
 // OpenBLAS's thread controls, where the linked BLAS is OpenBLAS (weak: null otherwise).
 #if defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
@@ -13,6 +14,7 @@ extern "C" {
 void openblas_set_num_threads(int) __attribute__((weak));
 int openblas_get_num_threads(void) __attribute__((weak));
 int openblas_setaffinity(int, size_t, cpu_set_t*) __attribute__((weak));
+char* openblas_get_corename(void) __attribute__((weak));
 }
 #define UNISON_BACKENDS_OPENBLAS_CONTROLS 1
 #else
@@ -51,6 +53,32 @@ bool host_blas_use(int threads, const std::vector<int>& cpus) {
   (void)cpus;
   return false;
 #endif
+}
+
+std::string host_blas_core() {
+#if UNISON_BACKENDS_OPENBLAS_CONTROLS
+  if (openblas_get_corename) {
+    const char* name = openblas_get_corename();
+    return name ? name : "";
+  }
+#endif
+  return "";
+}
+
+std::string host_blas_better_core() {
+#if UNISON_BACKENDS_OPENBLAS_CONTROLS && defined(__x86_64__)
+  std::string core = host_blas_core();
+  if (core.empty()) return "";
+  for (auto& ch : core) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  // The kernel sets written for AVX2 and FMA or later: OpenBLAS chose knowingly.
+  for (const char* known : {"haswell", "zen", "skylakex", "cooperlake", "sapphirerapids"})
+    if (core == known) return "";
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    return "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
+#endif
+  return "";
 }
 
 }  // namespace unison::backends

@@ -27,6 +27,7 @@
 #include <unison/diffusion.hpp>
 #include <unison/field.hpp>
 #include <unison/npy.hpp>
+#include <unison/backends/host_blas.hpp>
 
 #include "../bench_common.hpp"
 #include "suite.hpp"
@@ -263,18 +264,47 @@ std::string thread_placement() {
                                                    : " (from the environment)");
 }
 
+// The host BLAS under the gemm baseline, for the table's header: its kernel set, and who chose it.
+std::string host_blas_line() {
+  const std::string core = unison::backends::host_blas_core();
+  if (core.empty()) return "";
+  const char* fallback = std::getenv("UNISON_BENCH_BLAS_FALLBACK");
+  return "OpenBLAS, kernels " + core +
+         (fallback && *fallback ? std::string(" (OPENBLAS_CORETYPE set by unison-bench: OpenBLAS chose ") + fallback +
+                                      ", a generic fallback, on this CPU)"
+          : std::getenv("OPENBLAS_CORETYPE") ? " (OPENBLAS_CORETYPE from the environment)"
+                                             : " (chosen by OpenBLAS)");
+}
+
 int main(int argc, char** argv) {
-  // The CPU threads one per core, spread over the machine, as the suite measures them, unless
-  // the user placed them: the OpenMP runtime reads OMP_PROC_BIND and OMP_PLACES when it is
-  // loaded, before main, so unison-bench runs itself again with them set.
-  if (!std::getenv("OMP_PROC_BIND") && !std::getenv("OMP_PLACES") && !std::getenv("UNISON_BENCH_PLACED")) {
+  // Both read by runtimes when they are loaded, before main, so unison-bench runs itself again
+  // with them set: the CPU threads one per core, spread over the machine, as the suite measures
+  // them, unless the user placed them; OpenBLAS's kernels for this CPU where OpenBLAS did not
+  // recognise it and fell back to generic ones, unless the user chose them.
+  const bool place = !std::getenv("OMP_PROC_BIND") && !std::getenv("OMP_PLACES") && !std::getenv("UNISON_BENCH_PLACED");
+  if (place) {
     setenv("OMP_PROC_BIND", "spread", 1);
     setenv("OMP_PLACES", "threads", 1);
     setenv("UNISON_BENCH_PLACED", "1", 1);
+  }
+  const std::string better_core = unison::backends::host_blas_better_core();
+  const bool rekernel = !better_core.empty() && !std::getenv("OPENBLAS_CORETYPE") && !std::getenv("UNISON_BENCH_BLAS_FALLBACK");
+  if (rekernel) {
+    setenv("OPENBLAS_CORETYPE", better_core.c_str(), 1);
+    setenv("UNISON_BENCH_BLAS_FALLBACK", unison::backends::host_blas_core().c_str(), 1);
+  }
+  if (place || rekernel) {
     execv("/proc/self/exe", argv);
-    unsetenv("OMP_PROC_BIND");  // (exec failed: carry on as the environment was)
-    unsetenv("OMP_PLACES");
-    setenv("UNISON_BENCH_PLACED", "0", 1);
+    // (exec failed: carry on as the environment was)
+    if (place) {
+      unsetenv("OMP_PROC_BIND");
+      unsetenv("OMP_PLACES");
+      setenv("UNISON_BENCH_PLACED", "0", 1);
+    }
+    if (rekernel) {
+      unsetenv("OPENBLAS_CORETYPE");
+      unsetenv("UNISON_BENCH_BLAS_FALLBACK");
+    }
   }
   // Kokkos' own arguments go to Kokkos; the rest are unison-bench's.
   std::vector<std::string> args;
@@ -319,6 +349,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&gb_argc, gb_argv.data());
   unison::bench::add_context(flushed);
   benchmark::AddCustomContext("cpu_threads", thread_placement());
+  if (!host_blas_line().empty()) benchmark::AddCustomContext("host_blas", host_blas_line());
 
   auto& settings = unison::bench::settings();
   settings.probes = false;
@@ -373,6 +404,7 @@ int main(int argc, char** argv) {
   unison::suite::apply_peaks(rows);
   unison::suite::advise(rows);
   std::cout << "CPU threads: " << thread_placement() << "\n";
+  if (!host_blas_line().empty()) std::cout << "host BLAS: " << host_blas_line() << "\n";
   unison::suite::write_table(std::cout, rows, columns);
   std::ofstream csv(out / "unison_bench.csv");
   unison::suite::write_csv(csv, rows);

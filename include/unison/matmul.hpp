@@ -546,12 +546,18 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
   // gemm: C = A B in the workspace, in A's layout, then its column sums.
   if constexpr (std::is_same_v<typename AV::array_layout, typename BV::array_layout> &&
                 impl::blas_layout_v<typename AV::array_layout>) {
-    Kokkos::View<T**, typename AV::array_layout, Mem, Unmanaged> C(work, m, n);
+    // Views of exec's own device type: Kokkos Kernels hands a call to the vendor BLAS only when
+    // the Views' execution space is exec's (a HostSpace View's is the default host space, so a
+    // Serial call on it would otherwise run Kokkos Kernels' own kernel).
+    using Layout = typename AV::array_layout;
+    const Kokkos::View<const T**, Layout, Kokkos::Device<Exec, typename AV::memory_space>, Unmanaged> a(A);
+    const Kokkos::View<const T**, Layout, Kokkos::Device<Exec, typename BV::memory_space>, Unmanaged> b(B);
+    const Kokkos::View<T**, Layout, Kokkos::Device<Exec, Mem>, Unmanaged> C(work, m, n);
 #ifdef KOKKOSKERNELS_ENABLE_TPL_BLAS
     // The host BLAS on the cores exec runs on (its threads could be bound to one).
     if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) backends::host_blas_for(exec);
 #endif
-    KokkosBlas::gemm(exec, "N", "N", T(1), A, B, T(0), C);
+    KokkosBlas::gemm(exec, "N", "N", T(1), a, b, T(0), C);
     impl::weighted_column_sums(exec, "product", C, out, false,
                                Partials(work + m * n, impl::column_blocks<Exec>(m), n), out);
   }

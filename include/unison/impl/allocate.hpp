@@ -11,6 +11,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/backends/device_info.hpp>
+#include <unison/backends/memory.hpp>
 #include <unison/impl/checks.hpp>
 
 namespace unison::impl {
@@ -34,10 +35,14 @@ View allocate(const char* function, const char* what, const Exec& exec, const st
           (unsigned long long)bytes, " bytes, more than the ", free, " bytes free in the ",
           Space::name(), " memory space");
   try {
+    View view;
     if constexpr (Kokkos::SpaceAccessibility<Exec, Space>::accessible)
-      return View(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), extents...);
+      view = View(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), extents...);
     else
-      return View(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), extents...);
+      view = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), extents...);
+    if constexpr (std::is_same_v<Space, Kokkos::HostSpace>)
+      backends::advise_huge_pages(view.data(), view.span() * sizeof(typename View::non_const_value_type));
+    return view;
   } catch (const std::runtime_error& e) {
     fail(function, what, " (", (unsigned long long)bytes, " bytes) could not be allocated in the ",
          Space::name(), " memory space: ", e.what());

@@ -8,6 +8,7 @@
 /// each call, as many threads as `exec` runs, each allowed on every CPU that exec's threads are
 /// bound to: the BLAS uses the cores the backend uses, whatever the binding.
 
+#include <string>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -22,6 +23,17 @@ std::vector<int> this_thread_cpus();
 /// calling thread, which takes part, keeps its own binding). Returns false, changing nothing,
 /// where the linked BLAS offers no such control (it is not OpenBLAS, or none is linked).
 bool host_blas_use(int threads, const std::vector<int>& cpus);
+
+/// The kernel set the host BLAS chose for this CPU when it was loaded, where it says (OpenBLAS:
+/// "SkylakeX", "Haswell", ...); empty otherwise.
+std::string host_blas_core();
+
+/// The kernel set to ask OpenBLAS for (its OPENBLAS_CORETYPE environment variable, read when it
+/// is loaded) where the one it chose is a generic fallback far below what this CPU offers, and
+/// empty otherwise. OpenBLAS releases that do not know a CPU model (a newer one, or one a virtual
+/// machine reports without its model) fall back to "Prescott", SSE3 kernels several times
+/// slower than the CPU's own (docs/PERFORMANCE.md has the measurement).
+std::string host_blas_better_core();
 
 /// host_blas_use(exec.concurrency(), the union of the CPUs exec's threads may run on), the CPUs
 /// gathered once per execution space type (a parallel region that asks every thread).

@@ -2,7 +2,14 @@
 /// \file unison/backends/memory.hpp
 /// Memory access hints that only some backends have.
 
+#include <cstddef>
+#include <cstdint>
+
 #include <Kokkos_Core.hpp>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #if defined(__SSE2__) && !defined(__CUDA_ARCH__)
 #include <immintrin.h>
@@ -105,6 +112,25 @@ inline void store_vector_streaming(T* p, const typename HostVector<T>::type& v) 
 #else
 #define UNISON_BACKENDS_HOST_VECTORS 0
 #endif
+
+/// Asks the operating system to back a new host allocation of `bytes` at p with huge pages where
+/// it offers them on request (Linux's transparent huge pages in "madvise" mode): a temporary of
+/// hundreds of megabytes is otherwise first touched in 4 KiB pages, one page fault each (NumPy
+/// asks the same for its large arrays). Only the 2 MiB-aligned interior is advised; below 4 MiB
+/// nothing. A hint: without it, or where it is refused, the memory is the same, only slower to
+/// touch the first time.
+inline void advise_huge_pages(void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t huge = std::uintptr_t(2) << 20;
+  if (bytes < 2 * huge) return;
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
 
 /// Orders this thread's store_streaming stores before its later stores (x86 CPUs: sfence), so
 /// that whoever synchronizes with the thread afterwards sees them. Nothing elsewhere.
