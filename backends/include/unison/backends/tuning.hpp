@@ -134,7 +134,8 @@ struct MatmulTuning {
   static constexpr int min_teams = 1;
   // CPUs, rows of B with contiguous elements (`packs`): register micro-tiles, each team (one
   // thread) a host_tile_m x host_tile_n tile of A.B in slices of host_tile_k along k (a slice
-  // of B's panel, 1024 x 32 floats, 128 KiB, stays in L2; the tile's sums, 256 KiB, in scratch).
+  // of B's panel, 1024 x 32 floats, 128 KiB, copied into scratch, stays in L2; the tile's sums,
+  // 256 KiB, in scratch too).
   static constexpr bool packs = true;
   static constexpr int host_tile_m = 256;
   static constexpr int host_tile_n = 256;
