@@ -180,10 +180,11 @@ struct HistogramTuning {
 
 /// monte_carlo_pi: work items of consecutive values of the random sequence, about
 /// `items_per_thread` per thread the backend runs at once (its concurrency), at least
-/// `min_per_item` values each. A CPU item loops over its values in vector registers (the
-/// compiler vectorises the counter-based generator); a GPU thread computes its own.
+/// `min_per_item` values each. A CPU item (`packs`) computes its values in host vectors of
+/// 64-bit lanes, all of a register's lanes at once; a GPU thread computes its own.
 template <class Exec>
 struct RandomTuning {
+  static constexpr bool packs = true;
   static constexpr int items_per_thread = 4;
   static constexpr int min_per_item = 4096;
 };
@@ -191,6 +192,7 @@ struct RandomTuning {
 #ifdef KOKKOS_ENABLE_CUDA
 template <>
 struct RandomTuning<Kokkos::Cuda> {
+  static constexpr bool packs = false;
   static constexpr int items_per_thread = 1;
   static constexpr int min_per_item = 64;
 };
