@@ -5,7 +5,8 @@
 # OPENBLAS_CORETYPE=Prescott (the kernels OpenBLAS 0.3.21 falls back to on a CPU it does not
 # know), for the comparison in the same run; then the element-wise suite on the CPU backends
 # (their temporaries, allocated with huge pages). Results in $OUT. Two calls on one warm machine:
-# `gpu-gemm.sh build`, then `gpu-gemm.sh suite`.
+# `gpu-gemm.sh build`, then `gpu-gemm.sh suite` (or `gpu-gemm.sh counting`: the counting suite
+# with its peers on every backend). TESTS: the build call's test filter.
 set -u
 export UNISON_DEPS_DIR=$PWD/.deps CMAKE_BUILD_PARALLEL_LEVEL=16
 . scripts/gpu-openblas.sh
@@ -15,12 +16,19 @@ t0=$(date +%s)
 { cmake --preset cuda $UNISON_BLAS_FLAGS && cmake --build --preset cuda --target unison-bench unison_tests; } > $OUT/build.log 2>&1; st=$?
 echo "build exit $st after $(( $(date +%s)-t0 )) s"
 if [ $st -ne 0 ]; then grep -m3 -B2 -A12 "error" $OUT/build.log; exit 1; fi
-build/cuda/tests/unison_tests --gtest_filter='Matmul/*:Determinism/*.matmul*' 2>&1 | tail -4 | tee $OUT/tests.txt
+build/cuda/tests/unison_tests --gtest_filter="${TESTS:-Matmul/*:Determinism/*.matmul*}" 2>&1 | tail -4 | tee $OUT/tests.txt
 exit 0
 fi
 mkdir -p build/cuda/share/unison && cp benchmarks/suite/plot.py build/cuda/share/unison/
 rm -rf build/cuda/share/unison/peers && cp -r benchmarks/peers build/cuda/share/unison/peers
 B=build/cuda/benchmarks/unison-bench
+if [ "$1" = counting ]; then  # the counting suite (Monte Carlo, histogram) with its peers, every backend
+t0=$(date +%s)
+timeout ${T1:-300} $B --workloads=counting --repetitions=3 --no-plots --results-limit=0 --out=/tmp/c1 > $OUT/counting.txt 2> $OUT/counting-progress.txt
+echo "counting suite exit $? after $(( $(date +%s)-t0 )) s"; cp /tmp/c1/unison_bench.csv $OUT/counting.csv; cp /tmp/c1/peers.csv $OUT/counting-peers.csv 2>/dev/null
+cut -c1-200 $OUT/counting.txt
+exit 0
+fi
 t0=$(date +%s)
 timeout ${T1:-200} $B --workloads=matmul --repetitions=3 --no-plots --results-limit=0 --out=/tmp/m1 > $OUT/matmul.txt 2> $OUT/matmul-progress.txt
 echo "matmul suite exit $? after $(( $(date +%s)-t0 )) s"; cp /tmp/m1/unison_bench.csv $OUT/matmul.csv; cp /tmp/m1/peers.csv $OUT/matmul-peers.csv 2>/dev/null

@@ -64,8 +64,8 @@ KOKKOS_FUNCTION T threshold(double e) {
 // interleaved bin by bin (counter (k, c) at k * copies + c), thread t counting into copy
 // t % copies: with 32 copies the lanes of a warp never touch the same counter or shared-memory
 // bank, so their atomic increments are never replayed, whatever the data. A CPU team is one
-// thread with plain increments: one copy, or one per lane of a pack (count_packs). The bin of v: an estimate of (v - E_0) / width, then
-// steps against the thresholds E_k (a table in scratch) until E_k <= v < E_{k+1}: exact for any
+// thread with plain increments: one copy, or host_copies when it counts in packs (count_packs).
+// The bin of v: an estimate of (v - E_0) / width, then steps against the thresholds E_k (a table in scratch) until E_k <= v < E_{k+1}: exact for any
 // estimate, one comparison each way when the estimate is right; the estimate in T from E_0
 // (EstimateInT: float when its rounding stays well below a bin) or in double from xmin. x is read
 // in chunks of K values (16 bytes on a GPU) where it is contiguous, U chunks at a time per
@@ -85,48 +85,75 @@ struct HistogramTeams {
   int copies;
   T inverse_width_t;
 
+  // CPUs that count in packs: the number of copies (a power of two).
+  static constexpr int host_copies = 4;
+
   // The counters: nbins rows of `copies`, and a last row that packs count discarded lanes into.
   static std::size_t scratch_bytes(int copies, std::int64_t nbins) {
     return Table::shmem_size(nbins + 1) + Scratch::shmem_size(nbins + 1, copies);
   }
 
 #if UNISON_BACKENDS_HOST_VECTORS
-  // CPUs: count x[begin, end) (contiguous) a pack of doubles at a time (the values converted),
-  // lane l into copy l (no two lanes of a pack touch one counter). Each lane's bin: the estimate,
-  // then steps until every lane has e_k <= v < e_{k+1}, with the edges computed as Bins computes
-  // them, fma(k, width, xmin) in double (v >= E_k exactly when v >= e_k: the same bins as the
-  // scalar code's thresholds); values outside [xmin, xmax) or NaN go to the discard row.
-  void count_packs(const T* x, std::int64_t n, const Scratch& hist) const {
+  // CPUs: count x[begin, end) (contiguous) in blocks of `block` values. First the block's bins,
+  // a pack of T at a time: each lane's estimate from E_0 in T (lo, hi: E_0 and E_nbins), then,
+  // a pack of doubles at a time, steps until every lane has e_k <= v < e_{k+1}, with the edges
+  // computed as Bins computes them, fma(k, width, xmin) in double (v >= E_k exactly when
+  // v >= e_k: the same bins as the scalar code's thresholds); values outside [xmin, xmax) or
+  // NaN go to the discard row. Each value's counter (its bin's row, copy i % host_copies) goes
+  // into a buffer of 32-bit offsets, and then the block's counters are incremented one by one:
+  // plain increments, in order; the copies keep a run of equal values from waiting on its own
+  // previous increment.
+  void count_packs(const T* x, std::int64_t n, T lo, T hi, const Scratch& hist) const {
+    using V = backends::Pack<T>;
+    using I = backends::IndexPack<V>;
     using D = backends::Pack<double>;
     using DI = backends::IndexPack<D>;
-    using DT = backends::VectorN<T, backends::lanes_v<D>>;  // a D's worth of T
-    constexpr int L = backends::lanes_v<D>;
+    constexpr int L = backends::lanes_v<V>, LD = backends::lanes_v<D>, parts = L / LD, block = 512;
+    static_assert((parts == 1 || parts == 2) && block % L == 0 && block % host_copies == 0);
+    using DT = backends::VectorN<T, LD>;  // a D's worth of T
     const int nbins = int(bins.nbins);
     std::uint32_t* h = hist.data();
-    const D xmin = backends::splat<D>(bins.xmin), xmax = backends::splat<D>(bins.xmax);
-    const D width = backends::splat<D>(bins.width), inverse = backends::splat<D>(bins.inverse_width);
-    const D zero = {}, last = backends::splat<D>(double(nbins - 1));
-    const D discard = backends::splat<D>(double(nbins)), one = backends::splat<D>(1.0);
-    D lane = {};
+    const V first = backends::splat<V>(lo), end = backends::splat<V>(hi);
+    const V inverse = backends::splat<V>(inverse_width_t);
+    const D xmin = backends::splat<D>(bins.xmin), width = backends::splat<D>(bins.width);
+    const D last = backends::splat<D>(double(nbins - 1)), one = backends::splat<D>(1.0);
+    const I last_bin = I{} + (nbins - 1), discard = I{} + nbins;
+    I lane = {};
     for (int l = 0; l < L; ++l) lane[l] = l;
-    const auto add = [&](const DT& values, int lanes) {
-      const D v = __builtin_convertvector(values, D);
-      const auto in = (v >= xmin) & (v < xmax) & (lane < double(lanes));
-      const D safe = in ? v : xmin;
-      D k = backends::floor((safe - xmin) * inverse);
-      k = k < zero ? zero : k > last ? last : k;
+    alignas(64) std::int32_t offset[block];
+    // The counters of values j .. j + L - 1 of the block (the first `lanes` of them real).
+    const auto bin = [&](const V& v, int lanes, int j) {
+      const auto in = (v >= first) & (v < end);
+      const I valid = __builtin_convertvector(in, I) & (lane < lanes);
+      const V safe = in ? v : first;
+      // (safe - E_0) / width is in [0, nbins] (to rounding): truncation is the floor.
+      I k = __builtin_convertvector((safe - first) * inverse, I);
+      k = k > last_bin ? last_bin : k;
+      // -1 where a lane's value lies below its bin, +1 where above, else 0 (LD lanes).
+      const auto steps = [&](const DT& vp, const DI& kp) {
+        const D vd = __builtin_convertvector(vp, D), kd = __builtin_convertvector(kp, D);
+        const auto down = vd < backends::fma(kd, width, xmin);
+        const auto up = (kd < last) & (vd >= backends::fma(kd + one, width, xmin));
+        return DI(__builtin_convertvector(down, DI) - __builtin_convertvector(up, DI));
+      };
       for (;;) {
-        const auto down = safe < backends::fma(k, width, xmin);
-        const auto up = safe >= (k < last ? backends::fma(k + one, width, xmin) : xmax);
-        if (!backends::any(down | up)) break;
-        k = down ? k - one : up ? k + one : k;
+        I step;
+        if constexpr (parts == 1) step = steps(safe, k);
+        else step = backends::join(steps(backends::half<0>(safe), backends::half<0>(k)),
+                                   steps(backends::half<1>(safe), backends::half<1>(k)));
+        if (!backends::any(step != 0)) break;
+        k += step;
       }
-      const DI row = __builtin_convertvector(in ? k : discard, DI);
-      for (int l = 0; l < L; ++l) ++h[std::int64_t(row[l]) * L + l];
+      backends::store(offset + j, (valid ? k : discard) * host_copies + ((lane + j) & (host_copies - 1)));
     };
-    std::int64_t i = 0;
-    for (; i + L <= n; i += L) add(backends::load<DT>(x + i), L);
-    if (i < n) add(backends::load_partial<DT>(x + i, int(n - i)), int(n - i));
+    for (std::int64_t i = 0; i < n; i += block) {
+      const int count = n - i < block ? int(n - i) : block;
+      int j = 0;
+      for (; j + L <= count; j += L) bin(backends::load<V>(x + i + j), L, j);
+      if (j < count) bin(backends::load_partial<V>(x + i + j, count - j), count - j, j);
+      const int counted = (count + L - 1) / L * L;  // the last pack's unused lanes: the discard row
+      for (int c = 0; c < counted; ++c) ++h[offset[c]];
+    }
   }
 #endif
 
@@ -145,8 +172,8 @@ struct HistogramTeams {
     bool counted = false;
     if constexpr (Tuning::packs && backends::has_pack_v<T> && EstimateInT) {
 #if UNISON_BACKENDS_HOST_VECTORS
-      if (copies == backends::lanes_v<backends::Pack<double>> && x.stride(0) == 1 && end > begin) {
-        count_packs(&x(begin), end - begin, hist);
+      if (copies == host_copies && x.stride(0) == 1 && end > begin) {
+        count_packs(&x(begin), end - begin, edge(0), edge(nbins), hist);
         counted = true;
       }
 #endif
@@ -282,7 +309,7 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
   // As many copies as fit (a power of two up to Tuning::copies; on CPUs that count in packs, one
   // per lane), else global atomics.
   int copies = Tuning::copies;
-  if constexpr (Tuning::packs && backends::has_pack_v<T>) copies = backends::pack_lanes_v<double>;
+  if constexpr (Tuning::packs && backends::has_pack_v<T>) copies = Teams::host_copies;
   while (copies > 1 && Teams::scratch_bytes(copies, nbins) > room) copies /= 2;
   if (nbins < INT32_MAX && Teams::scratch_bytes(copies, nbins) <= room) {
     // Teams: enough to fill the device (GPU) or one per thread (CPU), each with a block of at

@@ -332,6 +332,80 @@ using IndexPack = typename impl::Int32Vector<lanes_v<V> * 4>::type;
 template <class T, int N>
 using VectorN = typename impl::VectorOf<T, N>::type;
 
+namespace impl {
+template <class E, int Bytes>
+struct GenericVector {
+  typedef E type __attribute__((vector_size(Bytes)));
+};
+template <class W>
+using Half = typename GenericVector<std::remove_cv_t<std::remove_reference_t<decltype(std::declval<W>()[0])>>,
+                                    int(sizeof(W) / 2)>::type;
+template <class H>
+using Twice = typename GenericVector<std::remove_cv_t<std::remove_reference_t<decltype(std::declval<H>()[0])>>,
+                                     int(sizeof(H) * 2)>::type;
+}  // namespace impl
+
+/// The lower (Part 0) or upper (Part 1) half of the lanes of a host vector w (a pack, an index
+/// pack or a comparison's result), in registers: a pack of floats' half converts to a pack of
+/// doubles, say. (Copying bytes out of the middle of a vector went through memory, and the
+/// narrower reload waited for the wide store.)
+template <int Part, class W>
+inline impl::Half<W> half(const W& w) {
+  static_assert(Part == 0 || Part == 1);
+  impl::Half<W> r;
+#if defined(__AVX512F__)
+  if constexpr (sizeof(W) == 64) {
+    __m512i v;
+    __builtin_memcpy(&v, &w, sizeof v);
+    // (the zero-masked form with every lane set: see gather below)
+    const __m256i h = _mm512_maskz_extracti64x4_epi64(__mmask8(-1), v, Part);
+    __builtin_memcpy(&r, &h, sizeof r);
+    return r;
+  }
+#endif
+#if defined(__AVX__)
+  if constexpr (sizeof(W) == 32) {
+    __m256i v;
+    __builtin_memcpy(&v, &w, sizeof v);
+    const __m128i h = Part == 0 ? _mm256_castsi256_si128(v) : _mm256_extractf128_si256(v, 1);
+    __builtin_memcpy(&r, &h, sizeof r);
+    return r;
+  }
+#endif
+  __builtin_memcpy(&r, reinterpret_cast<const char*>(&w) + Part * sizeof r, sizeof r);
+  return r;
+}
+
+/// The host vector of lo's lanes followed by hi's (the inverse of half).
+template <class H>
+inline impl::Twice<H> join(const H& lo, const H& hi) {
+  impl::Twice<H> r;
+#if defined(__AVX512F__)
+  if constexpr (sizeof(H) == 32) {
+    __m256i a, b;
+    __builtin_memcpy(&a, &lo, sizeof a);
+    __builtin_memcpy(&b, &hi, sizeof b);
+    const __m512i z = _mm512_setzero_si512();
+    const __m512i v = _mm512_mask_inserti64x4(z, __mmask8(-1), _mm512_mask_inserti64x4(z, __mmask8(-1), z, a, 0), b, 1);
+    __builtin_memcpy(&r, &v, sizeof r);
+    return r;
+  }
+#endif
+#if defined(__AVX__)
+  if constexpr (sizeof(H) == 16) {
+    __m128i a, b;
+    __builtin_memcpy(&a, &lo, sizeof a);
+    __builtin_memcpy(&b, &hi, sizeof b);
+    const __m256i v = _mm256_insertf128_si256(_mm256_castsi128_si256(a), b, 1);
+    __builtin_memcpy(&r, &v, sizeof r);
+    return r;
+  }
+#endif
+  __builtin_memcpy(&r, &lo, sizeof lo);
+  __builtin_memcpy(reinterpret_cast<char*>(&r) + sizeof lo, &hi, sizeof hi);
+  return r;
+}
+
 /// Whether any lane of the mask m (a comparison's result) is set.
 template <class M>
 inline bool any(const M& m) {
