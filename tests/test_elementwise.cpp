@@ -124,6 +124,49 @@ void test_polar_distance() {
         ref_polar, uniform<float>(0, 10), uniform<float>(-3.2, 3.2), uniform<float>(0, 10),
         uniform<float>(-3.2, 3.2));
   }
+  // Every element within a few rounding errors of the points' scale, |rho1| + |rho2|: angles
+  // over the whole range of the rotated form (+-1024), beyond it (up to 1e5), and the two mixed
+  // in one register; nearly equal points (a close angle, the same radius), where the distance
+  // is the difference of nearly equal coordinates; negative radii; float and double.
+  const auto pointwise = [](auto tag, double angles, double bound) {
+    using T = decltype(tag);
+    using Mem = typename Exec::memory_space;
+    const std::size_t n = 4099;
+    Kokkos::View<T*, Mem> r1("r1", n), t1("t1", n), r2("r2", n), t2("t2", n), out("out", n);
+    fill(r1, uniform<T>(-10, 10));
+    fill(t1, uniform<T>(-angles, angles));
+    fill(r2, uniform<T>(0, 10));
+    fill(t2, uniform<T>(-angles, angles));
+    auto h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r1);
+    auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t1);
+    auto h2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r2);
+    auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t2);
+    for (std::size_t i = 0; i < n; i += 3) {  // every third: the same point, turned a little
+      hb(i) = ha(i) + T(1e-3) * T(i % 7) / 7;
+      h2(i) = h1(i);
+    }
+    for (std::size_t i = 1; i < n; i += 5) ha(i) = T(i % 2 ? 3e4 : -2e3) + ha(i);  // some beyond
+    Kokkos::deep_copy(r2, h2);
+    Kokkos::deep_copy(t1, ha);
+    Kokkos::deep_copy(t2, hb);
+    Exec exec;
+    unison::polar_distance(exec, r1, t1, r2, t2, out);
+    exec.fence();
+    auto got = to_host(out);
+    int bad = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double ref = ref_polar(h1(i), ha(i), h2(i), hb(i));
+      const double scale = std::abs(double(h1(i))) + std::abs(double(h2(i)));
+      if (!(std::abs(got[i] - ref) <= bound * scale) && ++bad <= 5)
+        ADD_FAILURE() << "angles +-" << angles << ", element " << i << ": polar_distance(" << h1(i)
+                      << ", " << ha(i) << ", " << h2(i) << ", " << hb(i) << ") = " << got[i]
+                      << ", expected " << ref;
+    }
+  };
+  for (double angles : {3.2, 1024.0, 1e5}) {
+    pointwise(float{}, angles, 1e-6);
+    pointwise(double{}, angles, 1e-14);
+  }
 }
 
 template <class Exec>

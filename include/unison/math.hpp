@@ -45,18 +45,60 @@ struct Cartesian {
   T y;
 };
 
-/// (rho cos theta, rho sin theta): the separate device function of polar_distance.
+/// (rho cos theta, rho sin theta): the polar-to-cartesian step of polar_distance.
 template <class T>
 KOKKOS_INLINE_FUNCTION Cartesian<T> polar_to_cartesian(T rho, T theta) {
   return {rho * backends::cos(theta), rho * backends::sin(theta)};
 }
 
-/// Euclidean distance between two points given in polar form.
+namespace impl {
+/// The distance of the two points' cartesian forms, each from polar_to_cartesian.
 template <class T>
-KOKKOS_INLINE_FUNCTION T polar_distance(T rho1, T theta1, T rho2, T theta2) {
+KOKKOS_INLINE_FUNCTION T polar_distance_cartesian(T rho1, T theta1, T rho2, T theta2) {
   const Cartesian<T> a = polar_to_cartesian(rho1, theta1);
   const Cartesian<T> b = polar_to_cartesian(rho2, theta2);
   return math::hypot(a.x - b.x, a.y - b.y);
+}
+
+/// The same distance in the frame turned by -theta1, where the first point is (rho1, 0) and the
+/// second rho2 (cos d, sin d) with d = theta2 - theta1: one cosine and one sine instead of two
+/// of each. d is s + e exactly (s the rounded difference, e its rounding error, Knuth's
+/// two-sum), and cos d, sin d are taken as cos s - e sin s, sin s + e cos s: the error left is
+/// e^2 / 2, below 2^-27 while both angles are within +-1024 (|e| <= 2^-13 there).
+template <class T>
+KOKKOS_INLINE_FUNCTION T polar_distance_rotated(T rho1, T theta1, T rho2, T theta2) {
+  const T s = theta2 - theta1;
+  const T back = s - theta2;
+  const T e = (theta2 - (s - back)) - (theta1 + back);
+  const T c = backends::cos(s), sn = backends::sin(s);
+  const T cos_d = backends::fma(-e, sn, c), sin_d = backends::fma(e, c, sn);
+  return math::hypot(backends::fma(-rho2, cos_d, rho1), rho2 * sin_d);
+}
+}  // namespace impl
+
+/// Euclidean distance between two points given in polar form, (rho1, theta1) and
+/// (rho2, theta2): the distance between their polar_to_cartesian forms. Where both angles are
+/// within +-1024 radians it is computed in the frame turned by -theta1 (one sine and one cosine
+/// instead of two of each, as accurate: impl::polar_distance_rotated); other angles, infinities
+/// and NaN included, go through the two points' cartesian coordinates. Each element's form
+/// depends on its own angles only.
+template <class T>
+KOKKOS_INLINE_FUNCTION T polar_distance(T rho1, T theta1, T rho2, T theta2) {
+  using S = backends::scalar_of_t<T>;
+  constexpr S limit = S(1024);  // the rotated form's range (see polar_distance_rotated)
+#if UNISON_BACKENDS_HOST_VECTORS
+  if constexpr (backends::is_pack_v<T>) {
+    const auto near = (backends::abs(theta1) <= limit) & (backends::abs(theta2) <= limit);
+    const T rotated = impl::polar_distance_rotated(rho1, theta1, rho2, theta2);
+    if (!backends::any(near == 0)) return rotated;
+    return near ? rotated : impl::polar_distance_cartesian(rho1, theta1, rho2, theta2);
+  } else
+#endif
+  {
+    if (backends::abs(theta1) <= limit && backends::abs(theta2) <= limit)
+      return impl::polar_distance_rotated(rho1, theta1, rho2, theta2);
+    return impl::polar_distance_cartesian(rho1, theta1, rho2, theta2);
+  }
 }
 
 /// v below threshold becomes 0; v otherwise.

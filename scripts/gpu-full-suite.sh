@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Device calls for the whole suite in one run, on one warm machine:
+#   gpu-full-suite.sh build   the cuda preset from .deps (OpenBLAS from .deps/debs), then the
+#                             tests on Serial, OpenMP and Cuda (TESTS: a gtest filter; default
+#                             every test; at most T_TESTS seconds)
+#   gpu-full-suite.sh suite   unison-bench: every workload on every backend with its peers
+#                             (Numba CPU and CUDA, NumPy, CuPy), 3 repetitions, the plots
+# Results in $OUT: table.txt, progress.txt, the CSVs, and everything else in run.tar.gz.
+set -u
+export UNISON_DEPS_DIR=$PWD/.deps CMAKE_BUILD_PARALLEL_LEVEL=16
+. scripts/gpu-openblas.sh
+if [ "${1:-build}" = build ]; then
+  lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  t0=$(date +%s)
+  { cmake --preset cuda $UNISON_BLAS_FLAGS && cmake --build --preset cuda --target unison-bench unison_tests; } > $OUT/build.log 2>&1; st=$?
+  echo "build exit $st after $(( $(date +%s)-t0 )) s"
+  if [ $st -ne 0 ]; then grep -m3 -B2 -A12 "error" $OUT/build.log; exit 1; fi
+  t0=$(date +%s)
+  timeout ${T_TESTS:-200} build/cuda/tests/unison_tests --gtest_filter="${TESTS:-*}" > $OUT/tests-full.txt 2>&1
+  echo "tests exit $? after $(( $(date +%s)-t0 )) s"
+  grep -E "^\[  (PASSED|FAILED) |tests ran|FAILED  \]" $OUT/tests-full.txt | tail -12 | tee $OUT/tests.txt
+  gzip -f $OUT/tests-full.txt
+  exit 0
+fi
+mkdir -p build/cuda/share/unison && cp benchmarks/suite/plot.py build/cuda/share/unison/
+rm -rf build/cuda/share/unison/peers && cp -r benchmarks/peers build/cuda/share/unison/peers
+python3 -c "import numba, numpy; print('numba', numba.__version__, 'numpy', numpy.__version__)"
+(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core") > $OUT/machine.txt
+t0=$(date +%s)
+PYTHONUNBUFFERED=1 timeout ${T_SUITE:-570} build/cuda/benchmarks/unison-bench --out=/tmp/run --repetitions=3 --results-limit=0 > $OUT/table.txt 2> $OUT/progress.txt
+echo "unison-bench --repetitions=3 (every workload): exit $? after $(( $(date +%s)-t0 )) s" | tee -a $OUT/table.txt
+cp /tmp/run/unison_bench.csv /tmp/run/peers.csv $OUT/ 2>/dev/null
+tar -C /tmp/run -czf $OUT/run.tar.gz . 2>/dev/null
+grep -E "peers|checks" $OUT/table.txt | tail -3
