@@ -123,8 +123,8 @@ void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, c
 }
 
 /// out = distance between the points (rho1, theta1) and (rho2, theta2) given in polar form
-/// (unison::math::polar_distance: for angles within +-1024 radians, one sine and one cosine of
-/// the angles' difference per element; beyond, the two points' cartesian forms).
+/// (unison::math::polar_distance: on CPUs, for angles within +-1024 radians, one sine and one
+/// cosine of the angles' difference per element; else the two points' cartesian forms).
 template <class Exec, class R1, class T1, class R2, class T2, class Out>
 void polar_distance(const Exec& exec, const R1& rho1, const T1& theta1, const R2& rho2,
                     const T2& theta2, const Out& out) {

@@ -77,17 +77,19 @@ KOKKOS_INLINE_FUNCTION T polar_distance_rotated(T rho1, T theta1, T rho2, T thet
 }  // namespace impl
 
 /// Euclidean distance between two points given in polar form, (rho1, theta1) and
-/// (rho2, theta2): the distance between their polar_to_cartesian forms. Where both angles are
-/// within +-1024 radians it is computed in the frame turned by -theta1 (one sine and one cosine
-/// instead of two of each, as accurate: impl::polar_distance_rotated); other angles, infinities
-/// and NaN included, go through the two points' cartesian coordinates. Each element's form
-/// depends on its own angles only.
+/// (rho2, theta2): the distance between their polar_to_cartesian forms. On CPU packs, where
+/// both angles of a lane are within +-1024 radians, it is computed in the frame turned by
+/// -theta1 (one sine and one cosine instead of two of each, as accurate:
+/// impl::polar_distance_rotated), where the vector sine and cosine are what costs; other
+/// angles, infinities and NaN included, and every scalar (GPU) call go through the two points'
+/// cartesian coordinates (on a GPU, one fused sine-cosine per point and memory-bound: the
+/// rotated form measured slower there). Each element's form depends on its own angles only.
 template <class T>
 KOKKOS_INLINE_FUNCTION T polar_distance(T rho1, T theta1, T rho2, T theta2) {
-  using S = backends::scalar_of_t<T>;
-  constexpr S limit = S(1024);  // the rotated form's range (see polar_distance_rotated)
 #if UNISON_BACKENDS_HOST_VECTORS
   if constexpr (backends::is_pack_v<T>) {
+    using S = backends::scalar_of_t<T>;
+    constexpr S limit = S(1024);  // the rotated form's range (see polar_distance_rotated)
     const auto near = (backends::abs(theta1) <= limit) & (backends::abs(theta2) <= limit);
     const T rotated = impl::polar_distance_rotated(rho1, theta1, rho2, theta2);
     if (!backends::any(near == 0)) return rotated;
@@ -95,8 +97,6 @@ KOKKOS_INLINE_FUNCTION T polar_distance(T rho1, T theta1, T rho2, T theta2) {
   } else
 #endif
   {
-    if (backends::abs(theta1) <= limit && backends::abs(theta2) <= limit)
-      return impl::polar_distance_rotated(rho1, theta1, rho2, theta2);
     return impl::polar_distance_cartesian(rho1, theta1, rho2, theta2);
   }
 }
