@@ -5,6 +5,7 @@
 #                             every test; at most T_TESTS seconds)
 #   gpu-full-suite.sh suite   unison-bench: every workload on every backend with its peers
 #                             (Numba CPU and CUDA, NumPy, CuPy), 3 repetitions, the plots
+#                             (W: a comma-separated list of workload families instead)
 # Results in $OUT: table.txt, progress.txt, the CSVs, and everything else in run.tar.gz.
 set -u
 export UNISON_DEPS_DIR=$PWD/.deps CMAKE_BUILD_PARALLEL_LEVEL=16
@@ -27,7 +28,7 @@ rm -rf build/cuda/share/unison/peers && cp -r benchmarks/peers build/cuda/share/
 python3 -c "import numba, numpy; print('numba', numba.__version__, 'numpy', numpy.__version__)"
 (nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core") > $OUT/machine.txt
 t0=$(date +%s)
-PYTHONUNBUFFERED=1 timeout ${T_SUITE:-570} build/cuda/benchmarks/unison-bench --out=/tmp/run --repetitions=3 --results-limit=0 > $OUT/table.txt 2> $OUT/progress.txt
+PYTHONUNBUFFERED=1 timeout ${T_SUITE:-570} build/cuda/benchmarks/unison-bench --out=/tmp/run ${W:+--workloads=$W} --repetitions=3 --results-limit=0 > $OUT/table.txt 2> $OUT/progress.txt
 echo "unison-bench --repetitions=3 (every workload): exit $? after $(( $(date +%s)-t0 )) s" | tee -a $OUT/table.txt
 cp /tmp/run/unison_bench.csv /tmp/run/peers.csv $OUT/ 2>/dev/null
 tar -C /tmp/run -czf $OUT/run.tar.gz . 2>/dev/null

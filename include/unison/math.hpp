@@ -82,8 +82,8 @@ KOKKOS_INLINE_FUNCTION T polar_distance_rotated(T rho1, T theta1, T rho2, T thet
 /// -theta1 (one sine and one cosine instead of two of each, as accurate:
 /// impl::polar_distance_rotated), where the vector sine and cosine are what costs; other
 /// angles, infinities and NaN included, and every scalar (GPU) call go through the two points'
-/// cartesian coordinates (on a GPU, one fused sine-cosine per point and memory-bound: the
-/// rotated form measured slower there). Each element's form depends on its own angles only.
+/// cartesian coordinates (a GPU call is memory-bound: it keeps this form and its results).
+/// Each element's form depends on its own angles only.
 template <class T>
 KOKKOS_INLINE_FUNCTION T polar_distance(T rho1, T theta1, T rho2, T theta2) {
 #if UNISON_BACKENDS_HOST_VECTORS
