@@ -83,18 +83,37 @@ void test_hypot() {
         n, [](auto& e, auto& x, auto& y, auto& o) { unison::hypot(e, x, y, o); }, ref_hypot,
         uniform<double>(-1e-160, 1e-160), uniform<double>(-1e-160, 1e-160));
   }
-  // Zeros and infinities, where the tutorial's formula gives NaN.
+  // Magnitudes spread over the exponent range, subnormals included, so that one register mixes
+  // squares that fit (computed directly on CPUs) with squares that overflow or underflow (the
+  // larger magnitude factored out); for double up to 2^501, where the check's own sums of
+  // squares still fit.
+  const auto spread = [](auto lo_exp, auto hi_exp) {
+    return [=](std::mt19937_64& rng) {
+      using T = decltype(lo_exp);
+      const double m = std::uniform_real_distribution<double>(1, 2)(rng);
+      const int e = std::uniform_int_distribution<int>(int(lo_exp), int(hi_exp))(rng);
+      return T((rng() & 1 ? -1 : 1) * std::ldexp(m, e));
+    };
+  };
+  check_family<Exec, float>(
+      (1u << 16) + 5, [](auto& e, auto& x, auto& y, auto& o) { unison::hypot(e, x, y, o); },
+      ref_hypot, spread(-140.f, 125.f), spread(-140.f, 125.f));
+  check_family<Exec, double>(
+      (1u << 16) + 5, [](auto& e, auto& x, auto& y, auto& o) { unison::hypot(e, x, y, o); },
+      ref_hypot, spread(-1060.0, 500.0), spread(-1060.0, 500.0));
+  // Zeros and infinities, where the tutorial's formula gives NaN; an infinity beside a NaN
+  // (either order) is inf, as in IEEE 754, a NaN beside a finite value NaN.
   Exec exec;
-  Kokkos::View<float*, typename Exec::memory_space> x("x", 4), y("y", 4), out("out", 4);
+  Kokkos::View<float*, typename Exec::memory_space> x("x", 7), y("y", 7), out("out", 7);
   auto hx = Kokkos::create_mirror_view(x), hy = Kokkos::create_mirror_view(y);
-  float inf = std::numeric_limits<float>::infinity();
-  float xs[] = {0, 0, inf, -inf}, ys[] = {0, 3, inf, 1};
-  for (int i = 0; i < 4; ++i) hx(i) = xs[i], hy(i) = ys[i];
+  float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  float xs[] = {0, 0, inf, -inf, inf, nan, nan}, ys[] = {0, 3, inf, 1, nan, -inf, 2};
+  for (int i = 0; i < 7; ++i) hx(i) = xs[i], hy(i) = ys[i];
   Kokkos::deep_copy(x, hx);
   Kokkos::deep_copy(y, hy);
   unison::hypot(exec, x, y, out);
   exec.fence();
-  EXPECT_TRUE(close(to_host(out), {0, 3, inf, inf}, 0));
+  EXPECT_TRUE(close(to_host(out), {0, 3, inf, inf, inf, inf, nan}, 0));
 }
 
 template <class Exec>
