@@ -2,6 +2,7 @@
 // same estimate on every backend), histogram (exact counts against a host count by the edges,
 // adversarial values, both kernels), atomic_counter, rgb_to_grayscale, loop_sum and lucas, and
 // every bad input's error.
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -203,6 +204,35 @@ void test_histogram() {
     check_histogram<Exec, double, std::int32_t>(v, xmin, xmax, nbins, "edges");
     std::vector<float> vf(v.begin(), v.end());
     check_histogram<Exec, float, std::int32_t>(vf, xmin, xmax, nbins, "edges as floats");
+  }
+  // Values 0 to 300 steps of their type either side of every edge, shuffled among normal
+  // values: on CPUs those far enough from an edge are placed by the estimate alone, the others
+  // by steps against the edges (it fails when the estimate's margin is 0).
+  {
+    const double xmin = -1.3, xmax = 2.9;
+    const std::int64_t nbins = 21;
+    const double width = (xmax - xmin) / double(nbins);
+    std::vector<float> vf;
+    std::vector<double> vd;
+    for (std::int64_t k = 0; k <= nbins; ++k) {
+      const double e = k == nbins ? xmax : std::fma(double(k), width, xmin);
+      float fu = float(e), fd = fu;
+      double du = e, dd = e;
+      for (int s = 0; s <= 300; ++s) {
+        vf.insert(vf.end(), {fu, fd});
+        vd.insert(vd.end(), {du, dd});
+        fu = std::nextafter(fu, INFINITY), fd = std::nextafter(fd, -INFINITY);
+        du = std::nextafter(du, INFINITY), dd = std::nextafter(dd, -INFINITY);
+      }
+    }
+    for (int i = 0; i < 20000; ++i) {
+      vf.push_back(float(normal(rng) * 1.5 + 0.8));
+      vd.push_back(normal(rng) * 1.5 + 0.8);
+    }
+    std::shuffle(vf.begin(), vf.end(), rng);
+    std::shuffle(vd.begin(), vd.end(), rng);
+    check_histogram<Exec, float, std::int32_t>(vf, xmin, xmax, nbins, "near the edges, float");
+    check_histogram<Exec, double, std::int32_t>(vd, xmin, xmax, nbins, "near the edges, double");
   }
   // Errors.
   Exec exec;

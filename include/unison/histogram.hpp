@@ -84,6 +84,9 @@ struct HistogramTeams {
   std::int64_t n, per_team;
   int copies;
   T inverse_width_t;
+  // CPU packs: how far (in bins) every lane's estimate must lie from its bin's edges for the
+  // bin to be certain without the steps (histogram_margin).
+  T margin;
 
   // CPUs that count in packs: the number of copies (a power of two).
   static constexpr int host_copies = 4;
@@ -115,6 +118,7 @@ struct HistogramTeams {
     std::uint32_t* h = hist.data();
     const V first = backends::splat<V>(lo), end = backends::splat<V>(hi);
     const V inverse = backends::splat<V>(inverse_width_t);
+    const V near = backends::splat<V>(margin), far = backends::splat<V>(T(1) - margin);
     const D xmin = backends::splat<D>(bins.xmin), width = backends::splat<D>(bins.width);
     const D last = backends::splat<D>(double(nbins - 1)), one = backends::splat<D>(1.0);
     const I last_bin = I{} + (nbins - 1), discard = I{} + nbins;
@@ -127,8 +131,17 @@ struct HistogramTeams {
       const I valid = __builtin_convertvector(in, I) & (lane < lanes);
       const V safe = in ? v : first;
       // (safe - E_0) / width is in [0, nbins] (to rounding): truncation is the floor.
-      I k = __builtin_convertvector((safe - first) * inverse, I);
+      const V estimate = (safe - first) * inverse;
+      I k = __builtin_convertvector(estimate, I);
       k = k > last_bin ? last_bin : k;
+      // The estimate's fraction (exact: Sterbenz) at least `margin` from 0 and 1 in every
+      // counted lane: each lane's bin is k (a clamped k leaves a fraction >= 1).
+      const V fraction = estimate - __builtin_convertvector(k, V);
+      const I clear = __builtin_convertvector((fraction >= near) & (fraction <= far), I);
+      if (!backends::any((clear | (valid == 0)) == 0)) {
+        backends::store(offset + j, (valid ? k : discard) * host_copies + ((lane + j) & (host_copies - 1)));
+        return;
+      }
       // -1 where a lane's value lies below its bin, +1 where above, else 0 (LD lanes).
       const auto steps = [&](const DT& vp, const DI& kp) {
         const D vd = __builtin_convertvector(vp, D), kd = __builtin_convertvector(kp, D);
@@ -326,6 +339,15 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
     // The estimate in T when its error stays below a quarter bin: E_0 within a quarter bin of
     // xmin, and few enough bins for T's rounding of (v - E_0) / width (always for double).
     const double origin_error = (double(impl::threshold<T>(xmin)) - xmin) * bins.inverse_width;
+    // The estimate's margin (count_packs): twice the bound on its error in bins, the offset
+    // of E_0 from xmin, T's rounding of (v - E_0), of 1 / width and of the product (below
+    // 4 eps (nbins + 1)), and the edges' own rounding in double.
+    const double eps = std::numeric_limits<T>::epsilon();
+    const double reach = std::fabs(xmin) > std::fabs(xmax) ? std::fabs(xmin) : std::fabs(xmax);
+    const double margin = 2 * (std::fabs(origin_error) + 4 * eps * double(nbins + 1) +
+                               4 * std::numeric_limits<double>::epsilon() * reach * bins.inverse_width);
+    // (a margin of 1: no lane is ever clear, every pack takes the steps)
+    const T margin_t = margin < 0.25 ? T(margin * (1 + 4 * eps)) : T(1);
     const bool estimate_in_t =
         std::is_same_v<T, double> ||
         (origin_error <= 0.25 && nbins <= (std::int64_t(1) << 20) &&
@@ -334,11 +356,11 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
     policy.set_scratch_size(Tuning::scratch_level, Kokkos::PerTeam(Teams::scratch_bytes(copies, nbins)));
     if (estimate_in_t)
       Kokkos::parallel_for("unison::histogram::bins", policy,
-                           Teams{x, counts, bins, n, per_team, copies, T(bins.inverse_width)});
+                           Teams{x, counts, bins, n, per_team, copies, T(bins.inverse_width), margin_t});
     else if constexpr (!std::is_same_v<T, double>)
       Kokkos::parallel_for("unison::histogram::bins", policy,
                            impl::HistogramTeams<Exec, XV, CV, false>{x, counts, bins, n, per_team, copies,
-                                                                     T(bins.inverse_width)});
+                                                                     T(bins.inverse_width), margin_t});
   } else {
     Kokkos::parallel_for("unison::histogram::bins",
                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
