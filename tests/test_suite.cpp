@@ -352,16 +352,23 @@ TEST(Suite, checks) {
 TEST(Suite, peers) {
   using unison::suite::PeerScript;
   const auto scripts = unison::suite::peer_scripts({"elementwise", "diffusion", "counting"});
-  ASSERT_EQ(scripts.size(), 3u);
-  EXPECT_EQ(scripts[0].script, "elementwise_peers.py");
-  EXPECT_EQ(scripts[1].script, "stencil_peers.py");
-  EXPECT_EQ(scripts[1].args, (std::vector<std::string>{"gpu", "cpu", "--scale=1"}));
-  EXPECT_EQ(scripts[2].script, "counting_peers.py");
-  EXPECT_EQ(scripts[2].args, (std::vector<std::string>{"--scale=1"}));
+  ASSERT_EQ(scripts.size(), 4u);
+  // The plain C loops first, with the parts of the chosen workloads that have one, in its order.
+  EXPECT_EQ(scripts[0].script, "unison-plain-c");
+  EXPECT_EQ(scripts[0].args, (std::vector<std::string>{"elementwise", "counting", "diffusion", "--scale=1"}));
+  EXPECT_EQ(scripts[1].script, "elementwise_peers.py");
+  EXPECT_EQ(scripts[2].script, "stencil_peers.py");
+  EXPECT_EQ(scripts[2].args, (std::vector<std::string>{"gpu", "cpu", "--scale=1"}));
+  EXPECT_EQ(scripts[3].script, "counting_peers.py");
+  EXPECT_EQ(scripts[3].args, (std::vector<std::string>{"--scale=1"}));
   const auto convolve = unison::suite::peer_scripts({"convolve"}, 0.01);
-  ASSERT_EQ(convolve.size(), 1u);
+  ASSERT_EQ(convolve.size(), 2u);
   EXPECT_EQ(convolve[0].args, (std::vector<std::string>{"convolve", "--scale=0.01"}));
-  EXPECT_EQ(unison::suite::peer_scripts(unison::suite::workload_names()).size(), 5u);
+  EXPECT_EQ(convolve[1].args, (std::vector<std::string>{"convolve", "--scale=0.01"}));
+  const auto rowwise = unison::suite::peer_scripts({"rowwise", "matmul"});  // no plain C loops
+  ASSERT_EQ(rowwise.size(), 2u);
+  EXPECT_EQ(rowwise[0].script, "rowwise_peers.py");
+  EXPECT_EQ(unison::suite::peer_scripts(unison::suite::workload_names()).size(), 6u);
   // The scale as the scripts read it back: the same double, so the same sizes and case names.
   EXPECT_EQ(unison::suite::exact_text(1e-3), "0.001");
   EXPECT_EQ(unison::suite::exact_text(0.25), "0.25");
@@ -418,4 +425,23 @@ TEST(Suite, peers) {
   const auto summary = unison::suite::check_summary(rows);
   ASSERT_EQ(summary.size(), 1u) << summary[0];
   EXPECT_EQ(summary[0], "checks against the float64 reference: 1 passed, 0 failed, 3 without one (the peers' results: 1 passed, 1 failed)");
+}
+
+TEST(Suite, plain_c_ratio) {
+  // OpenMP against the plain C loops of the same case: their time over OpenMP's (above 1,
+  // Unison is faster); a "-" where either is missing.
+  std::vector<Row> rows{row("counting", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0, 10, 0),
+                        row("counting", "histogram/f32/1e8/bins100", "plain_c", 30e-3, 0, 13, 0),
+                        row("counting", "monte_carlo_pi/2e9", "OpenMP", 0.1, 0, 0, 0)};
+  rows[1].peer = true;
+  std::ostringstream table;
+  unison::suite::write_table(table, rows, {"OpenMP", "plain_c"});
+  const std::string t = table.str();
+  EXPECT_NE(t.find("OpenMP/plain_c"), std::string::npos) << t;
+  const auto line = [&](const std::string& name) { const auto at = t.find("  " + name); return t.substr(at, t.find('\n', at) - at); };
+  EXPECT_NE(line("histogram/f32/1e8/bins100").find("0.75x"), std::string::npos) << t;
+  EXPECT_EQ(line("monte_carlo_pi/2e9").find("x "), std::string::npos) << t;
+  std::ostringstream without;
+  unison::suite::write_table(without, {rows[0]}, {"OpenMP"});
+  EXPECT_EQ(without.str().find("plain_c"), std::string::npos) << without.str();
 }

@@ -220,11 +220,13 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "                     and no results/ folder\n"
        "  --results-limit=MB save the inputs and result of cases of up to MB MiB as .npy in\n"
        "                     DIR/results/ (default: 64; 0: none; 2048 saves every seed size)\n"
-       "  --no-peers         do not run the peers (the tutorials' Numba, NumPy and CuPy codes of\n"
-       "                     benchmarks/peers/, at the same sizes, by $UNISON_BENCH_PYTHON, else the\n"
-       "                     first of python3 and /usr/bin/python3 that has NumPy: the CPU peers,\n"
-       "                     numba_cpu and numpy, run anywhere, the GPU ones where CuPy and a CUDA\n"
-       "                     device are found; each says when a package is missing)\n"
+       "  --no-peers         do not run the peers, at the same sizes: plain_c (plain C loops with\n"
+       "                     OpenMP, the program unison-plain-c beside unison-bench), and the\n"
+       "                     tutorials' Numba, NumPy and CuPy codes of benchmarks/peers/, by\n"
+       "                     $UNISON_BENCH_PYTHON, else the first of python3 and /usr/bin/python3\n"
+       "                     that has NumPy: the CPU peers, numba_cpu and numpy, run anywhere, the\n"
+       "                     GPU ones where CuPy and a CUDA device are found; each says when a\n"
+       "                     package is missing)\n"
        "  --list             list the cases the other options select, and run nothing\n"
        "  --help, -h         this text\n"
        "\n"
@@ -381,6 +383,7 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vec
   if (has("Serial") && has("OpenMP")) ratios.push_back({"OpenMP/Serial", {"Serial", "OpenMP"}});
   if (has("Serial") && has("Cuda")) ratios.push_back({"Cuda/Serial", {"Serial", "Cuda"}});
   if (has("OpenMP") && has("Cuda")) ratios.push_back({"Cuda/OpenMP", {"OpenMP", "Cuda"}});
+  if (has("OpenMP") && has("plain_c")) ratios.push_back({"OpenMP/plain_c", {"plain_c", "OpenMP"}});
   std::size_t width = 4;
   for (const Row& r : rows) width = std::max(width, r.name.size());
   char buf[64];
@@ -545,6 +548,10 @@ std::string exact_text(double x) {
 std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads, double scale) {
   const auto wanted = [&](const char* w) { return std::find(workloads.begin(), workloads.end(), w) != workloads.end(); };
   std::vector<PeerScript> scripts;
+  PeerScript plain{"unison-plain-c", {}};
+  for (const char* part : {"elementwise", "convolve", "counting", "diffusion"})
+    if (wanted(part)) plain.args.push_back(part);
+  if (!plain.args.empty()) scripts.push_back(plain);
   if (wanted("elementwise")) scripts.push_back({"elementwise_peers.py", {}});
   if (wanted("rowwise")) scripts.push_back({"rowwise_peers.py", {}});
   if (wanted("diffusion") || wanted("convolve")) {

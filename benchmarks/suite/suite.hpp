@@ -73,11 +73,14 @@ struct Row {
   bool passed() const { return !checked || error <= tolerance; }
 };
 
-// The peers' scripts (in benchmarks/peers/) that stand beside the chosen workloads, each with its
-// arguments, in report order: elementwise_peers.py, rowwise_peers.py, stencil_peers.py (its
-// parts for convolve and diffusion), matmul_peers.py, counting_peers.py; every one with
-// "--scale=<scale>" last (the shortest text that reads back as the same double), so that its
-// sizes, and so its results' case names, are the suite's at that scale.
+// The peers that stand beside the chosen workloads, each with its arguments, in report order:
+// first unison-plain-c, the plain C loops (a program built beside unison-bench, from
+// benchmarks/peers/plain_c.c; its parts elementwise, convolve, counting and diffusion: the
+// caller adds --field=<the start field> for diffusion), then the Python scripts of
+// benchmarks/peers/: elementwise_peers.py, rowwise_peers.py, stencil_peers.py (its parts for
+// convolve and diffusion), matmul_peers.py, counting_peers.py; every one with "--scale=<scale>"
+// last (the shortest text that reads back as the same double), so that its sizes, and so its
+// results' case names, are the suite's at that scale.
 struct PeerScript {
   std::string script;
   std::vector<std::string> args;
@@ -124,8 +127,9 @@ void advise(std::vector<Row>& rows);
 std::string format_time(double seconds);
 
 // The terminal table: one section per workload, a line per case, a column per backend (a peer's
-// column only in the sections it has results in), then the speedups over Serial and of Cuda over
-// OpenMP (where both columns have a time) and, in sections with peers, the fastest peer's time
+// column only in the sections it has results in), then the speedups over Serial, of Cuda over
+// OpenMP and of OpenMP over the plain C loops (plain_c; where both columns have a time) and, in
+// sections with peers, the fastest peer's time
 // over Unison's fastest ("peer/best": above 1, Unison is faster); under each
 // time its GB/s (or GFLOP/s) and fraction of peak; then the workload's notes.
 void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vector<std::string>& backends);

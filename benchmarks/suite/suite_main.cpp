@@ -139,45 +139,85 @@ std::filesystem::path peers_dir() {
   return UNISON_SUITE_PEERS_DIR;
 }
 
-// The Python that runs the peers: $UNISON_BENCH_PYTHON if set, else the first of python3 (on the
-// path) and /usr/bin/python3 (Debian's python3-numpy and python3-numba serve it) that can import
-// NumPy; empty if none can.
-std::string peers_python() {
+// The Python that runs the peers' scripts: $UNISON_BENCH_PYTHON if set, else the first of
+// python3 (on the path) and /usr/bin/python3 (Debian's python3-numpy and python3-numba serve it),
+// if it can import NumPy; empty if none can (and `why` says so).
+std::string peers_python(std::string& why) {
   const char* env = std::getenv("UNISON_BENCH_PYTHON");
-  if (env && *env) return env;
-  for (const char* candidate : {"python3", "/usr/bin/python3"}) {
+  std::vector<std::string> candidates{"python3", "/usr/bin/python3"};
+  if (env && *env) candidates = {env};
+  for (const auto& candidate : candidates) {
     const std::string probe = shell_quoted(candidate) + " -c 'import numpy' > /dev/null 2>&1";
     if (std::system(probe.c_str()) == 0) return candidate;
   }
+  why = env && *env ? std::string("UNISON_BENCH_PYTHON (") + env + ") cannot import numpy"
+                    : "neither python3 nor /usr/bin/python3 can import numpy (UNISON_BENCH_PYTHON names another Python)";
   return "";
 }
 
-// Runs the peers' scripts for the chosen workloads at the suite's scale (each one's output in
-// <out>/peers/<script>.log) and returns their results as peer rows; says on stderr what ran,
-// what each script skipped (a line of its output starting with "skipped") and what failed.
+// unison-plain-c next to this program (the build's benchmarks folder, or the installed bin/), or
+// an empty path.
+std::filesystem::path plain_c_program() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const auto program = exe.parent_path() / "unison-plain-c";
+  return std::filesystem::exists(program, ec) ? program : std::filesystem::path();
+}
+
+// The diffusion cases' start field (unison::jagged_field at the suite's size) as a .npy file,
+// for unison-plain-c.
+void write_start_field(const std::filesystem::path& path) {
+  const long n = long(unison::bench::scaled(2000, 3, 2));
+  Kokkos::DefaultHostExecutionSpace exec;
+  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> f(
+      Kokkos::view_alloc(exec, std::string("unison::bench::start_field")), n, n);
+  unison::jagged_field(exec, f);
+  exec.fence();
+  unison::write_npy(path.string(), f);
+}
+
+// Runs the peers for the chosen workloads at the suite's scale (each one's output in
+// <out>/peers/<script or program>.log): unison-plain-c, then the Python scripts (where a Python
+// with NumPy is found), and returns their results as peer rows; says on stderr what ran, what
+// each skipped (a line of its output starting with "skipped") and what failed.
 std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
                                           const std::vector<std::string>& workloads, double scale) {
-  const std::string python = peers_python();
-  if (python.empty()) {
-    std::fprintf(stderr, "unison-bench: peers skipped: neither python3 nor /usr/bin/python3 can import numpy "
-                         "(UNISON_BENCH_PYTHON names another Python)\n");
-    return {};
-  }
-  std::fprintf(stderr, "unison-bench: peers: by %s\n", python.c_str());
+  std::string why;
+  const std::string python = peers_python(why);
+  if (python.empty()) std::fprintf(stderr, "unison-bench: the Python peers skipped: %s\n", why.c_str());
+  else std::fprintf(stderr, "unison-bench: peers: by %s\n", python.c_str());
   const auto dir = peers_dir();
   const auto csv = out / "peers.csv";
   std::filesystem::create_directories(out / "peers");
   std::filesystem::remove(csv);
   for (const auto& peer : unison::suite::peer_scripts(workloads, scale)) {
-    const auto log = out / "peers" / (peer.script.substr(0, peer.script.size() - 3) + ".log");
-    // (No .pyc files written next to the scripts: the source tree's, or the installed ones.)
-    std::string command = "PYTHONDONTWRITEBYTECODE=1 UNISON_PEERS_CSV=" + shell_quoted(csv.string()) + " " + shell_quoted(python) + " " +
-                          shell_quoted((dir / peer.script).string());
-    for (const auto& a : peer.args) command += " " + a;
+    const bool script = peer.script.size() > 3 && peer.script.compare(peer.script.size() - 3, 3, ".py") == 0;
+    const auto log = out / "peers" / ((script ? peer.script.substr(0, peer.script.size() - 3) : peer.script) + ".log");
+    std::string command = "PYTHONDONTWRITEBYTECODE=1 UNISON_PEERS_CSV=" + shell_quoted(csv.string()) + " ";
+    auto args = peer.args;
+    if (script) {
+      if (python.empty()) continue;
+      // (No .pyc files written next to the scripts: the source tree's, or the installed ones.)
+      command += shell_quoted(python) + " " + shell_quoted((dir / peer.script).string());
+    } else {
+      const auto program = plain_c_program();
+      if (program.empty()) {
+        std::fprintf(stderr, "unison-bench: peers: %s skipped: it is not next to unison-bench\n", peer.script.c_str());
+        continue;
+      }
+      command += shell_quoted(program.string());
+      if (std::find(args.begin(), args.end(), "diffusion") != args.end()) {
+        const auto field = out / "peers" / "start_field.npy";
+        write_start_field(field);
+        args.insert(args.end() - 1, "--field=" + field.string());
+      }
+    }
+    for (const auto& a : args) command += " " + shell_quoted(a);
     command += " > " + shell_quoted(log.string()) + " 2>&1";
     std::fprintf(stderr, "unison-bench: peers: %s %s (log in %s)\n", peer.script.c_str(),
-                 unison::suite::join(peer.args, " ").c_str(), log.string().c_str());
-    // The script may use every core: this thread is bound to one of them by the OpenMP runtime
+                 unison::suite::join(args, " ").c_str(), log.string().c_str());
+    // The peer may use every core: this thread is bound to one of them by the OpenMP runtime
     // (OMP_PROC_BIND), and a child process inherits its binding.
     cpu_set_t bound, all;
     const bool rebind = sched_getaffinity(0, sizeof bound, &bound) == 0;
