@@ -8,14 +8,9 @@
 # `gpu-gemm.sh build`, then `gpu-gemm.sh suite` (or `gpu-gemm.sh counting`: the counting suite
 # with its peers on every backend). TESTS: the build call's test filter.
 set -u
-export UNISON_DEPS_DIR=$PWD/.deps CMAKE_BUILD_PARALLEL_LEVEL=16
-. scripts/gpu-openblas.sh
+. scripts/gpu-build.sh
 if [ "${1:-build}" = build ]; then
-lscpu | grep -E "Model name|^CPU\(s\)"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-t0=$(date +%s)
-{ cmake --preset cuda $UNISON_BLAS_FLAGS && cmake --build --preset cuda --target unison-bench unison_tests; } > $OUT/build.log 2>&1; st=$?
-echo "build exit $st after $(( $(date +%s)-t0 )) s"
-if [ $st -ne 0 ]; then grep -m3 -B2 -A12 "error" $OUT/build.log; exit 1; fi
+gpu_build unison-bench unison_tests || exit 1
 build/cuda/tests/unison_tests --gtest_filter="${TESTS:-Matmul/*:Determinism/*.matmul*}" 2>&1 | tail -4 | tee $OUT/tests.txt
 exit 0
 fi
