@@ -1,14 +1,18 @@
 // Which logical CPUs share a physical core, measured: one thread of FMA-bound work on CPU 0
 // alone, then on CPU 0 and CPU j at once for every other j. Two logical CPUs of one core share
 // its FMA units, so the pair takes about twice as long; CPUs of different cores do not.
-// (A virtual machine may report one thread per core whatever the host does.)
-//   g++ -O2 -march=native -ffp-contract=fast -pthread scripts/cpu-smt-probe.cpp -o smt && ./smt
+// (A virtual machine may report one thread per core whatever the host does.) With the argument
+// "all": CPU 0 alone, then the same work on every CPU at once (each pinned to its own): the
+// FMA rate of all the cores together, against which the suite's OpenMP fma case is read.
+//   g++ -O2 -march=native -ffp-contract=fast -pthread scripts/cpu-smt-probe.cpp -o smt && ./smt [all]
 #include <pthread.h>
 #include <sched.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -46,13 +50,27 @@ double timed(int cpu, long rounds, double* sink) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   const int cpus = int(std::thread::hardware_concurrency());
   const long rounds = 100000000;
   double sink[2];
   timed(0, rounds / 4, sink);  // warm up the clock
   const double alone = timed(0, rounds, sink);
   std::printf("CPU 0 alone: %.3f s (%.1f GFLOP/s)\n", alone, 2.0 * 8 * 12 * rounds / alone * 1e-9);
+  if (argc > 1 && std::strcmp(argv[1], "all") == 0) {
+    std::vector<double> t(cpus), sinks(cpus);
+    std::vector<std::thread> threads;
+    for (int c = 0; c < cpus; ++c) threads.emplace_back([&, c] { t[c] = timed(c, rounds, &sinks[c]); });
+    double slowest = 0, sum = 0;
+    for (int c = 0; c < cpus; ++c) {
+      threads[c].join();
+      slowest = t[c] > slowest ? t[c] : slowest;
+      sum += 2.0 * 8 * 12 * rounds / t[c] * 1e-9;
+    }
+    std::printf("all %d CPUs at once: the slowest %.3f s, %.0f GFLOP/s in all (%.1f per CPU; %.2fx CPU 0 alone)\n",
+                cpus, slowest, sum, sum / cpus, slowest / alone);
+    return sinks[0] > 0 ? 0 : 1;
+  }
   for (int j = 1; j < cpus; ++j) {
     double t[2];
     std::thread a([&] { t[0] = timed(0, rounds, &sink[0]); });
