@@ -491,6 +491,53 @@ inline void scatter(scalar_of_t<V>* p, const IndexPack<V>& index, const V& v) {
 #endif
 }
 
+#if defined(__AVX512VBMI__) && defined(__AVX512BW__)
+/// 1 where pixels3_to_float exists: AVX-512 with VBMI (its byte permutes), where a pack holds 16
+/// floats. (GCC 12 vectorises a loop over 3-byte pixels by moving the bytes one at a time.)
+#define UNISON_BACKENDS_PIXELS3 1
+namespace impl {
+// The byte permutes that gather channel c of 64 pixels from three 64-byte registers a0, a1, a2
+// (bytes 3j + c, j < 64): first from a0 and a1 the bytes below 128, then a2's for the others.
+struct Pixels3Index {
+  alignas(64) std::uint8_t first[3][64], second[3][64];
+  constexpr Pixels3Index() : first{}, second{} {
+    for (int c = 0; c < 3; ++c)
+      for (int j = 0; j < 64; ++j) {
+        const int at = 3 * j + c;
+        first[c][j] = std::uint8_t(at < 128 ? at : 0);
+        second[c][j] = std::uint8_t(at < 128 ? j : 64 + at - 128);
+      }
+  }
+};
+inline constexpr Pixels3Index pixels3_index{};
+}  // namespace impl
+
+/// The 64 pixels of 3 bytes at p (192 bytes, any alignment: c0 c1 c2 c0 c1 c2 ...), as floats:
+/// channel c of pixel 16 q + l in lane l of out[c][q].
+inline void pixels3_to_float(const std::uint8_t* p, Pack<float> (&out)[3][4]) {
+  const auto to_floats = [](__m128i b) {
+    return (Pack<float>)_mm512_maskz_cvtepi32_ps(0xFFFF, _mm512_maskz_cvtepu8_epi32(0xFFFF, b));
+  };
+  const __m512i a0 = _mm512_loadu_si512(p), a1 = _mm512_loadu_si512(p + 64), a2 = _mm512_loadu_si512(p + 128);
+  for (int c = 0; c < 3; ++c) {
+    const __m512i low = _mm512_permutex2var_epi8(a0, _mm512_load_si512(impl::pixels3_index.first[c]), a1);
+    const __m512i bytes = _mm512_permutex2var_epi8(low, _mm512_load_si512(impl::pixels3_index.second[c]), a2);
+    // (The zero-masked forms, every lane kept: GCC 12 warns that the plain forms' undefined
+    // pass-through operand may be used uninitialised.)
+    out[c][0] = to_floats(_mm512_maskz_extracti32x4_epi32(0xFF, bytes, 0));
+    out[c][1] = to_floats(_mm512_maskz_extracti32x4_epi32(0xFF, bytes, 1));
+    out[c][2] = to_floats(_mm512_maskz_extracti32x4_epi32(0xFF, bytes, 2));
+    out[c][3] = to_floats(_mm512_maskz_extracti32x4_epi32(0xFF, bytes, 3));
+  }
+}
+
+/// Stores the 16 values of v, in [0, 256), truncated to bytes, at p (any alignment).
+inline void store_bytes_truncated(std::uint8_t* p, const Pack<float>& v) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                   _mm512_maskz_cvtepi32_epi8(0xFFFF, _mm512_maskz_cvttps_epi32(0xFFFF, (__m512)v)));
+}
+#endif
+
 /// The vector V of the values from p (any alignment).
 template <class V, class T>
 inline V load(const T* p) {
@@ -518,3 +565,8 @@ inline void store_partial(T* p, const V& v, int n) {
 #endif
 
 }  // namespace unison::backends
+
+#ifndef UNISON_BACKENDS_PIXELS3
+#define UNISON_BACKENDS_PIXELS3 0
+#endif
+
