@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# unison-bench on the GPU machine from binaries built here and carried (README, "On the GPU
+# unison-bench on the GPU machine from binaries built here and carried (docs/developing.md, "On the lent GPU
 # machine"): build/cuda/benchmarks/unison-bench with Debian's libbenchmark in build/carry/lib.
 # Puts plot.py and the peers next to the binary as an installation would, runs unison-bench with
 # the arguments given into $OUT/<name> (its table in table.txt, its progress in progress.txt),
