@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <type_traits>
 #include <vector>
 typedef float V __attribute__((vector_size(64)));
 constexpr int L = 16;
@@ -63,11 +64,45 @@ void c2(const float* w, const float* k, int taps, float* out, int64_t count, flo
   c1<1>(w + i0, k, taps, out + i0, count - i0);
 }
 
-int main() {
+// c3 R: x broadcast, kernel packs: for a block of R packs of consecutive outputs and each
+// offset s of x from a pack's start (descending, so each output adds its terms in ascending d),
+// every pack adds x[pack + s] (one broadcast, never a split load) times the pack of taps
+// k[taps - 1 - s + l] (lane l; lanes outside [0, taps) masked off), loaded once for R packs.
+template <int R>
+void c3(const float* w, const float* k, int taps, float* out, int64_t count) {
+  alignas(64) float kp[2048 + 32] = {};
+  for (int d = 0; d < taps; ++d) kp[16 + d] = k[d];  // kp[16 + d] = k[d], zeros around
+  int64_t i = 0;
+  const int top = taps + L - 2;  // the largest s
+  for (; i + R * L <= count; i += R * L) {
+    __m512 acc[R];
+    for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+    const float* wi = w + i;
+    int s = top;
+    for (; s >= taps; --s) {  // lanes l >= s - taps + 1
+      const __mmask16 m = (__mmask16)(0xFFFFu << (s - taps + 1));
+      const __m512 kv = _mm512_loadu_ps(kp + 16 + taps - 1 - s);
+      for (int r = 0; r < R; ++r) acc[r] = _mm512_mask3_fmadd_ps(_mm512_set1_ps(wi[r * L + s]), kv, acc[r], m);
+    }
+    for (; s >= L - 1; --s) {
+      const __m512 kv = _mm512_loadu_ps(kp + 16 + taps - 1 - s);
+      for (int r = 0; r < R; ++r) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(wi[r * L + s]), kv, acc[r]);
+    }
+    for (; s >= 0; --s) {  // lanes l <= s
+      const __mmask16 m = (__mmask16)(0xFFFFu >> (L - 1 - s));
+      const __m512 kv = _mm512_loadu_ps(kp + 16 + taps - 1 - s);
+      for (int r = 0; r < R; ++r) acc[r] = _mm512_mask3_fmadd_ps(_mm512_set1_ps(wi[r * L + s]), kv, acc[r], m);
+    }
+    for (int r = 0; r < R; ++r) _mm512_storeu_ps(out + i + r * L, acc[r]);
+  }
+  c1<1>(w + i, k, taps, out + i, count - i);
+}
+
+int main(int argc, char** argv) {
   const int64_t n = 10000000;
   float* x = (float*)aligned_alloc(64, n * 4 + 64);
   float* y = (float*)aligned_alloc(64, n * 4 + 64);
-  std::vector<float> kk(257);
+  std::vector<float> kk(2048);
   std::mt19937 g(1);
   std::uniform_real_distribution<float> u(-1, 1);
   for (auto& v : kk) v = u(g);
@@ -96,7 +131,10 @@ int main() {
     }
     if (sink == 1.2345f) printf("!");
   });
-  for (int taps : {33, 257}) {
+  std::vector<int> tap_counts = {33, 257};  // or the tap counts given as arguments (at most 2048)
+  if (argc > 1) tap_counts.clear();
+  for (int a = 1; a < argc; ++a) tap_counts.push_back(std::atoi(argv[a]));
+  for (int taps : tap_counts) {
     const int64_t count = n - taps + 1;
     const double flops = 2.0 * taps * count;
     std::vector<float> ref(count);
@@ -138,5 +176,15 @@ int main() {
       });
     });
     printf("   fraction of peak %.2f\n", r / peak); check(name);
+    for (int rr : {8, 12, 16, 24}) {
+      snprintf(name, 64, "taps %d c3 broadcast R%d", taps, rr);
+      auto run3 = [&](auto RC) {
+        constexpr int RR = decltype(RC)::value;
+        return timeit(name, flops, [&] { blocks([](const float* w, const float* k, int t, float* o, int64_t m) { c3<RR>(w, k, t, o, m); }); });
+      };
+      r = rr == 8 ? run3(std::integral_constant<int, 8>{}) : rr == 12 ? run3(std::integral_constant<int, 12>{})
+        : rr == 16 ? run3(std::integral_constant<int, 16>{}) : run3(std::integral_constant<int, 24>{});
+      printf("   fraction of peak %.2f\n", r / peak); check(name);
+    }
   }
 }

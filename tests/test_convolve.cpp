@@ -2,6 +2,7 @@
 // mode, both algorithms, float and double, odd sizes, more taps than one scratch chunk, strided
 // inputs, and every documented error.
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -72,10 +73,13 @@ void check_sizes(long n, long m) {
 template <class Exec>
 void test_modes() {
   // One tap, a kernel as long as the signal, odd and even tap counts, more taps than the
-  // automatic choice's threshold, more taps than one scratch chunk, and more outputs than a
-  // tile.
-  const long cases[][2] = {{1, 1},    {7, 1},   {7, 3},    {7, 7},     {10, 4},
-                           {1001, 5}, {1001, 4}, {5003, 33}, {3001, 1500}, {(1 << 20) + 3, 5}};
+  // automatic choice's threshold, more taps than one scratch chunk, more outputs than a tile,
+  // and on CPUs the direct kernel's broadcast form from its first tap count to its last and one
+  // beyond (ConvolveTuning::broadcast_min_taps, broadcast_max_taps).
+  const long cases[][2] = {{1, 1},      {7, 1},      {7, 3},      {7, 7},
+                           {10, 4},     {1001, 5},   {1001, 4},   {5003, 33},
+                           {3001, 1500}, {20011, 64}, {6007, 257}, {4099, 1024},
+                           {4101, 1025}, {(1 << 20) + 3, 5}};
   for (auto& c : cases) {
     check_sizes<Exec, float>(c[0], c[1]);
     check_sizes<Exec, double>(c[0], c[1]);
@@ -196,6 +200,48 @@ void test_errors() {
   for (double v : to_host(y)) EXPECT_EQ(v, 3.0);
 }
 
+// An infinity in x reaches exactly the outputs whose window holds it (as inf, its sign that of
+// the tap it meets), and no other: a kernel that multiplied it by a zero tap outside k (NaN)
+// would fail. Every algorithm, few and many taps.
+template <class Exec, class T>
+void check_infinity(long n, long m, long at) {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  Kokkos::View<T*, Mem> x("x", n), k("k", m);
+  fill(x, uniform<T>(-1, 1));
+  fill(k, uniform<T>(0.5, 1));  // positive taps: each infinite output is +inf
+  Kokkos::deep_copy(Kokkos::subview(x, at), std::numeric_limits<T>::infinity());
+  const auto hx = to_host(x), hk = to_host(k);
+  for (auto mode : modes) {
+    const auto expected = reference(hx, hk, mode);
+    const long len = unison::convolve_extent(n, m, mode);
+    for (auto algorithm : algorithms) {
+      Kokkos::View<T*, Mem> y("y", len);
+      poison_fill(y);
+      unison::convolve(exec, x, k, y, mode, algorithm);
+      exec.fence();
+      const auto got = to_host(y);
+      long wrong = 0, first = -1;
+      for (long i = 0; i < len; ++i) {
+        const double e = expected[std::size_t(i)], g = got[std::size_t(i)];
+        const bool ok = std::isinf(e) ? g == e
+                                      : std::isfinite(g) && std::abs(g - e) <= 1e-3 * (std::abs(e) + 1);
+        if (!ok && wrong++ == 0) first = i;
+      }
+      EXPECT_EQ(wrong, 0) << "n = " << n << ", m = " << m << ", inf at " << at << ", mode "
+                          << name(mode) << ", algorithm " << int(algorithm) << ": first at " << first;
+    }
+  }
+}
+
+template <class Exec>
+void test_infinity() {
+  for (long m : {5L, 100L, 300L}) {
+    check_infinity<Exec, float>(4001, m, 2000);
+    check_infinity<Exec, double>(4001, m, 2000);
+  }
+}
+
 template <class Exec>
 struct Convolve : ::testing::Test {};
 TYPED_TEST_SUITE(Convolve, Backends, BackendName);
@@ -204,5 +250,6 @@ TYPED_TEST(Convolve, modes_algorithms_sizes) { test_modes<TypeParam>(); }
 TYPED_TEST(Convolve, offsets) { test_offsets<TypeParam>(); }
 TYPED_TEST(Convolve, strided) { test_strided<TypeParam>(); }
 TYPED_TEST(Convolve, errors) { test_errors<TypeParam>(); }
+TYPED_TEST(Convolve, infinity) { test_infinity<TypeParam>(); }
 
 }  // namespace

@@ -140,19 +140,70 @@ struct ConvolveWindowed {
 };
 
 #if UNISON_BACKENDS_HOST_VECTORS
+// CPUs, many taps (at most MaxTaps): the sums of window_sums below (the same terms in the same
+// order, so the same results) for the first outputs of [0, count), B packs of consecutive
+// outputs at a time, from out + i. Instead of loading for each tap a pack of w that straddles
+// two cache lines, each element w[i + s] is taken as a broadcast (s descending, so that every
+// output adds its terms in ascending d) and multiplied by the pack of taps that pair with it,
+// lane l holding k[taps - 1 - s + l]: one aligned-or-not load of taps shared by the B packs,
+// the lanes whose tap is outside [0, taps) left untouched (masked). Returns how many outputs it
+// computed (a multiple of B packs).
+template <int B, int MaxTaps, class T, class KP, class Store>
+std::int64_t window_sums_broadcast(const T* w, const KP& k, int taps, T* out, std::int64_t count,
+                                   bool accumulate, const Store& store) {
+  using V = backends::Pack<T>;
+  constexpr int L = backends::lanes_v<V>;
+  if (taps > MaxTaps) return 0;
+  // kp[L + d] = k[d], zeros around it: the pack of taps for offset s starts at kp + L + taps - 1 - s.
+  alignas(64) T kp[MaxTaps + 2 * L];
+  for (int d = 0; d < L; ++d) kp[d] = kp[L + taps + d] = T(0);
+  for (int d = 0; d < taps; ++d) {
+    if constexpr (std::is_pointer_v<KP>) kp[L + d] = T(k[d]);
+    else kp[L + d] = T(k(d));
+  }
+  const int top = taps + L - 2;  // the largest offset of w from a pack's first output
+  const int full = taps - 1 > L - 2 ? taps - 1 : L - 2;  // offsets [L - 1, full] fill every lane
+  std::int64_t i = 0;
+  for (; i + B * L <= count; i += B * L) {
+    V acc[B];
+    for (int b = 0; b < B; ++b) acc[b] = accumulate ? backends::load<V>(out + i + b * L) : V{};
+    const T* wi = w + i;
+    const auto masked = [&](int s) {
+      const int first = s - taps + 1 > 0 ? s - taps + 1 : 0, last = s < L - 1 ? s : L - 1;
+      const V kv = backends::load<V>(kp + L + taps - 1 - s);
+      for (int b = 0; b < B; ++b) acc[b] = backends::fma_lanes(backends::splat<V>(wi[b * L + s]), kv, acc[b], first, last);
+    };
+    int s = top;
+    for (; s > full; --s) masked(s);
+    for (; s >= L - 1; --s) {
+      const V kv = backends::load<V>(kp + L + taps - 1 - s);
+      for (int b = 0; b < B; ++b) acc[b] = backends::fma(backends::splat<V>(wi[b * L + s]), kv, acc[b]);
+    }
+    for (; s >= 0; --s) masked(s);
+    for (int b = 0; b < B; ++b) store(i + b * L, acc[b]);
+  }
+  return i;
+}
+
 // CPUs: out[i] = (accumulate ? out[i] : 0) + the sum over d < taps, ascending, of
 // w[i + taps - 1 - d] * k[d], for i < count, one fused multiply-add per term (the terms of
-// ConvolveDirect, in its order). R packs of consecutive outputs at a time share each tap (R
-// register accumulators: the loads of w come from the L1 cache); the rest a pack, then part of
+// ConvolveDirect, in its order). Tuning::pack_groups packs of consecutive outputs at a time
+// share each tap (register accumulators: the loads of w come from the L1 cache), or from
+// Tuning::broadcast_min_taps taps on, window_sums_broadcast; the rest a pack, then part of
 // one. `streaming`: out written with non-temporal stores from its first aligned pack on.
-template <int R, class T, class KP>
+template <class Tuning, class T, class KP>
 void window_sums(const T* w, const KP& k, int taps, T* out, std::int64_t count, bool accumulate,
                  bool streaming) {
   using V = backends::Pack<T>;
   constexpr int L = backends::lanes_v<V>;
+  constexpr int R = Tuning::pack_groups;
   const auto tap = [&](int d) {
     if constexpr (std::is_pointer_v<KP>) return T(k[d]);
     else return T(k(d));
+  };
+  const auto store = [&](std::int64_t at, const V& v) {
+    if (streaming) backends::store_vector_streaming(out + at, v);
+    else backends::store(out + at, v);
   };
   const auto one = [&](std::int64_t i, int lanes) {  // lanes <= L outputs from i
     const T* base = w + i + taps - 1;
@@ -170,6 +221,12 @@ void window_sums(const T* w, const KP& k, int taps, T* out, std::int64_t count, 
     if (h > 0) backends::store_partial(out, one(0, h), h);
     i = h;
   }
+  if (taps >= Tuning::broadcast_min_taps) {
+    const std::int64_t i0 = i;
+    i += window_sums_broadcast<Tuning::broadcast_groups, Tuning::broadcast_max_taps>(
+        w + i0, k, taps, out + i0, count - i0, accumulate,
+        [&](std::int64_t at, const V& v) { store(i0 + at, v); });
+  }
   for (; i + R * L <= count; i += R * L) {
     V acc[R];
     for (int r = 0; r < R; ++r) acc[r] = accumulate ? backends::load<V>(out + i + r * L) : V{};
@@ -178,15 +235,9 @@ void window_sums(const T* w, const KP& k, int taps, T* out, std::int64_t count, 
       const V kd = backends::splat<V>(tap(d));
       for (int r = 0; r < R; ++r) acc[r] = backends::fma(backends::load<V>(base - d + r * L), kd, acc[r]);
     }
-    for (int r = 0; r < R; ++r) {
-      if (streaming) backends::store_vector_streaming(out + i + r * L, acc[r]);
-      else backends::store(out + i + r * L, acc[r]);
-    }
+    for (int r = 0; r < R; ++r) store(i + r * L, acc[r]);
   }
-  for (; i + L <= count; i += L) {
-    if (streaming) backends::store_vector_streaming(out + i, one(i, L));
-    else backends::store(out + i, one(i, L));
-  }
+  for (; i + L <= count; i += L) store(i, one(i, L));
   if (i < count) backends::store_partial(out + i, one(i, int(count - i)), int(count - i));
   if (streaming) backends::store_streaming_fence();
 }
@@ -194,7 +245,7 @@ void window_sums(const T* w, const KP& k, int taps, T* out, std::int64_t count, 
 // The direct algorithm on CPUs over contiguous x and y: a work item computes `block`
 // consecutive outputs, those whose terms all pair with elements of x by window_sums, the few
 // near x's ends (full and same modes) one by one as ConvolveDirect.
-template <int R, class X, class K, class Y>
+template <class Tuning, class X, class K, class Y>
 struct ConvolveBlocks {
   using T = typename Y::non_const_value_type;
   X x;
@@ -212,8 +263,8 @@ struct ConvolveBlocks {
     hi = hi > i1 ? i1 : hi < lo ? lo : hi;
     const ConvolveDirect<X, K, Y> one{x, k, y, s};
     for (std::int64_t i = i0; i < lo; ++i) one(i);
-    window_sums<R>(x.data() + lo + s.offset - (s.m - 1), k, int(s.m), y.data() + lo, hi - lo, false,
-                   streaming);
+    window_sums<Tuning>(x.data() + lo + s.offset - (s.m - 1), k, int(s.m), y.data() + lo, hi - lo, false,
+                        streaming);
     for (std::int64_t i = hi; i < i1; ++i) one(i);
   }
 };
@@ -290,8 +341,8 @@ struct ConvolveTiled {
           hi = hi > count ? count : hi < lo ? lo : hi;
           for (int r = 0; r < int(lo); ++r) output(r);
           if (hi > lo)
-            window_sums<Tuning::pack_groups>(xs.data() + lo, ks.data(), cm, y.data() + i0 + lo, hi - lo,
-                                             c0 > 0, streaming && cm == s.m);
+            window_sums<Tuning>(xs.data() + lo, ks.data(), cm, y.data() + i0 + lo, hi - lo, c0 > 0,
+                                streaming && cm == s.m);
           for (int r = int(hi); r < count; ++r) output(r);
           done = true;
         }
@@ -373,7 +424,7 @@ void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode
         Kokkos::parallel_for("unison::convolve::direct",
                              Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
                                  exec, 0, (len + block - 1) / block),
-                             impl::ConvolveBlocks<Tuning::pack_groups, X, K, Y>{x, k, y, shape, block, streaming});
+                             impl::ConvolveBlocks<Tuning, X, K, Y>{x, k, y, shape, block, streaming});
         return;
       }
 #endif

@@ -296,6 +296,33 @@ inline Pack<double> fma(const Pack<double>& a, const Pack<double>& b, const Pack
 #endif
 }
 
+/// a * b + c in lanes first to last (inclusive) of the packs, with one rounding; c in the
+/// other lanes (neither a nor b is used there, so an infinity or NaN of theirs does not leak).
+inline Pack<float> fma_lanes(const Pack<float>& a, const Pack<float>& b, const Pack<float>& c, int first,
+                             int last) {
+#if defined(__AVX512F__)
+  const auto m = __mmask16((0xFFFFu >> (15 - last)) & (0xFFFFu << first));
+  return (Pack<float>)_mm512_mask3_fmadd_ps((__m512)a, (__m512)b, (__m512)c, m);
+#else
+  const Pack<float> f = fma(a, b, c);
+  Pack<float> r = c;
+  for (int l = first; l <= last; ++l) r[l] = f[l];
+  return r;
+#endif
+}
+inline Pack<double> fma_lanes(const Pack<double>& a, const Pack<double>& b, const Pack<double>& c, int first,
+                              int last) {
+#if defined(__AVX512F__)
+  const auto m = __mmask8((0xFFu >> (7 - last)) & (0xFFu << first));
+  return (Pack<double>)_mm512_mask3_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c, m);
+#else
+  const Pack<double> f = fma(a, b, c);
+  Pack<double> r = c;
+  for (int l = first; l <= last; ++l) r[l] = f[l];
+  return r;
+#endif
+}
+
 namespace impl {
 template <int Bytes>
 struct Int32Vector;

@@ -61,6 +61,13 @@ struct ConvolveTuning {
   // sharing each tap (register accumulators), in blocks of consecutive outputs per work item.
   static constexpr bool packs = true;
   static constexpr int pack_groups = 4;
+  // CPUs, from broadcast_min_taps taps to broadcast_max_taps: broadcast_groups packs of
+  // consecutive outputs take each element of x as a broadcast and the taps as packs
+  // (impl::window_sums_broadcast), which avoids the loads of x that straddle cache lines.
+  // benchmarks/RESULTS.md (issue 22, v10) has the measurements behind these values.
+  static constexpr int broadcast_min_taps = 64;
+  static constexpr int broadcast_max_taps = 1024;
+  static constexpr int broadcast_groups = 8;
 };
 
 /// Diffusion (5-point stencil): a team computes a tile of `tile_rows` x `tile_cols` cells, the
