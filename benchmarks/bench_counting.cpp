@@ -1,4 +1,4 @@
-// WORKLOADS.md section 6 on every enabled backend at the seed sizes: monte_carlo_pi of 2e9
+// docs/workloads.md section 6 on every enabled backend at the seed sizes: monte_carlo_pi of 2e9
 // samples (2e8 on Serial);
 // histogram of 1e8 normal float32 samples into 100 bins over [-4, 4); atomic_counter of 1e6;
 // rgb_to_grayscale of a 4000 x 3000 image (float32 and uint8); loop_sum of 1e4; lucas to

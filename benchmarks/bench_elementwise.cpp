@@ -1,4 +1,4 @@
-// The element-wise family on every enabled backend at the seed sizes (WORKLOADS.md section 1).
+// The element-wise family on every enabled backend at the seed sizes (docs/workloads.md section 1).
 // Each function is timed with its data already in the backend's memory ("device") and, on
 // backends whose memory is not the host's, including the copies of inputs in and results out
 // through pageable host memory ("with_copies"). GB/s counts each input array read once and each

@@ -1,4 +1,4 @@
-// Matmul-reduce (WORKLOADS.md section 5) on every enabled backend, every method, at the seed
+// Matmul-reduce (docs/workloads.md section 5) on every enabled backend, every method, at the seed
 // size m, k, n = 10000, 5000, 7000 float32 (Serial: 1000, 500, 700). TFLOP/s count 2mkn flops
 // for the tiled and gemm methods; GB/s count A and B read once (and out written) for all.
 // ".../workspace/...": the same with a workspace allocated once by the caller.

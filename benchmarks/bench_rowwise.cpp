@@ -1,4 +1,4 @@
-// The row-wise family (WORKLOADS.md section 2) on every enabled backend at the seed sizes:
+// The row-wise family (docs/workloads.md section 2) on every enabled backend at the seed sizes:
 // l2_norm of 1e6 rows of 2 and of 1e4 rows of 1e3, and matmul_core of 1e5 products of 4 x 4 by
 // 4 x 4, float32, LayoutRight (rows contiguous, as NumPy's arrays). GB/s count every input read
 // once and every output written once. Each case is checked against a float64 host reference; on

@@ -1,4 +1,4 @@
-// WORKLOADS.md section 6 on every backend: monte_carlo_pi (statistics, reproducibility, the
+// docs/workloads.md section 6 on every backend: monte_carlo_pi (statistics, reproducibility, the
 // same estimate on every backend), histogram (exact counts against a host count by the edges,
 // adversarial values, both kernels), atomic_counter, rgb_to_grayscale, loop_sum and lucas, and
 // every bad input's error.

@@ -17,7 +17,7 @@ using unison::DiffusionOptions;
 using unison::Laplacian;
 using unison::StencilAlgorithm;
 
-// `steps` steps of WORKLOADS.md section 4 in float64, on a row-major nx x ny field; lapl gets
+// `steps` steps of docs/workloads.md section 4 in float64, on a row-major nx x ny field; lapl gets
 // the last step's Laplacian.
 void reference(std::vector<double>& f, std::vector<double>& lapl, long nx, long ny, int steps,
                double coeff) {

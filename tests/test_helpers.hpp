@@ -148,7 +148,8 @@ inline ::testing::AssertionResult close(const std::vector<double>& got,
          << " elements; first elements off by more than the tolerance:" << first.str();
 }
 
-// Tolerance for results of type T against a float64 reference (WORKLOADS.md: 1e-5 for float32).
+// Tolerance for results of type T against a float64 reference (docs/workloads.md: 1e-5 for
+// float32).
 template <class T>
 constexpr double tolerance() {
   if constexpr (std::is_integral_v<T>) return 0;

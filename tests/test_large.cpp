@@ -11,7 +11,7 @@
 // The data are generated on the device from each element's index (no host copy of 12 GB), and
 // the checks run there too, as reductions that count the mismatches and find the first:
 //  - add: exact (one float rounding, the same on both sides);
-//  - gaussian_pdf: against the formula in double, within 1e-5 relative (WORKLOADS.md);
+//  - gaussian_pdf: against the formula in double, within 1e-5 relative (docs/workloads.md);
 //  - histogram: exact, against counts from a plain reference kernel with 64-bit atomics;
 //  - convolve: exact, because x and the taps are small integers whose sums float holds exactly.
 #include <cmath>

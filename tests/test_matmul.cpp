@@ -150,7 +150,7 @@ void test_strided_and_empty() {
   exec.fence();
 }
 
-// WORKLOADS.md's seed size, m, k, n = 10000, 5000, 7000 float32, on GPUs (positive data, so
+// docs/workloads.md's seed size, m, k, n = 10000, 5000, 7000 float32, on GPUs (positive data, so
 // that the relative error is that of each element).
 template <class Exec>
 void test_seed_size() {

@@ -87,7 +87,7 @@ void test_l2_sizes() {
   }
 }
 
-// WORKLOADS.md's seed sizes: 1e6 points of the plane, 1e4 rows of 1e3.
+// docs/workloads.md's seed sizes: 1e6 points of the plane, 1e4 rows of 1e3.
 template <class Exec>
 void test_l2_seed_sizes() {
   check_l2<Exec, float, Kokkos::LayoutRight>(1000000, 2);
@@ -249,7 +249,7 @@ void test_core_sizes() {
   }
   check_core<Exec, float, L, R, L>(9, 4, 6, 5);
   check_core<Exec, double, R, L, R>(9, 6, 4, 5);
-  // WORKLOADS.md's seed size: 1e5 products of 4 x 4 by 4 x 4.
+  // docs/workloads.md's seed size: 1e5 products of 4 x 4 by 4 x 4.
   check_core<Exec, float, R, R, R>(100000, 4, 4, 4);
   check_core<Exec, float, L, L, L>(100000, 4, 4, 4);
 }

@@ -1,4 +1,4 @@
-"""The peers of Unison's random-number and histogram benchmarks (WORKLOADS.md section 6), timed
+"""The peers of Unison's random-number and histogram benchmarks (docs/workloads.md section 6), timed
 on the same machine in the same run, at unison-bench's sizes (--scale=F, as unison-bench's;
 default 1: the seed sizes).
 

@@ -1,6 +1,6 @@
 """The peers of Unison's matmul_reduce benchmarks, timed on the same machine in the same run.
 
-WORKLOADS.md section 5, at unison-bench's sizes (--scale=F, as unison-bench's; each of m, k, n
+docs/workloads.md section 5, at unison-bench's sizes (--scale=F, as unison-bench's; each of m, k, n
 times the cube root of F; default 1: the seed size m, k, n = 10000, 5000, 7000), float32:
   - CPU part (always; NumPy): numpy, NumPy's `(A @ B).sum(0)` (its BLAS's SGEMM, then a column
     sum) and reassociated `A.sum(0) @ B`; wall time (time.perf_counter), the median of at least

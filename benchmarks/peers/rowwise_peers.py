@@ -1,5 +1,5 @@
-"""The peers of Unison's row-wise benchmarks (WORKLOADS.md section 2), on the same machine in the
-same run, at unison-bench's sizes (--scale=F, as unison-bench's; default 1: the seed sizes):
+"""The peers of Unison's row-wise benchmarks (docs/workloads.md section 2), on the same machine
+in the same run, at unison-bench's sizes (--scale=F, as unison-bench's; default 1: the seed sizes):
 l2_norm of 1e6 rows of 2 and of 1e4 rows of 1e3, and matmul_core of 1e5 products of 4 x 4 by
 4 x 4, float32 (the rows scaled, the row length and the 4 x 4 shapes not).
 

@@ -1,6 +1,6 @@
 """The peers of Unison's diffusion and convolution benchmarks, timed on the same machine in the
-same run (WORKLOADS.md sections 3 and 4), at unison-bench's sizes (--scale=F, as unison-bench's;
-default 1: the seed sizes).
+same run (docs/workloads.md sections 3 and 4), at unison-bench's sizes (--scale=F, as
+unison-bench's; default 1: the seed sizes).
 
 Diffusion, 2000 x 2000 float32 at the seed size (the side scaled by the square root of F), time
 per step:

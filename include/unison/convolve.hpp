@@ -1,6 +1,6 @@
 #pragma once
 /// \file unison/convolve.hpp
-/// 1-D convolution with NumPy's `np.convolve` semantics (WORKLOADS.md section 3): a direct kernel
+/// 1-D convolution with NumPy's `np.convolve` semantics (docs/workloads.md section 3): a direct kernel
 /// and a tiled one that stages its inputs in team scratch memory.
 
 #include <algorithm>

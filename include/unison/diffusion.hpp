@@ -1,6 +1,6 @@
 #pragma once
 /// \file unison/diffusion.hpp
-/// 2-D diffusion with the 5-point Laplacian (WORKLOADS.md section 4): one step, or many steps
+/// 2-D diffusion with the 5-point Laplacian (docs/workloads.md section 4): one step, or many steps
 /// with two buffers, tiled in team scratch memory and, when only the final Laplacian is wanted,
 /// temporally blocked (several steps per pass over the field).
 ///

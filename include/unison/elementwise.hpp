@@ -1,6 +1,6 @@
 #pragma once
 /// \file unison/elementwise.hpp
-/// The element-wise family (WORKLOADS.md section 1): add, hypot, gaussian_pdf, polar_distance,
+/// The element-wise family (docs/workloads.md section 1): add, hypot, gaussian_pdf, polar_distance,
 /// zero_suppress, make_pulses and hidden_layer, built on unison::transform.
 ///
 /// Common contract (see unison/core.hpp): the execution space instance comes first, the work is

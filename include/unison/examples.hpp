@@ -1,6 +1,6 @@
 #pragma once
 /// \file unison/examples.hpp
-/// The tutorials' small examples (WORKLOADS.md section 6), done once for every backend:
+/// The tutorials' small examples (docs/workloads.md section 6), done once for every backend:
 /// rgb_to_grayscale, loop_sum and lucas.
 ///
 /// Common contract: see unison/core.hpp. Kernels: "unison::examples::<name>".

@@ -1,6 +1,6 @@
 #pragma once
 /// \file unison/field.hpp
-/// Initial fields for the diffusion workload (WORKLOADS.md section 4): the deterministic
+/// Initial fields for the diffusion workload (docs/workloads.md section 4): the deterministic
 /// "jagged image", smooth random structure thresholded so that a given fraction of the cells
 /// is exactly zero.
 

@@ -1,6 +1,6 @@
 #pragma once
 /// \file unison/histogram.hpp
-/// Counting with atomics (WORKLOADS.md section 6): histogram, with per-team histograms in
+/// Counting with atomics (docs/workloads.md section 6): histogram, with per-team histograms in
 /// scratch memory merged once, and atomic_counter, the tutorials' race example done right.
 ///
 /// Common contract: see unison/core.hpp. Counts are integers: exact and deterministic.

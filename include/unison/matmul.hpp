@@ -1,6 +1,6 @@
 #pragma once
 /// \file unison/matmul.hpp
-/// Matmul-reduce (WORKLOADS.md section 5): out[j] = sum_i (A.B)[i, j], for A (m x k) and
+/// Matmul-reduce (docs/workloads.md section 5): out[j] = sum_i (A.B)[i, j], for A (m x k) and
 /// B (k x n), three ways: the product tiled in team scratch and reduced on the fly, Kokkos
 /// Kernels' GEMM followed by a column sum, and the reassociated (1^T A) B.
 

@@ -1,6 +1,6 @@
 #pragma once
 /// \file unison/random.hpp
-/// Random numbers (WORKLOADS.md section 6): RandomSequence (a counter-based generator: any
+/// Random numbers (docs/workloads.md section 6): RandomSequence (a counter-based generator: any
 /// work item computes any of its values, with no state to share or seed) and monte_carlo_pi.
 ///
 /// Common contract: see unison/core.hpp. monte_carlo_pi returns a host value, so it waits for

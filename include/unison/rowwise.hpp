@@ -1,6 +1,6 @@
 #pragma once
 /// \file unison/rowwise.hpp
-/// The row-wise family (WORKLOADS.md section 2, the tutorials' @guvectorize gufuncs): l2_norm
+/// The row-wise family (docs/workloads.md section 2, the tutorials' @guvectorize gufuncs): l2_norm
 /// over the last axis of a matrix, and matmul_core, a batch of small matrix products.
 ///
 /// Common contract (see unison/core.hpp): the execution space instance comes first, the work is
