@@ -2,16 +2,20 @@
 // What every Unison benchmark shares: registration of one case on one backend, the timing
 // method, counters and the context recorded in the JSON.
 //
-// Timing: data is allocated and filled (on the device, Kokkos' random pool) before timing; one
-// warm-up call; then each iteration enqueues `batch` calls between two fences of the instance
-// and reports the wall time over the batch as the time of one call (manual time). The batch is
-// sized so that it lasts at least about a millisecond, which hides the fence and launch
-// latency that a single sub-millisecond GPU call would otherwise carry. Each repetition times a
-// fixed 3 batches (a minimum time would count per-call time and run thousands of batches);
-// 5 repetitions give the median and its spread.
+// Timing: data is allocated and filled (on the device, Kokkos' random pool) once per case,
+// before its first repetition, and freed after its last; one warm-up call; then each iteration
+// enqueues `batch` calls between two fences of the instance and reports the wall time over the
+// batch as the time of one call (manual time). The batch is sized so that it lasts at least
+// settings().min_sample_s (a millisecond by default), which hides the fence and launch latency
+// that a single sub-millisecond GPU call would otherwise carry. With settings().full each
+// repetition times a fixed 3 batches (a minimum time would count per-call time and run
+// thousands of batches) and 5 repetitions give the median and its spread; without it (the
+// suite's default, which must finish in minutes on a small machine) every case takes one batch
+// of at least 10 ms per repetition, 3 repetitions, so that a case costs about four calls or
+// 40 ms of calls, whichever is more.
 //
 // Checks: a case may come with a check of its result against a float64 host reference
-// (WORKLOADS.md), run once per case after its first repetition's timing (from the last timed
+// (docs/workloads.md), run once per case after its first repetition's timing (from the last timed
 // call's output, or, for a case whose calls carry state such as a diffusion, from a fresh call).
 // It reports the counters "check_error" and "check_tolerance" (pass: error <= tolerance) and,
 // on the backend settings().results_backend names, writes the case's inputs and result as .npy
@@ -75,6 +79,16 @@ using Setup = std::function<Call<Exec>(const Exec&)>;
 // What unison_bench and unison-bench want of every registration (unison_bench: everything;
 // unison-bench: the suite's options).
 struct Settings {
+  // Every case with its own batches and repetitions at the seed sizes (unison_bench, and the
+  // suite's --full); otherwise one batch per repetition, and the cases that offer a smaller
+  // size (the diffusion's seed run) use it where the seed size would take more than
+  // case_seconds a call.
+  bool full = true;
+  double min_sample_s = 1e-3;  // the least time one timed batch lasts
+  double case_seconds = 5.0;   // without full: the longest a call may take at a seed size
+  int registered = 0;          // cases registered so far
+  // Called as each case starts (its first repetition), with "<case>/<backend>".
+  std::function<void(const std::string&)> on_start;
   bool probes = true;                 // register the exploration cases (names with "/probe/")
   std::function<bool(const std::string&)> keep;  // register only the names it keeps (if set)
   std::vector<std::string> backends;  // register only these backends (empty: every one)
@@ -119,31 +133,46 @@ void report_check(benchmark::State& state, const std::string& name, const Call<E
 
 // `units`: what one call counts as (steps of a time loop, say); the reported time, bytes and
 // flops are per unit.
+// What a case keeps from its first repetition to its last: its data and call, and how many
+// calls a timed batch makes.
+template <class Exec>
+struct Prepared {
+  std::optional<Call<Exec>> made;
+  int batch = 1;
+  int repetitions_left = 0;  // set at registration; the data is freed when it reaches 0
+};
+
 template <class Exec>
 void run_case(benchmark::State& state, const std::string& name, const Setup<Exec>& setup,
-              std::optional<Check>& check, double bytes, double flops, double units = 1,
-              double cells = 0, const char* cells_name = "Gcells/s") {
+              std::optional<Check>& check, Prepared<Exec>& prepared, double bytes, double flops,
+              double units = 1, double cells = 0, const char* cells_name = "Gcells/s") {
   Exec exec;
-  const Call<Exec> made = setup(exec);
-  const auto& call = made.run;
-  call(exec);  // warm-up: first-touch, module load, allocations inside the call
-  exec.fence();
   using clock = std::chrono::steady_clock;
   auto time_batch = [&](int batch) {
     exec.fence();
     auto t0 = clock::now();
-    for (int b = 0; b < batch; ++b) call(exec);
+    for (int b = 0; b < batch; ++b) prepared.made->run(exec);
     exec.fence();
     return std::chrono::duration<double>(clock::now() - t0).count();
   };
-  int batch = 1;
-  for (double t = time_batch(1); t < 1e-3 && batch < (1 << 16);) {
-    batch *= 2;
-    t = time_batch(batch);
+  if (!prepared.made) {
+    if (settings().on_start) settings().on_start(name + "/" + Exec::name());
+    prepared.made = setup(exec);
+    // The warm-up (first-touch, module load, allocations inside the call) tells a call that
+    // lasts a batch on its own; shorter ones are timed again, in doubling batches.
+    const double least = settings().min_sample_s;
+    prepared.batch = 1;
+    if (time_batch(1) < 4 * least)
+      for (double t = time_batch(1); t < least && prepared.batch < (1 << 16);) {
+        prepared.batch *= 2;
+        t = time_batch(prepared.batch);
+      }
   }
+  const int batch = prepared.batch;
   for (auto _ : state) state.SetIterationTime(time_batch(batch) / batch / units);
   exec.fence();
-  report_check(state, name, made, exec, check);
+  report_check(state, name, *prepared.made, exec, check);
+  if (--prepared.repetitions_left <= 0) prepared.made.reset();  // frees the case's data
   state.counters["batch"] = batch;
   if (cells > 0)
     state.counters[cells_name] =
@@ -172,6 +201,16 @@ inline std::string size_tag(std::int64_t n) {
   return m == 1 ? "1e" + std::to_string(e) : std::to_string(n);
 }
 
+// Whether settings() keep the case "<name>" on Exec's backend.
+template <class Exec>
+bool registers(const std::string& name) {
+  const Settings& want = settings();
+  if (!want.probes && name.find("/probe/") != std::string::npos) return false;
+  if (want.keep && !want.keep(name)) return false;
+  return want.backends.empty() ||
+         std::find(want.backends.begin(), want.backends.end(), Exec::name()) != want.backends.end();
+}
+
 // Registers "<name>/<backend>" with the common settings, unless settings() leave it out.
 // (`batches` per repetition, `repetitions` of them: fewer for a case whose call lasts seconds.)
 template <class Exec>
@@ -180,17 +219,17 @@ void add_case(const std::string& name, Setup<Exec> setup, double bytes, double f
               benchmark::TimeUnit unit = benchmark::kMillisecond, int batches = 3,
               int repetitions = 5, const char* cells_name = "Gcells/s") {
   const Settings& want = settings();
-  if (!want.probes && name.find("/probe/") != std::string::npos) return;
-  if (want.keep && !want.keep(name)) return;
-  if (!want.backends.empty() &&
-      std::find(want.backends.begin(), want.backends.end(), Exec::name()) == want.backends.end())
-    return;
+  if (!registers<Exec>(name)) return;
+  if (!want.full) batches = 1, repetitions = 3;
   if (want.repetitions > 0) repetitions = want.repetitions;
   auto check = std::make_shared<std::optional<Check>>();  // shared by the repetitions
+  auto prepared = std::make_shared<Prepared<Exec>>();
+  prepared->repetitions_left = repetitions;
+  ++settings().registered;
   benchmark::RegisterBenchmark(
       (name + "/" + Exec::name()).c_str(),
       [=](benchmark::State& s) {
-        run_case<Exec>(s, name, setup, *check, bytes, flops, units, cells, cells_name);
+        run_case<Exec>(s, name, setup, *check, *prepared, bytes, flops, units, cells, cells_name);
       })
       ->UseManualTime()
       ->Unit(unit)
@@ -281,7 +320,7 @@ double relative_error(std::int64_t n, const Got& got, const Ref& ref) {
   return ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
 }
 
-// The tolerance of WORKLOADS.md for results of type T: integers exactly, float32 1e-5, float64
+// The tolerance of docs/workloads.md for results of type T: integers exactly, float32 1e-5, float64
 // 1e-12.
 template <class T>
 constexpr double tolerance() {

@@ -1,5 +1,5 @@
-// Diffusion and convolution on every enabled backend at the seed sizes (WORKLOADS.md sections 3
-// and 4).
+// Diffusion and convolution on every enabled backend at the seed sizes (docs/workloads.md
+// sections 3 and 4).
 //
 // Diffusion, 2000 x 2000 float32 from the jagged field: the time reported is per step, from
 // diffuse() calls of many steps, with a buffer allocated once (so a call does not block);
@@ -15,6 +15,7 @@
 // out, around its steps).
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -55,6 +56,37 @@ int steps_per_call() {
   if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return 10;
 #endif
   return 100;
+}
+
+// The seed run's steps: 10,000, or without settings().full, where a call of them would take
+// more than settings().case_seconds on this backend (timed over 20 steps of the jagged field
+// after 20 more), the most of 100, 200, 500, 1000, 2000 and 5000 that fit (at least 100). The
+// case's name then ends in "/steps<N>".
+constexpr int seed_run_seed_steps = 10000;
+template <class Exec>
+int seed_run_steps(long n) {
+  if (settings().full) return seed_run_seed_steps;
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(
+      Kokkos::view_alloc(exec, std::string("unison::bench::pilot_field")), n, n),
+      lapl(Kokkos::view_alloc(exec, std::string("unison::bench::pilot_lapl")), n, n);
+  unison::DiffusionBuffer<decltype(f)> buffer(
+      Kokkos::view_alloc(exec, std::string("unison::bench::pilot_buffer")), n, n);
+  unison::jagged_field(exec, f);
+  constexpr int probe = 20;
+  unison::diffuse(exec, f, buffer, probe, 0.25, lapl);
+  exec.fence();
+  const auto t0 = std::chrono::steady_clock::now();
+  unison::diffuse(exec, f, buffer, probe, 0.25, lapl);
+  exec.fence();
+  const double per_step = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / probe;
+  const double most = settings().case_seconds;
+  if (per_step * seed_run_seed_steps <= most) return seed_run_seed_steps;
+  int steps = 100;
+  for (int s : {200, 500, 1000, 2000, 5000})
+    if (per_step * s <= most) steps = s;
+  return steps;
 }
 
 // Probes of what the time depends on besides the kernel's shape.
@@ -184,7 +216,7 @@ inline std::function<void(const Kokkos::OpenMP&)> raw_steps(
 }
 #endif
 
-// The float64 reference of `steps` steps of WORKLOADS.md section 4 from f0 (n x n): the field
+// The float64 reference of `steps` steps of docs/workloads.md section 4 from f0 (n x n): the field
 // after them and the last step's Laplacian. Computed on the host's threads and kept for the
 // next case with the same start field and steps (the cases of one size and backend share it).
 struct DiffusionReference {
@@ -232,7 +264,13 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
                    Variant variant = {}) {
   using Mem = typename Exec::memory_space;
   const long n = long(scaled(2000, 3, 2));
-  const int steps = variant.seed_run ? 10000 : steps_per_call<Exec>();
+  std::string full = "diffusion/" + name + "/" + std::to_string(n) + "x" + std::to_string(n);
+  int steps = steps_per_call<Exec>();
+  if (variant.seed_run) {
+    if (!registers<Exec>(full)) return;
+    steps = seed_run_steps<Exec>(n);
+    if (steps < seed_run_seed_steps) full += "/steps" + std::to_string(steps);
+  }
   const double cells = double(n) * n;
   const double bytes = cells * sizeof(float) * (which == Laplacian::every_step ? 3 : 2);
   const Setup<Exec> setup = [=](const Exec& exec) -> Call<Exec> {
@@ -318,7 +356,6 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
         else copy_out(call, lapl);
         return call;
       };
-  const std::string full = "diffusion/" + name + "/" + std::to_string(n) + "x" + std::to_string(n);
   const auto add = [&](auto register_case) {
     register_case(full, setup, bytes, 0.0, double(steps), cells, benchmark::kMicrosecond,
                   variant.seed_run ? 1 : 3, variant.seed_run ? 3 : 5);

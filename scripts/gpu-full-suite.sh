@@ -23,8 +23,8 @@ rm -rf build/cuda/share/unison/peers && cp -r benchmarks/peers build/cuda/share/
 python3 -c "import numba, numpy; print('numba', numba.__version__, 'numpy', numpy.__version__)"
 (nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core") > $OUT/machine.txt
 t0=$(date +%s)
-PYTHONUNBUFFERED=1 timeout ${T_SUITE:-570} build/cuda/benchmarks/unison-bench --out=/tmp/run ${W:+--workloads=$W} --repetitions=3 --results-limit=0 > $OUT/table.txt 2> $OUT/progress.txt
-echo "unison-bench --repetitions=3 (every workload): exit $? after $(( $(date +%s)-t0 )) s" | tee -a $OUT/table.txt
+PYTHONUNBUFFERED=1 timeout ${T_SUITE:-570} build/cuda/benchmarks/unison-bench --out=/tmp/run ${W:+--workloads=$W} --full --repetitions=3 --results-limit=0 > $OUT/table.txt 2> $OUT/progress.txt
+echo "unison-bench --full --repetitions=3 (every workload): exit $? after $(( $(date +%s)-t0 )) s" | tee -a $OUT/table.txt
 cp /tmp/run/unison_bench.csv /tmp/run/peers.csv $OUT/ 2>/dev/null
 tar -C /tmp/run -czf $OUT/run.tar.gz . 2>/dev/null
 grep -E "peers|checks" $OUT/table.txt | tail -3

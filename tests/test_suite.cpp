@@ -50,7 +50,8 @@ TEST(Suite, defaults) {
   const Options o = ok({});
   EXPECT_EQ(o.workloads, unison::suite::workload_names());
   EXPECT_EQ(o.backends, enabled);
-  EXPECT_EQ(o.repetitions, 5);
+  EXPECT_EQ(o.repetitions, 0);  // 3, or 5 with --full
+  EXPECT_FALSE(o.full);
   EXPECT_EQ(o.scale, 1.0);
   EXPECT_EQ(o.out, "unison-bench-out");
   EXPECT_FALSE(o.list);
@@ -78,6 +79,7 @@ TEST(Suite, options) {
   EXPECT_TRUE(ok({"-h"}).help);
   EXPECT_FALSE(ok({"--no-plots"}).plots);
   EXPECT_FALSE(ok({"--no-checks"}).checks);
+  EXPECT_TRUE(ok({"--full"}).full);
   EXPECT_FALSE(ok({"--no-peers"}).peers);
   EXPECT_EQ(ok({"--results-limit=1024"}).results_limit_mib, 1024);
   EXPECT_EQ(ok({"--results-limit", "0"}).results_limit_mib, 0);
@@ -118,7 +120,7 @@ TEST(Suite, bad_options) {
 
 TEST(Suite, help_names_every_option_and_value) {
   const std::string h = unison::suite::help_text({"Serial", "OpenMP"});
-  for (const char* s : {"--workloads", "--backends", "--repetitions", "--scale", "--out", "--no-plots", "--no-checks", "--no-peers", "--results-limit", "--crossover", "--list", "--help",
+  for (const char* s : {"--full", "--workloads", "--backends", "--repetitions", "--scale", "--out", "--no-plots", "--no-checks", "--no-peers", "--results-limit", "--crossover", "--list", "--help",
                         "elementwise, rowwise, convolve, diffusion, matmul, counting", "Serial, OpenMP", "exit code 2"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
 }
@@ -444,4 +446,45 @@ TEST(Suite, plain_c_ratio) {
   std::ostringstream without;
   unison::suite::write_table(without, {rows[0]}, {"OpenMP"});
   EXPECT_EQ(without.str().find("plain_c"), std::string::npos) << without.str();
+}
+
+TEST(Suite, report) {
+  std::vector<Row> rows{
+      row("diffusion", "diffusion/every_step/streaming/2000x2000", "OpenMP", 250e-6, 0.05, 192, 0),
+      row("counting", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0.1, 10, 0),
+      row("counting", "histogram/f32/1e8/bins100", "numba_cpu", 60e-3, 0.1, 0, 0),
+  };
+  rows[0].checked = true, rows[0].error = 2e-6, rows[0].tolerance = 1e-5;
+  rows[1].checked = true, rows[1].error = 3, rows[1].tolerance = 0;  // a failed check
+  rows[2].peer = true;
+  rows[2].note = "a <note> & more";
+  std::ostringstream html;
+  unison::suite::write_report(html, rows, {"OpenMP", "numba_cpu"}, {{"CPU", "a <fast> one"}},
+                              {{"times.png", unison::suite::base64("PNG")}});
+  const std::string h = html.str();
+  // A table per family in the rows' order, its times, checks, the peer's column and the notes
+  // escaped, the machine, the image embedded; one self-contained page.
+  const auto diffusion = h.find("<table class=\"family\" data-family=\"diffusion\">"),
+             counting = h.find("<table class=\"family\" data-family=\"counting\">");
+  ASSERT_NE(diffusion, std::string::npos) << h;
+  ASSERT_NE(counting, std::string::npos) << h;
+  EXPECT_LT(diffusion, counting);
+  EXPECT_NE(h.find("<td>250 us ±5%"), std::string::npos) << h;
+  EXPECT_NE(h.find("class=\"ok\">ok 2e-06"), std::string::npos) << h;
+  EXPECT_NE(h.find("class=\"fail\">FAIL 3 &gt; 0"), std::string::npos) << h;
+  EXPECT_NE(h.find("<th>numba_cpu</th>"), std::string::npos) << h;
+  EXPECT_NE(h.find("a &lt;note&gt; &amp; more"), std::string::npos) << h;
+  EXPECT_NE(h.find("a &lt;fast&gt; one"), std::string::npos) << h;
+  EXPECT_NE(h.find("src=\"data:image/png;base64,UE5H\""), std::string::npos) << h;
+  EXPECT_EQ(h.find("<script"), std::string::npos);
+  EXPECT_EQ(h.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(h.find("</html>"), std::string::npos);
+}
+
+TEST(Suite, base64) {  // RFC 4648's test vectors
+  const char* vectors[][2] = {{"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},
+                              {"foo", "Zm9v"}, {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="},
+                              {"foobar", "Zm9vYmFy"}};
+  for (const auto& v : vectors) EXPECT_EQ(unison::suite::base64(v[0]), v[1]) << v[0];
+  EXPECT_EQ(unison::suite::base64(std::string("\xff\x00\x80", 3)), "/wCA");
 }

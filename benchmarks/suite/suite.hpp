@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace unison::suite {
@@ -11,7 +12,7 @@ namespace unison::suite {
 // The items of v separated by sep: join({"a", "b"}, ",") is "a,b".
 std::string join(const std::vector<std::string>& v, const char* sep);
 
-// The workload families of WORKLOADS.md that unison-bench can run, in report order.
+// The workload families of docs/workloads.md that unison-bench can run, in report order.
 const std::vector<std::string>& workload_names();
 
 // The family of a benchmark case by its name's first part ("hypot/f32/1e8/Cuda": elementwise;
@@ -25,7 +26,9 @@ std::string crossover_family(const std::string& case_name);
 struct Options {
   std::vector<std::string> workloads;  // a subset of workload_names(), in report order
   std::vector<std::string> backends;   // a subset of the enabled backends, in their order
-  int repetitions = 5;                 // timed repetitions of each case (the median is shown)
+  bool full = false;                   // every seed size, fixed batches and repetitions
+  int repetitions = 0;                 // timed repetitions of each case (the median is shown);
+                                       // 0: 3, with full 5
   double scale = 1;                    // sizes: the seed sizes times this, 0 < scale <= 1
   std::string out = "unison-bench-out";
   bool list = false;  // list the cases instead of running them
@@ -133,6 +136,17 @@ std::string format_time(double seconds);
 // over Unison's fastest ("peer/best": above 1, Unison is faster); under each
 // time its GB/s (or GFLOP/s) and fraction of peak; then the workload's notes.
 void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vector<std::string>& backends);
+
+// report.html: one self-contained page with the tables of write_table (a <table
+// class="family" data-family="<workload>"> per family, each time with its rate, fraction of
+// peak and check), the check summary, `about` (the machine and versions, as key and value) and
+// `images` (name, the PNG's bytes in base64) embedded as data: URLs.
+void write_report(std::ostream& out, const std::vector<Row>& rows, const std::vector<std::string>& backends,
+                  const std::vector<std::pair<std::string, std::string>>& about,
+                  const std::vector<std::pair<std::string, std::string>>& images);
+
+// The base64 text of bytes (RFC 4648, with padding).
+std::string base64(const std::string& bytes);
 
 // The CSV: a header line, then a line per row; text quoted (names hold no quote or comma; a
 // note's quotes become apostrophes).

@@ -5,12 +5,17 @@
 // results to a folder: unison_bench.json (Google Benchmark's format), unison_bench.csv, each
 // case's inputs and result as .npy, plots. `unison-bench --help` lists the options.
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <map>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -27,10 +32,14 @@
 #include <unison/diffusion.hpp>
 #include <unison/field.hpp>
 #include <unison/npy.hpp>
+#include <unison/backends/device_info.hpp>
 #include <unison/backends/host_blas.hpp>
 
 #include "../bench_common.hpp"
 #include "suite.hpp"
+
+std::string thread_placement();  // (below)
+std::string host_blas_line();
 
 namespace {
 
@@ -49,8 +58,66 @@ std::vector<std::string> enabled_backends() {
 }
 
 // Collects each case's aggregates into rows and reports progress on stderr as cases finish.
+// What the suite says while it runs: each case as it ends, with the count of cases and an
+// estimate of the time left (the mean time of the cases so far times the cases left), and
+// every 30 s without news that the running case is still running.
+class Progress {
+ public:
+  using clock = std::chrono::steady_clock;
+  explicit Progress(int cases) : cases_(cases), start_(clock::now()), last_(start_) {
+    watch_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      while (!done_) {
+        wake_.wait_for(lock, std::chrono::seconds(1));
+        const auto now = clock::now();
+        if (done_ || current_.empty() || now - last_ < std::chrono::seconds(30)) continue;
+        std::fprintf(stderr, "unison-bench: [%d/%d] %s still running (%.0f s so far)\n", ended_ + 1,
+                     cases_, current_.c_str(), std::chrono::duration<double>(now - started_).count());
+        last_ = now;
+      }
+    });
+  }
+  ~Progress() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    watch_.join();
+  }
+  void started(const std::string& name) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    current_ = name;
+    started_ = last_ = clock::now();
+  }
+  // "[7/90, cases: about 2 min left]"
+  std::string ended() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++ended_;
+    current_.clear();
+    last_ = clock::now();
+    const double so_far = std::chrono::duration<double>(last_ - start_).count();
+    const double left = so_far / ended_ * (cases_ - ended_);
+    char text[64];
+    if (ended_ >= cases_) std::snprintf(text, sizeof text, "[%d/%d]", ended_, cases_);
+    else if (left < 90) std::snprintf(text, sizeof text, "[%d/%d, cases: about %.0f s left]", ended_, cases_, left);
+    else std::snprintf(text, sizeof text, "[%d/%d, cases: about %.0f min left]", ended_, cases_, left / 60);
+    return text;
+  }
+
+ private:
+  int cases_, ended_ = 0;
+  clock::time_point start_, started_, last_;
+  std::string current_;
+  bool done_ = false;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::thread watch_;
+};
+
 class SuiteReporter : public benchmark::BenchmarkReporter {
  public:
+  explicit SuiteReporter(Progress* progress = nullptr) : progress_(progress) {}
   bool ReportContext(const Context&) override { return true; }
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
@@ -80,7 +147,8 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
           s.row.tolerance = tol->second.value;
         }
         const std::string check = unison::suite::check_text(s.row);
-        std::fprintf(stderr, "unison-bench: [%zu] %s: %s%s%s\n", order_.size(), full.c_str(),
+        const std::string count = progress_ ? progress_->ended() : "[" + std::to_string(order_.size()) + "]";
+        std::fprintf(stderr, "unison-bench: %s %s: %s%s%s\n", count.c_str(), full.c_str(),
                      unison::suite::format_time(seconds).c_str(), check.empty() ? "" : ", check ",
                      check.c_str());
       } else if (run.aggregate_name == "mean") {
@@ -106,6 +174,7 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
     unison::suite::Row row;
     double mean = 0, stddev = 0;
   };
+  Progress* progress_;
   std::map<std::string, Stats> stats_;
   std::vector<std::string> order_;
 };
@@ -139,21 +208,24 @@ std::filesystem::path peers_dir() {
   return UNISON_SUITE_PEERS_DIR;
 }
 
-// The Python that runs the peers' scripts: $UNISON_BENCH_PYTHON if set, else the first of
-// python3 (on the path) and /usr/bin/python3 (Debian's python3-numpy and python3-numba serve it),
-// if it can import NumPy; empty if none can (and `why` says so).
-std::string peers_python(std::string& why) {
+// The Python that runs the peers' scripts (module "numpy") or draws the plots ("matplotlib"):
+// $UNISON_BENCH_PYTHON if set, else the first of python3 (on the path) and /usr/bin/python3
+// (Debian's python3-numpy, python3-numba and python3-matplotlib serve it) that can import the
+// module; empty if none can (and `why` says so).
+std::string find_python(const std::string& module, std::string& why) {
   const char* env = std::getenv("UNISON_BENCH_PYTHON");
   std::vector<std::string> candidates{"python3", "/usr/bin/python3"};
   if (env && *env) candidates = {env};
   for (const auto& candidate : candidates) {
-    const std::string probe = shell_quoted(candidate) + " -c 'import numpy' > /dev/null 2>&1";
+    const std::string probe = shell_quoted(candidate) + " -c 'import " + module + "' > /dev/null 2>&1";
     if (std::system(probe.c_str()) == 0) return candidate;
   }
-  why = env && *env ? std::string("UNISON_BENCH_PYTHON (") + env + ") cannot import numpy"
-                    : "neither python3 nor /usr/bin/python3 can import numpy (UNISON_BENCH_PYTHON names another Python)";
+  why = env && *env ? std::string("UNISON_BENCH_PYTHON (") + env + ") cannot import " + module
+                    : "neither python3 nor /usr/bin/python3 can import " + module +
+                          " (UNISON_BENCH_PYTHON names another Python)";
   return "";
 }
+std::string peers_python(std::string& why) { return find_python("numpy", why); }
 
 // unison-plain-c next to this program (the build's benchmarks folder, or the installed bin/), or
 // an empty path.
@@ -246,10 +318,67 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
   return rows;
 }
 
+// The machine and versions that report.html shows.
+std::vector<std::pair<std::string, std::string>> about_this_run(const std::vector<std::string>& args) {
+  std::vector<std::pair<std::string, std::string>> about;
+  char when[64];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  about.push_back({"date", when});
+  std::string command = "unison-bench";
+  for (const auto& a : args) command += " " + a;
+  about.push_back({"command", command});
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0) {
+      about.push_back({"CPU", line.substr(line.find(':') + 2) + ", " +
+                                  std::to_string(std::thread::hardware_concurrency()) + " hardware threads"});
+      break;
+    }
+  about.push_back({"CPU threads", thread_placement()});
+  if (!host_blas_line().empty()) about.push_back({"host BLAS", host_blas_line()});
+  for (const auto& info : unison::backends::enabled_backends())
+    about.push_back({"backend " + info.backend, unison::backends::describe(info)});
+  about.push_back({"Unison", unison::version()});
+  about.push_back({"Kokkos", std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
+                                 "." + std::to_string(KOKKOS_VERSION % 100)});
+  return about;
+}
+
+// report.html in out: the rows, `about`, and the plots that draw_plots wrote (embedded).
+bool write_report(const std::filesystem::path& out, const std::vector<unison::suite::Row>& rows,
+                  const std::vector<std::string>& columns,
+                  const std::vector<std::pair<std::string, std::string>>& about) {
+  std::vector<std::pair<std::string, std::string>> images;
+  for (const char* png : {"times.png", "peak.png", "crossover.png", "diffusion.png"}) {
+    std::ifstream in(out / png, std::ios::binary);
+    if (!in) continue;
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    images.push_back({png, unison::suite::base64(bytes.str())});
+  }
+  std::ofstream html(out / "report.html");
+  unison::suite::write_report(html, rows, columns, about, images);
+  html.close();
+  if (!html) {
+    std::fprintf(stderr, "unison-bench: cannot write %s\n", (out / "report.html").string().c_str());
+    return false;
+  }
+  std::fprintf(stderr, "unison-bench: report in %s (%zu plots embedded)\n", (out / "report.html").string().c_str(),
+               images.size());
+  return true;
+}
+
 // Draws the plots; says what happened (a missing Python or matplotlib is not an error).
 void draw_plots(const std::string& out) {
   const std::string script = plot_script();
-  const std::string command = "python3 " + shell_quoted(script) + " " + shell_quoted(out);
+  std::string why;
+  const std::string python = find_python("matplotlib", why);
+  if (python.empty()) {
+    std::fprintf(stderr, "unison-bench: no plots: %s\n", why.c_str());
+    return;
+  }
+  const std::string command = shell_quoted(python) + " " + shell_quoted(script) + " " + shell_quoted(out);
   const int status = std::system(command.c_str());
   const int code = status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (code == 0) return;  // plot.py said what it wrote
@@ -394,7 +523,9 @@ int main(int argc, char** argv) {
   auto& settings = unison::bench::settings();
   settings.probes = false;
   settings.backends = opt.backends;
-  settings.repetitions = opt.repetitions;
+  settings.full = opt.full;
+  settings.min_sample_s = opt.full ? 1e-3 : 1e-2;
+  settings.repetitions = opt.repetitions > 0 ? opt.repetitions : opt.full ? 5 : 0;
   settings.scale = opt.scale;
   settings.checks = opt.checks;
   if (opt.checks) {
@@ -426,14 +557,23 @@ int main(int argc, char** argv) {
     benchmark::Shutdown();
     return 0;
   }
-  std::fprintf(stderr, "unison-bench: workloads %s; backends %s; scale %g; %d repetitions; results in %s\n",
+  std::vector<unison::suite::Row> rows_of_cases;
+  const int repetitions = settings.repetitions > 0 ? settings.repetitions : 3;
+  std::fprintf(stderr, "unison-bench: workloads %s; backends %s; scale %g; %s; %d cases of %d repetitions; results in %s\n",
                unison::suite::join(opt.workloads, ",").c_str(), unison::suite::join(opt.backends, ",").c_str(),
-               opt.scale, opt.repetitions, opt.out.c_str());
-  SuiteReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
+               opt.scale, opt.full ? "--full: every seed size" : "seed sizes where a call takes at most 5 s (--full: all)",
+               settings.registered, repetitions, opt.out.c_str());
+  {
+    Progress progress(settings.registered);
+    settings.on_start = [&](const std::string& name) { progress.started(name); };
+    SuiteReporter reporter(&progress);
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+    settings.on_start = nullptr;
+    rows_of_cases = reporter.rows();
+  }
 
-  auto rows = reporter.rows();
+  auto rows = rows_of_cases;
   std::vector<std::string> columns = opt.backends;
   if (opt.peers) {
     for (const auto& r : run_peers(out, opt.workloads, opt.scale)) {
@@ -446,6 +586,11 @@ int main(int argc, char** argv) {
   std::cout << "CPU threads: " << thread_placement() << "\n";
   if (!host_blas_line().empty()) std::cout << "host BLAS: " << host_blas_line() << "\n";
   unison::suite::write_table(std::cout, rows, columns);
+  if (std::any_of(rows.begin(), rows.end(), [](const auto& r) {
+        return r.name.find("/seed_run/") != std::string::npos && r.name.find("/steps") != std::string::npos;
+      }))
+    std::cout << "\nA seed run named \"/steps<N>\" ran N of its 10,000 steps: all of them take more "
+                 "than 5 s a call here (--full runs them).\n";
   std::ofstream csv(out / "unison_bench.csv");
   unison::suite::write_csv(csv, rows);
   csv.close();
@@ -457,10 +602,11 @@ int main(int argc, char** argv) {
             << (out / "unison_bench.csv").string() << "\n" << std::flush;
   if (wanted("diffusion")) diffusion_images(opt.out, opt.backends.back());
   if (opt.plots) draw_plots(opt.out);
+  const bool reported = write_report(out, rows, columns, about_this_run(args));
   const auto summary = unison::suite::check_summary(rows);
   if (summary.size() > 1) {  // a line per failed check, then the counts
     for (const auto& line : summary) std::fprintf(stderr, "unison-bench: %s\n", line.c_str());
     return 1;
   }
-  return settings.results_failed ? 1 : 0;
+  return settings.results_failed || !reported ? 1 : 0;
 }
