@@ -42,9 +42,11 @@ void add_context(bool flushed) {
   int flushing = 0;
   const int threads = Kokkos::OpenMP().concurrency();
   Kokkos::parallel_reduce(
-      "unison::bench::mxcsr", Kokkos::RangePolicy<Kokkos::OpenMP, Kokkos::Schedule<Kokkos::Static>>(0, threads),
+      "unison::bench::mxcsr",
+      Kokkos::RangePolicy<Kokkos::OpenMP, Kokkos::Schedule<Kokkos::Static>>(0, threads),
       [](int, int& n) { n += (_mm_getcsr() & 0x8040) == 0x8040; }, flushing);
-  mode += ", " + std::to_string(flushing) + " of " + std::to_string(threads) + " OpenMP threads flush";
+  mode +=
+      ", " + std::to_string(flushing) + " of " + std::to_string(threads) + " OpenMP threads flush";
 #endif
   benchmark::AddCustomContext("cpu_subnormals", mode);
   benchmark::AddCustomContext("unison_version", unison::version());
@@ -58,4 +60,3 @@ void add_context(bool flushed) {
 }
 
 }  // namespace unison::bench
-

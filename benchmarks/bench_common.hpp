@@ -89,12 +89,12 @@ struct Settings {
   int registered = 0;          // cases registered so far
   // Called as each case starts (its first repetition), with "<case>/<backend>".
   std::function<void(const std::string&)> on_start;
-  bool probes = true;                 // register the exploration cases (names with "/probe/")
+  bool probes = true;  // register the exploration cases (names with "/probe/")
   std::function<bool(const std::string&)> keep;  // register only the names it keeps (if set)
-  std::vector<std::string> backends;  // register only these backends (empty: every one)
-  int repetitions = 0;                // repetitions of every case (0: each case's own)
-  double scale = 1;                   // sizes: the seed sizes times this (0 < scale <= 1)
-  bool checks = true;                 // run the cases' checks
+  std::vector<std::string> backends;             // register only these backends (empty: every one)
+  int repetitions = 0;                           // repetitions of every case (0: each case's own)
+  double scale = 1;    // sizes: the seed sizes times this (0 < scale <= 1)
+  bool checks = true;  // run the cases' checks
   // Where each case's inputs and result go as .npy files (<dir>/<case name>/*.npy), from the
   // backend named here, for cases of at most results_limit bytes (empty dir: none saved).
   std::string results_dir, results_backend;
@@ -118,7 +118,8 @@ void report_check(benchmark::State& state, const std::string& name, const Call<E
         std::filesystem::create_directories(folder);
         memo->save(folder);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "unison-bench: cannot save %s's results: %s\n", name.c_str(), e.what());
+        std::fprintf(stderr, "unison-bench: cannot save %s's results: %s\n", name.c_str(),
+                     e.what());
         settings().results_failed = true;
       }
     }
@@ -226,11 +227,11 @@ void add_case(const std::string& name, Setup<Exec> setup, double bytes, double f
   auto prepared = std::make_shared<Prepared<Exec>>();
   prepared->repetitions_left = repetitions;
   ++settings().registered;
-  benchmark::RegisterBenchmark(
-      (name + "/" + Exec::name()).c_str(),
-      [=](benchmark::State& s) {
-        run_case<Exec>(s, name, setup, *check, *prepared, bytes, flops, units, cells, cells_name);
-      })
+  benchmark::RegisterBenchmark((name + "/" + Exec::name()).c_str(),
+                               [=](benchmark::State& s) {
+                                 run_case<Exec>(s, name, setup, *check, *prepared, bytes, flops,
+                                                units, cells, cells_name);
+                               })
       ->UseManualTime()
       ->Unit(unit)
       ->Iterations(batches)  // batches per repetition (each batch >= ~1 ms)
@@ -244,18 +245,20 @@ void add_case(const std::string& name, Setup<Exec> setup, double bytes, double f
 template <class Exec, class... Args>
 void add_case_and_copies(const std::string& name, Setup<Exec> setup, Args... args) {
   add_case<Exec>(name, setup, args...);
-  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible) {
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                            typename Exec::memory_space>::accessible) {
     add_case<Exec>(name + "/with_copies", Setup<Exec>([=](const Exec& exec) {
-      Call<Exec> c = setup(exec);
-      if (c.copy_in.empty() && c.copy_out.empty())
-        throw std::logic_error("unison::bench: " + name + " has no host copies");
-      c.run = [run = c.run, in = c.copy_in, out = c.copy_out](const Exec& e) {
-        for (const auto& copy : in) copy(e);
-        run(e);
-        for (const auto& copy : out) copy(e);
-      };
-      return c;
-    }), args...);
+                     Call<Exec> c = setup(exec);
+                     if (c.copy_in.empty() && c.copy_out.empty())
+                       throw std::logic_error("unison::bench: " + name + " has no host copies");
+                     c.run = [run = c.run, in = c.copy_in, out = c.copy_out](const Exec& e) {
+                       for (const auto& copy : in) copy(e);
+                       run(e);
+                       for (const auto& copy : out) copy(e);
+                     };
+                     return c;
+                   }),
+                   args...);
   }
 }
 
@@ -281,7 +284,8 @@ Kokkos::View<T*, Mem> random_view(std::size_t n, double lo, double hi, const cha
   Kokkos::View<T*, Mem> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
   using FillExec = typename Mem::execution_space;
   std::uint64_t seed = 12345 + n;
-  for (const char* c = label; *c; ++c) seed = seed * 1099511628211u + std::uint8_t(*c);  // FNV-style
+  for (const char* c = label; *c; ++c)
+    seed = seed * 1099511628211u + std::uint8_t(*c);  // FNV-style
   Kokkos::Random_XorShift64_Pool<FillExec> pool(seed);
   Kokkos::fill_random(FillExec{}, v, pool, T(lo), T(hi));
   Kokkos::fence();
@@ -392,6 +396,7 @@ void register_counting();
 // Size sweeps for where the GPU overtakes the CPU, with the data on the device and with the
 // host copies: "crossover/<workload>/<size>/(device|with_copies)".
 void register_crossover_elementwise();  // gaussian_pdf, 1e3 to 1e8
-void register_crossover_stencil();      // convolve valid f32 5 taps 1e3 to 1e8; diffusion 32^2 to 2000^2
+void register_crossover_stencil();      // convolve valid f32 5 taps 1e3 to 1e8; diffusion 32^2 to
+                                        // 2000^2
 
 }  // namespace unison::bench

@@ -56,12 +56,18 @@ Check check_exact(std::int64_t off) {
 template <class Exec>
 void add_monte_carlo() {
   const std::int64_t samples = scaled(pi_samples<Exec>());
-  const std::string size = samples == 2000000000 ? "2e9" : samples == 200000000 ? "2e8" : std::to_string(samples);
+  const std::string size = samples == 2000000000  ? "2e9"
+                           : samples == 200000000 ? "2e8"
+                                                  : std::to_string(samples);
   add_case<Exec>(
       "monte_carlo_pi/" + size,
       [=](const Exec&) -> Call<Exec> {
-        return {[=](const Exec& e) { benchmark::DoNotOptimize(unison::monte_carlo_pi(e, samples, std::uint64_t(2024))); },
-                [=](const Exec& e) { return check_pi(unison::monte_carlo_pi(e, samples, std::uint64_t(2024)), samples); }};
+        return {[=](const Exec& e) {
+                  benchmark::DoNotOptimize(unison::monte_carlo_pi(e, samples, std::uint64_t(2024)));
+                },
+                [=](const Exec& e) {
+                  return check_pi(unison::monte_carlo_pi(e, samples, std::uint64_t(2024)), samples);
+                }};
       },
       0, 0, 1, double(samples), benchmark::kMillisecond, 3, 5, "Gsamples/s");
 }
@@ -73,7 +79,9 @@ template <class HX, class HC>
 Check check_histogram(const HX& x, double xmin, double xmax, const HC& counts) {
   const std::int64_t n = x.extent(0), nbins = counts.extent(0);
   const double width = (xmax - xmin) / double(nbins);
-  const auto edge = [=](std::int64_t k) { return k >= nbins ? xmax : std::fma(double(k), width, xmin); };
+  const auto edge = [=](std::int64_t k) {
+    return k >= nbins ? xmax : std::fma(double(k), width, xmin);
+  };
   std::vector<std::int32_t> bin(std::size_t(n), -1);
   Kokkos::parallel_for(
       "unison::bench::histogram_reference",
@@ -109,20 +117,24 @@ void add_histogram() {
   add_case_and_copies<Exec>(
       "histogram/f32/" + size_tag(n) + "/bins100",
       [=](const Exec& exec) -> Call<Exec> {
-        Kokkos::View<float*, Mem> x(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                                                       std::string("unison::bench::x")), n);
+        Kokkos::View<float*, Mem> x(
+            Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("unison::bench::x")),
+            n);
         Kokkos::Random_XorShift64_Pool<typename Exec::device_type> pool(7);
-        Kokkos::parallel_for("unison::bench::normal", Kokkos::RangePolicy<Exec>(exec, 0, n),
-                             KOKKOS_LAMBDA(std::int64_t i) {
-                               auto g = pool.get_state();
-                               x(i) = float(g.normal());
-                               pool.free_state(g);
-                             });
+        Kokkos::parallel_for(
+            "unison::bench::normal", Kokkos::RangePolicy<Exec>(exec, 0, n),
+            KOKKOS_LAMBDA(std::int64_t i) {
+              auto g = pool.get_state();
+              x(i) = float(g.normal());
+              pool.free_state(g);
+            });
         Kokkos::View<std::int64_t*, Mem> counts(
             Kokkos::view_alloc(exec, std::string("unison::bench::counts")), 100);
         exec.fence();
         Call<Exec> call{[=](const Exec& e) { unison::histogram(e, x, -4.0, 4.0, counts); },
-                        [=](const Exec&) { return check_histogram(host_copy(x), -4.0, 4.0, host_copy(counts)); }};
+                        [=](const Exec&) {
+                          return check_histogram(host_copy(x), -4.0, 4.0, host_copy(counts));
+                        }};
         copy_in(call, x);
         copy_out(call, counts);
         return call;
@@ -139,15 +151,18 @@ Check check_grayscale(const HR& rgb, const HG& gray) {
   const std::int64_t h = gray.extent(0), w = gray.extent(1);
   const auto want = [&](std::int64_t p) {
     const std::int64_t i = p / w, j = p % w;
-    return 0.299 * double(rgb(i, j, 0)) + 0.587 * double(rgb(i, j, 1)) + 0.114 * double(rgb(i, j, 2));
+    return 0.299 * double(rgb(i, j, 0)) + 0.587 * double(rgb(i, j, 1)) +
+           0.114 * double(rgb(i, j, 2));
   };
   Check c;
   if constexpr (std::is_floating_point_v<Out>) {
-    c.error = relative_error(h * w, [&](std::int64_t p) { return double(gray(p / w, p % w)); }, want);
+    c.error = relative_error(
+        h * w, [&](std::int64_t p) { return double(gray(p / w, p % w)); }, want);
     c.tolerance = tolerance<Out>();
   } else {
     std::int64_t off = 0;
-    for (std::int64_t p = 0; p < h * w; ++p) off += !(std::abs(double(gray(p / w, p % w)) - want(p)) <= 0.5 + 1e-4);
+    for (std::int64_t p = 0; p < h * w; ++p)
+      off += !(std::abs(double(gray(p / w, p % w)) - want(p)) <= 0.5 + 1e-4);
     c.error = double(off);
   }
   c.bytes = double(h * w * 4) * sizeof(Out);
@@ -170,7 +185,9 @@ void add_small() {
                   const std::int64_t count = unison::atomic_counter(e, n);
                   Check c = check_exact(std::abs(count - n));
                   c.bytes = sizeof count;
-                  c.save = [=](const std::filesystem::path& folder) { save_scalar(folder, "count", count); };
+                  c.save = [=](const std::filesystem::path& folder) {
+                    save_scalar(folder, "count", count);
+                  };
                   return c;
                 }};
       },
@@ -185,11 +202,12 @@ void add_small() {
         Kokkos::View<float***, Kokkos::LayoutRight, Mem> rgb(flat.data(), h, w, 3);
         Kokkos::View<float**, Kokkos::LayoutRight, Mem> gray(
             Kokkos::view_alloc(exec, std::string("unison::bench::gray")), h, w);
-        Call<Exec> call{[=](const Exec& e) {
-                          (void)flat;
-                          unison::rgb_to_grayscale(e, rgb, gray);
-                        },
-                        [=](const Exec&) { return check_grayscale(host_copy(rgb), host_copy(gray)); }};
+        Call<Exec> call{
+            [=](const Exec& e) {
+              (void)flat;
+              unison::rgb_to_grayscale(e, rgb, gray);
+            },
+            [=](const Exec&) { return check_grayscale(host_copy(rgb), host_copy(gray)); }};
         copy_in(call, rgb);
         copy_out(call, gray);
         return call;
@@ -204,11 +222,13 @@ void add_small() {
             Kokkos::view_alloc(exec, std::string("unison::bench::gray8")), h, w);
         auto host_rgb = Kokkos::create_mirror_view(rgb);  // random bytes, drawn on the host
         std::mt19937_64 engine(2024);
-        for (std::size_t i = 0; i < host_rgb.size(); ++i) host_rgb.data()[i] = std::uint8_t(engine() >> 56);
+        for (std::size_t i = 0; i < host_rgb.size(); ++i)
+          host_rgb.data()[i] = std::uint8_t(engine() >> 56);
         Kokkos::deep_copy(exec, rgb, host_rgb);
         exec.fence();
-        Call<Exec> call{[=](const Exec& e) { unison::rgb_to_grayscale(e, rgb, gray); },
-                        [=](const Exec&) { return check_grayscale(host_copy(rgb), host_copy(gray)); }};
+        Call<Exec> call{
+            [=](const Exec& e) { unison::rgb_to_grayscale(e, rgb, gray); },
+            [=](const Exec&) { return check_grayscale(host_copy(rgb), host_copy(gray)); }};
         copy_in(call, rgb);
         copy_out(call, gray);
         return call;
@@ -224,7 +244,9 @@ void add_small() {
                   Check c;
                   c.error = ref != 0 ? std::abs(got - ref) / ref : std::abs(got);
                   c.bytes = sizeof got;
-                  c.save = [=](const std::filesystem::path& folder) { save_scalar(folder, "sum", got); };
+                  c.save = [=](const std::filesystem::path& folder) {
+                    save_scalar(folder, "sum", got);
+                  };
                   return c;
                 }};
       },
@@ -232,17 +254,21 @@ void add_small() {
   add_case_and_copies<Exec>(
       "lucas/40",
       [=](const Exec& exec) -> Call<Exec> {
-        Kokkos::View<std::int64_t*, Mem> out(Kokkos::view_alloc(exec, std::string("unison::bench::lucas")), 41);
+        Kokkos::View<std::int64_t*, Mem> out(
+            Kokkos::view_alloc(exec, std::string("unison::bench::lucas")), 41);
         Call<Exec> call{[=](const Exec& e) { unison::lucas(e, out); },
-                [=](const Exec&) {
-                  auto got = host_copy(out);
-                  std::int64_t off = 0, a = 2, b = 1;  // L(i), L(i + 1)
-                  for (std::size_t i = 0; i < got.extent(0); ++i, b = a + b, a = b - a) off += got(i) != a;
-                  Check c = check_exact(off);
-                  c.bytes = double(got.size()) * sizeof(std::int64_t);
-                  c.save = [=](const std::filesystem::path& folder) { save_npy(folder, "out", got); };
-                  return c;
-                }};
+                        [=](const Exec&) {
+                          auto got = host_copy(out);
+                          std::int64_t off = 0, a = 2, b = 1;  // L(i), L(i + 1)
+                          for (std::size_t i = 0; i < got.extent(0); ++i, b = a + b, a = b - a)
+                            off += got(i) != a;
+                          Check c = check_exact(off);
+                          c.bytes = double(got.size()) * sizeof(std::int64_t);
+                          c.save = [=](const std::filesystem::path& folder) {
+                            save_npy(folder, "out", got);
+                          };
+                          return c;
+                        }};
         copy_out(call, out);
         return call;
       },

@@ -52,8 +52,8 @@ Check check_elementwise(const A& a, const B& b, const O& out, const Ref& ref, do
 // and, where the backend's memory is not the host's, the "with_copies" case; both checked
 // against ref(a, b), the function in double.
 template <class Exec, class In, class Out = In, class F, class Ref>
-void add_elementwise(const std::string& name, std::size_t n, int inputs, double lo, double hi,
-                     F f, Ref ref) {
+void add_elementwise(const std::string& name, std::size_t n, int inputs, double lo, double hi, F f,
+                     Ref ref) {
   n = std::size_t(scaled(std::int64_t(n)));
   using Mem = typename Exec::memory_space;
   const double bytes = double(n) * (inputs * sizeof(In) + sizeof(Out));
@@ -64,25 +64,33 @@ void add_elementwise(const std::string& name, std::size_t n, int inputs, double 
     Kokkos::View<Out*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
     return std::make_tuple(a, b, out);
   };
-  add_case<Exec>(base + "/device", [=](const Exec& exec) -> Call<Exec> {
-    auto [a, b, out] = make(exec);
-    return {[=, a = a, b = b, out = out](const Exec& e) { f(e, a, b, out); },
-            [=, a = a, b = b, out = out](const Exec&) { return check_elementwise<Out>(a, b, out, ref, bytes); }};
-  }, bytes);
+  add_case<Exec>(
+      base + "/device",
+      [=](const Exec& exec) -> Call<Exec> {
+        auto [a, b, out] = make(exec);
+        return {[=, a = a, b = b, out = out](const Exec& e) { f(e, a, b, out); },
+                [=, a = a, b = b, out = out](const Exec&) {
+                  return check_elementwise<Out>(a, b, out, ref, bytes);
+                }};
+      },
+      bytes);
   if constexpr (!host_memory_v<Exec>) {
-    add_case<Exec>(base + "/with_copies", [=](const Exec& exec) -> Call<Exec> {
-      auto [a, b, out] = make(exec);  // copied into the lambdas below by name
-      auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
-      auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
-      auto hout = Kokkos::create_mirror_view(out);
-      return {[=, a = a, b = b, out = out](const Exec& e) {
-                Kokkos::deep_copy(e, a, ha);
-                if (inputs > 1) Kokkos::deep_copy(e, b, hb);
-                f(e, a, b, out);
-                Kokkos::deep_copy(e, hout, out);
-              },
-              [=](const Exec&) { return check_elementwise<Out>(ha, hb, hout, ref, bytes); }};
-    }, bytes);
+    add_case<Exec>(
+        base + "/with_copies",
+        [=](const Exec& exec) -> Call<Exec> {
+          auto [a, b, out] = make(exec);  // copied into the lambdas below by name
+          auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+          auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+          auto hout = Kokkos::create_mirror_view(out);
+          return {[=, a = a, b = b, out = out](const Exec& e) {
+                    Kokkos::deep_copy(e, a, ha);
+                    if (inputs > 1) Kokkos::deep_copy(e, b, hb);
+                    f(e, a, b, out);
+                    Kokkos::deep_copy(e, hout, out);
+                  },
+                  [=](const Exec&) { return check_elementwise<Out>(ha, hb, hout, ref, bytes); }};
+        },
+        bytes);
   }
 }
 
@@ -96,13 +104,16 @@ void add_host_capable(const std::string& name, std::size_t n, double lo_a, doubl
   const std::string base = name + "/" + size_tag(n);
   auto add = [&](auto mem, const char* where) {
     using Mem = decltype(mem);
-    add_case<Exec>(base + where, [=](const Exec&) -> Call<Exec> {
-      auto a = random_view<float, Mem>(n, lo_a, hi_a, "unison::bench::a");
-      auto b = random_view<float, Mem>(n, lo_b, hi_b, "unison::bench::b");
-      Kokkos::View<float*, Mem> out("unison::bench::out", n);
-      return {[=](const Exec& e) { f(e, a, b, out); },
-              [=](const Exec&) { return check_elementwise<float>(a, b, out, ref, bytes); }};
-    }, bytes);
+    add_case<Exec>(
+        base + where,
+        [=](const Exec&) -> Call<Exec> {
+          auto a = random_view<float, Mem>(n, lo_a, hi_a, "unison::bench::a");
+          auto b = random_view<float, Mem>(n, lo_b, hi_b, "unison::bench::b");
+          Kokkos::View<float*, Mem> out("unison::bench::out", n);
+          return {[=](const Exec& e) { f(e, a, b, out); },
+                  [=](const Exec&) { return check_elementwise<float>(a, b, out, ref, bytes); }};
+        },
+        bytes);
   };
   add(typename Exec::memory_space{}, "/device");
   if constexpr (!host_memory_v<Exec>) add(Kokkos::HostSpace{}, "/with_copies");
@@ -113,19 +124,21 @@ template <class Exec>
 void add_copy(std::size_t n) {
   n = std::size_t(scaled(std::int64_t(n)));
   using Mem = typename Exec::memory_space;
-  add_case<Exec>("copy/" + size_tag(n) + "/device",
-                 [=](const Exec& exec) -> Call<Exec> {
-                   auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
-                   Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
-                   return {[=](const Exec& e) { Kokkos::deep_copy(e, out, a); },
-                           [=](const Exec&) {  // bit for bit
-                             Check c = check_elementwise<float>(a, decltype(a)(), out, [](double x, double) { return x; }, 0);
-                             c.tolerance = 0;
-                             c.save = nullptr;
-                             return c;
-                           }};
-                 },
-                 2.0 * n * sizeof(float));
+  add_case<Exec>(
+      "copy/" + size_tag(n) + "/device",
+      [=](const Exec& exec) -> Call<Exec> {
+        auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
+        Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
+        return {[=](const Exec& e) { Kokkos::deep_copy(e, out, a); },
+                [=](const Exec&) {  // bit for bit
+                  Check c = check_elementwise<float>(
+                      a, decltype(a)(), out, [](double x, double) { return x; }, 0);
+                  c.tolerance = 0;
+                  c.save = nullptr;
+                  return c;
+                }};
+      },
+      2.0 * n * sizeof(float));
 }
 
 // The measured arithmetic ceiling: each work item runs kFmaChains independent chains of fused
@@ -140,7 +153,8 @@ struct FmaChains {
   T a, b;
   int iters;
   template <std::size_t... C>
-  KOKKOS_FORCEINLINE_FUNCTION static void step(V (&acc)[kFmaChains], const V& x, const V& y, std::index_sequence<C...>) {
+  KOKKOS_FORCEINLINE_FUNCTION static void step(V (&acc)[kFmaChains], const V& x, const V& y,
+                                               std::index_sequence<C...>) {
     ((acc[C] = unison::backends::fma(acc[C], x, y)), ...);
   }
   KOKKOS_FUNCTION void operator()(std::int64_t i) const {
@@ -171,20 +185,24 @@ void add_fma_peak() {
   const std::int64_t items = std::int64_t(Exec().concurrency()) * (host_memory_v<Exec> ? 16 : 4);
   const int iters = host_memory_v<Exec> ? 1 << 16 : 1 << 12;
   const double flops = 2.0 * double(items) * iters * kFmaChains * lanes;
-  add_case<Exec>("fma/f32/device", [=](const Exec& exec) -> Call<Exec> {
-    Kokkos::View<T*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), items);
-    return {[=](const Exec& e) {
-              Kokkos::parallel_for("unison::bench::fma",
-                                   Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(e, 0, items),
-                                   FmaChains<V, decltype(out)>{out, T(0.999999), T(1e-7), iters});
-            },
-            [=](const Exec&) {  // every item's chains: finite sums
-              auto h = host_copy(out);
-              Check c;
-              for (std::int64_t i = 0; i < items; ++i) c.error += std::isfinite(h(i)) ? 0 : 1;
-              return c;
-            }};
-  }, 0, flops);
+  add_case<Exec>(
+      "fma/f32/device",
+      [=](const Exec& exec) -> Call<Exec> {
+        Kokkos::View<T*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), items);
+        return {[=](const Exec& e) {
+                  Kokkos::parallel_for(
+                      "unison::bench::fma",
+                      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(e, 0, items),
+                      FmaChains<V, decltype(out)>{out, T(0.999999), T(1e-7), iters});
+                },
+                [=](const Exec&) {  // every item's chains: finite sums
+                  auto h = host_copy(out);
+                  Check c;
+                  for (std::int64_t i = 0; i < items; ++i) c.error += std::isfinite(h(i)) ? 0 : 1;
+                  return c;
+                }};
+      },
+      0, flops);
 }
 
 // Probes for tuning, GPU only: gaussian_pdf and fused hidden_layer at 1e8 with a fixed chunk
@@ -195,29 +213,29 @@ void add_chunk_probe() {
   using Mem = typename Exec::memory_space;
   const std::size_t n = 100'000'000;
   const std::string shape = "_K" + std::to_string(K) + "_U" + std::to_string(U) + "/1e8/device";
-  add_case<Exec>("probe/gaussian_pdf" + shape,
-                 [=](const Exec&) -> std::function<void(const Exec&)> {
-                   auto x = random_view<float, Mem>(n, -5, 5, "unison::bench::a");
-                   Kokkos::View<float*, Mem> out(Kokkos::view_alloc("unison::bench::out"), n);
-                   return [=](const Exec& e) {
-                     unison::impl::transform<K, U>({"probe", "unison::bench::probe"},
-                                                   {"x", "mean", "sigma"}, e, out,
-                                                   unison::ops::GaussianPdf<float>{}, x, 0.f, 1.f);
-                   };
-                 },
-                 2.0 * n * sizeof(float));
-  add_case<Exec>("probe/hidden_layer_fused" + shape,
-                 [=](const Exec&) -> std::function<void(const Exec&)> {
-                   auto g = random_view<float, Mem>(n, 0, 255, "unison::bench::a");
-                   auto w = random_view<float, Mem>(n, 0.3, 0.7, "unison::bench::b");
-                   Kokkos::View<float*, Mem> out(Kokkos::view_alloc("unison::bench::out"), n);
-                   return [=](const Exec& e) {
-                     unison::impl::transform<K, U>({"probe", "unison::bench::probe"},
-                                                   {"g", "w"}, e, out,
-                                                   unison::ops::HiddenNeuron<float>{}, g, w);
-                   };
-                 },
-                 3.0 * n * sizeof(float));
+  add_case<Exec>(
+      "probe/gaussian_pdf" + shape,
+      [=](const Exec&) -> std::function<void(const Exec&)> {
+        auto x = random_view<float, Mem>(n, -5, 5, "unison::bench::a");
+        Kokkos::View<float*, Mem> out(Kokkos::view_alloc("unison::bench::out"), n);
+        return [=](const Exec& e) {
+          unison::impl::transform<K, U>({"probe", "unison::bench::probe"}, {"x", "mean", "sigma"},
+                                        e, out, unison::ops::GaussianPdf<float>{}, x, 0.f, 1.f);
+        };
+      },
+      2.0 * n * sizeof(float));
+  add_case<Exec>(
+      "probe/hidden_layer_fused" + shape,
+      [=](const Exec&) -> std::function<void(const Exec&)> {
+        auto g = random_view<float, Mem>(n, 0, 255, "unison::bench::a");
+        auto w = random_view<float, Mem>(n, 0.3, 0.7, "unison::bench::b");
+        Kokkos::View<float*, Mem> out(Kokkos::view_alloc("unison::bench::out"), n);
+        return [=](const Exec& e) {
+          unison::impl::transform<K, U>({"probe", "unison::bench::probe"}, {"g", "w"}, e, out,
+                                        unison::ops::HiddenNeuron<float>{}, g, w);
+        };
+      },
+      3.0 * n * sizeof(float));
 }
 
 template <class Exec>
@@ -232,41 +250,57 @@ void register_backend() {
     add_chunk_probe<Exec, 8, 1>();
   }
   const auto sum = [](double x, double y) { return x + y; };
-  add_elementwise<Exec, std::int64_t>("add_int64", 100'000, 2, -1e12, 1e12,
-                                      [](auto& e, auto& x, auto& y, auto& o) { unison::add(e, x, y, o); }, sum);
-  add_elementwise<Exec, float>("add_float32", 100'000, 2, -1e3, 1e3,
-                               [](auto& e, auto& x, auto& y, auto& o) { unison::add(e, x, y, o); }, sum);
-  add_elementwise<Exec, float>("hypot", 1'000'000, 2, -1e3, 1e3,
-                               [](auto& e, auto& x, auto& y, auto& o) { unison::hypot(e, x, y, o); },
-                               [](double x, double y) { return std::hypot(x, y); });
+  add_elementwise<Exec, std::int64_t>(
+      "add_int64", 100'000, 2, -1e12, 1e12,
+      [](auto& e, auto& x, auto& y, auto& o) { unison::add(e, x, y, o); }, sum);
+  add_elementwise<Exec, float>(
+      "add_float32", 100'000, 2, -1e3, 1e3,
+      [](auto& e, auto& x, auto& y, auto& o) { unison::add(e, x, y, o); }, sum);
+  add_elementwise<Exec, float>(
+      "hypot", 1'000'000, 2, -1e3, 1e3,
+      [](auto& e, auto& x, auto& y, auto& o) { unison::hypot(e, x, y, o); },
+      [](double x, double y) { return std::hypot(x, y); });
   for (std::size_t n : {std::size_t(1'000'000), std::size_t(100'000'000)})
-    add_elementwise<Exec, float>("gaussian_pdf", n, 1, -5, 5, [](auto& e, auto& x, auto&, auto& o) {
-      unison::gaussian_pdf(e, x, 0.f, 1.f, o);
-    }, ref_gaussian_pdf);
+    add_elementwise<Exec, float>(
+        "gaussian_pdf", n, 1, -5, 5,
+        [](auto& e, auto& x, auto&, auto& o) { unison::gaussian_pdf(e, x, 0.f, 1.f, o); },
+        ref_gaussian_pdf);
   // polar_distance has four inputs; the two radii and the two angles share arrays here, which
   // reads half the bytes of four distinct arrays: counted as two inputs.
-  add_elementwise<Exec, float>("polar_distance", 1'000'000, 2, 0, 3, [](auto& e, auto& r, auto& t, auto& o) {
-    unison::polar_distance(e, r, t, t, r, o);
-  }, [](double r, double t) {  // the points (r, t) and (t, r)
-    const double dx = r * std::cos(t) - t * std::cos(r), dy = r * std::sin(t) - t * std::sin(r);
-    return std::sqrt(dx * dx + dy * dy);
-  });
-  add_elementwise<Exec, std::int16_t>("zero_suppress", 100'000, 1, -100, 100,
-                                      [](auto& e, auto& w, auto&, auto& o) {
-                                        unison::zero_suppress(e, w, std::int16_t(15), o);
-                                      }, [](double v, double) { return v < 15 ? 0.0 : v; });
+  add_elementwise<Exec, float>(
+      "polar_distance", 1'000'000, 2, 0, 3,
+      [](auto& e, auto& r, auto& t, auto& o) { unison::polar_distance(e, r, t, t, r, o); },
+      [](double r, double t) {  // the points (r, t) and (t, r)
+        const double dx = r * std::cos(t) - t * std::cos(r), dy = r * std::sin(t) - t * std::sin(r);
+        return std::sqrt(dx * dx + dy * dy);
+      });
+  add_elementwise<Exec, std::int16_t>(
+      "zero_suppress", 100'000, 1, -100, 100,
+      [](auto& e, auto& w, auto&, auto& o) { unison::zero_suppress(e, w, std::int16_t(15), o); },
+      [](double v, double) { return v < 15 ? 0.0 : v; });
   const float period = float(100'000) / 23;
-  add_host_capable<Exec>("make_pulses", 100'000, 0, 255, 0.3, 0.7, [=](auto& e, auto& t, auto& noise, auto& o) {
-    unison::make_pulses(e, t, noise, period, 100.f, o);
-  }, [=](double t, double noise) { return std::max(std::sin(t / period) - 0.3, 0.0) * 100 + noise; });
+  add_host_capable<Exec>(
+      "make_pulses", 100'000, 0, 255, 0.3, 0.7,
+      [=](auto& e, auto& t, auto& noise, auto& o) {
+        unison::make_pulses(e, t, noise, period, 100.f, o);
+      },
+      [=](double t, double noise) {
+        return std::max(std::sin(t / period) - 0.3, 0.0) * 100 + noise;
+      });
   const auto hidden = [](double g, double w) { return std::tanh(g / 255 * w); };
   for (std::size_t n : {std::size_t(1'000'000), std::size_t(100'000'000)}) {
-    add_host_capable<Exec>("hidden_layer_fused", n, 0, 255, 0.3, 0.7, [](auto& e, auto& g, auto& w, auto& o) {
-      unison::hidden_layer(e, g, w, o, unison::Fusion::fused);
-    }, hidden);
-    add_host_capable<Exec>("hidden_layer_separate", n, 0, 255, 0.3, 0.7, [](auto& e, auto& g, auto& w, auto& o) {
-      unison::hidden_layer(e, g, w, o, unison::Fusion::separate);
-    }, hidden);
+    add_host_capable<Exec>(
+        "hidden_layer_fused", n, 0, 255, 0.3, 0.7,
+        [](auto& e, auto& g, auto& w, auto& o) {
+          unison::hidden_layer(e, g, w, o, unison::Fusion::fused);
+        },
+        hidden);
+    add_host_capable<Exec>(
+        "hidden_layer_separate", n, 0, 255, 0.3, 0.7,
+        [](auto& e, auto& g, auto& w, auto& o) {
+          unison::hidden_layer(e, g, w, o, unison::Fusion::separate);
+        },
+        hidden);
   }
 }
 
@@ -280,9 +314,10 @@ void register_crossover_elementwise() {
   for_each_backend([](auto backend) {
     using Exec = typename decltype(backend)::type;
     for (std::size_t n = 1000; n <= 100'000'000; n *= 10)
-      add_elementwise<Exec, float>("crossover/gaussian_pdf", n, 1, -5, 5, [](auto& e, auto& x, auto&, auto& o) {
-        unison::gaussian_pdf(e, x, 0.f, 1.f, o);
-      }, ref_gaussian_pdf);
+      add_elementwise<Exec, float>(
+          "crossover/gaussian_pdf", n, 1, -5, 5,
+          [](auto& e, auto& x, auto&, auto& o) { unison::gaussian_pdf(e, x, 0.f, 1.f, o); },
+          ref_gaussian_pdf);
   });
 }
 

@@ -65,8 +65,8 @@ void add_matmul(MatmulMethod method, const char* method_name, bool workspace = f
   m = scaled(m, 1, 3), k = scaled(k, 1, 3), n = scaled(n, 1, 3);
   const std::string size = std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
   const double bytes = double(m * k + k * n + n) * sizeof(float);
-  const double flops = method == MatmulMethod::reassociated ? 2.0 * (m * k + k * n)
-                                                            : 2.0 * double(m) * k * n;
+  const double flops =
+      method == MatmulMethod::reassociated ? 2.0 * (m * k + k * n) : 2.0 * double(m) * k * n;
   add_case_and_copies<Exec>(
       std::string("matmul_reduce/") + method_name + (workspace ? "/workspace" : "") + "/f32/" +
           size,
@@ -79,13 +79,14 @@ void add_matmul(MatmulMethod method, const char* method_name, bool workspace = f
         Kokkos::View<float*, Mem> work(
             Kokkos::view_alloc(exec, std::string("unison::bench::work")),
             workspace ? matmul_reduce_workspace_size<Exec>(m, k, n, method) : 0);
-        Call<Exec> call{[=](const Exec& e) {
-                  (void)a;  // keeps the allocations alive
-                  (void)b;
-                  if (workspace) unison::matmul_reduce(e, A, B, out, method, work);
-                  else unison::matmul_reduce(e, A, B, out, method);
-                },
-                [=](const Exec&) { return check_matmul(host_copy(A), host_copy(B), host_copy(out)); }};
+        Call<Exec> call{
+            [=](const Exec& e) {
+              (void)a;  // keeps the allocations alive
+              (void)b;
+              if (workspace) unison::matmul_reduce(e, A, B, out, method, work);
+              else unison::matmul_reduce(e, A, B, out, method);
+            },
+            [=](const Exec&) { return check_matmul(host_copy(A), host_copy(B), host_copy(out)); }};
         copy_in(call, A);
         copy_in(call, B);
         copy_out(call, out);

@@ -82,7 +82,8 @@ int seed_run_steps(long n) {
   const auto t0 = std::chrono::steady_clock::now();
   unison::diffuse(exec, f, buffer, probe, 0.25, lapl);
   exec.fence();
-  const double per_step = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / probe;
+  const double per_step =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / probe;
   const double most = settings().case_seconds;
   chosen = 100;
   for (int s : {200, 500, 1000, 2000, 5000, seed_run_seed_steps})
@@ -150,8 +151,9 @@ void probe_row(const V& f, const V& g, const V& l, std::int64_t r, std::int64_t 
 #ifdef KOKKOS_ENABLE_OPENMP
 // Variant::raw_dispatch / raw_memory: `steps` streaming steps from f's values, every Laplacian.
 inline std::function<void(const Kokkos::OpenMP&)> raw_steps(
-    const Kokkos::OpenMP& exec, const Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace>& f,
-    int steps, const Variant& variant) {
+    const Kokkos::OpenMP& exec,
+    const Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace>& f, int steps,
+    const Variant& variant) {
   using V = Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using CV = Kokkos::View<const float**, Kokkos::LayoutRight, Kokkos::HostSpace,
@@ -204,11 +206,10 @@ inline std::function<void(const Kokkos::OpenMP&)> raw_steps(
 #pragma omp parallel num_threads(int(items))
         kernel(omp_get_thread_num());
       } else {
-        Kokkos::parallel_for(
-            "unison::bench::raw_memory",
-            Kokkos::RangePolicy<Kokkos::OpenMP, Kokkos::Schedule<Kokkos::Static>,
-                                Kokkos::IndexType<std::int64_t>>(e, 0, items),
-            kernel);
+        Kokkos::parallel_for("unison::bench::raw_memory",
+                             Kokkos::RangePolicy<Kokkos::OpenMP, Kokkos::Schedule<Kokkos::Static>,
+                                                 Kokkos::IndexType<std::int64_t>>(e, 0, items),
+                             kernel);
       }
       std::swap(a, b);
     }
@@ -236,13 +237,15 @@ const DiffusionReference& diffusion_reference(const HF& f0, int steps, double co
   for (int s = 0; s < steps; ++s) {
     Kokkos::parallel_for(
         "unison::bench::diffusion_reference",
-        Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>(0, nx),
+        Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>(0,
+                                                                                                nx),
         [&](std::int64_t i) {
           const auto at = [&](std::int64_t r, std::int64_t c) {
             return r < 0 || r >= nx || c < 0 || c >= ny ? 0.0 : f[std::size_t(r * ny + c)];
           };
           for (std::int64_t j = 0; j < ny; ++j) {
-            const double l = 4 * at(i, j) - at(i - 1, j) - at(i + 1, j) - at(i, j - 1) - at(i, j + 1);
+            const double l =
+                4 * at(i, j) - at(i - 1, j) - at(i + 1, j) - at(i, j - 1) - at(i, j + 1);
             lapl[std::size_t(i * ny + j)] = l;
             next[std::size_t(i * ny + j)] = at(i, j) - coeff * l;
           }
@@ -258,7 +261,9 @@ const DiffusionReference& diffusion_reference(const HF& f0, int steps, double co
 // from the jagged field at 2000 x 2000 on the H100 machine (the Laplacian's relative error, the
 // larger of the two): 1.2e-5 after 10 steps, 5.0e-5 after 100, 1.7e-4 after 1000, 4.8e-4 after
 // 10,000 (every backend alike): about 5e-6 sqrt(steps), half this bound.
-inline double diffusion_tolerance(int steps) { return 1e-5 * std::max(1.0, std::sqrt(double(steps))); }
+inline double diffusion_tolerance(int steps) {
+  return 1e-5 * std::max(1.0, std::sqrt(double(steps)));
+}
 
 template <class Exec>
 void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions options,
@@ -275,96 +280,99 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
   const double cells = double(n) * n;
   const double bytes = cells * sizeof(float) * (which == Laplacian::every_step ? 3 : 2);
   const Setup<Exec> setup = [=](const Exec& exec) -> Call<Exec> {
-        Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(
-            Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
-            lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
-        unison::DiffusionBuffer<decltype(f)> buffer(
-            Kokkos::view_alloc(exec, std::string("unison::bench::buffer")), n, n);
-        Kokkos::View<float***, Kokkos::LayoutRight, Mem> history(
-            Kokkos::view_alloc(exec, std::string("unison::bench::history")),
-            variant.history, variant.history > 0 ? n : 0, variant.history > 0 ? n : 0);
-        if (!variant.npy.empty()) {
-          const auto host = unison::read_npy<float>(variant.npy);
-          if (host.extent(0) != std::size_t(n) || host.extent(1) != std::size_t(n))
-            throw std::runtime_error("UNISON_BENCH_FIELD: " + variant.npy + " is not " + std::to_string(n) + " x " + std::to_string(n));
-          Kokkos::deep_copy(exec, f, host);
-        } else if (variant.dense) {
-          Kokkos::Random_XorShift64_Pool<Exec> pool(2024);
-          Kokkos::fill_random(exec, f, pool, 0.5f, 1.0f);
-        } else {
-          unison::jagged_field(exec, f);
-          // UNISON_BENCH_SAVE_FIELD=file.npy: the jagged field, for scripts/cpu-stencil-probe.cpp.
-          if (const char* save = std::getenv("UNISON_BENCH_SAVE_FIELD"))
-            unison::write_npy(save, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f));
-        }
+    Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(
+        Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
+        lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
+    unison::DiffusionBuffer<decltype(f)> buffer(
+        Kokkos::view_alloc(exec, std::string("unison::bench::buffer")), n, n);
+    Kokkos::View<float***, Kokkos::LayoutRight, Mem> history(
+        Kokkos::view_alloc(exec, std::string("unison::bench::history")), variant.history,
+        variant.history > 0 ? n : 0, variant.history > 0 ? n : 0);
+    if (!variant.npy.empty()) {
+      const auto host = unison::read_npy<float>(variant.npy);
+      if (host.extent(0) != std::size_t(n) || host.extent(1) != std::size_t(n))
+        throw std::runtime_error("UNISON_BENCH_FIELD: " + variant.npy + " is not " +
+                                 std::to_string(n) + " x " + std::to_string(n));
+      Kokkos::deep_copy(exec, f, host);
+    } else if (variant.dense) {
+      Kokkos::Random_XorShift64_Pool<Exec> pool(2024);
+      Kokkos::fill_random(exec, f, pool, 0.5f, 1.0f);
+    } else {
+      unison::jagged_field(exec, f);
+      // UNISON_BENCH_SAVE_FIELD=file.npy: the jagged field, for scripts/cpu-stencil-probe.cpp.
+      if (const char* save = std::getenv("UNISON_BENCH_SAVE_FIELD"))
+        unison::write_npy(save, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f));
+    }
 #ifdef KOKKOS_ENABLE_OPENMP
-        if constexpr (std::is_same_v<Exec, Kokkos::OpenMP>) {
-          if (variant.raw_dispatch || variant.raw_memory) return raw_steps(exec, f, steps, variant);
-        }
+    if constexpr (std::is_same_v<Exec, Kokkos::OpenMP>) {
+      if (variant.raw_dispatch || variant.raw_memory) return raw_steps(exec, f, steps, variant);
+    }
 #endif
-        if (variant.one_direction) {
-          return [=](const Exec& e) {
-            auto a = f, b = buffer;
-            for (int s = 0; s < steps; ++s) {
-              unison::impl::diffusion_pass(
-                  e, StencilAlgorithm::streaming, {1, 1, 1},
-                  Kokkos::View<const float**, Kokkos::LayoutRight, Mem>(a), b, lapl, 0.25f, true,
-                  false);
-              std::swap(a, b);
-            }
-          };
+    if (variant.one_direction) {
+      return [=](const Exec& e) {
+        auto a = f, b = buffer;
+        for (int s = 0; s < steps; ++s) {
+          unison::impl::diffusion_pass(e, StencilAlgorithm::streaming, {1, 1, 1},
+                                       Kokkos::View<const float**, Kokkos::LayoutRight, Mem>(a), b,
+                                       lapl, 0.25f, true, false);
+          std::swap(a, b);
         }
-        const auto run = [=](const Exec& e) {
-          if (variant.seed_run) unison::jagged_field(e, f);
-          if (variant.history > 0)
-            unison::diffuse_history(e, f, buffer, steps, 0.25, history, [](auto...) {}, options);
-          else
-            unison::diffuse(e, f, buffer, steps, 0.25, lapl, which, options);
-        };
-        if (!variant.npy.empty() || variant.dense) return run;  // probes: not checked
-        // One call from a fresh jagged field, against the float64 reference of its steps.
-        Call<Exec> call{run, [=](const Exec& e) {
-                  unison::jagged_field(e, f);
-                  auto f0 = Kokkos::create_mirror(Kokkos::HostSpace(), f);
-                  Kokkos::deep_copy(e, f0, f);
-                  run(e);
-                  e.fence();
-                  const auto& ref = diffusion_reference(f0, steps, 0.25);
-                  auto hf = host_copy(f);
-                  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> hl;
-                  if (variant.history > 0)
-                    hl = host_copy(Kokkos::subview(history, (steps - 1) % variant.history, Kokkos::ALL, Kokkos::ALL));
-                  else
-                    hl = host_copy(lapl);
-                  const auto at = [n](const auto& v) { return [&v, n](std::int64_t i) { return double(v(i / n, i % n)); }; };
-                  const auto in = [n](const std::vector<double>& v) { return [&v](std::int64_t i) { return v[std::size_t(i)]; }; };
-                  Check c;
-                  c.error = std::max(relative_error(std::int64_t(n) * n, at(hf), in(ref.field)),
-                                     relative_error(std::int64_t(n) * n, at(hl), in(ref.lapl)));
-                  c.tolerance = diffusion_tolerance(steps);
-                  c.bytes = 3 * cells * sizeof(float);
-                  c.save = [=](const std::filesystem::path& folder) {
-                    save_npy(folder, "initial", f0);
-                    save_npy(folder, "field", hf);
-                    save_npy(folder, "laplacian", hl);
-                  };
-                  return c;
-                }};
-        // With copies: the start field in, the field and the Laplacian (or its planes) out.
-        copy_in(call, f);
-        copy_out(call, f);
-        if (variant.history > 0) copy_out(call, history);
-        else copy_out(call, lapl);
-        return call;
       };
+    }
+    const auto run = [=](const Exec& e) {
+      if (variant.seed_run) unison::jagged_field(e, f);
+      if (variant.history > 0)
+        unison::diffuse_history(
+            e, f, buffer, steps, 0.25, history, [](auto...) {}, options);
+      else unison::diffuse(e, f, buffer, steps, 0.25, lapl, which, options);
+    };
+    if (!variant.npy.empty() || variant.dense) return run;  // probes: not checked
+    // One call from a fresh jagged field, against the float64 reference of its steps.
+    Call<Exec> call{run, [=](const Exec& e) {
+                      unison::jagged_field(e, f);
+                      auto f0 = Kokkos::create_mirror(Kokkos::HostSpace(), f);
+                      Kokkos::deep_copy(e, f0, f);
+                      run(e);
+                      e.fence();
+                      const auto& ref = diffusion_reference(f0, steps, 0.25);
+                      auto hf = host_copy(f);
+                      Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> hl;
+                      if (variant.history > 0)
+                        hl = host_copy(Kokkos::subview(history, (steps - 1) % variant.history,
+                                                       Kokkos::ALL, Kokkos::ALL));
+                      else hl = host_copy(lapl);
+                      const auto at = [n](const auto& v) {
+                        return [&v, n](std::int64_t i) { return double(v(i / n, i % n)); };
+                      };
+                      const auto in = [n](const std::vector<double>& v) {
+                        return [&v](std::int64_t i) { return v[std::size_t(i)]; };
+                      };
+                      Check c;
+                      c.error = std::max(relative_error(std::int64_t(n) * n, at(hf), in(ref.field)),
+                                         relative_error(std::int64_t(n) * n, at(hl), in(ref.lapl)));
+                      c.tolerance = diffusion_tolerance(steps);
+                      c.bytes = 3 * cells * sizeof(float);
+                      c.save = [=](const std::filesystem::path& folder) {
+                        save_npy(folder, "initial", f0);
+                        save_npy(folder, "field", hf);
+                        save_npy(folder, "laplacian", hl);
+                      };
+                      return c;
+                    }};
+    // With copies: the start field in, the field and the Laplacian (or its planes) out.
+    copy_in(call, f);
+    copy_out(call, f);
+    if (variant.history > 0) copy_out(call, history);
+    else copy_out(call, lapl);
+    return call;
+  };
   const auto add = [&](auto register_case) {
     register_case(full, setup, bytes, 0.0, double(steps), cells, benchmark::kMicrosecond,
                   variant.seed_run ? 1 : 3, variant.seed_run ? 3 : 5);
   };
   if (name.find("probe/") == std::string::npos)
     add([](auto&&... a) { add_case_and_copies<Exec>(a...); });
-  else
-    add([](auto&&... a) { add_case<Exec>(a...); });
+  else add([](auto&&... a) { add_case<Exec>(a...); });
 }
 
 // y against np.convolve(x, k, 'valid') in double: the relative error, within sqrt(taps) times the
@@ -406,8 +414,9 @@ void add_convolve(std::size_t n, int taps, ConvolveAlgorithm algorithm) {
         auto x = random_view<T, Mem>(n, -1, 1, "unison::bench::x");
         auto k = random_view<T, Mem>(std::size_t(taps), -1, 1, "unison::bench::k");
         Kokkos::View<T*, Mem> y(Kokkos::view_alloc(exec, std::string("unison::bench::y")), len);
-        Call<Exec> call{[=](const Exec& e) { unison::convolve(e, x, k, y, ConvolveMode::valid, algorithm); },
-                        [=](const Exec&) { return check_convolve(host_copy(x), host_copy(k), host_copy(y)); }};
+        Call<Exec> call{
+            [=](const Exec& e) { unison::convolve(e, x, k, y, ConvolveMode::valid, algorithm); },
+            [=](const Exec&) { return check_convolve(host_copy(x), host_copy(k), host_copy(y)); }};
         copy_in(call, x);
         copy_in(call, k);
         copy_out(call, y);
@@ -432,7 +441,8 @@ void add_crossover_convolve(std::int64_t n) {
         [=](const Exec& exec) -> std::function<void(const Exec&)> {
           auto x = random_view<float, Mem>(std::size_t(n), -1, 1, "unison::bench::x");
           auto k = random_view<float, Mem>(5, -1, 1, "unison::bench::k");
-          Kokkos::View<float*, Mem> y(Kokkos::view_alloc(exec, std::string("unison::bench::y")), len);
+          Kokkos::View<float*, Mem> y(Kokkos::view_alloc(exec, std::string("unison::bench::y")),
+                                      len);
           auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
           auto hy = Kokkos::create_mirror_view(y);
           return [=](const Exec& e) {
@@ -450,7 +460,8 @@ void add_crossover_diffusion(std::int64_t side) {
   using Mem = typename Exec::memory_space;
   const long n = long(scaled(side, 3, 2));
   const int steps = 100;
-  const std::string base = "crossover/diffusion_every_step/" + std::to_string(n) + "x" + std::to_string(n);
+  const std::string base =
+      "crossover/diffusion_every_step/" + std::to_string(n) + "x" + std::to_string(n);
   for (const bool copies : {false, true}) {
     if (copies && std::is_same_v<Mem, Kokkos::HostSpace>) continue;
     add_case<Exec>(
@@ -459,7 +470,8 @@ void add_crossover_diffusion(std::int64_t side) {
           Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(
               Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
               lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
-          unison::DiffusionBuffer<decltype(f)> buffer(Kokkos::view_alloc(exec, std::string("unison::bench::buffer")), n, n);
+          unison::DiffusionBuffer<decltype(f)> buffer(
+              Kokkos::view_alloc(exec, std::string("unison::bench::buffer")), n, n);
           unison::jagged_field(exec, f);
           auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
           auto hl = Kokkos::create_mirror_view(lapl);
@@ -506,10 +518,9 @@ void register_backend() {
 #ifdef KOKKOS_ENABLE_SERIAL
   if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return;
 #endif
-  std::vector<std::array<int, 2>> shapes = {{16, 128}, {64, 128}, {32, 256}, {8, 512},
-                                            {4, 510}};
+  std::vector<std::array<int, 2>> shapes = {{16, 128}, {64, 128}, {32, 256}, {8, 512}, {4, 510}};
   std::vector<std::array<int, 3>> blocked = {{2, 32, 124}, {4, 16, 120}, {4, 24, 120},
-                                             {4, 8, 248}, {6, 16, 116}, {8, 16, 112}};
+                                             {4, 8, 248},  {6, 16, 116}, {8, 16, 112}};
   if constexpr (!is_gpu_v<Exec>) {
     shapes = {{8, 512}, {16, 512}, {32, 1024}, {8, 2048}, {64, 256}};
     blocked = {{2, 32, 512}, {4, 32, 512}, {4, 64, 1024}, {8, 64, 512}, {8, 128, 1024}};

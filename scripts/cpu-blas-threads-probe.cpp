@@ -68,13 +68,15 @@ int main() {
   }
   cpu_set_t bound;
   sched_getaffinity(0, sizeof bound, &bound);
-  std::printf("after a parallel region of %d threads: main thread may use %d CPUs\n", team, CPU_COUNT(&bound));
+  std::printf("after a parallel region of %d threads: main thread may use %d CPUs\n", team,
+              CPU_COUNT(&bound));
   s = gemm_s(n);
   std::printf("sgemm from the bound main thread: %.3f s, %.0f GFLOP/s\n", s, flops / s / 1e9);
   threads("now");
   sched_setaffinity(0, sizeof initial, &initial);
   s = gemm_s(n);
-  std::printf("sgemm with the main thread's affinity widened: %.3f s, %.0f GFLOP/s\n", s, flops / s / 1e9);
+  std::printf("sgemm with the main thread's affinity widened: %.3f s, %.0f GFLOP/s\n", s,
+              flops / s / 1e9);
   sched_setaffinity(0, sizeof bound, &bound);
   return 0;
 }

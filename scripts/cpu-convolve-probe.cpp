@@ -23,7 +23,11 @@
 #include <vector>
 typedef float V __attribute__((vector_size(64)));
 constexpr int L = 16;
-static inline V ld(const float* p) { V v; std::memcpy(&v, p, 64); return v; }
+static inline V ld(const float* p) {
+  V v;
+  std::memcpy(&v, p, 64);
+  return v;
+}
 static inline void st(float* p, V v) { std::memcpy(p, &v, 64); }
 static inline V splat(float a) { return a - V{}; }
 static inline V fma_(V a, V b, V c) { return (V)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c); }
@@ -40,12 +44,17 @@ void c1(const float* w, const float* k, int taps, float* out, int64_t count) {
     }
     for (int r = 0; r < R; ++r) st(out + i + r * L, acc[r]);
   }
-  for (; i < count; ++i) { float a = 0; for (int d = 0; d < taps; ++d) a = std::fma(w[i + taps - 1 - d], k[d], a); out[i] = a; }
+  for (; i < count; ++i) {
+    float a = 0;
+    for (int d = 0; d < taps; ++d) a = std::fma(w[i + taps - 1 - d], k[d], a);
+    out[i] = a;
+  }
 }
 
 template <int R, int S>
 void c2(const float* w, const float* k, int taps, float* out, int64_t count, float* xt, float* ot) {
-  const __m512i lanes = _mm512_mullo_epi32(_mm512_set_epi32(15,14,13,12,11,10,9,8,7,6,5,4,3,2,1,0), _mm512_set1_epi32(S));
+  const __m512i lanes = _mm512_mullo_epi32(
+      _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(S));
   int64_t i0 = 0;
   for (; i0 + L * S <= count; i0 += L * S) {
     const int rows = S + taps - 1;
@@ -82,16 +91,19 @@ void c3(const float* w, const float* k, int taps, float* out, int64_t count) {
     for (; s >= taps; --s) {  // lanes l >= s - taps + 1
       const __mmask16 m = (__mmask16)(0xFFFFu << (s - taps + 1));
       const __m512 kv = _mm512_loadu_ps(kp + 16 + taps - 1 - s);
-      for (int r = 0; r < R; ++r) acc[r] = _mm512_mask3_fmadd_ps(_mm512_set1_ps(wi[r * L + s]), kv, acc[r], m);
+      for (int r = 0; r < R; ++r)
+        acc[r] = _mm512_mask3_fmadd_ps(_mm512_set1_ps(wi[r * L + s]), kv, acc[r], m);
     }
     for (; s >= L - 1; --s) {
       const __m512 kv = _mm512_loadu_ps(kp + 16 + taps - 1 - s);
-      for (int r = 0; r < R; ++r) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(wi[r * L + s]), kv, acc[r]);
+      for (int r = 0; r < R; ++r)
+        acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(wi[r * L + s]), kv, acc[r]);
     }
     for (; s >= 0; --s) {  // lanes l <= s
       const __mmask16 m = (__mmask16)(0xFFFFu >> (L - 1 - s));
       const __m512 kv = _mm512_loadu_ps(kp + 16 + taps - 1 - s);
-      for (int r = 0; r < R; ++r) acc[r] = _mm512_mask3_fmadd_ps(_mm512_set1_ps(wi[r * L + s]), kv, acc[r], m);
+      for (int r = 0; r < R; ++r)
+        acc[r] = _mm512_mask3_fmadd_ps(_mm512_set1_ps(wi[r * L + s]), kv, acc[r], m);
     }
     for (int r = 0; r < R; ++r) _mm512_storeu_ps(out + i + r * L, acc[r]);
   }
@@ -116,17 +128,20 @@ int main(int argc, char** argv) {
       ts.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     std::sort(ts.begin(), ts.end());
-    printf("%-34s %8.3f ms  %7.1f GFLOP/s (%d threads)\n", name, ts[3] * 1e3, flops / ts[3] / 1e9, T);
+    printf("%-34s %8.3f ms  %7.1f GFLOP/s (%d threads)\n", name, ts[3] * 1e3, flops / ts[3] / 1e9,
+           T);
     return flops / ts[3];
   };
   // FMA peak: 12 independent chains per thread.
   const double peak = timeit("fma peak", 2.0 * 16 * 12 * 4e7 * T, [&] {
     float sink = 0;
-#pragma omp parallel reduction(+:sink)
+#pragma omp parallel reduction(+ : sink)
     {
-      V a[12]; for (int j = 0; j < 12; ++j) a[j] = splat(1.0f + j * 1e-7f);
+      V a[12];
+      for (int j = 0; j < 12; ++j) a[j] = splat(1.0f + j * 1e-7f);
       const V m = splat(0.999999f), c = splat(1e-7f);
-      for (int it = 0; it < 40000000; ++it) for (int j = 0; j < 12; ++j) a[j] = fma_(a[j], m, c);
+      for (int it = 0; it < 40000000; ++it)
+        for (int j = 0; j < 12; ++j) a[j] = fma_(a[j], m, c);
       for (int j = 0; j < 12; ++j) sink += a[j][0];
     }
     if (sink == 1.2345f) printf("!");
@@ -138,9 +153,15 @@ int main(int argc, char** argv) {
     const int64_t count = n - taps + 1;
     const double flops = 2.0 * taps * count;
     std::vector<float> ref(count);
-    for (int64_t i = 0; i < count; i += 99991) { float a = 0; for (int d = 0; d < taps; ++d) a = std::fma(x[i + taps - 1 - d], kk[d], a); ref[i] = a; }
+    for (int64_t i = 0; i < count; i += 99991) {
+      float a = 0;
+      for (int d = 0; d < taps; ++d) a = std::fma(x[i + taps - 1 - d], kk[d], a);
+      ref[i] = a;
+    }
     auto check = [&](const char* name) {
-      double bad = 0; for (int64_t i = 0; i < count; i += 99991) bad = std::max(bad, (double)std::fabs(y[i] - ref[i]));
+      double bad = 0;
+      for (int64_t i = 0; i < count; i += 99991)
+        bad = std::max(bad, (double)std::fabs(y[i] - ref[i]));
       if (bad != 0) printf("   %s: max diff %g at sampled outputs\n", name, bad);
     };
     auto blocks = [&](auto kern) {
@@ -153,11 +174,19 @@ int main(int argc, char** argv) {
     char name[64];
     double r;
     snprintf(name, 64, "taps %d c1 R4 (library)", taps);
-    r = timeit(name, flops, [&] { blocks([](const float* w, const float* k, int t, float* o, int64_t m) { c1<4>(w, k, t, o, m); }); });
-    printf("   fraction of peak %.2f\n", r / peak); check(name);
+    r = timeit(name, flops, [&] {
+      blocks(
+          [](const float* w, const float* k, int t, float* o, int64_t m) { c1<4>(w, k, t, o, m); });
+    });
+    printf("   fraction of peak %.2f\n", r / peak);
+    check(name);
     snprintf(name, 64, "taps %d c1 R8", taps);
-    r = timeit(name, flops, [&] { blocks([](const float* w, const float* k, int t, float* o, int64_t m) { c1<8>(w, k, t, o, m); }); });
-    printf("   fraction of peak %.2f\n", r / peak); check(name);
+    r = timeit(name, flops, [&] {
+      blocks(
+          [](const float* w, const float* k, int t, float* o, int64_t m) { c1<8>(w, k, t, o, m); });
+    });
+    printf("   fraction of peak %.2f\n", r / peak);
+    check(name);
     snprintf(name, 64, "taps %d c2 transposed R8 S256", taps);
     r = timeit(name, flops, [&] {
       blocks([](const float* w, const float* k, int t, float* o, int64_t m) {
@@ -166,7 +195,8 @@ int main(int argc, char** argv) {
         c2<8, 256>(w, k, t, o, m, xt, ot);
       });
     });
-    printf("   fraction of peak %.2f\n", r / peak); check(name);
+    printf("   fraction of peak %.2f\n", r / peak);
+    check(name);
     snprintf(name, 64, "taps %d c2 transposed R6 S252", taps);
     r = timeit(name, flops, [&] {
       blocks([](const float* w, const float* k, int t, float* o, int64_t m) {
@@ -175,16 +205,24 @@ int main(int argc, char** argv) {
         c2<6, 252>(w, k, t, o, m, xt, ot);
       });
     });
-    printf("   fraction of peak %.2f\n", r / peak); check(name);
+    printf("   fraction of peak %.2f\n", r / peak);
+    check(name);
     for (int rr : {8, 12, 16, 24}) {
       snprintf(name, 64, "taps %d c3 broadcast R%d", taps, rr);
       auto run3 = [&](auto RC) {
         constexpr int RR = decltype(RC)::value;
-        return timeit(name, flops, [&] { blocks([](const float* w, const float* k, int t, float* o, int64_t m) { c3<RR>(w, k, t, o, m); }); });
+        return timeit(name, flops, [&] {
+          blocks([](const float* w, const float* k, int t, float* o, int64_t m) {
+            c3<RR>(w, k, t, o, m);
+          });
+        });
       };
-      r = rr == 8 ? run3(std::integral_constant<int, 8>{}) : rr == 12 ? run3(std::integral_constant<int, 12>{})
-        : rr == 16 ? run3(std::integral_constant<int, 16>{}) : run3(std::integral_constant<int, 24>{});
-      printf("   fraction of peak %.2f\n", r / peak); check(name);
+      r = rr == 8    ? run3(std::integral_constant<int, 8>{})
+          : rr == 12 ? run3(std::integral_constant<int, 12>{})
+          : rr == 16 ? run3(std::integral_constant<int, 16>{})
+                     : run3(std::integral_constant<int, 24>{});
+      printf("   fraction of peak %.2f\n", r / peak);
+      check(name);
     }
   }
 }

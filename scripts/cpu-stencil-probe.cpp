@@ -89,16 +89,18 @@ void row(const float* __restrict up, const float* __restrict mid, const float* _
       const __m512 l = _mm512_sub_ps(
           Adds ? _mm512_add_ps(_mm512_add_ps(m, m), _mm512_add_ps(m, m))
                : _mm512_mul_ps(_mm512_set1_ps(4.f), m),
-          _mm512_add_ps(_mm512_add_ps(_mm512_load_ps(up + c0), _mm512_load_ps(dn + c0)),
-                        _mm512_add_ps(_mm512_loadu_ps(mid + c0 - 1), _mm512_loadu_ps(mid + c0 + 1))));
+          _mm512_add_ps(
+              _mm512_add_ps(_mm512_load_ps(up + c0), _mm512_load_ps(dn + c0)),
+              _mm512_add_ps(_mm512_loadu_ps(mid + c0 - 1), _mm512_loadu_ps(mid + c0 + 1))));
       _mm512_store_ps(out + c0, _mm512_sub_ps(m, _mm512_mul_ps(_mm512_set1_ps(coeff), l)));
       _mm512_stream_ps(lo + c0, l);
 #elif defined(__AVX__)
       const __m256 m = _mm256_load_ps(mid + c0);
       const __m256 l = _mm256_sub_ps(
           _mm256_mul_ps(_mm256_set1_ps(4.f), m),
-          _mm256_add_ps(_mm256_add_ps(_mm256_load_ps(up + c0), _mm256_load_ps(dn + c0)),
-                        _mm256_add_ps(_mm256_loadu_ps(mid + c0 - 1), _mm256_loadu_ps(mid + c0 + 1))));
+          _mm256_add_ps(
+              _mm256_add_ps(_mm256_load_ps(up + c0), _mm256_load_ps(dn + c0)),
+              _mm256_add_ps(_mm256_loadu_ps(mid + c0 - 1), _mm256_loadu_ps(mid + c0 + 1))));
       _mm256_store_ps(out + c0, _mm256_sub_ps(m, _mm256_mul_ps(_mm256_set1_ps(coeff), l)));
       _mm256_stream_ps(lo + c0, l);
 #else
@@ -125,7 +127,7 @@ template <bool NT, bool Adds = false>
 void do_row(const float* f, float* g, float* l, int r) {
   const float* mid = f + std::size_t(r) * n;
   row<NT, true, Adds>(r > 0 ? mid - n : zeros, mid, r + 1 < n ? mid + n : zeros,
-          g + std::size_t(r) * n, l + std::size_t(r) * n);
+                      g + std::size_t(r) * n, l + std::size_t(r) * n);
 }
 
 // Median microseconds per call of step(k) over 5 repetitions of `steps` calls.
@@ -135,9 +137,9 @@ double time_steps(const std::function<void(int)>& step, int steps) {
   for (int rep = 0; rep < 5; ++rep) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int k = 0; k < steps; ++k) step(k);
-    t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
-                    .count() /
-                steps);
+    t.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+        steps);
   }
   std::sort(t.begin(), t.end());
   return t[2];
@@ -158,7 +160,8 @@ float start(int r, int c) {
 }
 
 // PROBE_FIELD=file.npy: a 2000 x 2000 float32 C-order field instead (e.g. unison's jagged
-// field: UNISON_BENCH_SAVE_FIELD=file.npy unison_bench --benchmark_filter=diffusion/every_step/streaming/.*/OpenMP).
+// field: UNISON_BENCH_SAVE_FIELD=file.npy unison_bench
+// --benchmark_filter=diffusion/every_step/streaming/.*/OpenMP).
 std::vector<float> npy_field() {
   const char* e = std::getenv("PROBE_FIELD");
   std::vector<float> v;
@@ -208,15 +211,16 @@ int main() {
     std::printf("%-10s %8.1f us/step  %6.1f GB/s (%g MB)\n", name, us, mb * 1e6 / us / 1e3, mb);
   };
   const std::size_t cells = std::size_t(n) * n;
-  report("copy2", time_steps(
-                      [&](int k) {
-                        const float* f;
-                        float* g;
-                        fields(k, f, g);
+  report("copy2",
+         time_steps(
+             [&](int k) {
+               const float* f;
+               float* g;
+               fields(k, f, g);
 #pragma omp parallel for schedule(static)
-                        for (std::size_t i = 0; i < cells; ++i) g[i] = f[i];
-                      },
-                      200),
+               for (std::size_t i = 0; i < cells; ++i) g[i] = f[i];
+             },
+             200),
          32);
   report("copy3", time_steps(
                       [&](int k) {
@@ -306,7 +310,8 @@ int main() {
         const int r0 = int(std::int64_t(n) * t / nt_), r1 = int(std::int64_t(n) * (t + 1) / nt_);
         static thread_local std::vector<float> ring;
         ring.resize(std::size_t(3) * n * B + 16);
-        float* base = ring.data() + (16 - (reinterpret_cast<std::uintptr_t>(ring.data()) / 4) % 16) % 16;
+        float* base =
+            ring.data() + (16 - (reinterpret_cast<std::uintptr_t>(ring.data()) / 4) % 16) % 16;
         const auto lev = [&](int s, int r) -> const float* {  // level s row r (s >= 1: ring)
           if (r < 0 || r >= n) return zeros;
           if (s == 0) return f + std::size_t(r) * n;
@@ -363,8 +368,9 @@ int main() {
       ef = std::max(ef, double(std::fabs(reff[i] - a[i])));
       el = std::max(el, double(std::fabs(refl[i] - hist[2][i])));
     }
-    std::printf("check: owned_tb4 against 4 steps: max |field diff| = %g, |lapl(step 3) diff| = %g\n",
-                ef, el);
+    std::printf(
+        "check: owned_tb4 against 4 steps: max |field diff| = %g, |lapl(step 3) diff| = %g\n", ef,
+        el);
     if (ef != 0 || el != 0) return 1;
   }
   // Check: owned_nt and rows give the same field after 2 steps from the same start.

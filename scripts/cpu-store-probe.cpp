@@ -45,7 +45,8 @@ int active = 1 << 30;  // threads that work
 float* alloc() { return static_cast<float*>(std::aligned_alloc(64, sizeof(float) * n * n)); }
 
 enum Mode { k_stream, k_store, k_demote, k_none, k_empty, k_inplace, k_inplace_none, modes };
-const char* const names[modes] = {"stream", "store", "demote", "none", "empty", "inplace", "inplace_none"};
+const char* const names[modes] = {"stream", "store",   "demote",      "none",
+                                  "empty",  "inplace", "inplace_none"};
 
 template <int M>
 void row(const float* up, const float* mid, const float* dn, float* out, float* lo) {
@@ -74,8 +75,8 @@ void row(const float* up, const float* mid, const float* dn, float* out, float* 
 }
 
 using RowFn = void (*)(const float*, const float*, const float*, float*, float*);
-const RowFn rows[modes] = {row<k_stream>, row<k_store>, row<k_demote>, row<k_none>, nullptr,
-                           row<k_stream>, row<k_none>};
+const RowFn rows[modes] = {row<k_stream>, row<k_store>,  row<k_demote>, row<k_none>,
+                           nullptr,       row<k_stream>, row<k_none>};
 
 const float* zeros() {
   static float* z = [] {
@@ -117,14 +118,16 @@ void step_inplace(RowFn fn, float* f, float* l, int k) {
     const float* up = r0 > 0 ? mine + (2 * (t - 1) + 1) * std::size_t(n) : zeros();
     for (int r = r0; r < r1; ++r) {
       float* mid = f + std::size_t(r) * n;
-      const float* dn = r + 1 < r1 ? mid + n : (r1 < n ? mine + 2 * (t + 1) * std::size_t(n) : zeros());
+      const float* dn =
+          r + 1 < r1 ? mid + n : (r1 < n ? mine + 2 * (t + 1) * std::size_t(n) : zeros());
       fn(up, mid, dn, buf[r & 1], l + std::size_t(r) * n);
       if (r > r0) std::memcpy(mid - n, buf[(r - 1) & 1], sizeof(float) * n);
       up = mid;
     }
     std::memcpy(f + std::size_t(r1 - 1) * n, buf[(r1 - 1) & 1], sizeof(float) * n);
     std::memcpy(next + 2 * t * std::size_t(n), f + std::size_t(r0) * n, sizeof(float) * n);
-    std::memcpy(next + (2 * t + 1) * std::size_t(n), f + std::size_t(r1 - 1) * n, sizeof(float) * n);
+    std::memcpy(next + (2 * t + 1) * std::size_t(n), f + std::size_t(r1 - 1) * n,
+                sizeof(float) * n);
     _mm_sfence();
   }
 }
@@ -134,7 +137,8 @@ void load_edges(const float* f, int k) {
   for (int t = 0; t < nt; ++t) {
     const int r0 = int(std::int64_t(n) * t / nt), r1 = int(std::int64_t(n) * (t + 1) / nt);
     std::memcpy(edge[k % 2] + 2 * t * std::size_t(n), f + std::size_t(r0) * n, sizeof(float) * n);
-    std::memcpy(edge[k % 2] + (2 * t + 1) * std::size_t(n), f + std::size_t(r1 - 1) * n, sizeof(float) * n);
+    std::memcpy(edge[k % 2] + (2 * t + 1) * std::size_t(n), f + std::size_t(r1 - 1) * n,
+                sizeof(float) * n);
   }
 }
 
@@ -157,11 +161,13 @@ int main() {
     }
   }
   if (const char* e = std::getenv("PROBE_ACTIVE")) active = std::atoi(e);
-  std::printf("threads %d, working %d\n", omp_get_max_threads(), std::min(active, omp_get_max_threads()));
+  std::printf("threads %d, working %d\n", omp_get_max_threads(),
+              std::min(active, omp_get_max_threads()));
   int k = 0;
-  for (float*& e : edge) e = static_cast<float*>(std::aligned_alloc(64, sizeof(float) * n * 2 * omp_get_max_threads()));
-  int last = -1;   // the last mode run
-  int ipk = 0;     // in-place steps so far (the edge buffers' parity)
+  for (float*& e : edge)
+    e = static_cast<float*>(std::aligned_alloc(64, sizeof(float) * n * 2 * omp_get_max_threads()));
+  int last = -1;  // the last mode run
+  int ipk = 0;    // in-place steps so far (the edge buffers' parity)
   const auto one = [&](int m) {
     if (m == k_inplace || m == k_inplace_none) {
       if (k % 2) {  // the in-place step works on a
@@ -186,12 +192,14 @@ int main() {
       for (int s = 0; s < 4; ++s) one(m);  // the mode's own steady state
       const auto t0 = std::chrono::steady_clock::now();
       for (int s = 0; s < 20; ++s) one(m);
-      t[m].push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 20);
+      t[m].push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+          20);
     }
   for (int m = 0; m < modes; ++m) {
     std::sort(t[m].begin(), t[m].end());
-    std::printf("%-7s median %6.1f  min %6.1f  max %6.1f us/step\n", names[m], t[m][rounds / 2], t[m][0],
-                t[m][rounds - 1]);
+    std::printf("%-7s median %6.1f  min %6.1f  max %6.1f us/step\n", names[m], t[m][rounds / 2],
+                t[m][0], t[m][rounds - 1]);
   }
   active = 1 << 30;
   // Check: every form gives the same field and (where stored) Laplacian after three steps.
@@ -217,7 +225,8 @@ int main() {
       std::memcpy(ref.data(), g, cells * sizeof(float));
       std::memcpy(refl.data(), l, cells * sizeof(float));
     } else if (std::memcmp(ref.data(), g, cells * sizeof(float)) ||
-               (m != k_none && m != k_inplace_none && std::memcmp(refl.data(), l, cells * sizeof(float)))) {
+               (m != k_none && m != k_inplace_none &&
+                std::memcmp(refl.data(), l, cells * sizeof(float)))) {
       std::printf("check: %s differs from stream\n", names[m]);
       return 1;
     }

@@ -17,7 +17,8 @@
 // own, so the difference to `fma` is what one such instruction costs per step. Also counted:
 // the 16-cell chunks whose inputs, Laplacian or new field hold a subnormal number.
 // Build and run (GPU machine's host; the field from
-// UNISON_BENCH_SAVE_FIELD=field.npy unison_bench --benchmark_filter=diffusion/every_step/streaming/.*/OpenMP):
+// UNISON_BENCH_SAVE_FIELD=field.npy unison_bench
+// --benchmark_filter=diffusion/every_step/streaming/.*/OpenMP):
 //   g++ -O3 -fopenmp -march=native scripts/cpu-subnormal-probe.cpp -o subnormal-probe
 //   OMP_PROC_BIND=spread OMP_PLACES=threads PROBE_FIELD=field.npy [PROBE_FTZ=1] ./subnormal-probe
 #include <immintrin.h>
@@ -48,7 +49,8 @@ constexpr float coeff = 0.25f;
 float* alloc() { return static_cast<float*>(std::aligned_alloc(64, sizeof(float) * n * n)); }
 
 enum Mode { k_fma, k_adds, k_fma_add, k_fma_mul, k_mul, k_adds_mul, k_adds_exact, modes };
-const char* const names[modes] = {"fma", "adds", "fma+add", "fma+mul", "mul", "adds+mul", "adds+exact"};
+const char* const names[modes] = {"fma", "adds",     "fma+add",   "fma+mul",
+                                  "mul", "adds+mul", "adds+exact"};
 
 // coeff * l as unison::backends::ExactScale<float> computes it (for 2^-24 <= coeff <= 1): the
 // IEEE product, lanes below FLT_MIN / coeff from their bits in integers and doubles.
@@ -60,13 +62,15 @@ __attribute__((always_inline)) inline __m512 exact_scale(__m512 l) {
   // 0 < |l| < bound: 2 |l|'s bits minus 1 below 2 bound's bits minus 1, unsigned (zeros wrap).
   std::uint32_t bound_bits;
   std::memcpy(&bound_bits, &bound, sizeof bound);
-  const __mmask16 small = _mm512_cmplt_epu32_mask(
-      _mm512_sub_epi32(_mm512_slli_epi32(bits, 1), _mm512_set1_epi32(1)),
-      _mm512_set1_epi32(int(2 * bound_bits - 1)));
+  const __mmask16 small =
+      _mm512_cmplt_epu32_mask(_mm512_sub_epi32(_mm512_slli_epi32(bits, 1), _mm512_set1_epi32(1)),
+                              _mm512_set1_epi32(int(2 * bound_bits - 1)));
   if (small == 0) return _mm512_mul_ps(k, l);
   const __m512i mag = _mm512_and_si512(bits, _mm512_set1_epi32(0x7fffffff));
-  const __mmask16 sub = _mm512_mask_cmpeq_epi32_mask(small, _mm512_srli_epi32(mag, 23), _mm512_setzero_si512());
-  __m512 scaled = _mm512_maskz_mov_ps(small & ~sub, _mm512_castsi512_ps(_mm512_add_epi32(mag, _mm512_set1_epi32(149 << 23))));
+  const __mmask16 sub =
+      _mm512_mask_cmpeq_epi32_mask(small, _mm512_srli_epi32(mag, 23), _mm512_setzero_si512());
+  __m512 scaled = _mm512_maskz_mov_ps(
+      small & ~sub, _mm512_castsi512_ps(_mm512_add_epi32(mag, _mm512_set1_epi32(149 << 23))));
   scaled = _mm512_mask_mov_ps(scaled, sub, _mm512_cvtepi32_ps(mag));
   const __m512d c = _mm512_set1_pd(coeff), magic = _mm512_set1_pd(0x1.8p52);
   const __m512d lo = _mm512_mul_pd(c, _mm512_cvtps_pd(_mm512_castps512_ps256(scaled)));
@@ -79,7 +83,9 @@ __attribute__((always_inline)) inline __m512 exact_scale(__m512 l) {
 }
 
 template <class T>
-inline void keep(const T& x) { asm volatile("" : : "v"(x)); }
+inline void keep(const T& x) {
+  asm volatile("" : : "v"(x));
+}
 
 float cell(float m, float s) { return std::fma(-coeff, std::fma(4.f, m, -s), m); }
 
@@ -110,15 +116,14 @@ void row(const float* up, const float* mid, const float* dn, float* out, float* 
       _mm512_store_ps(out + c0, _mm512_sub_ps(m, _mm512_mul_ps(k, l)));
     else if constexpr (M == k_adds_exact)
       _mm512_store_ps(out + c0, _mm512_sub_ps(m, exact_scale(l)));
-    else
-      _mm512_store_ps(out + c0, _mm512_fnmadd_ps(k, l, m));
+    else _mm512_store_ps(out + c0, _mm512_fnmadd_ps(k, l, m));
     _mm512_stream_ps(lo + c0, l);
   }
 }
 
 using RowFn = void (*)(const float*, const float*, const float*, float*, float*);
-const RowFn rows[modes] = {row<k_fma>,     row<k_adds>, row<k_fma_add>,
-                           row<k_fma_mul>, row<k_mul>,  row<k_adds_mul>, row<k_adds_exact>};
+const RowFn rows[modes] = {row<k_fma>, row<k_adds>,     row<k_fma_add>,   row<k_fma_mul>,
+                           row<k_mul>, row<k_adds_mul>, row<k_adds_exact>};
 
 const float* zeros() {
   static float* z = [] {
@@ -190,7 +195,7 @@ int main() {
     float *g = gp, *lap = lp;
     for (int r = 0; r < n; ++r)
       row<k_fma>(r > 0 ? f + std::size_t(r - 1) * n : zeros(), f + std::size_t(r) * n,
-               r + 1 < n ? f + std::size_t(r + 1) * n : zeros(), g + std::size_t(r) * n,
+                 r + 1 < n ? f + std::size_t(r + 1) * n : zeros(), g + std::size_t(r) * n,
                  lap + std::size_t(r) * n);
     long in = 0, lo = 0, out = 0, chunks = 0, slow = 0;
     for (int r = 0; r < n; ++r)
@@ -210,9 +215,10 @@ int main() {
         out += so;
         slow += ss;
       }
-    std::printf("step %5d: chunks with subnormal inputs %4.1f %%, Laplacian %4.1f %%, new field %4.1f %%;"
-                " adds+exact's other way %4.1f %%\n",
-                k, 100.0 * in / chunks, 100.0 * lo / chunks, 100.0 * out / chunks, 100.0 * slow / chunks);
+    std::printf(
+        "step %5d: chunks with subnormal inputs %4.1f %%, Laplacian %4.1f %%, new field %4.1f %%;"
+        " adds+exact's other way %4.1f %%\n",
+        k, 100.0 * in / chunks, 100.0 * lo / chunks, 100.0 * out / chunks, 100.0 * slow / chunks);
   };
   for (int s = 0; s < 20; ++s) one(rows[k_fma]);
   // Rounds at several points of a 10,000-step run: each mode's median over 3 x 20 steps,
@@ -225,7 +231,10 @@ int main() {
       for (int m = 0; m < modes; ++m) {
         const auto t0 = std::chrono::steady_clock::now();
         for (int s = 0; s < 20; ++s) one(rows[m]);
-        t[m].push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 20);
+        t[m].push_back(
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                .count() /
+            20);
       }
     std::printf("            ");
     for (int m = 0; m < modes; ++m) {

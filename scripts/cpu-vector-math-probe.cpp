@@ -58,7 +58,8 @@ using Kernel = void (*)(const float*, float*, std::int64_t);
 
 // SLEEF's declarations carry attributes that keep them from binding to a template parameter
 // directly: plain wrappers.
-#define WRAP(name, call) static V name(V v) { return call(v); }
+#define WRAP(name, call) \
+  static V name(V v) { return call(v); }
 WRAP(sleef_exp_u10, SLEEF(expf, u10))
 WRAP(sleef_sin_u10, SLEEF(sinf, u10))
 WRAP(sleef_sin_u35, SLEEF(sinf, u35))
@@ -123,12 +124,13 @@ struct Variant {
 };
 struct Function {
   std::string name;
-  double lo, hi;                 // throughput inputs: uniform in [lo, hi)
-  double (*ref)(double);         // the reference for the scan (none for sincos)
+  double lo, hi;          // throughput inputs: uniform in [lo, hi)
+  double (*ref)(double);  // the reference for the scan (none for sincos)
   std::vector<Variant> variants;
 };
 
-double ns_per_element(const Kernel& f, const std::vector<float>& x, std::vector<float>& y, int reps) {
+double ns_per_element(const Kernel& f, const std::vector<float>& x, std::vector<float>& y,
+                      int reps) {
   f(x.data(), y.data(), std::int64_t(x.size()));
   const auto t0 = std::chrono::steady_clock::now();
   for (int r = 0; r < reps; ++r) f(x.data(), y.data(), std::int64_t(x.size()));
@@ -141,7 +143,10 @@ double ulp_error(float got, double r) {
   if (std::isnan(r)) return std::isnan(got) ? 0 : INFINITY;
   if (std::isnan(got)) return INFINITY;
   const float rf = float(r);  // correctly rounded (the reference is accurate to well under 1 ulp)
-  if (std::isinf(rf)) return got == rf ? 0 : (std::isinf(got) ? INFINITY : std::fabs(double(got) - r) / std::ldexp(1.0, 104));
+  if (std::isinf(rf))
+    return got == rf
+               ? 0
+               : (std::isinf(got) ? INFINITY : std::fabs(double(got) - r) / std::ldexp(1.0, 104));
   if (std::isinf(got)) return INFINITY;
   int e;
   std::frexp(r, &e);  // |r| in [2^(e-1), 2^e)
@@ -150,25 +155,45 @@ double ulp_error(float got, double r) {
 }
 
 int main() {
-  std::vector<Function> fns = {
-      {"exp", -10, 10, exp_ref,
-       {{"glibc scalar", apply_scalar<expf_>}, {"libmvec", apply<MVEC(expf)>},
-        {"sleef u10", apply<sleef_exp_u10>}}},
-      {"sin", -10, 10, sin_ref,
-       {{"glibc scalar", apply_scalar<sinf_>}, {"libmvec", apply<MVEC(sinf)>},
-        {"sleef u10", apply<sleef_sin_u10>}, {"sleef u35", apply<sleef_sin_u35>}}},
-      {"cos", -10, 10, cos_ref,
-       {{"glibc scalar", apply_scalar<cosf_>}, {"libmvec", apply<MVEC(cosf)>},
-        {"sleef u10", apply<sleef_cos_u10>}, {"sleef u35", apply<sleef_cos_u35>}}},
-      {"tanh", -5, 5, tanh_ref,
-       {{"glibc scalar", apply_scalar<tanhf_>}, {"libmvec", apply<MVEC(tanhf)>},
-        {"sleef u10", apply<sleef_tanh_u10>}, {"sleef u35", apply<sleef_tanh_u35>}}},
-      {"sin+cos", -10, 10, static_cast<double (*)(double)>(nullptr),
-       {{"glibc scalar", scalar_sincos},
-        {"libmvec sin, cos", apply_sin_cos<MVEC(sinf), MVEC(cosf)>},
-        {"sleef sincos u10", apply_sincos<Pair, sleef_sincos_u10>},
-        {"sleef sincos u35", apply_sincos<Pair, sleef_sincos_u35>}
-       }}};
+  std::vector<Function> fns = {{"exp",
+                                -10,
+                                10,
+                                exp_ref,
+                                {{"glibc scalar", apply_scalar<expf_>},
+                                 {"libmvec", apply<MVEC(expf)>},
+                                 {"sleef u10", apply<sleef_exp_u10>}}},
+                               {"sin",
+                                -10,
+                                10,
+                                sin_ref,
+                                {{"glibc scalar", apply_scalar<sinf_>},
+                                 {"libmvec", apply<MVEC(sinf)>},
+                                 {"sleef u10", apply<sleef_sin_u10>},
+                                 {"sleef u35", apply<sleef_sin_u35>}}},
+                               {"cos",
+                                -10,
+                                10,
+                                cos_ref,
+                                {{"glibc scalar", apply_scalar<cosf_>},
+                                 {"libmvec", apply<MVEC(cosf)>},
+                                 {"sleef u10", apply<sleef_cos_u10>},
+                                 {"sleef u35", apply<sleef_cos_u35>}}},
+                               {"tanh",
+                                -5,
+                                5,
+                                tanh_ref,
+                                {{"glibc scalar", apply_scalar<tanhf_>},
+                                 {"libmvec", apply<MVEC(tanhf)>},
+                                 {"sleef u10", apply<sleef_tanh_u10>},
+                                 {"sleef u35", apply<sleef_tanh_u35>}}},
+                               {"sin+cos",
+                                -10,
+                                10,
+                                static_cast<double (*)(double)>(nullptr),
+                                {{"glibc scalar", scalar_sincos},
+                                 {"libmvec sin, cos", apply_sin_cos<MVEC(sinf), MVEC(cosf)>},
+                                 {"sleef sincos u10", apply_sincos<Pair, sleef_sincos_u10>},
+                                 {"sleef sincos u35", apply_sincos<Pair, sleef_sincos_u35>}}}};
   const int threads = omp_get_max_threads();
   std::printf("vector width %d floats, %d threads\n\n", W, threads);
   std::printf("%-8s %-18s %12s %16s\n", "function", "variant", "ns/elem 1T", "ns/elem/thread nT");
@@ -191,7 +216,10 @@ int main() {
   const char* scan_env = std::getenv("PROBE_SCAN");
   const long step = std::getenv("PROBE_SCAN_STEP") ? std::atol(std::getenv("PROBE_SCAN_STEP")) : 1;
   if (!scan_env || std::string(scan_env) != "0") {
-    std::printf("\nmax ULP error over every %ld-th of the 2^32 float inputs (the argument where it is largest):\n", step);
+    std::printf(
+        "\nmax ULP error over every %ld-th of the 2^32 float inputs (the argument where it is "
+        "largest):\n",
+        step);
     for (auto& fn : fns) {
       if (!fn.ref) continue;
       for (auto& v : fn.variants) {
@@ -220,9 +248,10 @@ int main() {
 #pragma omp critical
           if (w > worst) worst = w, worst_x = wx;
         }
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("%-8s %-18s max %10.4g ulp at x = %-14.9g (%.1f s)\n", fn.name.c_str(), v.name.c_str(),
-                    worst, double(worst_x), s);
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("%-8s %-18s max %10.4g ulp at x = %-14.9g (%.1f s)\n", fn.name.c_str(),
+                    v.name.c_str(), worst, double(worst_x), s);
       }
     }
   }

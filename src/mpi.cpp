@@ -34,8 +34,8 @@ void check_mpi(int code, const char* fn, const char* call) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
   MPI_Error_string(code, text, &length);
-  throw std::runtime_error(std::string(fn) + ": " + call + " failed: " +
-                           std::string(text, std::size_t(length)));
+  throw std::runtime_error(std::string(fn) + ": " + call +
+                           " failed: " + std::string(text, std::size_t(length)));
 }
 
 void check_decomposition(const Decomposition& d, const char* fn) {
@@ -70,7 +70,8 @@ namespace {
 
 // The grid of blocks with the shortest halo whose blocks all hold a row and a column; dims
 // entries that are not 0 are kept.
-std::array<int, 2> choose_dims(int size, std::int64_t nx, std::int64_t ny, std::array<int, 2> dims) {
+std::array<int, 2> choose_dims(int size, std::int64_t nx, std::int64_t ny,
+                               std::array<int, 2> dims) {
   std::array<int, 2> best{0, 0};
   long double best_halo = std::numeric_limits<long double>::infinity();
   for (int px = 1; px <= size; ++px) {
@@ -96,25 +97,25 @@ Decomposition decompose(MPI_Comm comm, std::int64_t nx, std::int64_t ny, std::ar
   impl::check_mpi(MPI_Comm_size(comm, &size), fn, "MPI_Comm_size");
   impl::check_mpi(MPI_Comm_rank(comm, &rank), fn, "MPI_Comm_rank");
   std::array<int, 2> grid{0, 0};
-  impl::agree(
-      comm, fn,
-      [&] {
-        impl::require(nx >= 0 && ny >= 0, fn, "the field is ", nx, "x", ny,
-                      ": extents must not be negative");
-        impl::require(dims[0] >= 0 && dims[1] >= 0, fn, "dims are ", dims[0], "x", dims[1],
-                      ": must not be negative (0: chosen here)");
-        impl::require(dims[0] == 0 || dims[1] == 0 || (long long)dims[0] * dims[1] == size, fn,
-                      "dims are ", dims[0], "x", dims[1], ", whose product is not the ", size,
-                      " ranks of the communicator");
-        impl::require((dims[0] == 0 || size % dims[0] == 0) && (dims[1] == 0 || size % dims[1] == 0),
-                      fn, "dims are ", dims[0], "x", dims[1], ": a given dim must divide the ",
-                      size, " ranks");
-        grid = choose_dims(size, nx, ny, dims);
-        impl::require(grid[0] > 0, fn, "a field of ", nx, "x", ny, " cannot be split into ",
-                      size, " blocks", dims[0] || dims[1] ? " of the dims asked for" : "",
-                      " that each hold at least one row and one column");
-      },
-      {{"nx", nx}, {"ny", ny}, {"dims[0]", dims[0]}, {"dims[1]", dims[1]}});
+  impl::agree(comm, fn,
+              [&] {
+                impl::require(nx >= 0 && ny >= 0, fn, "the field is ", nx, "x", ny,
+                              ": extents must not be negative");
+                impl::require(dims[0] >= 0 && dims[1] >= 0, fn, "dims are ", dims[0], "x", dims[1],
+                              ": must not be negative (0: chosen here)");
+                impl::require(dims[0] == 0 || dims[1] == 0 || (long long)dims[0] * dims[1] == size,
+                              fn, "dims are ", dims[0], "x", dims[1], ", whose product is not the ",
+                              size, " ranks of the communicator");
+                impl::require(
+                    (dims[0] == 0 || size % dims[0] == 0) && (dims[1] == 0 || size % dims[1] == 0),
+                    fn, "dims are ", dims[0], "x", dims[1], ": a given dim must divide the ", size,
+                    " ranks");
+                grid = choose_dims(size, nx, ny, dims);
+                impl::require(grid[0] > 0, fn, "a field of ", nx, "x", ny, " cannot be split into ",
+                              size, " blocks", dims[0] || dims[1] ? " of the dims asked for" : "",
+                              " that each hold at least one row and one column");
+              },
+              {{"nx", nx}, {"ny", ny}, {"dims[0]", dims[0]}, {"dims[1]", dims[1]}});
 
   Decomposition d;
   MPI_Comm dup = MPI_COMM_NULL;

@@ -133,9 +133,9 @@ NpyArray parse_npy(const char* function, const std::string& path, const std::str
     header_length |= std::size_t(static_cast<unsigned char>(bytes[8 + b])) << (8 * b);
   const std::size_t data_offset = 8 + length_bytes + header_length;
   if (bytes.size() < data_offset)
-    bad(function, path, "truncated header (" + std::to_string(header_length) +
-                            " bytes announced, " + std::to_string(bytes.size() - 8 - length_bytes) +
-                            " present)");
+    bad(function, path,
+        "truncated header (" + std::to_string(header_length) + " bytes announced, " +
+            std::to_string(bytes.size() - 8 - length_bytes) + " present)");
   const std::string header = bytes.substr(8 + length_bytes, header_length);
 
   std::map<std::string, Value> dict;
@@ -154,15 +154,15 @@ NpyArray parse_npy(const char* function, const std::string& path, const std::str
 
   if (d.text.size() > 1 && d.text[0] == '>')
     bad(function, path, "dtype " + d.text + " is big-endian; only little-endian data is supported");
-  if (d.text != descr)
-    bad(function, path, "dtype " + d.text + ", expected " + descr);
+  if (d.text != descr) bad(function, path, "dtype " + d.text + ", expected " + descr);
   if (int(shape.items.size()) != rank)
-    bad(function, path, std::to_string(shape.items.size()) + "-D array, expected " +
-                            std::to_string(rank) + "-D");
+    bad(function, path,
+        std::to_string(shape.items.size()) + "-D array, expected " + std::to_string(rank) + "-D");
   std::size_t count = 1;
   for (auto n : shape.items) {
     if (n < 0) bad(function, path, "negative extent in shape");
-    if (n > (std::int64_t(1) << 50)) bad(function, path, "extent " + std::to_string(n) + " too large");
+    if (n > (std::int64_t(1) << 50))
+      bad(function, path, "extent " + std::to_string(n) + " too large");
     if (n > 0 && count > (std::size_t(1) << 50) / std::size_t(n))
       bad(function, path, "shape too large");
     count *= std::size_t(n);
@@ -170,8 +170,9 @@ NpyArray parse_npy(const char* function, const std::string& path, const std::str
   const std::size_t word = descr[2] == '4' ? 4 : 8;
   const std::size_t expected = count * word, present = bytes.size() - data_offset;
   if (present < expected)
-    bad(function, path, "truncated data: " + std::to_string(present) + " bytes, expected " +
-                            std::to_string(expected));
+    bad(function, path,
+        "truncated data: " + std::to_string(present) + " bytes, expected " +
+            std::to_string(expected));
   if (present > expected)
     bad(function, path, std::to_string(present - expected) + " unexpected bytes after the data");
 

@@ -6,10 +6,14 @@ namespace unison::test {
 
 inline const char* name(unison::MatmulMethod m) {
   switch (m) {
-    case unison::MatmulMethod::automatic: return "automatic";
-    case unison::MatmulMethod::tiled: return "tiled";
-    case unison::MatmulMethod::gemm: return "gemm";
-    default: return "reassociated";
+    case unison::MatmulMethod::automatic:
+      return "automatic";
+    case unison::MatmulMethod::tiled:
+      return "tiled";
+    case unison::MatmulMethod::gemm:
+      return "gemm";
+    default:
+      return "reassociated";
   }
 }
 

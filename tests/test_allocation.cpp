@@ -27,9 +27,11 @@ struct Allocation : ::testing::Test {};
 TYPED_TEST_SUITE(Allocation, Backends, BackendName);
 
 template <class T, class Mem>
-using Strided2D = Kokkos::View<T**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using Strided2D =
+    Kokkos::View<T**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 template <class T, class Mem>
-using Strided1D = Kokkos::View<T*, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using Strided1D =
+    Kokkos::View<T*, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 // A rank-2 View of n x n elements that all are *p.
 template <class T, class Mem>
@@ -94,10 +96,11 @@ TEST(AllocationFailure, allocator_refusal_becomes_invalid_argument) {
   ASSERT_EQ(unison::backends::free_memory_bytes(Kokkos::CudaUVMSpace::name()), -1);
   EXPECT_TRUE(throws_invalid(
       [] {
-        unison::impl::allocate<View>("unison::test", "a petabyte", Kokkos::Cuda(), "unison::test::pb",
-                                     std::size_t(1) << 50);
+        unison::impl::allocate<View>("unison::test", "a petabyte", Kokkos::Cuda(),
+                                     "unison::test::pb", std::size_t(1) << 50);
       },
-      "unison::test", {"a petabyte (1125899906842624 bytes) could not be allocated in the CudaUVM memory space"}));
+      "unison::test",
+      {"a petabyte (1125899906842624 bytes) could not be allocated in the CudaUVM memory space"}));
   View small = unison::impl::allocate<View>("unison::test", "a kilobyte", Kokkos::Cuda(),
                                             "unison::test::kb", 1024);
   EXPECT_EQ(small.extent(0), 1024u);

@@ -31,8 +31,11 @@ std::vector<double> reference(const std::vector<double>& x, const std::vector<do
   std::vector<double> full(std::size_t(n + m - 1), 0.0);
   for (long t = 0; t < n + m - 1; ++t)
     for (long j = 0; j < m; ++j)
-      if (t - j >= 0 && t - j < n) full[std::size_t(t)] += x[std::size_t(t - j)] * k[std::size_t(j)];
-  const long offset = mode == ConvolveMode::full ? 0 : mode == ConvolveMode::same ? (m - 1) / 2 : m - 1;
+      if (t - j >= 0 && t - j < n)
+        full[std::size_t(t)] += x[std::size_t(t - j)] * k[std::size_t(j)];
+  const long offset = mode == ConvolveMode::full   ? 0
+                      : mode == ConvolveMode::same ? (m - 1) / 2
+                                                   : m - 1;
   const long len = unison::convolve_extent(n, m, mode);
   return std::vector<double>(full.begin() + offset, full.begin() + offset + len);
 }
@@ -57,14 +60,13 @@ void check_sizes(long n, long m) {
       unison::convolve(exec, x, k, y, mode, algorithm);
       exec.fence();
       const auto got = to_host(y);
-      EXPECT_TRUE(close(got, expected, tol))
-          << "n = " << n << ", m = " << m << ", mode " << name(mode) << ", algorithm "
-          << int(algorithm);
+      EXPECT_TRUE(close(got, expected, tol)) << "n = " << n << ", m = " << m << ", mode "
+                                             << name(mode) << ", algorithm " << int(algorithm);
       // Both kernels add the terms in the same order: bitwise the same result.
       if (algorithm == ConvolveAlgorithm::direct) direct = got;
       if (algorithm == ConvolveAlgorithm::tiled) {
-        EXPECT_TRUE(close(got, direct, 0)) << "tiled differs from direct: n = " << n
-                                           << ", m = " << m << ", mode " << name(mode);
+        EXPECT_TRUE(close(got, direct, 0))
+            << "tiled differs from direct: n = " << n << ", m = " << m << ", mode " << name(mode);
       }
     }
   }
@@ -76,9 +78,12 @@ void test_modes() {
   // automatic choice's threshold, more taps than one scratch chunk, more outputs than a tile,
   // and on CPUs the direct kernel's broadcast form from its first tap count to its last and one
   // beyond (ConvolveTuning::broadcast_min_taps, broadcast_max_taps).
-  const long cases[][2] = {{1, 1},      {7, 1},      {7, 3},      {7, 7},
-                           {10, 4},     {1001, 5},   {1001, 4},   {5003, 33},
-                           {3001, 1500}, {20011, 64}, {6007, 257}, {4099, 1024},
+  const long cases[][2] = {{1, 1},       {7, 1},
+                           {7, 3},       {7, 7},
+                           {10, 4},      {1001, 5},
+                           {1001, 4},    {5003, 33},
+                           {3001, 1500}, {20011, 64},
+                           {6007, 257},  {4099, 1024},
                            {4101, 1025}, {(1 << 20) + 3, 5}};
   for (auto& c : cases) {
     check_sizes<Exec, float>(c[0], c[1]);
@@ -167,10 +172,10 @@ void test_errors() {
   Exec exec;
   const char* fn = "unison::convolve";
   Kokkos::View<float*, Mem> x("x", 10), k("k", 3), y("y", 8), empty("empty", 0), big("big", 11);
-  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, empty, k, y, ConvolveMode::valid); },
-                             fn, {"x is empty"}));
-  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, empty, y, ConvolveMode::valid); },
-                             fn, {"k is empty"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, empty, k, y, ConvolveMode::valid); }, fn,
+                             {"x is empty"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, empty, y, ConvolveMode::valid); }, fn,
+                             {"k is empty"}));
   for (auto mode : modes)
     EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, big, y, mode); }, fn,
                                {"k (11) is longer than x (10)"}));
@@ -186,8 +191,9 @@ void test_errors() {
   Kokkos::View<float*, Mem> long_k("long_k", 12);
   auto k_in_y = Kokkos::subview(long_k, Kokkos::pair<int, int>(0, 3));
   auto y_in_k = Kokkos::subview(long_k, Kokkos::pair<int, int>(2, 10));
-  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, k_in_y, y_in_k, ConvolveMode::valid); },
-                             fn, {"y (8) overlaps k (3)"}));
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::convolve(exec, x, k_in_y, y_in_k, ConvolveMode::valid); }, fn,
+                     {"y (8) overlaps k (3)"}));
   EXPECT_TRUE(throws_invalid(
       [&] { unison::convolve(exec, x, k, y, ConvolveMode::valid, ConvolveAlgorithm(7)); }, fn,
       {"unknown algorithm 7"}));
@@ -224,12 +230,14 @@ void check_infinity(long n, long m, long at) {
       long wrong = 0, first = -1;
       for (long i = 0; i < len; ++i) {
         const double e = expected[std::size_t(i)], g = got[std::size_t(i)];
-        const bool ok = std::isinf(e) ? g == e
-                                      : std::isfinite(g) && std::abs(g - e) <= 1e-3 * (std::abs(e) + 1);
+        const bool ok = std::isinf(e)
+                            ? g == e
+                            : std::isfinite(g) && std::abs(g - e) <= 1e-3 * (std::abs(e) + 1);
         if (!ok && wrong++ == 0) first = i;
       }
       EXPECT_EQ(wrong, 0) << "n = " << n << ", m = " << m << ", inf at " << at << ", mode "
-                          << name(mode) << ", algorithm " << int(algorithm) << ": first at " << first;
+                          << name(mode) << ", algorithm " << int(algorithm) << ": first at "
+                          << first;
     }
   }
 }

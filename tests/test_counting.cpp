@@ -48,7 +48,8 @@ void test_monte_carlo() {
   EXPECT_EQ(s.position(), std::uint64_t(n1 / 2 + (n2 + 1) / 2));
   EXPECT_NE(first, second);
   const double both = unison::monte_carlo_pi(exec, n1 + n2, whole);
-  EXPECT_EQ(std::llround(first * n1 / 4) + std::llround(second * n2 / 4), std::llround(both * (n1 + n2) / 4));
+  EXPECT_EQ(std::llround(first * n1 / 4) + std::llround(second * n2 / 4),
+            std::llround(both * (n1 + n2) / 4));
   // Fewer samples than threads, and a single sample.
   EXPECT_TRUE(std::isfinite(unison::monte_carlo_pi(exec, 7, s)));
   const double single = unison::monte_carlo_pi(exec, 1, s);
@@ -70,11 +71,13 @@ void test_monte_carlo() {
         z ^= z >> 31;
         for (int h = 0; h < 2 && p + h < n; ++h) {
           const std::uint64_t half = h == 0 ? z >> 32 : z & 0xffffffffu;
-          const double x = double(2 * (half >> 16) + 1) / 131072, y = double(2 * (half & 0xffff) + 1) / 131072;
+          const double x = double(2 * (half >> 16) + 1) / 131072,
+                       y = double(2 * (half & 0xffff) + 1) / 131072;
           inside += x * x + y * y < 1;  // exact: 34-bit integers over 2^34
         }
       }
-      EXPECT_EQ(unison::monte_carlo_pi(exec, n, seq), 4.0 * double(inside) / double(n)) << n << ", from " << skip;
+      EXPECT_EQ(unison::monte_carlo_pi(exec, n, seq), 4.0 * double(inside) / double(n))
+          << n << ", from " << skip;
     }
   }
   // The key is the mix of the seed (0 for seed 0): seed 0's sequence is SplitMix64's from state
@@ -113,7 +116,9 @@ TEST(CountingGrid, monte_carlo_pi_grid_error) {
 std::int64_t host_bin(double v, double xmin, double xmax, std::int64_t nbins) {
   if (!(v >= xmin && v < xmax)) return -1;
   const double width = (xmax - xmin) / double(nbins);
-  const auto edge = [&](std::int64_t k) { return k >= nbins ? xmax : std::fma(double(k), width, xmin); };
+  const auto edge = [&](std::int64_t k) {
+    return k >= nbins ? xmax : std::fma(double(k), width, xmin);
+  };
   std::int64_t lo = 0, hi = nbins;  // edge(lo) <= v < edge(hi)
   while (hi - lo > 1) {
     const std::int64_t mid = (lo + hi) / 2;
@@ -157,7 +162,8 @@ void test_histogram() {
     std::vector<double> d(n);
     for (std::size_t i = 0; i < n; ++i) d[i] = f[i] = float(normal(rng));
     check_histogram<Exec, float, std::int32_t>(f, -3, 3, 100, "normal float " + std::to_string(n));
-    check_histogram<Exec, double, std::uint64_t>(d, -2.5, 4, 37, "normal double " + std::to_string(n));
+    check_histogram<Exec, double, std::uint64_t>(d, -2.5, 4, 37,
+                                                 "normal double " + std::to_string(n));
     check_histogram<Exec, float, std::int64_t>(f, -4, 4, 1, "one bin " + std::to_string(n));
   }
   // Too many bins for a team's scratch: the global-atomics kernel.
@@ -287,22 +293,27 @@ void check_grayscale(long h, long w) {
   int bad = 0;
   for (long i = 0; i < h; ++i)
     for (long j = 0; j < w; ++j) {
-      const double want = 0.299 * double(hr(i, j, 0)) + 0.587 * double(hr(i, j, 1)) +
-                          0.114 * double(hr(i, j, 2));
+      const double want =
+          0.299 * double(hr(i, j, 0)) + 0.587 * double(hr(i, j, 1)) + 0.114 * double(hr(i, j, 2));
       const double got = double(hg(i, j));
       // float: a few float roundings of values up to 255; uint8: the nearest integer, or the
       // other one when want is within float rounding of a half.
       const bool ok = std::is_floating_point_v<Out>
                           ? std::abs(got - want) <= 4e-7 * (std::abs(want) + 1)
                           : std::abs(got - want) <= 0.5 + 1e-4;
-      if (!ok && ++bad <= 5) ADD_FAILURE() << h << "x" << w << " (" << i << ", " << j << "): got " << got << ", expected " << want;
+      if (!ok && ++bad <= 5)
+        ADD_FAILURE() << h << "x" << w << " (" << i << ", " << j << "): got " << got
+                      << ", expected " << want;
       // On the CPU, 8-bit pixels (64 at a time with AVX-512 VBMI, else one by one): exactly the
       // documented float arithmetic, in its order (this file has no FMA contraction).
-      if constexpr (std::is_same_v<In, std::uint8_t> && Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible) {
-        const float v = 0.299f * float(hr(i, j, 0)) + 0.587f * float(hr(i, j, 1)) + 0.114f * float(hr(i, j, 2));
+      if constexpr (std::is_same_v<In, std::uint8_t> &&
+                    Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible) {
+        const float v =
+            0.299f * float(hr(i, j, 0)) + 0.587f * float(hr(i, j, 1)) + 0.114f * float(hr(i, j, 2));
         const Out exact = std::is_floating_point_v<Out> ? Out(v) : Out(v + 0.5f);
         if (hg(i, j) != exact && ++bad <= 5)
-          ADD_FAILURE() << h << "x" << w << " (" << i << ", " << j << "): got " << got << ", the float formula gives " << double(exact);
+          ADD_FAILURE() << h << "x" << w << " (" << i << ", " << j << "): got " << got
+                        << ", the float formula gives " << double(exact);
       }
     }
 }

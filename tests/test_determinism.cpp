@@ -84,8 +84,8 @@ void poison_pair(const A& a, const B& b) {
 template <class V>
 std::vector<typename V::non_const_value_type> host_values(const V& v) {
   using T = typename V::non_const_value_type;
-  using Staging = Kokkos::View<typename V::non_const_data_type, Kokkos::LayoutRight,
-                               typename V::memory_space>;
+  using Staging =
+      Kokkos::View<typename V::non_const_data_type, Kokkos::LayoutRight, typename V::memory_space>;
   const std::string label = "unison::test::bits";
   Staging staged;
   if constexpr (V::rank() == 1) staged = Staging(label, v.extent(0));
@@ -118,8 +118,8 @@ template <class T>
   for (std::size_t i = 0; i < a.size(); ++i)
     if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0 && differ++ < 5)
       first << "\n  [" << i << "] run 1 " << describe(a[i]) << ", run 2 " << describe(b[i]);
-  return ::testing::AssertionFailure() << differ << " of " << a.size()
-                                       << " elements differ bitwise; the first:" << first.str();
+  return ::testing::AssertionFailure()
+         << differ << " of " << a.size() << " elements differ bitwise; the first:" << first.str();
 }
 
 // The two Views hold bitwise the same elements (same extents, any layouts and memory spaces).
@@ -174,8 +174,7 @@ void test_transform() {
       b("b", elements);
   fill(x, uniform<float>(-4, 4));
   fill(y, uniform<float>(-4, 4));
-  twice("rank 1", a, b,
-        [&](const auto& out) { unison::transform(exec, out, Axpy{}, 2.5f, x, y); });
+  twice("rank 1", a, b, [&](const auto& out) { unison::transform(exec, out, Axpy{}, 2.5f, x, y); });
   // Rank 2: contiguous (one flat launch), mixed layouts (the 2-D kernel), strided.
   Kokkos::View<double**, Kokkos::LayoutRight, Mem<Exec>> xr("xr", rows2, cols2),
       yr("yr", rows2, cols2), ar("ar", rows2, cols2), br("br", rows2, cols2);
@@ -276,7 +275,8 @@ void check_hidden_layer(unison::Fusion fusion) {
     return std::floor(float(std::uniform_real_distribution<double>(0, 255)(r)));
   });
   fill(w, uniform<float>(-2, 2));
-  twice("into a View", a, b, [&](const auto& out) { unison::hidden_layer(exec, g, w, out, fusion); });
+  twice("into a View", a, b,
+        [&](const auto& out) { unison::hidden_layer(exec, g, w, out, fusion); });
   // The overload that returns a new host View.
   const auto h1 = unison::hidden_layer(exec, g, w, fusion);
   const auto h2 = unison::hidden_layer(exec, g, w, fusion);
@@ -287,7 +287,7 @@ void check_hidden_layer(unison::Fusion fusion) {
 // convolve: each output's terms in a fixed order (ascending taps), whoever computes it.
 
 const std::vector<ConvolveMode> all_modes = {ConvolveMode::full, ConvolveMode::same,
-                                              ConvolveMode::valid};
+                                             ConvolveMode::valid};
 
 template <class Exec, class T>
 void check_convolve(ConvolveAlgorithm algorithm, long n, long m,
@@ -356,7 +356,8 @@ void check_step(StencilAlgorithm algorithm) {
   unison::diffusion_step(exec, f, n1, l1, diffusion_coeff, algorithm);
   unison::diffusion_step(exec, f, n2, l2, diffusion_coeff, algorithm);
   exec.fence();
-  const std::string where = std::string(sizeof(T) == 4 ? "float " : "double ") + typeid(Layout).name();
+  const std::string where =
+      std::string(sizeof(T) == 4 ? "float " : "double ") + typeid(Layout).name();
   EXPECT_TRUE(bitwise_equal(n1, n2)) << "f_next, " << where;
   EXPECT_TRUE(bitwise_equal(l1, l2)) << "lapl, " << where;
 }
@@ -733,8 +734,8 @@ void check_npy() {
   h(3, 0) = -std::numeric_limits<T>::infinity();
   h(4, 0) = poison<T>();
   Kokkos::deep_copy(v, h);
-  const std::string base = ::testing::TempDir() + "unison_determinism_" + Exec::name() + "_" +
-                           std::to_string(sizeof(T));
+  const std::string base =
+      ::testing::TempDir() + "unison_determinism_" + Exec::name() + "_" + std::to_string(sizeof(T));
   const std::string p1 = base + "_1.npy", p2 = base + "_2.npy";
   unison::write_npy(p1, v);
   unison::write_npy(p2, v);
@@ -763,7 +764,9 @@ TYPED_TEST(Determinism, gaussian_pdf) { test_gaussian_pdf<TypeParam>(); }
 TYPED_TEST(Determinism, polar_distance) { test_polar_distance<TypeParam>(); }
 TYPED_TEST(Determinism, zero_suppress) { test_zero_suppress<TypeParam>(); }
 TYPED_TEST(Determinism, make_pulses) { test_make_pulses<TypeParam>(); }
-TYPED_TEST(Determinism, hidden_layer_fused) { check_hidden_layer<TypeParam>(unison::Fusion::fused); }
+TYPED_TEST(Determinism, hidden_layer_fused) {
+  check_hidden_layer<TypeParam>(unison::Fusion::fused);
+}
 TYPED_TEST(Determinism, hidden_layer_separate) {
   check_hidden_layer<TypeParam>(unison::Fusion::separate);
 }
@@ -793,8 +796,12 @@ TYPED_TEST(Determinism, diffuse_final_only_tiled) {
 TYPED_TEST(Determinism, diffuse_final_only_streaming) {
   test_diffuse<TypeParam>(StencilAlgorithm::streaming, Laplacian::final_only);
 }
-TYPED_TEST(Determinism, diffuse_callback_plain) { test_callback<TypeParam>(StencilAlgorithm::plain); }
-TYPED_TEST(Determinism, diffuse_callback_tiled) { test_callback<TypeParam>(StencilAlgorithm::tiled); }
+TYPED_TEST(Determinism, diffuse_callback_plain) {
+  test_callback<TypeParam>(StencilAlgorithm::plain);
+}
+TYPED_TEST(Determinism, diffuse_callback_tiled) {
+  test_callback<TypeParam>(StencilAlgorithm::tiled);
+}
 TYPED_TEST(Determinism, diffuse_callback_streaming) {
   test_callback<TypeParam>(StencilAlgorithm::streaming);
 }

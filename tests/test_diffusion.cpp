@@ -93,7 +93,8 @@ void check_field(long nx, long ny, int steps) {
       std::swap(a, b);
     }
     exec.fence();
-    EXPECT_TRUE(close(to_host(a), plain, 0)) << "diffusion_step " << int(algorithm) << ", " << where;
+    EXPECT_TRUE(close(to_host(a), plain, 0))
+        << "diffusion_step " << int(algorithm) << ", " << where;
     EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0))
         << "diffusion_step lapl " << int(algorithm) << ", " << where;
   }
@@ -112,7 +113,8 @@ void check_field(long nx, long ny, int steps) {
       EXPECT_NE(std::string(e.what()).find("bytes of team scratch"), std::string::npos) << e.what();
       continue;
     }
-    EXPECT_TRUE(close(to_host(f), plain, 0)) << "every_step, tile " << rows << "x" << cols << ", " << where;
+    EXPECT_TRUE(close(to_host(f), plain, 0))
+        << "every_step, tile " << rows << "x" << cols << ", " << where;
     EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0))
         << "every_step lapl, tile " << rows << "x" << cols << ", " << where;
     // final_only: every steps per pass with this tile.
@@ -125,11 +127,12 @@ void check_field(long nx, long ny, int steps) {
       } catch (const unison::invalid_argument& e) {
         // A tile given explicitly that the backend's scratch cannot hold for this value type
         // (a GPU's 40 KiB for double at 5 steps per pass) is refused, as documented.
-        EXPECT_NE(std::string(e.what()).find("bytes of team scratch"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("bytes of team scratch"), std::string::npos)
+            << e.what();
         continue;
       }
-      EXPECT_TRUE(close(to_host(f), plain, 0))
-          << "final_only, " << per_pass << " per pass, tile " << rows << "x" << cols << ", " << where;
+      EXPECT_TRUE(close(to_host(f), plain, 0)) << "final_only, " << per_pass << " per pass, tile "
+                                               << rows << "x" << cols << ", " << where;
       EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0))
           << "final_only lapl, " << per_pass << " per pass, tile " << rows << "x" << cols << ", "
           << where;
@@ -192,11 +195,10 @@ void check_strips(long nx, long ny, int steps) {
       Kokkos::deep_copy(f, f0);
       poison_fill(lapl);
       unison::diffuse(exec, f, steps, coeff, lapl, which, options);
-      const std::string where = std::to_string(nx) + "x" + std::to_string(ny) + ", strips of " +
-                                std::to_string(strip) + ", " + typeid(Layout).name() + ", " +
-                                (sizeof(T) == 4 ? "float" : "double") + ", " +
-                                std::to_string(per_pass) + " per pass, prefetch " +
-                                std::to_string(prefetch);
+      const std::string where =
+          std::to_string(nx) + "x" + std::to_string(ny) + ", strips of " + std::to_string(strip) +
+          ", " + typeid(Layout).name() + ", " + (sizeof(T) == 4 ? "float" : "double") + ", " +
+          std::to_string(per_pass) + " per pass, prefetch " + std::to_string(prefetch);
       EXPECT_TRUE(close(to_host(f), plain, 0)) << where;
       EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << where;
     }
@@ -287,11 +289,12 @@ void test_callback() {
   fill(f0, uniform<float>(-1, 1));
   Kokkos::deep_copy(f, f0);
   std::vector<std::int64_t> seen;
-  unison::diffuse(exec, f, steps, 0.25, lapl, [&](std::int64_t step, const auto& field, const auto& l) {
-    seen.push_back(step);
-    Kokkos::deep_copy(exec, Kokkos::subview(fields, step - 1, Kokkos::ALL, Kokkos::ALL), field);
-    Kokkos::deep_copy(exec, Kokkos::subview(lapls, step - 1, Kokkos::ALL, Kokkos::ALL), l);
-  });
+  unison::diffuse(
+      exec, f, steps, 0.25, lapl, [&](std::int64_t step, const auto& field, const auto& l) {
+        seen.push_back(step);
+        Kokkos::deep_copy(exec, Kokkos::subview(fields, step - 1, Kokkos::ALL, Kokkos::ALL), field);
+        Kokkos::deep_copy(exec, Kokkos::subview(lapls, step - 1, Kokkos::ALL, Kokkos::ALL), l);
+      });
   ASSERT_EQ(seen.size(), std::size_t(steps));
   for (int s = 0; s < steps; ++s) EXPECT_EQ(seen[std::size_t(s)], s + 1);
   std::vector<double> ref = to_host(f0), ref_lapl;
@@ -331,25 +334,24 @@ void check_history(long nx, long ny, int steps) {
   }
   EXPECT_TRUE(close(fields.back(), ref, tolerance<T>() * steps));
   const bool blocking = unison::impl::history_blocking_v<Exec>;
-  const std::vector<int> passes = blocking ? std::vector<int>{0, 1, 2, 3, 4, 8}
-                                           : std::vector<int>{0, 1};
+  const std::vector<int> passes =
+      blocking ? std::vector<int>{0, 1, 2, 3, 4, 8} : std::vector<int>{0, 1};
   for (int depth : {1, 3, 4, 8}) {
     Kokkos::View<T***, Kokkos::LayoutRight, Mem> history("history", depth, nx, ny);
     for (auto algorithm : {StencilAlgorithm::automatic, StencilAlgorithm::streaming,
                            StencilAlgorithm::plain, StencilAlgorithm::tiled}) {
       for (int per_pass : passes) {
-        const bool one_step = algorithm == StencilAlgorithm::plain ||
-                              algorithm == StencilAlgorithm::tiled;
+        const bool one_step =
+            algorithm == StencilAlgorithm::plain || algorithm == StencilAlgorithm::tiled;
         if (per_pass > 1 && one_step) continue;
         DiffusionOptions options;
         options.algorithm = algorithm;
         options.steps_per_pass = per_pass;
         const std::string where = std::to_string(nx) + "x" + std::to_string(ny) + ", " +
-                                  std::to_string(steps) + " steps, depth " +
-                                  std::to_string(depth) + ", algorithm " +
-                                  std::to_string(int(algorithm)) + ", " +
-                                  std::to_string(per_pass) + " per pass, " +
-                                  typeid(Layout).name() + ", " + typeid(T).name();
+                                  std::to_string(steps) + " steps, depth " + std::to_string(depth) +
+                                  ", algorithm " + std::to_string(int(algorithm)) + ", " +
+                                  std::to_string(per_pass) + " per pass, " + typeid(Layout).name() +
+                                  ", " + typeid(T).name();
         Kokkos::deep_copy(f, f0);
         poison_fill(history);
         std::int64_t next = 1;
@@ -387,7 +389,8 @@ void check_history(long nx, long ny, int steps) {
   exec.fence();
   EXPECT_TRUE(close(to_host(f), fields.back(), 0)) << "buffer form";
   for (int s = 0; s < steps; ++s)
-    EXPECT_TRUE(close(seen[std::size_t(s)], lapls[std::size_t(s)], 0)) << "buffer form, step " << s + 1;
+    EXPECT_TRUE(close(seen[std::size_t(s)], lapls[std::size_t(s)], 0))
+        << "buffer form, step " << s + 1;
 }
 
 template <class Exec>
@@ -437,12 +440,14 @@ void check_subnormal(long nx, long ny, int steps, double coeff) {
   };
   const auto [plain, plain_lapl] = plain_steps(StencilAlgorithm::plain);
   long subnormal = 0;
-  for (double v : plain_lapl) subnormal += v != 0 && std::abs(v) < double(std::numeric_limits<T>::min());
+  for (double v : plain_lapl)
+    subnormal += v != 0 && std::abs(v) < double(std::numeric_limits<T>::min());
   const std::string where = std::to_string(nx) + "x" + std::to_string(ny) + ", " +
                             std::to_string(steps) + " steps, coeff " + std::to_string(coeff) +
                             ", " + (sizeof(T) == 4 ? "float" : "double");
   EXPECT_GT(subnormal, nx * ny / 50) << where;
-  for (auto algorithm : {StencilAlgorithm::streaming, StencilAlgorithm::tiled, StencilAlgorithm::automatic}) {
+  for (auto algorithm :
+       {StencilAlgorithm::streaming, StencilAlgorithm::tiled, StencilAlgorithm::automatic}) {
     const auto [got, got_lapl] = plain_steps(algorithm);
     EXPECT_TRUE(close(got, plain, 0)) << int(algorithm) << ", " << where;
     EXPECT_TRUE(close(got_lapl, plain_lapl, 0)) << int(algorithm) << ", " << where;
@@ -494,7 +499,8 @@ void test_jagged() {
     if (r[c] == 0) max_zero = std::max(max_zero, noise[c]);
     else {
       min_kept = std::min(min_kept, noise[c]);
-      EXPECT_EQ(float(r[c]), float(noise[c]) * (1.f / float(unison::impl::JaggedNoise::max_value + 1)));
+      EXPECT_EQ(float(r[c]),
+                float(noise[c]) * (1.f / float(unison::impl::JaggedNoise::max_value + 1)));
     }
   }
   EXPECT_LT(max_zero, min_kept);
@@ -540,8 +546,8 @@ void test_errors() {
                              {"not finite in the field's value type"}));
 
   const char* dif = "unison::diffuse";
-  EXPECT_TRUE(throws_invalid([&] { unison::diffuse(exec, f, -1, 0.25, lapl); }, dif,
-                             {"steps is -1"}));
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::diffuse(exec, f, -1, 0.25, lapl); }, dif, {"steps is -1"}));
   EXPECT_TRUE(throws_invalid([&] { unison::diffuse(exec, f, 3, 0.25, f); }, dif,
                              {"lapl (8x9) overlaps f (8x9)"}));
   EXPECT_TRUE(throws_invalid([&] { unison::diffuse(exec, f, 3, 0.25, small); }, dif,
@@ -572,14 +578,15 @@ void test_errors() {
   EXPECT_TRUE(throws_invalid(
       [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked); }, dif,
       {"unknown algorithm 9"}));
-  EXPECT_TRUE(throws_invalid(
-      [&] { unison::diffusion_step(exec, f, g, lapl, 0.25, StencilAlgorithm(9)); }, step,
-      {"unknown algorithm 9"}));
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::diffusion_step(exec, f, g, lapl, 0.25, StencilAlgorithm(9)); },
+                     step, {"unknown algorithm 9"}));
   DiffusionOptions huge;
   huge.tile_rows = 1 << 15;
   huge.tile_cols = 1 << 15;
-  EXPECT_TRUE(throws_invalid([&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::every_step, huge); },
-                             dif, {"tile 32768x32768", "bytes of team scratch"}));
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::every_step, huge); },
+                     dif, {"tile 32768x32768", "bytes of team scratch"}));
   DiffusionOptions negative;
   negative.tile_rows = -2;
   EXPECT_TRUE(throws_invalid(
@@ -590,16 +597,18 @@ void test_errors() {
     ahead.strip_prefetch = prefetch;
     EXPECT_TRUE(throws_invalid(
         [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::every_step, ahead); }, dif,
-        {"strip_prefetch is " + std::to_string(prefetch), "must be 0 (the backend's choice) to 4"}));
+        {"strip_prefetch is " + std::to_string(prefetch),
+         "must be 0 (the backend's choice) to 4"}));
   }
   const char* hist = "unison::diffuse_history";
   using H = Kokkos::View<float***, Kokkos::LayoutRight, typename Exec::memory_space>;
   H history("history", 3, 8, 9), shallow("shallow", 0, 8, 9), skewed("skewed", 3, 9, 8);
   const auto none = [](auto...) {};
   EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, 0.25, shallow, none); },
-                             hist, {"history is 0x8x9, expected (planes)x8x9 with at least one plane"}));
-  EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, 0.25, skewed, none); },
-                             hist, {"history is 3x9x8, expected (planes)x8x9"}));
+                             hist,
+                             {"history is 0x8x9, expected (planes)x8x9 with at least one plane"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, 0.25, skewed, none); }, hist,
+                             {"history is 3x9x8, expected (planes)x8x9"}));
   EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, -2, 0.25, history, none); },
                              hist, {"steps is -2"}));
   EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, HUGE_VAL, history, none); },
@@ -607,14 +616,14 @@ void test_errors() {
   auto plane = Kokkos::subview(history, 1, Kokkos::ALL, Kokkos::ALL);
   EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, plane, 3, 0.25, history, none); },
                              hist, {"history (3x8x9) overlaps f (8x9)"}));
-  EXPECT_TRUE(throws_invalid(
-      [&] { unison::diffuse_history(exec, f, wrong, 3, 0.25, history, none); }, hist,
-      {"buffer is 9x8, expected 8x9"}));
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::diffuse_history(exec, f, wrong, 3, 0.25, history, none); }, hist,
+                     {"buffer is 9x8, expected 8x9"}));
   {
     unison::DiffusionBuffer<F> inside(history.data() + 8 * 9, 8, 9);  // plane 1 of history
-    EXPECT_TRUE(throws_invalid(
-        [&] { unison::diffuse_history(exec, f, inside, 3, 0.25, history, none); }, hist,
-        {"buffer (8x9) overlaps history (3x8x9)"}));
+    EXPECT_TRUE(
+        throws_invalid([&] { unison::diffuse_history(exec, f, inside, 3, 0.25, history, none); },
+                       hist, {"buffer (8x9) overlaps history (3x8x9)"}));
   }
   DiffusionOptions two;
   two.steps_per_pass = 2;

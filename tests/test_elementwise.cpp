@@ -95,12 +95,12 @@ void test_hypot() {
       return T((rng() & 1 ? -1 : 1) * std::ldexp(m, e));
     };
   };
-  check_family<Exec, float>(
-      (1u << 16) + 5, [](auto& e, auto& x, auto& y, auto& o) { unison::hypot(e, x, y, o); },
-      ref_hypot, spread(-140.f, 125.f), spread(-140.f, 125.f));
-  check_family<Exec, double>(
-      (1u << 16) + 5, [](auto& e, auto& x, auto& y, auto& o) { unison::hypot(e, x, y, o); },
-      ref_hypot, spread(-1060.0, 500.0), spread(-1060.0, 500.0));
+  check_family<Exec, float>((1u << 16) + 5,
+                            [](auto& e, auto& x, auto& y, auto& o) { unison::hypot(e, x, y, o); },
+                            ref_hypot, spread(-140.f, 125.f), spread(-140.f, 125.f));
+  check_family<Exec, double>((1u << 16) + 5,
+                             [](auto& e, auto& x, auto& y, auto& o) { unison::hypot(e, x, y, o); },
+                             ref_hypot, spread(-1060.0, 500.0), spread(-1060.0, 500.0));
   // Zeros and infinities, where the tutorial's formula gives NaN; an infinity beside a NaN
   // (either order) is inf, as in IEEE 754, a NaN beside a finite value NaN.
   Exec exec;
@@ -351,26 +351,26 @@ void test_errors() {
                              "unison::zero_suppress", {"waveform is 7"}));
   EXPECT_TRUE(throws_invalid([&] { unison::make_pulses(exec, a, b, 1.f, 1.f, out); },
                              "unison::make_pulses", {"noise is 7", "out is 8"}));
-  EXPECT_TRUE(throws_invalid([&] { unison::hidden_layer(exec, b, a, out); },
-                             "unison::hidden_layer", {"greyscales is 7", "out is 8"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::hidden_layer(exec, b, a, out); }, "unison::hidden_layer",
+                             {"greyscales is 7", "out is 8"}));
 
   // Options out of range.
-  for (float sigma : {0.f, -1.f, std::numeric_limits<float>::quiet_NaN(),
-                      std::numeric_limits<float>::infinity()})
+  for (float sigma :
+       {0.f, -1.f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})
     EXPECT_TRUE(throws_invalid([&] { unison::gaussian_pdf(exec, a, 0.f, sigma, out); },
                                "unison::gaussian_pdf", {"sigma is"}));
   EXPECT_TRUE(throws_invalid([&] { unison::make_pulses(exec, a, a, 0.f, 1.f, out); },
                              "unison::make_pulses", {"period is 0"}));
-  EXPECT_TRUE(throws_invalid(
-      [&] { unison::hidden_layer(exec, a, a, out, static_cast<unison::Fusion>(7)); },
-      "unison::hidden_layer", {"fusion"}));
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::hidden_layer(exec, a, a, out, static_cast<unison::Fusion>(7)); },
+                     "unison::hidden_layer", {"fusion"}));
 
   // An output that overlaps an input without being it: out shifted by one element.
   Kokkos::View<float*, Mem> buf("buf", 9);
   auto head = Kokkos::subview(buf, std::make_pair(0, 8));
   auto tail = Kokkos::subview(buf, std::make_pair(1, 9));
-  EXPECT_TRUE(throws_invalid([&] { unison::add(exec, head, a, tail); }, "unison::add",
-                             {"overlaps x"}));
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::add(exec, head, a, tail); }, "unison::add", {"overlaps x"}));
   EXPECT_TRUE(throws_invalid([&] { unison::hidden_layer(exec, a, head, tail); },
                              "unison::hidden_layer", {"overlaps weights"}));
   EXPECT_TRUE(throws_invalid([&] { unison::make_pulses(exec, tail, a, 1.f, 1.f, head); },

@@ -85,8 +85,8 @@ auto uniform(double lo, double hi) {
     if constexpr (std::is_floating_point_v<T>) {
       return static_cast<T>(std::uniform_real_distribution<double>(lo, hi)(rng));
     } else {
-      return static_cast<T>(std::uniform_int_distribution<long long>(static_cast<long long>(lo),
-                                                                     static_cast<long long>(hi))(rng));
+      return static_cast<T>(std::uniform_int_distribution<long long>(
+          static_cast<long long>(lo), static_cast<long long>(hi))(rng));
     }
   };
 }
@@ -130,8 +130,8 @@ inline ::testing::AssertionResult close(const std::vector<double>& got,
   for (std::size_t i = 0; i < got.size(); ++i) {
     double d = got[i] - ref[i];
     bool bad = std::isnan(got[i]) != std::isnan(ref[i]) ||
-               (!std::isnan(ref[i]) && (tol == 0 ? got[i] != ref[i]
-                                                  : std::abs(d) > tol * (std::abs(ref[i]) + 1e-30)));
+               (!std::isnan(ref[i]) &&
+                (tol == 0 ? got[i] != ref[i] : std::abs(d) > tol * (std::abs(ref[i]) + 1e-30)));
     if (!std::isnan(d)) diff2 += d * d;
     if (!std::isnan(ref[i])) ref2 += ref[i] * ref[i];
     if (bad && shown < 5) {
@@ -175,8 +175,8 @@ template <class F>
   } catch (const unison::invalid_argument& e) {
     std::string what = e.what();
     if (what.rfind(function + ": ", 0) != 0)
-      return ::testing::AssertionFailure() << "message does not start with " << function << ": "
-                                           << what;
+      return ::testing::AssertionFailure()
+             << "message does not start with " << function << ": " << what;
     for (const auto& p : parts)
       if (what.find(p) == std::string::npos)
         return ::testing::AssertionFailure() << "message lacks '" << p << "': " << what;

@@ -63,8 +63,8 @@ TEST(HostArithmetic, exact_scale_is_the_ieee_product) {
     xs.push_back(-from_bits(b));
   }
   for (std::uint32_t b = 0x00800000u; b < 0x00800000u + (1u << 16); ++b) xs.push_back(from_bits(b));
-  const std::vector<float> coeffs = {0.25f,     -0.25f,  0.1f,     1.f,      -1.f,     0.7071068f,
-                                     0x1p-24f, 3e-5f,   -0x1p-20f, 0x1.fffffep-1f,
+  const std::vector<float> coeffs = {0.25f, -0.25f, 0.1f, 1.f, -1.f, 0.7071068f, 0x1p-24f, 3e-5f,
+                                     -0x1p-20f, 0x1.fffffep-1f,
                                      // a plain multiply: outside [2^-24, 1] in magnitude
                                      0.f, -0.f, 1.5f, 1e-30f, 1e-40f, 4.f, INFINITY, NAN};
   for (float c : coeffs)

@@ -81,7 +81,8 @@ void test_labels() {
     unison::make_pulses(exec, ha, hb, 3.f, 2.f, hout);
     unison::hidden_layer(exec, ha, hb, hout, unison::Fusion::separate);
     unison::hidden_layer(exec, a, b, unison::Fusion::fused);
-    unison::transform(exec, out, KOKKOS_LAMBDA(float x) { return x; }, a);
+    unison::transform(
+        exec, out, KOKKOS_LAMBDA(float x) { return x; }, a);
     exec.fence();
   });
   EXPECT_GE(seen.size(), 12u);
@@ -92,9 +93,9 @@ void test_labels() {
   auto has = [&](const std::string& l) {
     return std::find(seen.begin(), seen.end(), l) != seen.end();
   };
-  for (const char* k : {"add", "hypot", "gaussian_pdf", "polar_distance", "zero_suppress",
-                        "make_pulses", "normalize", "weigh", "activate", "hidden_layer",
-                        "transform"})
+  for (const char* k :
+       {"add", "hypot", "gaussian_pdf", "polar_distance", "zero_suppress", "make_pulses",
+        "normalize", "weigh", "activate", "hidden_layer", "transform"})
     EXPECT_TRUE(has(std::string("kernel unison::elementwise::") + k)) << k;
 }
 
@@ -119,22 +120,21 @@ void test_matmul_rowwise_labels() {
   auto has = [&](const std::string& l) {
     return std::find(seen.begin(), seen.end(), l) != seen.end();
   };
-  for (const char* k : {"kernel unison::matmul_reduce::fill", "kernel unison::matmul_reduce::tiled",
-                        "kernel unison::matmul_reduce::a_partials",
-                        "kernel unison::matmul_reduce::a_sum",
-                        "kernel unison::matmul_reduce::b_partials",
-                        "kernel unison::matmul_reduce::b_sum",
-                        "allocation unison::matmul_reduce::work",
-                        "kernel unison::rowwise::l2_norm", "kernel unison::rowwise::matmul_core"})
+  for (const char* k :
+       {"kernel unison::matmul_reduce::fill", "kernel unison::matmul_reduce::tiled",
+        "kernel unison::matmul_reduce::a_partials", "kernel unison::matmul_reduce::a_sum",
+        "kernel unison::matmul_reduce::b_partials", "kernel unison::matmul_reduce::b_sum",
+        "allocation unison::matmul_reduce::work", "kernel unison::rowwise::l2_norm",
+        "kernel unison::rowwise::matmul_core"})
     EXPECT_TRUE(has(k)) << k;
   // The gemm method: its own allocations and column sums are labelled.
   seen = record([&] {
     unison::matmul_reduce(exec, A, B, out, unison::MatmulMethod::gemm);
     exec.fence();
   });
-  for (const char* k : {"allocation unison::matmul_reduce::work",
-                        "kernel unison::matmul_reduce::product_partials",
-                        "kernel unison::matmul_reduce::product_sum"})
+  for (const char* k :
+       {"allocation unison::matmul_reduce::work", "kernel unison::matmul_reduce::product_partials",
+        "kernel unison::matmul_reduce::product_sum"})
     EXPECT_TRUE(has(k)) << k;
 }
 
@@ -164,11 +164,11 @@ void test_counting_labels() {
   auto has = [&](const std::string& l) {
     return std::find(seen.begin(), seen.end(), l) != seen.end();
   };
-  for (const char* k : {"kernel unison::random::monte_carlo_pi", "kernel unison::histogram::zero",
-                        "kernel unison::histogram::bins", "kernel unison::histogram::atomic_counter",
-                        "allocation unison::histogram::counter",
-                        "kernel unison::examples::rgb_to_grayscale",
-                        "kernel unison::examples::loop_sum", "kernel unison::examples::lucas"})
+  for (const char* k :
+       {"kernel unison::random::monte_carlo_pi", "kernel unison::histogram::zero",
+        "kernel unison::histogram::bins", "kernel unison::histogram::atomic_counter",
+        "allocation unison::histogram::counter", "kernel unison::examples::rgb_to_grayscale",
+        "kernel unison::examples::loop_sum", "kernel unison::examples::lucas"})
     EXPECT_TRUE(has(k)) << k;
 }
 

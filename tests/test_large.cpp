@@ -92,7 +92,8 @@ void test_elementwise(std::int64_t n) {
   View y(Kokkos::view_alloc(Kokkos::WithoutInitializing, "unison::test::large::y"), n);
   View out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "unison::test::large::out"), n);
   Kokkos::parallel_for(
-      "unison::test::large::fill", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+      "unison::test::large::fill",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
       KOKKOS_LAMBDA(std::int64_t i) {
         x(i) = float(mix(i) >> 8) * (1.0f / 16777216.0f) * 8 - 4;  // [-4, 4), 24 bits
         y(i) = float(i % 1000003) * 0.001f;
@@ -122,12 +123,14 @@ void test_histogram(std::int64_t n) {
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "unison::test::large::x"), n);
   // Values spread over [-2.5, 3.5): some below xmin, some at or above xmax; every 1001st NaN.
   Kokkos::parallel_for(
-      "unison::test::large::fill", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+      "unison::test::large::fill",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
       KOKKOS_LAMBDA(std::int64_t i) {
         x(i) = i % 1001 == 0 ? Kokkos::Experimental::quiet_NaN<float>::value
                              : float(mix(i) >> 8) * (1.0f / 16777216.0f) * 6 - 2.5f;
       });
-  Kokkos::View<std::int64_t*, typename Exec::memory_space> counts("unison::test::large::counts", nbins),
+  Kokkos::View<std::int64_t*, typename Exec::memory_space> counts("unison::test::large::counts",
+                                                                  nbins),
       ref("unison::test::large::ref", nbins);
   Kokkos::deep_copy(exec, counts, -1);
   unison::histogram(exec, x, xmin, xmax, counts);
@@ -135,7 +138,8 @@ void test_histogram(std::int64_t n) {
   // documented edges), found by a search in double.
   const double w = (xmax - xmin) / double(nbins);
   Kokkos::parallel_for(
-      "unison::test::large::reference", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+      "unison::test::large::reference",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
       KOKKOS_LAMBDA(std::int64_t i) {
         const double v = x(i);
         if (!(v >= xmin && v < xmax)) return;
@@ -164,7 +168,8 @@ void test_convolve(std::int64_t n, std::int64_t m, unison::ConvolveAlgorithm alg
   // Integers in [-8, 8] and taps in [-3, 3]: every partial sum is an integer below 2^24 in
   // magnitude, exact in float whatever the order of the terms.
   Kokkos::parallel_for(
-      "unison::test::large::fill", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+      "unison::test::large::fill",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
       KOKKOS_LAMBDA(std::int64_t i) {
         x(i) = float(int(mix(i) % 17) - 8);
         if (i < m) k(i) = float(int(mix(i + 12345) % 7) - 3);
@@ -177,10 +182,11 @@ void test_convolve(std::int64_t n, std::int64_t m, unison::ConvolveAlgorithm alg
       if (i - j >= 0 && i - j < n) ref += double(x(i - j)) * double(k(j));
     return !(double(y(i)) == ref);
   };
-  EXPECT_TRUE(none(mismatches(exec, len, wrong), len)) << "convolve of " << n << " by " << m << " taps";
+  EXPECT_TRUE(none(mismatches(exec, len, wrong), len))
+      << "convolve of " << n << " by " << m << " taps";
 }
 
-#define UNISON_LARGE_GUARD()                                                         \
+#define UNISON_LARGE_GUARD() \
   if (!large_enabled()) GTEST_SKIP() << "set UNISON_LARGE_TESTS=1 to run (tens of GiB)"
 
 TYPED_TEST(Large, elementwise) {

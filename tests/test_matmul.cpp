@@ -30,7 +30,8 @@ std::vector<double> reference(const std::vector<double>& a, const std::vector<do
   for (long i = 0; i < m; ++i)
     for (long p = 0; p < k; ++p) s[std::size_t(p)] += a[std::size_t(i * k + p)];
   for (long p = 0; p < k; ++p)
-    for (long j = 0; j < n; ++j) out[std::size_t(j)] += s[std::size_t(p)] * b[std::size_t(p * n + j)];
+    for (long j = 0; j < n; ++j)
+      out[std::size_t(j)] += s[std::size_t(p)] * b[std::size_t(p * n + j)];
   return out;
 }
 
@@ -77,8 +78,7 @@ void check(long m, long k, long n, double lo = -1, double hi = 1) {
         << (sizeof(T) == 4 ? "float" : "double") << ", " << typeid(LA).name() << " "
         << typeid(LB).name();
     // The caller's workspace (poisoned) gives the same bits where the method is deterministic.
-    Kokkos::View<T*, Mem> work("work",
-                               unison::matmul_reduce_workspace_size<Exec>(m, k, n, method));
+    Kokkos::View<T*, Mem> work("work", unison::matmul_reduce_workspace_size<Exec>(m, k, n, method));
     poison_fill(work);
     poison_fill(out);
     unison::matmul_reduce(exec, A, B, out, method, work);
@@ -97,9 +97,14 @@ template <class Exec>
 void test_sizes() {
   using Tuning = unison::backends::MatmulTuning<Exec>;
   const long tm = Tuning::tile_m, tk = Tuning::tile_k, tn = Tuning::tile_n;
-  const long sizes[][3] = {{1, 1, 1},          {37, 53, 29},         {1, 70, 3},
-                           {5, 1, 130},        {tm, tk, tn},         {tm + 1, tk + 1, tn + 1},
-                           {tm - 1, 3 * tk + 1, tn - 1}, {2 * tm + 3, 2 * tk - 1, 2 * tn + 5}};
+  const long sizes[][3] = {{1, 1, 1},
+                           {37, 53, 29},
+                           {1, 70, 3},
+                           {5, 1, 130},
+                           {tm, tk, tn},
+                           {tm + 1, tk + 1, tn + 1},
+                           {tm - 1, 3 * tk + 1, tn - 1},
+                           {2 * tm + 3, 2 * tk - 1, 2 * tn + 5}};
   for (auto& s : sizes) {
     check<Exec, float, Kokkos::LayoutRight, Kokkos::LayoutRight>(s[0], s[1], s[2]);
     check<Exec, double, Kokkos::LayoutLeft, Kokkos::LayoutLeft>(s[0], s[1], s[2]);
@@ -186,18 +191,18 @@ void test_errors() {
   Kokkos::View<float**, Kokkos::LayoutLeft, Mem> left("left", 5, 4);
   auto strided = Kokkos::subview(A, Kokkos::ALL, std::make_pair(0, 5));
   Kokkos::View<float**, Kokkos::LayoutStride, Mem> as(strided);
-  for (auto call : {std::function<void()>([&] {
-                      unison::matmul_reduce(exec, right, left, out, MatmulMethod::gemm);
-                    }),
-                    std::function<void()>([&] {
-                      unison::matmul_reduce(exec, as, B, out, MatmulMethod::gemm);
-                    })})
-    EXPECT_TRUE(throws_invalid(call, fn, {"the gemm method takes A and B both LayoutLeft or both "
-                                          "LayoutRight"}));
+  for (auto call : {std::function<void()>(
+                        [&] { unison::matmul_reduce(exec, right, left, out, MatmulMethod::gemm); }),
+                    std::function<void()>(
+                        [&] { unison::matmul_reduce(exec, as, B, out, MatmulMethod::gemm); })})
+    EXPECT_TRUE(throws_invalid(call, fn,
+                               {"the gemm method takes A and B both LayoutLeft or both "
+                                "LayoutRight"}));
   // A temporary of 1e6 x 1e6 floats (4 TB): refused before anything is allocated. A and B are
   // unmanaged Views of 1e6 x 1 and 1 x 1e6 over one small allocation.
   Kokkos::View<float*, Mem> store("store", 1000000);
-  Kokkos::View<float**, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> tall(store.data(), 1000000, 1),
+  Kokkos::View<float**, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> tall(store.data(), 1000000,
+                                                                           1),
       wide(store.data(), 1, 1000000);
   Kokkos::View<float*, Mem> big_out("big_out", 1000000);
   EXPECT_TRUE(throws_invalid(
@@ -219,8 +224,8 @@ void test_errors() {
   Kokkos::View<float*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> out_in(both.data(), 4),
       work_in(both.data() + 2, need);
   EXPECT_TRUE(throws_invalid(
-      [&] { unison::matmul_reduce(exec, A, B, out_in, MatmulMethod::reassociated, work_in); },
-      fn, {"workspace (" + std::to_string(need) + ") overlaps out (4)"}));
+      [&] { unison::matmul_reduce(exec, A, B, out_in, MatmulMethod::reassociated, work_in); }, fn,
+      {"workspace (" + std::to_string(need) + ") overlaps out (4)"}));
   EXPECT_EQ(unison::matmul_reduce_workspace_size<Exec>(6, 5, 4, MatmulMethod::tiled), 0);
   EXPECT_GE(unison::matmul_reduce_workspace_size<Exec>(6, 5, 4, MatmulMethod::gemm), 6 * 4 + 4);
   // A refused call writes nothing.
@@ -258,17 +263,21 @@ void expect_gemm_library(const std::string& tpl) {
     found = found || r.rfind(expected, 0) == 0;
     any_tpl = any_tpl || r.rfind("KokkosBlas::gemm[TPL_", 0) == 0;
   }
-  if (tpl.empty()) EXPECT_FALSE(any_tpl) << "a vendor BLAS ran where matmul_gemm_library says Kokkos Kernels";
-  else EXPECT_TRUE(found) << "expected " << expected << "...], " << regions.size() << " regions seen"
-                          << (regions.empty() ? "" : ", the first " + regions.front()) << "; "
-                          << (sizeof(T) == 4 ? "float" : "double") << " " << typeid(Layout).name() << " "
-                          << Space::name();
+  if (tpl.empty())
+    EXPECT_FALSE(any_tpl) << "a vendor BLAS ran where matmul_gemm_library says Kokkos Kernels";
+  else
+    EXPECT_TRUE(found) << "expected " << expected << "...], " << regions.size() << " regions seen"
+                       << (regions.empty() ? "" : ", the first " + regions.front()) << "; "
+                       << (sizeof(T) == 4 ? "float" : "double") << " " << typeid(Layout).name()
+                       << " " << Space::name();
 }
 
 template <class Exec>
 void test_gemm_library() {
   const std::string library = unison::matmul_gemm_library<Exec>();
-  const std::string tpl = library == "host BLAS" ? "TPL_BLAS" : library == "cuBLAS" ? "TPL_CUBLAS" : "";
+  const std::string tpl = library == "host BLAS" ? "TPL_BLAS"
+                          : library == "cuBLAS"  ? "TPL_CUBLAS"
+                                                 : "";
   using Mem = typename Exec::memory_space;
   expect_gemm_library<Exec, float, Kokkos::LayoutRight, Mem>(tpl);
   expect_gemm_library<Exec, double, Kokkos::LayoutLeft, Mem>(tpl);

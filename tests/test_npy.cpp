@@ -29,7 +29,8 @@ std::string npy_bytes(const std::string& dict, const std::string& data, int vers
   std::string out = "\x93NUMPY";
   out.push_back(char(version));
   out.push_back(0);
-  for (std::size_t b = 0; b < length_bytes; ++b) out.push_back(char((header.size() >> (8 * b)) & 0xff));
+  for (std::size_t b = 0; b < length_bytes; ++b)
+    out.push_back(char((header.size() >> (8 * b)) & 0xff));
   return out + header + data;
 }
 
@@ -78,15 +79,18 @@ TEST(Npy, reads_numpy_files) {
   const std::vector<float> values = {1, 2, 3, 4, 5, 6};
   // C order: [[1, 2, 3], [4, 5, 6]].
   auto c = unison::read_npy<float>(write_file(
-      "c_order", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", raw(values))));
+      "c_order",
+      npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", raw(values))));
   // Fortran order of the same data is [[1, 3, 5], [2, 4, 6]].
   auto f = unison::read_npy<float>(write_file(
-      "f_order", npy_bytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", raw(values))));
+      "f_order",
+      npy_bytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", raw(values))));
   auto v2 = unison::read_npy<float>(write_file(
-      "v2", npy_bytes("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (3, 2)}", raw(values), 2)));
-  auto v3 = unison::read_npy<double>(write_file(
-      "v3", npy_bytes("{'shape': (1, 2), 'fortran_order': False, 'descr': '<f8'}",
-                      raw(std::vector<double>{0.5, -2}), 3)));
+      "v2", npy_bytes("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (3, 2)}",
+                      raw(values), 2)));
+  auto v3 = unison::read_npy<double>(
+      write_file("v3", npy_bytes("{'shape': (1, 2), 'fortran_order': False, 'descr': '<f8'}",
+                                 raw(std::vector<double>{0.5, -2}), 3)));
   EXPECT_TRUE(close(to_host(c), {1, 2, 3, 4, 5, 6}, 0));
   EXPECT_TRUE(close(to_host(f), {1, 3, 5, 2, 4, 6}, 0));
   ASSERT_EQ(v2.extent(0), 3u);
@@ -113,31 +117,47 @@ TEST(Npy, refuses_bad_files) {
       {"header_cut", whole.substr(0, 40), {"truncated header"}},
       {"data_cut", whole.substr(0, whole.size() - 3), {"truncated data: 21 bytes, expected 24"}},
       {"trailing", whole + "xyz", {"3 unexpected bytes after the data"}},
-      {"dtype_f8", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", floats),
+      {"dtype_f8",
+       npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", floats),
        {"dtype <f8, expected <f4"}},
-      {"dtype_i4", npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }", floats),
+      {"dtype_i4",
+       npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }", floats),
        {"dtype <i4, expected <f4"}},
-      {"big_endian", npy_bytes("{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", floats),
+      {"big_endian",
+       npy_bytes("{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", floats),
        {"big-endian"}},
-      {"rank1", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", floats),
+      {"rank1",
+       npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", floats),
        {"1-D array, expected 2-D"}},
-      {"rank3", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 3), }", floats),
+      {"rank3",
+       npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 3), }", floats),
        {"3-D array, expected 2-D"}},
-      {"no_shape", npy_bytes("{'descr': '<f4', 'fortran_order': False, }", floats),
+      {"no_shape",
+       npy_bytes("{'descr': '<f4', 'fortran_order': False, }", floats),
        {"no valid 'shape'"}},
-      {"bad_order", npy_bytes("{'descr': '<f4', 'fortran_order': 0, 'shape': (2, 3), }", floats),
+      {"bad_order",
+       npy_bytes("{'descr': '<f4', 'fortran_order': 0, 'shape': (2, 3), }", floats),
        {"malformed header"}},
-      {"bad_dict", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)", floats),
+      {"bad_dict",
+       npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)", floats),
        {"malformed header"}},
-      {"extra_key", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), 'x': (), }", floats),
+      {"extra_key",
+       npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), 'x': (), }", floats),
        {"unexpected keys"}},
-      {"negative", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (-2, 3), }", floats),
+      {"negative",
+       npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (-2, 3), }", floats),
        {"malformed header"}},
-      {"huge_product", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776), }", floats),
+      {"huge_product",
+       npy_bytes(
+           "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776), }",
+           floats),
        {"shape too large"}},
-      {"huge_empty", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 2251799813685249), }", ""),
+      {"huge_empty",
+       npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 2251799813685249), }", ""),
        {"extent 2251799813685249 too large"}},
-      {"length_past_end", whole.substr(0, 8) + std::string("\xff\xff", 2) + whole.substr(10), {"truncated header"}},
+      {"length_past_end",
+       whole.substr(0, 8) + std::string("\xff\xff", 2) + whole.substr(10),
+       {"truncated header"}},
   };
   for (const auto& c : cases) {
     const auto path = write_file(std::string("bad_") + c.name, c.bytes);

@@ -77,7 +77,7 @@ void check_l2(long rows, long cols) {
 
 template <class Exec>
 void test_l2_sizes() {
-  const long sizes[][2] = {{1, 1},   {1, 37},  {37, 1},   {3, 5},   {1000, 2},
+  const long sizes[][2] = {{1, 1},   {1, 37},  {37, 1},     {3, 5},  {1000, 2},
                            {33, 31}, {7, 100}, {103, 1000}, {5, 33}, {65, 64}};
   for (auto& s : sizes) {
     check_l2<Exec, float, Kokkos::LayoutRight>(s[0], s[1]);
@@ -144,14 +144,14 @@ void test_l2_extremes() {
   Kokkos::View<float**, Kokkos::LayoutRight, Mem> wide("wide", rows, 2 * cols);
   fill(wide, uniform<float>(-2, 2));
   Kokkos::View<float**, Kokkos::LayoutStride, Mem> Vs(
-      wide.data(), Kokkos::LayoutStride(std::size_t(rows), std::size_t(2 * cols),
-                                        std::size_t(cols), 2));
+      wide.data(),
+      Kokkos::LayoutStride(std::size_t(rows), std::size_t(2 * cols), std::size_t(cols), 2));
   Kokkos::View<float*, Mem> out("out", rows);
   poison_fill(out);
   unison::l2_norm(exec, Vs, out);
   exec.fence();
-  EXPECT_TRUE(each_close(to_host(out), norms<float>(to_host(Vs), rows, cols),
-                         norm_tolerance<float>()))
+  EXPECT_TRUE(
+      each_close(to_host(out), norms<float>(to_host(Vs), rows, cols), norm_tolerance<float>()))
       << "strided";
   // Empty rows: zeros. No rows: nothing to do.
   Kokkos::View<double**, Mem> e("e", 6, 0);
@@ -175,7 +175,8 @@ std::vector<double> products(const std::vector<double>& a, const std::vector<dou
       for (long j = 0; j < p; ++j) {
         double s = 0;
         for (long l = 0; l < n; ++l) {
-          const double x = a[std::size_t((q * m + i) * n + l)], y = b[std::size_t((q * n + l) * p + j)];
+          const double x = a[std::size_t((q * m + i) * n + l)],
+                       y = b[std::size_t((q * n + l) * p + j)];
           s += absolute ? std::abs(x) * std::abs(y) : x * y;
         }
         c.push_back(s);
@@ -241,8 +242,8 @@ template <class Exec>
 void test_core_sizes() {
   using R = Kokkos::LayoutRight;
   using L = Kokkos::LayoutLeft;
-  const long sizes[][4] = {{1, 1, 1, 1}, {7, 4, 4, 4}, {13, 3, 5, 7}, {5, 1, 9, 1},
-                           {1, 17, 2, 19}, {3, 33, 31, 35}};
+  const long sizes[][4] = {{1, 1, 1, 1}, {7, 4, 4, 4},   {13, 3, 5, 7},
+                           {5, 1, 9, 1}, {1, 17, 2, 19}, {3, 33, 31, 35}};
   for (auto& s : sizes) {
     check_core<Exec, float, R, R, R>(s[0], s[1], s[2], s[3]);
     check_core<Exec, double, L, L, L>(s[0], s[1], s[2], s[3]);
@@ -319,7 +320,8 @@ void test_errors() {
                                {"A is 4x3x5 and B is 4x4x2: A's columns must be B's rows"}));
     EXPECT_TRUE(throws_invalid([&] { unison::matmul_core(exec, A, B, Cw); }, fn,
                                {"C is 4x2x3, expected 4x3x2"}));
-    Kokkos::View<float***, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> in_a(A.data() + 1, 4, 3, 2),
+    Kokkos::View<float***, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> in_a(A.data() + 1, 4, 3,
+                                                                              2),
         in_b(B.data(), 4, 3, 2);
     EXPECT_TRUE(throws_invalid([&] { unison::matmul_core(exec, A, B, in_a); }, fn,
                                {"C (4x3x2) overlaps A (4x3x5)"}));

@@ -24,8 +24,8 @@ Options ok(const std::vector<std::string>& args) {
   return p.options;
 }
 
-Row row(const std::string& workload, const std::string& name, const std::string& backend, double median_s,
-        double spread, double gb_per_s, double gflop_per_s) {
+Row row(const std::string& workload, const std::string& name, const std::string& backend,
+        double median_s, double spread, double gb_per_s, double gflop_per_s) {
   Row r;
   r.workload = workload;
   r.name = name;
@@ -92,36 +92,46 @@ TEST(Suite, options) {
 TEST(Suite, bad_options) {
   EXPECT_NE(error({"--bogus"}).find("unknown option '--bogus'"), std::string::npos);
   EXPECT_NE(error({"extra"}).find("unknown option 'extra'"), std::string::npos);
-  EXPECT_NE(error({"--workloads=fft"}).find("'fft' is not one of elementwise, rowwise"), std::string::npos);
+  EXPECT_NE(error({"--workloads=fft"}).find("'fft' is not one of elementwise, rowwise"),
+            std::string::npos);
   EXPECT_NE(error({"--workloads="}).find("--workloads needs a value"), std::string::npos);
   EXPECT_NE(error({"--workloads"}).find("--workloads needs a value"), std::string::npos);
   EXPECT_NE(error({"--workloads", "--list"}).find("--workloads needs a value"), std::string::npos);
   EXPECT_NE(error({"--workloads=diffusion,"}).find("comma-separated list"), std::string::npos);
   EXPECT_NE(error({"--workloads=,"}).find("--workloads"), std::string::npos);
   EXPECT_NE(error({"--workloads=diffusion,,convolve"}).find("'' is not one of"), std::string::npos);
-  EXPECT_NE(error({"--backends=HIP"}).find("'HIP' is not one of Serial, OpenMP, Cuda"), std::string::npos);
+  EXPECT_NE(error({"--backends=HIP"}).find("'HIP' is not one of Serial, OpenMP, Cuda"),
+            std::string::npos);
   // A backend this build did not enable.
-  EXPECT_NE(parse_options({"--backends=Cuda"}, {"Serial", "OpenMP"}).error.find("'Cuda' is not one of Serial, OpenMP"),
+  EXPECT_NE(parse_options({"--backends=Cuda"}, {"Serial", "OpenMP"})
+                .error.find("'Cuda' is not one of Serial, OpenMP"),
             std::string::npos);
   for (const char* r : {"0", "-1", "1001", "2x", "x", "1.5", "99999999999999999999"})
-    EXPECT_NE(error({std::string("--repetitions=") + r}).find("is not a whole number from 1 to 1000"),
-              std::string::npos)
+    EXPECT_NE(
+        error({std::string("--repetitions=") + r}).find("is not a whole number from 1 to 1000"),
+        std::string::npos)
         << r;
   EXPECT_NE(error({"--out"}).find("--out needs a value"), std::string::npos);
   for (const char* f : {"0", "-0.5", "1.5", "nan", "inf", "0.5x", "x", "1e400"})
-    EXPECT_NE(error({std::string("--scale=") + f}).find("is not a number above 0 and at most 1"), std::string::npos)
+    EXPECT_NE(error({std::string("--scale=") + f}).find("is not a number above 0 and at most 1"),
+              std::string::npos)
         << f;
   EXPECT_NE(error({"--help=yes"}).find("unknown option '--help=yes'"), std::string::npos);
   EXPECT_NE(error({"--no-plots=1"}).find("unknown option '--no-plots=1'"), std::string::npos);
   EXPECT_NE(error({"--no-checks=0"}).find("unknown option '--no-checks=0'"), std::string::npos);
   for (const char* m : {"-1", "x", "1.5", "1000001"})
-    EXPECT_NE(error({std::string("--results-limit=") + m}).find("is not a whole number of MiB"), std::string::npos) << m;
+    EXPECT_NE(error({std::string("--results-limit=") + m}).find("is not a whole number of MiB"),
+              std::string::npos)
+        << m;
 }
 
 TEST(Suite, help_names_every_option_and_value) {
   const std::string h = unison::suite::help_text({"Serial", "OpenMP"});
-  for (const char* s : {"--full", "--workloads", "--backends", "--repetitions", "--scale", "--out", "--no-plots", "--no-checks", "--no-peers", "--results-limit", "--crossover", "--list", "--help",
-                        "elementwise, rowwise, convolve, diffusion, matmul, counting", "Serial, OpenMP", "exit code 2"})
+  for (const char* s :
+       {"--full", "--workloads", "--backends", "--repetitions", "--scale", "--out", "--no-plots",
+        "--no-checks", "--no-peers", "--results-limit", "--crossover", "--list", "--help",
+        "elementwise, rowwise, convolve, diffusion, matmul, counting", "Serial, OpenMP",
+        "exit code 2"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
 }
 
@@ -136,8 +146,10 @@ TEST(Suite, workload_of) {
   EXPECT_EQ(unison::suite::workload_of("fft/1d"), "");
   EXPECT_EQ(unison::suite::workload_of("crossover/gaussian_pdf/1e3/device"), "crossover");
   EXPECT_EQ(unison::suite::crossover_family("crossover/gaussian_pdf/1e3/device"), "elementwise");
-  EXPECT_EQ(unison::suite::crossover_family("crossover/convolve_f32_taps5/1e5/with_copies"), "convolve");
-  EXPECT_EQ(unison::suite::crossover_family("crossover/diffusion_every_step/32x32/device"), "diffusion");
+  EXPECT_EQ(unison::suite::crossover_family("crossover/convolve_f32_taps5/1e5/with_copies"),
+            "convolve");
+  EXPECT_EQ(unison::suite::crossover_family("crossover/diffusion_every_step/32x32/device"),
+            "diffusion");
   EXPECT_EQ(unison::suite::crossover_family("gaussian_pdf/1e3/device"), "");
   EXPECT_EQ(unison::suite::crossover_family("crossover/fft/1e3/device"), "");
 }
@@ -150,8 +162,10 @@ TEST(Suite, crossover_lines) {
   // gaussian_pdf: on the device the GPU wins from 1e5; with copies never; the CPU's times from
   // OpenMP (Serial is slower and ignored).
   for (const auto& [size, cpu, gpu, copies] :
-       std::vector<std::tuple<std::string, double, double, double>>{
-           {"1e3", 2e-6, 6e-6, 30e-6}, {"1e4", 5e-6, 6e-6, 40e-6}, {"1e5", 30e-6, 7e-6, 200e-6}, {"1e6", 300e-6, 9e-6, 2e-3}}) {
+       std::vector<std::tuple<std::string, double, double, double>>{{"1e3", 2e-6, 6e-6, 30e-6},
+                                                                    {"1e4", 5e-6, 6e-6, 40e-6},
+                                                                    {"1e5", 30e-6, 7e-6, 200e-6},
+                                                                    {"1e6", 300e-6, 9e-6, 2e-3}}) {
     add("crossover/gaussian_pdf/" + size + "/device", "OpenMP", cpu);
     add("crossover/gaussian_pdf/" + size + "/device", "Serial", 10 * cpu);
     add("crossover/gaussian_pdf/" + size + "/device", "Cuda", gpu);
@@ -166,19 +180,32 @@ TEST(Suite, crossover_lines) {
   }
   const auto lines = unison::suite::crossover_lines(rows);
   ASSERT_EQ(lines.size(), 4u);
-  EXPECT_EQ(lines[0], "gaussian_pdf, data on the device: the GPU is faster from 1e5 on (at 1e4: CPU 5 us, GPU 6 us)");
-  EXPECT_EQ(lines[1], "gaussian_pdf, with the host copies: the CPU is faster at every size, up to 1e6 (300 us against the GPU's 2 ms)");
-  EXPECT_EQ(lines[2], "diffusion_every_step, data on the device: the GPU is faster at every size, from 32x32 (2 us against the CPU's 5 us)");
-  EXPECT_EQ(lines[3], "diffusion_every_step, with the host copies: the GPU is faster at every size, from 32x32 (4 us against the CPU's 5 us)");
-  // A GPU that wins at a small size but loses at a larger one is faster only from where it stops losing.
+  EXPECT_EQ(lines[0],
+            "gaussian_pdf, data on the device: the GPU is faster from 1e5 on (at 1e4: CPU 5 us, "
+            "GPU 6 us)");
+  EXPECT_EQ(lines[1],
+            "gaussian_pdf, with the host copies: the CPU is faster at every size, up to 1e6 (300 "
+            "us against the GPU's 2 ms)");
+  EXPECT_EQ(lines[2],
+            "diffusion_every_step, data on the device: the GPU is faster at every size, from 32x32 "
+            "(2 us against the CPU's 5 us)");
+  EXPECT_EQ(lines[3],
+            "diffusion_every_step, with the host copies: the GPU is faster at every size, from "
+            "32x32 (4 us against the CPU's 5 us)");
+  // A GPU that wins at a small size but loses at a larger one is faster only from where it stops
+  // losing.
   std::vector<Row> dip;
   for (const auto& [size, cpu, gpu] : std::vector<std::tuple<std::string, double, double>>{
            {"1e3", 9e-6, 5e-6}, {"1e4", 9e-6, 10e-6}, {"1e5", 20e-6, 10e-6}})
-    for (const auto& [backend, t] : std::vector<std::pair<std::string, double>>{{"OpenMP", cpu}, {"Cuda", gpu}})
-      dip.push_back(row("crossover", "crossover/convolve_f32_taps5/" + size + "/device", backend, t, 0, 0, 0));
+    for (const auto& [backend, t] :
+         std::vector<std::pair<std::string, double>>{{"OpenMP", cpu}, {"Cuda", gpu}})
+      dip.push_back(row("crossover", "crossover/convolve_f32_taps5/" + size + "/device", backend, t,
+                        0, 0, 0));
   const auto dip_lines = unison::suite::crossover_lines(dip);
   ASSERT_EQ(dip_lines.size(), 1u);
-  EXPECT_EQ(dip_lines[0], "convolve_f32_taps5, data on the device: the GPU is faster from 1e5 on (at 1e4: CPU 9 us, GPU 10 us)");
+  EXPECT_EQ(dip_lines[0],
+            "convolve_f32_taps5, data on the device: the GPU is faster from 1e5 on (at 1e4: CPU 9 "
+            "us, GPU 10 us)");
 }
 
 TEST(Suite, join) {
@@ -213,11 +240,13 @@ TEST(Suite, table_and_csv) {
   ASSERT_NE(diffusion, std::string::npos) << t;
   ASSERT_NE(counting, std::string::npos) << t;
   EXPECT_LT(diffusion, counting);
-  for (const char* s : {"Serial", "OpenMP", "Cuda", "OpenMP/Serial", "Cuda/Serial", "Cuda/OpenMP", "4 ms ±1%",
-                        "250 us ±5%", "15 us ±0%", "16x", "267x", "16.7x", "200x", "40 ms ±10%", "4712x"})
+  for (const char* s :
+       {"Serial", "OpenMP", "Cuda", "OpenMP/Serial", "Cuda/Serial", "Cuda/OpenMP", "4 ms ±1%",
+        "250 us ±5%", "15 us ±0%", "16x", "267x", "16.7x", "200x", "40 ms ±10%", "4712x"})
     EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
   // The histogram has no Serial time: no speedups over Serial on its line.
-  const std::string histogram_line = t.substr(t.find("  histogram"), t.find('\n', t.find("  histogram")) - t.find("  histogram"));
+  const std::string histogram_line =
+      t.substr(t.find("  histogram"), t.find('\n', t.find("  histogram")) - t.find("  histogram"));
   EXPECT_NE(histogram_line.find("200x"), std::string::npos) << histogram_line;
   EXPECT_EQ(std::count(histogram_line.begin(), histogram_line.end(), '-'), 3) << histogram_line;
   // Only the backends asked for.
@@ -230,8 +259,10 @@ TEST(Suite, table_and_csv) {
   unison::suite::write_csv(csv, rows);
   const std::string c = csv.str();
   EXPECT_EQ(c.substr(0, c.find('\n')),
-            "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s,peak,peak_fraction,check,error,tolerance,note");
-  EXPECT_NE(c.find("\"diffusion\",\"diffusion/every_step/streaming/2000x2000\",\"OpenMP\",0.00025,0.0500,192,0,\"\",0.0000,\"\",0,0,\"\"\n"),
+            "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s,peak,peak_fraction,check,"
+            "error,tolerance,note");
+  EXPECT_NE(c.find("\"diffusion\",\"diffusion/every_step/streaming/"
+                   "2000x2000\",\"OpenMP\",0.00025,0.0500,192,0,\"\",0.0000,\"\",0,0,\"\"\n"),
             std::string::npos)
       << c;
   EXPECT_EQ(std::count(c.begin(), c.end(), '\n'), 8);
@@ -268,28 +299,37 @@ TEST(Suite, peaks_and_notes) {
   EXPECT_EQ(find("copy/1e8/device", "Cuda").peak, "copy");
   EXPECT_DOUBLE_EQ(find("copy/1e8/device", "Cuda").peak_fraction, 1.0);
   EXPECT_DOUBLE_EQ(find("gaussian_pdf/1e8/device", "Cuda").peak_fraction, 0.95);
-  EXPECT_DOUBLE_EQ(find("add_float32/1e5/device", "OpenMP").peak_fraction, 1.5);  // caches beat the copy
+  EXPECT_DOUBLE_EQ(find("add_float32/1e5/device", "OpenMP").peak_fraction,
+                   1.5);  // caches beat the copy
   EXPECT_EQ(find("fma/f32/device", "OpenMP").peak, "fma");
   EXPECT_DOUBLE_EQ(find("fma/f32/device", "OpenMP").peak_fraction, 1.0);
   EXPECT_EQ(find("matmul_reduce/tiled/f32/10000x5000x7000", "Cuda").peak, "fma");
   EXPECT_DOUBLE_EQ(find("matmul_reduce/tiled/f32/10000x5000x7000", "Cuda").peak_fraction, 0.8);
-  EXPECT_EQ(find("convolve/valid/f32/1e7/taps257/direct", "OpenMP").peak, "fma");  // 50 % of FMA beats 5 % of copy
+  EXPECT_EQ(find("convolve/valid/f32/1e7/taps257/direct", "OpenMP").peak,
+            "fma");  // 50 % of FMA beats 5 % of copy
   EXPECT_DOUBLE_EQ(find("convolve/valid/f32/1e7/taps257/direct", "OpenMP").peak_fraction, 0.5);
   EXPECT_EQ(find("l2_norm/f32/1000000x2", "Cuda").peak, "copy");  // 30 % of copy beats 0.9 % of FMA
   EXPECT_DOUBLE_EQ(find("l2_norm/f32/1000000x2", "Cuda").peak_fraction, 0.3);
   EXPECT_EQ(find("lucas/40", "Cuda").peak, "");
-  EXPECT_EQ(find("gaussian_pdf/1e8/with_copies", "Cuda").peak, "");  // the host link: no peak measured
+  EXPECT_EQ(find("gaussian_pdf/1e8/with_copies", "Cuda").peak,
+            "");  // the host link: no peak measured
   EXPECT_EQ(find("gaussian_pdf/1e8/with_copies", "Cuda").peak_fraction, 0.0);
 
   unison::suite::advise(rows);
-  EXPECT_NE(find("gaussian_pdf/1e8/with_copies", "Cuda").note.find("host copies take 99% of this call"), std::string::npos);
-  EXPECT_NE(find("add_float32/1e5/device", "Cuda").note.find("the GPU is 1.6x slower than the CPU"), std::string::npos);
-  EXPECT_NE(find("hypot/1e6/device", "Cuda").note.find("too short to fill the GPU (9 us, 4% of its copy peak)"),
+  EXPECT_NE(
+      find("gaussian_pdf/1e8/with_copies", "Cuda").note.find("host copies take 99% of this call"),
+      std::string::npos);
+  EXPECT_NE(find("add_float32/1e5/device", "Cuda").note.find("the GPU is 1.6x slower than the CPU"),
+            std::string::npos);
+  EXPECT_NE(find("hypot/1e6/device", "Cuda")
+                .note.find("too short to fill the GPU (9 us, 4% of its copy peak)"),
             std::string::npos)
       << find("hypot/1e6/device", "Cuda").note;
-  EXPECT_NE(find("convolve/valid/f32/1e8/taps5/direct/with_copies", "Cuda").note.find("host copies take 100% of this call"),
+  EXPECT_NE(find("convolve/valid/f32/1e8/taps5/direct/with_copies", "Cuda")
+                .note.find("host copies take 100% of this call"),
             std::string::npos)
-      << find("convolve/valid/f32/1e8/taps5/direct/with_copies", "Cuda").note;  // the twin of a case without "/device"
+      << find("convolve/valid/f32/1e8/taps5/direct/with_copies", "Cuda")
+             .note;  // the twin of a case without "/device"
   EXPECT_EQ(find("gaussian_pdf/1e8/device", "Cuda").note, "");
   EXPECT_EQ(find("lucas/40", "Cuda").note, "");  // 1.09x the CPU's time, within the noise
   EXPECT_EQ(find("hypot/1e6/device", "OpenMP").note, "");
@@ -334,7 +374,8 @@ TEST(Suite, checks) {
   std::ostringstream table;
   unison::suite::write_table(table, rows, {"OpenMP", "Cuda"});
   const std::string t = table.str();
-  for (const char* s : {"ok 3.1e-08", "FAIL 0.002 > 1e-05", "checks against the float64 reference: 2 passed, 1 failed"})
+  for (const char* s : {"ok 3.1e-08", "FAIL 0.002 > 1e-05",
+                        "checks against the float64 reference: 2 passed, 1 failed"})
     EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
   // lucas, not checked, has no check line: its time line is followed by the summary's blank line.
   const auto lucas = t.find("  lucas/40");
@@ -344,11 +385,18 @@ TEST(Suite, checks) {
   std::ostringstream csv;
   unison::suite::write_csv(csv, rows);
   const std::string c = csv.str();
-  EXPECT_NE(c.find("\"hypot/1e6/device\",\"Cuda\",9e-06,0.0000,120,0,\"\",0.0000,\"fail\",0.002,1e-05,\"\"\n"),
+  EXPECT_NE(c.find("\"hypot/1e6/"
+                   "device\",\"Cuda\",9e-06,0.0000,120,0,\"\",0.0000,\"fail\",0.002,1e-05,\"\"\n"),
             std::string::npos)
       << c;
-  EXPECT_NE(c.find("\"histogram/f32/1e8/bins100\",\"Cuda\",0.0002,0.0000,2000,0,\"\",0.0000,\"pass\",0,0,"), std::string::npos) << c;
-  EXPECT_NE(c.find("\"lucas/40\",\"Cuda\",6e-06,0.0000,0,0,\"\",0.0000,\"\",0,0,"), std::string::npos) << c;
+  EXPECT_NE(
+      c.find(
+          "\"histogram/f32/1e8/bins100\",\"Cuda\",0.0002,0.0000,2000,0,\"\",0.0000,\"pass\",0,0,"),
+      std::string::npos)
+      << c;
+  EXPECT_NE(c.find("\"lucas/40\",\"Cuda\",6e-06,0.0000,0,0,\"\",0.0000,\"\",0,0,"),
+            std::string::npos)
+      << c;
 }
 
 TEST(Suite, peers) {
@@ -357,7 +405,8 @@ TEST(Suite, peers) {
   ASSERT_EQ(scripts.size(), 4u);
   // The plain C loops first, with the parts of the chosen workloads that have one, in its order.
   EXPECT_EQ(scripts[0].script, "unison-plain-c");
-  EXPECT_EQ(scripts[0].args, (std::vector<std::string>{"elementwise", "counting", "diffusion", "--scale=1"}));
+  EXPECT_EQ(scripts[0].args,
+            (std::vector<std::string>{"elementwise", "counting", "diffusion", "--scale=1"}));
   EXPECT_EQ(scripts[1].script, "elementwise_peers.py");
   EXPECT_EQ(scripts[2].script, "stencil_peers.py");
   EXPECT_EQ(scripts[2].args, (std::vector<std::string>{"gpu", "cpu", "--scale=1"}));
@@ -375,20 +424,22 @@ TEST(Suite, peers) {
   EXPECT_EQ(unison::suite::exact_text(1e-3), "0.001");
   EXPECT_EQ(unison::suite::exact_text(0.25), "0.25");
   for (const double f : {1.0 / 3, 0.1 + 0.2, 2.0 / 7, 1e-3 * 3})
-    EXPECT_EQ(std::strtod(unison::suite::exact_text(f).c_str(), nullptr), f) << unison::suite::exact_text(f);
+    EXPECT_EQ(std::strtod(unison::suite::exact_text(f).c_str(), nullptr), f)
+        << unison::suite::exact_text(f);
 
   std::istringstream csv(
       "histogram/f32/1e8/bins100,numba_cuda,0.0233,1078,0\n"
       "histogram/f32/1e8/bins100,cupy,0.00117,0,0\r\n"
       "diffusion/every_step/streaming/2000x2000,numba_cuda,4.5e-05,,\n"
       "\n"
-      "fft/1d,numpy,0.1,,\n"                     // no such case: refused
-      "histogram/f32/1e8/bins100,numpy,x,0,0\n"  // no time: refused
+      "fft/1d,numpy,0.1,,\n"                       // no such case: refused
+      "histogram/f32/1e8/bins100,numpy,x,0,0\n"    // no time: refused
       "histogram/f32/1e8/bins100,numpy,0.5,0\n");  // four fields: refused
   std::string error;
   auto peers = unison::suite::read_peer_rows(csv, error);
   ASSERT_EQ(peers.size(), 3u);
-  EXPECT_NE(error.find("line 7 is not case,peer,seconds,error,tolerance"), std::string::npos) << error;
+  EXPECT_NE(error.find("line 7 is not case,peer,seconds,error,tolerance"), std::string::npos)
+      << error;
   EXPECT_TRUE(peers[0].peer);
   EXPECT_EQ(peers[0].workload, "counting");
   EXPECT_EQ(peers[0].backend, "numba_cuda");
@@ -416,8 +467,10 @@ TEST(Suite, peers) {
     const auto at = t.find("\n" + name + "\n");
     return at == std::string::npos ? std::string() : t.substr(at, t.find("\n\n", at + 1) - at);
   };
-  const std::string counting = section("counting"), diffusion = section("diffusion"), elementwise = section("elementwise");
-  for (const char* s : {"numba_cuda", "cupy", "peer/best", "5.85x", "23.3 ms", "1.17 ms", "FAIL 1.1e+03 > 0"})
+  const std::string counting = section("counting"), diffusion = section("diffusion"),
+                    elementwise = section("elementwise");
+  for (const char* s :
+       {"numba_cuda", "cupy", "peer/best", "5.85x", "23.3 ms", "1.17 ms", "FAIL 1.1e+03 > 0"})
     EXPECT_NE(counting.find(s), std::string::npos) << s << "\n" << t;
   EXPECT_NE(diffusion.find("numba_cuda"), std::string::npos) << t;
   EXPECT_NE(diffusion.find("3x"), std::string::npos) << t;  // 45 us against 15 us
@@ -426,7 +479,9 @@ TEST(Suite, peers) {
   EXPECT_EQ(elementwise.find("peer/best"), std::string::npos) << t;
   const auto summary = unison::suite::check_summary(rows);
   ASSERT_EQ(summary.size(), 1u) << summary[0];
-  EXPECT_EQ(summary[0], "checks against the float64 reference: 1 passed, 0 failed, 3 without one (the peers' results: 1 passed, 1 failed)");
+  EXPECT_EQ(summary[0],
+            "checks against the float64 reference: 1 passed, 0 failed, 3 without one (the peers' "
+            "results: 1 passed, 1 failed)");
 }
 
 TEST(Suite, plain_c_ratio) {
@@ -440,7 +495,10 @@ TEST(Suite, plain_c_ratio) {
   unison::suite::write_table(table, rows, {"OpenMP", "plain_c"});
   const std::string t = table.str();
   EXPECT_NE(t.find("OpenMP/plain_c"), std::string::npos) << t;
-  const auto line = [&](const std::string& name) { const auto at = t.find("  " + name); return t.substr(at, t.find('\n', at) - at); };
+  const auto line = [&](const std::string& name) {
+    const auto at = t.find("  " + name);
+    return t.substr(at, t.find('\n', at) - at);
+  };
   EXPECT_NE(line("histogram/f32/1e8/bins100").find("0.75x"), std::string::npos) << t;
   EXPECT_EQ(line("monte_carlo_pi/2e9").find("x "), std::string::npos) << t;
   std::ostringstream without;
@@ -482,8 +540,12 @@ TEST(Suite, report) {
 }
 
 TEST(Suite, base64) {  // RFC 4648's test vectors
-  const char* vectors[][2] = {{"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},
-                              {"foo", "Zm9v"}, {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="},
+  const char* vectors[][2] = {{"", ""},
+                              {"f", "Zg=="},
+                              {"fo", "Zm8="},
+                              {"foo", "Zm9v"},
+                              {"foob", "Zm9vYg=="},
+                              {"fooba", "Zm9vYmE="},
                               {"foobar", "Zm9vYmFy"}};
   for (const auto& v : vectors) EXPECT_EQ(unison::suite::base64(v[0]), v[1]) << v[0];
   EXPECT_EQ(unison::suite::base64(std::string("\xff\x00\x80", 3)), "/wCA");

@@ -54,10 +54,12 @@ void test_rank1_strided_and_nullary() {
   auto col = Kokkos::subview(m, Kokkos::ALL, 1);  // stride 3
   Kokkos::View<double*, Mem> x("x", n);
   fill(x, uniform<double>(-1, 1));
-  unison::transform(exec, col, KOKKOS_LAMBDA(double v) { return Kokkos::exp(v); }, x);
+  unison::transform(
+      exec, col, KOKKOS_LAMBDA(double v) { return Kokkos::exp(v); }, x);
   // No inputs at all: a constant fill through the same machinery.
   auto col0 = Kokkos::subview(m, Kokkos::ALL, 0);
-  unison::transform(exec, col0, KOKKOS_LAMBDA() { return 42.0; });
+  unison::transform(
+      exec, col0, KOKKOS_LAMBDA() { return 42.0; });
   exec.fence();
   auto hx = to_host(x);
   std::vector<double> expected(n), fortytwo(n, 42.0);
@@ -69,7 +71,8 @@ void test_rank1_strided_and_nullary() {
 template <class Exec>
 void test_default_exec_overload() {
   Kokkos::View<int*, typename Exec::memory_space> out("out", 17);
-  unison::transform(out, KOKKOS_LAMBDA(int v) { return v * 3; }, 5);
+  unison::transform(
+      out, KOKKOS_LAMBDA(int v) { return v * 3; }, 5);
   Kokkos::fence();
   EXPECT_TRUE(close(to_host(out), std::vector<double>(17, 15.0), 0));
 }
@@ -91,11 +94,10 @@ void test_transform_errors() {
   EXPECT_TRUE(throws_invalid([&] { unison::transform(exec, bottom, f, top, 1.f); },
                              "unison::transform", {"overlaps input 0"}));
   // The same array read as a transpose would also race: a LayoutLeft alias of the memory.
-  Kokkos::View<float**, Kokkos::LayoutLeft, Mem, Kokkos::MemoryUnmanaged> transposed(
-      buf.data(), 4, 4);
-  EXPECT_TRUE(throws_invalid(
-      [&] { unison::transform(exec, buf, f, transposed, 1.f); }, "unison::transform",
-      {"overlaps input 0"}));
+  Kokkos::View<float**, Kokkos::LayoutLeft, Mem, Kokkos::MemoryUnmanaged> transposed(buf.data(), 4,
+                                                                                     4);
+  EXPECT_TRUE(throws_invalid([&] { unison::transform(exec, buf, f, transposed, 1.f); },
+                             "unison::transform", {"overlaps input 0"}));
 }
 
 // The chunked launches (K consecutive elements read at once, U chunks per work item; the GPU's
@@ -108,12 +110,13 @@ void check_chunked() {
     for (int offset : {0, 1}) {
       Kokkos::View<float*, typename Exec::memory_space> xbuf("x", n + 1), obuf("out", n + 1);
       auto x = Kokkos::subview(xbuf, std::make_pair<std::size_t, std::size_t>(offset, n + offset));
-      auto out = Kokkos::subview(obuf, std::make_pair<std::size_t, std::size_t>(offset, n + offset));
+      auto out =
+          Kokkos::subview(obuf, std::make_pair<std::size_t, std::size_t>(offset, n + offset));
       fill(xbuf, uniform<float>(-3, 3));
       poison_fill(obuf);
-      unison::impl::transform<K, U>({"unison::test", "unison::test::chunked"}, {"x", "c"}, exec,
-                                    out, KOKKOS_LAMBDA(float v, float c) { return 2 * v + c; }, x,
-                                    1.f);
+      unison::impl::transform<K, U>(
+          {"unison::test", "unison::test::chunked"}, {"x", "c"}, exec, out,
+          KOKKOS_LAMBDA(float v, float c) { return 2 * v + c; }, x, 1.f);
       exec.fence();
       auto hx = to_host(x);
       for (auto& v : hx) v = 2 * v + 1;

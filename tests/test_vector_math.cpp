@@ -73,7 +73,8 @@ TEST(VectorMath, ulp_error_measure) {
 }
 
 TEST(VectorMath, special_values) {
-  const std::vector<float> x{0.0f, -0.0f, inf, -inf, nan, 1.0f, -1.0f, 100.0f, -100.0f, 1e-30f, -1e-30f};
+  const std::vector<float> x{0.0f,  -0.0f,  inf,     -inf,   nan,    1.0f,
+                             -1.0f, 100.0f, -100.0f, 1e-30f, -1e-30f};
   for (std::size_t from = 0; from < x.size(); from += LF) {
     const F v = pack_of(x, from);
     const F e = b::exp(v), s = b::sin(v), c = b::cos(v), t = b::tanh(v);
@@ -141,8 +142,10 @@ TEST(VectorMath, math_functions_lane_for_lane) {
   // value plus half a subnormal step, as the scalar form is, and infinities, NaN and zeros
   // exact; gaussian_pdf, polar_distance, pulse and hidden_neuron are within the vector
   // functions' error of the scalar form.
-  const std::vector<float> xs{0.0f, -0.0f, 3e30f, -4e30f, 1e-40f, inf, -inf, nan, 2.5f, -7.0f, 1e-3f, 123.0f};
-  const std::vector<float> ys{0.0f, -0.0f, 4e30f, 3e30f, 1e-40f, nan, 1.0f, 1.0f, -2.5f, 7.0f, 0.5f, -1e-3f};
+  const std::vector<float> xs{0.0f, -0.0f, 3e30f, -4e30f, 1e-40f, inf,
+                              -inf, nan,   2.5f,  -7.0f,  1e-3f,  123.0f};
+  const std::vector<float> ys{0.0f, -0.0f, 4e30f, 3e30f, 1e-40f, nan,
+                              1.0f, 1.0f,  -2.5f, 7.0f,  0.5f,   -1e-3f};
   for (std::size_t from = 0; from < xs.size(); from += LF) {
     const F x = pack_of(xs, from), y = pack_of(ys, from);
     const F h = unison::math::hypot(x, y);
@@ -161,7 +164,8 @@ TEST(VectorMath, math_functions_lane_for_lane) {
         EXPECT_LE(std::abs(h[l] - rh), 0x1p-23 * rh + 0x1p-149) << x[l] << ", " << y[l];
         EXPECT_LE(std::abs(sh - rh), 0x1p-23 * rh + 0x1p-149) << x[l] << ", " << y[l];
       }
-      const double rg = std::exp(-0.5 * std::pow((double(x[l]) - 0.5) / 2, 2)) / (2 * std::sqrt(2 * M_PI));
+      const double rg =
+          std::exp(-0.5 * std::pow((double(x[l]) - 0.5) / 2, 2)) / (2 * std::sqrt(2 * M_PI));
       if (std::isfinite(x[l])) {
         EXPECT_LE(std::abs(g[l] - rg), 1e-6 * rg + 1e-45) << x[l];
       }

@@ -57,7 +57,8 @@ UlpScan ulp_scan(const F& f, const R& ref, std::uint64_t step, std::uint64_t fir
   typename Loc::value_type best{0, 0};
   Kokkos::parallel_reduce(
       "unison::test::ulp_scan",
-      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>(0, blocks),
+      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+          0, blocks),
       [&](std::int64_t b, typename Loc::value_type& m) {
         V x = {};
         for (int l = 0; l < L; ++l) {

@@ -109,7 +109,8 @@ void matmul(benchmark::State& state, std::int64_t m, std::int64_t k, std::int64_
   int rank = 0;
   const int size = world_size();
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const std::int64_t r0 = umpi::block_begin(m, size, rank), r1 = umpi::block_begin(m, size, rank + 1);
+  const std::int64_t r0 = umpi::block_begin(m, size, rank),
+                     r1 = umpi::block_begin(m, size, rank + 1);
   Kokkos::View<float**, Kokkos::LayoutRight, Mem> A("A", r1 - r0, k), B("B", k, n);
   Kokkos::View<float*, Mem> out("out", n);
   Kokkos::deep_copy(A, 0.5f);
@@ -117,8 +118,8 @@ void matmul(benchmark::State& state, std::int64_t m, std::int64_t k, std::int64_
   Exec exec;
   umpi::matmul_reduce(exec, MPI_COMM_WORLD, A, B, out, method);  // warm-up
   for (auto _ : state)
-    state.SetIterationTime(
-        timed(MPI_COMM_WORLD, [&] { umpi::matmul_reduce(exec, MPI_COMM_WORLD, A, B, out, method); }));
+    state.SetIterationTime(timed(
+        MPI_COMM_WORLD, [&] { umpi::matmul_reduce(exec, MPI_COMM_WORLD, A, B, out, method); }));
   state.counters["ranks"] = size;
   state.counters["FLOP/s"] = benchmark::Counter(
       method == unison::MatmulMethod::reassociated ? 2.0 * (m * k + k * n) : 2.0 * m * k * n,
@@ -145,14 +146,18 @@ void register_all() {
     for (std::int64_t steps : {20, 100}) {
       for (bool overlap : {true, false}) {
         if (steps == 20 && !overlap) continue;  // steps 20: the per-call cost, by difference
-        const std::string tail = "/steps:" + std::to_string(steps) + "/overlap:" +
-                                 std::to_string(int(overlap)) + "/ranks:" + std::to_string(size) +
-                                 backend;
+        const std::string tail = "/steps:" + std::to_string(steps) +
+                                 "/overlap:" + std::to_string(int(overlap)) +
+                                 "/ranks:" + std::to_string(size) + backend;
         add("mpi/diffusion/weak/" + std::to_string(per) + "x" + std::to_string(per) + tail,
-            [=](benchmark::State& s) { diffusion(s, per * dims[0], per * dims[1], dims, steps, overlap); });
+            [=](benchmark::State& s) {
+              diffusion(s, per * dims[0], per * dims[1], dims, steps, overlap);
+            });
         const std::int64_t n = 2 * per;
         add("mpi/diffusion/strong/" + std::to_string(n) + "x" + std::to_string(n) + tail,
-            [=](benchmark::State& s) { diffusion(s, n, n, {0, 0}, steps, overlap); });
+            [=](benchmark::State& s) {
+              diffusion(s, n, n, {0, 0}, steps, overlap);
+            });
       }
     }
     if (size == 1)
@@ -162,8 +167,7 @@ void register_all() {
   }
   for (auto [method, name] : {std::pair{unison::MatmulMethod::gemm, "gemm"},
                               std::pair{unison::MatmulMethod::tiled, "tiled"},
-                              std::pair{unison::MatmulMethod::reassociated, "reassociated"}})
-  {
+                              std::pair{unison::MatmulMethod::reassociated, "reassociated"}}) {
     const std::int64_t m = small ? 100 : 10000, k = small ? 50 : 5000, n = small ? 70 : 7000;
     add("mpi/matmul_reduce/" + std::to_string(m) + "x" + std::to_string(k) + "x" +
             std::to_string(n) + "/" + name + "/ranks:" + std::to_string(size) + backend,
@@ -189,9 +193,10 @@ int main(int argc, char** argv) {
     // Only rank 0 writes --benchmark_out's file.
     std::vector<char*> args(argv, argv + argc);
     if (rank != 0)
-      args.erase(std::remove_if(args.begin() + 1, args.end(),
-                                [](char* a) { return std::strncmp(a, "--benchmark_out", 15) == 0; }),
-                 args.end());
+      args.erase(
+          std::remove_if(args.begin() + 1, args.end(),
+                         [](char* a) { return std::strncmp(a, "--benchmark_out", 15) == 0; }),
+          args.end());
     int n = int(args.size());
     benchmark::Initialize(&n, args.data());
     if (rank == 0 && benchmark::ReportUnrecognizedArguments(n, args.data())) {

@@ -20,19 +20,29 @@ const std::vector<std::string>& workload_names() {
 }
 
 std::string workload_of(const std::string& case_name) {
-  static const std::map<std::string, std::string> family{
-      {"add_float32", "elementwise"},   {"add_int64", "elementwise"},
-      {"copy", "elementwise"},          {"fma", "elementwise"},
-      {"gaussian_pdf", "elementwise"},
-      {"hypot", "elementwise"},         {"polar_distance", "elementwise"},
-      {"zero_suppress", "elementwise"}, {"make_pulses", "elementwise"},
-      {"hidden_layer_fused", "elementwise"}, {"hidden_layer_separate", "elementwise"},
-      {"l2_norm", "rowwise"},           {"matmul_core", "rowwise"},
-      {"convolve", "convolve"},         {"diffusion", "diffusion"},
-      {"matmul_reduce", "matmul"},      {"monte_carlo_pi", "counting"},
-      {"histogram", "counting"},        {"atomic_counter", "counting"},
-      {"rgb_to_grayscale", "counting"}, {"loop_sum", "counting"},
-      {"lucas", "counting"},            {"crossover", "crossover"}};
+  static const std::map<std::string, std::string> family{{"add_float32", "elementwise"},
+                                                         {"add_int64", "elementwise"},
+                                                         {"copy", "elementwise"},
+                                                         {"fma", "elementwise"},
+                                                         {"gaussian_pdf", "elementwise"},
+                                                         {"hypot", "elementwise"},
+                                                         {"polar_distance", "elementwise"},
+                                                         {"zero_suppress", "elementwise"},
+                                                         {"make_pulses", "elementwise"},
+                                                         {"hidden_layer_fused", "elementwise"},
+                                                         {"hidden_layer_separate", "elementwise"},
+                                                         {"l2_norm", "rowwise"},
+                                                         {"matmul_core", "rowwise"},
+                                                         {"convolve", "convolve"},
+                                                         {"diffusion", "diffusion"},
+                                                         {"matmul_reduce", "matmul"},
+                                                         {"monte_carlo_pi", "counting"},
+                                                         {"histogram", "counting"},
+                                                         {"atomic_counter", "counting"},
+                                                         {"rgb_to_grayscale", "counting"},
+                                                         {"loop_sum", "counting"},
+                                                         {"lucas", "counting"},
+                                                         {"crossover", "crossover"}};
   const auto it = family.find(case_name.substr(0, case_name.find('/')));
   return it == family.end() ? std::string() : it->second;
 }
@@ -70,14 +80,16 @@ bool whole_number(const std::string& text, long lo, long hi, long& out) {
 }
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
   return s;
 }
 
 // A comma-separated list of names from `allowed` (case-insensitive), returned in allowed's
 // order, without repeats; an empty item or an unknown name is an error.
-bool pick(const std::string& option, const std::string& value, const std::vector<std::string>& allowed,
-          std::vector<std::string>& picked, std::string& error) {
+bool pick(const std::string& option, const std::string& value,
+          const std::vector<std::string>& allowed, std::vector<std::string>& picked,
+          std::string& error) {
   std::vector<bool> want(allowed.size(), false);
   std::stringstream items(value);
   std::string item;
@@ -103,7 +115,8 @@ bool pick(const std::string& option, const std::string& value, const std::vector
 
 }  // namespace
 
-Parsed parse_options(const std::vector<std::string>& args, const std::vector<std::string>& enabled) {
+Parsed parse_options(const std::vector<std::string>& args,
+                     const std::vector<std::string>& enabled) {
   Parsed p;
   p.options.workloads = workload_names();
   p.options.backends = enabled;
@@ -140,9 +153,9 @@ Parsed parse_options(const std::vector<std::string>& args, const std::vector<std
     // --name=value or --name value
     const auto eq = a.find('=');
     const std::string name = a.substr(0, eq);
-    const bool takes_value =
-        name == "--workloads" || name == "--backends" || name == "--repetitions" || name == "--out" ||
-        name == "--scale" || name == "--results-limit";
+    const bool takes_value = name == "--workloads" || name == "--backends" ||
+                             name == "--repetitions" || name == "--out" || name == "--scale" ||
+                             name == "--results-limit";
     if (!takes_value) {
       p.error = "unknown option '" + a + "'";
       return p;
@@ -223,7 +236,8 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "                     format, for its compare.py) and unison_bench.csv (default:\n"
        "                     unison-bench-out)\n"
        "  --crossover        also sweep sizes (element-wise: gaussian_pdf 1e3 to 1e8; convolve:\n"
-       "                     1e3 to 1e8 values; diffusion: 32^2 to 2000^2 cells), with the data on\n"
+       "                     1e3 to 1e8 values; diffusion: 32^2 to 2000^2 cells), with the data "
+       "on\n"
        "                     the device and with the host copies, for the chosen workloads among\n"
        "                     those three: where the GPU overtakes the CPU (crossover.png)\n"
        "  --no-plots         no times.png and peak.png (drawn by plot.py with Python's\n"
@@ -236,7 +250,8 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "                     OpenMP, the program unison-plain-c beside unison-bench), and the\n"
        "                     tutorials' Numba, NumPy and CuPy codes of benchmarks/peers/, by\n"
        "                     $UNISON_BENCH_PYTHON, else the first of python3 and /usr/bin/python3\n"
-       "                     that has NumPy: the CPU peers, numba_cpu and numpy, run anywhere, the\n"
+       "                     that has NumPy: the CPU peers, numba_cpu and numpy, run anywhere, "
+       "the\n"
        "                     GPU ones where CuPy and a CUDA device are found; each says when a\n"
        "                     package is missing)\n"
        "  --list             list the cases the other options select, and run nothing\n"
@@ -246,7 +261,8 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "already in the backend's memory (a diffusion case: per step), and with the host copies\n"
        "where a case says \"with_copies\". The exploration probes of unison_bench are not run.\n"
        "After its timing each case's result is checked against a float64 reference computed on\n"
-       "the host (the table shows \"ok\" or \"FAIL\" with the error), and on the last backend chosen\n"
+       "the host (the table shows \"ok\" or \"FAIL\" with the error), and on the last backend "
+       "chosen\n"
        "its inputs and result are written as .npy files to DIR/results/<case>/ (cases of up to\n"
        "--results-limit MiB).\n"
        "A bad option or value is a one-line error and exit code 2; a failed check or a file that\n"
@@ -268,14 +284,17 @@ std::string format_time(double s) {
 void apply_peaks(std::vector<Row>& rows) {
   std::map<std::string, double> copy, fma;  // by backend
   for (const Row& r : rows) {
-    if (r.name.rfind("copy/", 0) == 0 && r.gb_per_s > 0) copy[r.backend] = std::max(copy[r.backend], r.gb_per_s);
-    if (r.name.rfind("fma/", 0) == 0 && r.gflop_per_s > 0) fma[r.backend] = std::max(fma[r.backend], r.gflop_per_s);
+    if (r.name.rfind("copy/", 0) == 0 && r.gb_per_s > 0)
+      copy[r.backend] = std::max(copy[r.backend], r.gb_per_s);
+    if (r.name.rfind("fma/", 0) == 0 && r.gflop_per_s > 0)
+      fma[r.backend] = std::max(fma[r.backend], r.gflop_per_s);
   }
   const std::string copies = "/with_copies";  // bound by the host link, whose peak is not measured
   for (Row& r : rows) {
     r.peak_fraction = 0;
     r.peak.clear();
-    if (r.name.size() > copies.size() && r.name.compare(r.name.size() - copies.size(), copies.size(), copies) == 0)
+    if (r.name.size() > copies.size() &&
+        r.name.compare(r.name.size() - copies.size(), copies.size(), copies) == 0)
       continue;
     const auto c = copy.find(r.backend), f = fma.find(r.backend);
     if (c != copy.end() && r.gb_per_s > 0) {
@@ -296,14 +315,18 @@ void advise(std::vector<Row>& rows) {
   for (Row& r : rows) {
     r.note.clear();
     const std::string suffix = "/with_copies";
-    if (r.name.size() > suffix.size() && r.name.compare(r.name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (r.name.size() > suffix.size() &&
+        r.name.compare(r.name.size() - suffix.size(), suffix.size(), suffix) == 0) {
       // The same case with the data on the device: "<base>/device" (element-wise) or "<base>".
       const std::string base = r.name.substr(0, r.name.size() - suffix.size());
       auto device = at.find({base + "/device", r.backend});
       if (device == at.end()) device = at.find({base, r.backend});
-      if (device != at.end() && device->second->median_s > 0 && r.median_s > 2 * device->second->median_s) {
-        std::snprintf(buf, sizeof buf, "host copies take %.0f%% of this call: keep the data on the device between calls",
-                      100 * (1 - device->second->median_s / r.median_s));
+      if (device != at.end() && device->second->median_s > 0 &&
+          r.median_s > 2 * device->second->median_s) {
+        std::snprintf(
+            buf, sizeof buf,
+            "host copies take %.0f%% of this call: keep the data on the device between calls",
+            100 * (1 - device->second->median_s / r.median_s));
         r.note = buf;
         continue;
       }
@@ -311,12 +334,16 @@ void advise(std::vector<Row>& rows) {
     if (r.backend != "Cuda") continue;
     const auto cpu = at.find({r.name, "OpenMP"});
     if (cpu != at.end() && cpu->second->median_s > 0 && r.median_s > 1.2 * cpu->second->median_s) {
-      std::snprintf(buf, sizeof buf, "the GPU is %.2gx slower than the CPU here: too little work per call (%s); run it on the CPU or batch calls",
+      std::snprintf(buf, sizeof buf,
+                    "the GPU is %.2gx slower than the CPU here: too little work per call (%s); run "
+                    "it on the CPU or batch calls",
                     r.median_s / cpu->second->median_s, format_time(r.median_s).c_str());
       r.note = buf;
     } else if (r.median_s < 20e-6 && !r.peak.empty() && r.peak_fraction < 0.1) {
-      std::snprintf(buf, sizeof buf, "too short to fill the GPU (%s, %.0f%% of its %s peak): give it more work per call",
-                    format_time(r.median_s).c_str(), 100 * r.peak_fraction, r.peak.c_str());
+      std::snprintf(
+          buf, sizeof buf,
+          "too short to fill the GPU (%s, %.0f%% of its %s peak): give it more work per call",
+          format_time(r.median_s).c_str(), 100 * r.peak_fraction, r.peak.c_str());
       r.note = buf;
     }
   }
@@ -335,8 +362,10 @@ std::vector<std::string> crossover_lines(const std::vector<Row>& rows) {
     if (parts.size() != 4) continue;
     const auto x = parts[2].find('x');
     const double size = x == std::string::npos ? std::atof(parts[2].c_str())
-                                               : std::atof(parts[2].substr(0, x).c_str()) * std::atof(parts[2].substr(x + 1).c_str());
-    if (std::find(sweeps.begin(), sweeps.end(), parts[1]) == sweeps.end()) sweeps.push_back(parts[1]);
+                                               : std::atof(parts[2].substr(0, x).c_str()) *
+                                                     std::atof(parts[2].substr(x + 1).c_str());
+    if (std::find(sweeps.begin(), sweeps.end(), parts[1]) == sweeps.end())
+      sweeps.push_back(parts[1]);
     t[parts[1]][parts[3]][size][r.backend] = r.median_s;
     label[{parts[1], size}] = parts[2];
   }
@@ -352,25 +381,32 @@ std::vector<std::string> crossover_lines(const std::vector<Row>& rows) {
         const auto gpu = by_backend.find("Cuda");
         const auto at = device.find(size);
         if (gpu == by_backend.end() || at == device.end()) continue;
-        const auto cpu = at->second.count("OpenMP") ? at->second.find("OpenMP") : at->second.find("Serial");
+        const auto cpu =
+            at->second.count("OpenMP") ? at->second.find("OpenMP") : at->second.find("Serial");
         if (cpu == at->second.end()) continue;
         points.push_back({size, {cpu->second, gpu->second}});
       }
       if (points.empty()) continue;
       std::size_t from = points.size();  // the GPU is faster from points[from] on
       while (from > 0 && points[from - 1].second.second < points[from - 1].second.first) --from;
-      const std::string what = sweep + (std::string(mode) == "device" ? ", data on the device: " : ", with the host copies: ");
+      const std::string what = sweep + (std::string(mode) == "device" ? ", data on the device: "
+                                                                      : ", with the host copies: ");
       if (from == 0) {
-        std::snprintf(buf, sizeof buf, "the GPU is faster at every size, from %s (%s against the CPU's %s)",
-                      label[{sweep, points[0].first}].c_str(),
-                      format_time(points[0].second.second).c_str(), format_time(points[0].second.first).c_str());
+        std::snprintf(
+            buf, sizeof buf, "the GPU is faster at every size, from %s (%s against the CPU's %s)",
+            label[{sweep, points[0].first}].c_str(), format_time(points[0].second.second).c_str(),
+            format_time(points[0].second.first).c_str());
       } else if (from == points.size()) {
-        std::snprintf(buf, sizeof buf, "the CPU is faster at every size, up to %s (%s against the GPU's %s)",
-                      label[{sweep, points.back().first}].c_str(), format_time(points.back().second.first).c_str(),
+        std::snprintf(buf, sizeof buf,
+                      "the CPU is faster at every size, up to %s (%s against the GPU's %s)",
+                      label[{sweep, points.back().first}].c_str(),
+                      format_time(points.back().second.first).c_str(),
                       format_time(points.back().second.second).c_str());
       } else {
         std::snprintf(buf, sizeof buf, "the GPU is faster from %s on (at %s: CPU %s, GPU %s)",
-                      label[{sweep, points[from].first}].c_str(), label[{sweep, points[from - 1].first}].c_str(), format_time(points[from - 1].second.first).c_str(),
+                      label[{sweep, points[from].first}].c_str(),
+                      label[{sweep, points[from - 1].first}].c_str(),
+                      format_time(points[from - 1].second.first).c_str(),
                       format_time(points[from - 1].second.second).c_str());
       }
       lines.push_back(what + buf);
@@ -399,31 +435,40 @@ struct Section {
   std::vector<CaseLine> lines;
 };
 
-std::vector<Section> sections(const std::vector<Row>& rows, const std::vector<std::string>& backends) {
+std::vector<Section> sections(const std::vector<Row>& rows,
+                              const std::vector<std::string>& backends) {
   // Cases in the order they first appear, grouped by workload in the order workloads appear.
   std::vector<std::string> workloads;
   std::map<std::string, std::vector<std::string>> cases;
   std::map<std::pair<std::string, std::string>, const Row*> at;
   for (const Row& r : rows) {
-    if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end()) workloads.push_back(r.workload);
+    if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end())
+      workloads.push_back(r.workload);
     auto& c = cases[r.workload];
     if (std::find(c.begin(), c.end(), r.name) == c.end()) c.push_back(r.name);
     at[{r.name, r.backend}] = &r;
   }
-  const auto has = [&](const char* b) { return std::find(backends.begin(), backends.end(), b) != backends.end(); };
-  std::vector<std::pair<std::string, std::pair<std::string, std::string>>> ratios;  // title, (slow, fast)
+  const auto has = [&](const char* b) {
+    return std::find(backends.begin(), backends.end(), b) != backends.end();
+  };
+  std::vector<std::pair<std::string, std::pair<std::string, std::string>>>
+      ratios;  // title, (slow, fast)
   if (has("Serial") && has("OpenMP")) ratios.push_back({"OpenMP/Serial", {"Serial", "OpenMP"}});
   if (has("Serial") && has("Cuda")) ratios.push_back({"Cuda/Serial", {"Serial", "Cuda"}});
   if (has("OpenMP") && has("Cuda")) ratios.push_back({"Cuda/OpenMP", {"OpenMP", "Cuda"}});
   if (has("OpenMP") && has("plain_c")) ratios.push_back({"OpenMP/plain_c", {"plain_c", "OpenMP"}});
   char buf[64];
-  const auto unison_backend = [](const std::string& b) { return b == "Serial" || b == "OpenMP" || b == "Cuda"; };
+  const auto unison_backend = [](const std::string& b) {
+    return b == "Serial" || b == "OpenMP" || b == "Cuda";
+  };
   std::vector<Section> out;
   for (const auto& w : workloads) {
     Section sec;
     sec.workload = w;
     for (const auto& b : backends) {
-      const bool here = std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.workload == w && r.backend == b; });
+      const bool here = std::any_of(rows.begin(), rows.end(), [&](const Row& r) {
+        return r.workload == w && r.backend == b;
+      });
       if (unison_backend(b) || here) sec.columns.push_back(b);
       sec.peers = sec.peers || (here && !unison_backend(b));
     }
@@ -436,14 +481,17 @@ std::vector<Section> sections(const std::vector<Row>& rows, const std::vector<st
         std::string time = "-", rate, check;
         if (it != at.end()) {
           const Row& r = *it->second;
-          std::snprintf(buf, sizeof buf, "%s ±%.0f%%", format_time(r.median_s).c_str(), 100 * r.spread);
+          std::snprintf(buf, sizeof buf, "%s ±%.0f%%", format_time(r.median_s).c_str(),
+                        100 * r.spread);
           time = buf;
           // The achieved rate, with its fraction of the backend's measured peak.
-          const bool flops = r.peak == "fma" || (r.peak.empty() && r.gb_per_s <= 0 && r.gflop_per_s > 0);
+          const bool flops =
+              r.peak == "fma" || (r.peak.empty() && r.gb_per_s <= 0 && r.gflop_per_s > 0);
           const double value = flops ? r.gflop_per_s : r.gb_per_s;
           if (value > 0) {
             std::snprintf(buf, sizeof buf, "%.3g %s", value >= 1000 ? value / 1000 : value,
-                          flops ? (value >= 1000 ? "TFLOP/s" : "GFLOP/s") : (value >= 1000 ? "TB/s" : "GB/s"));
+                          flops ? (value >= 1000 ? "TFLOP/s" : "GFLOP/s")
+                                : (value >= 1000 ? "TB/s" : "GB/s"));
             rate = buf;
             if (!r.peak.empty()) {
               std::snprintf(buf, sizeof buf, " %.0f%%", 100 * r.peak_fraction);
@@ -469,7 +517,8 @@ std::vector<Section> sections(const std::vector<Row>& rows, const std::vector<st
         for (const Row& r : rows) {
           if (r.name != name || r.median_s <= 0) continue;
           double& t = r.peer ? best_peer : best;
-          if (r.peer || std::find(sec.columns.begin(), sec.columns.end(), r.backend) != sec.columns.end())
+          if (r.peer ||
+              std::find(sec.columns.begin(), sec.columns.end(), r.backend) != sec.columns.end())
             t = t > 0 ? std::min(t, r.median_s) : r.median_s;
         }
         line.peer_best = best > 0 && best_peer > 0 ? ratio_text(best_peer / best) : "-";
@@ -477,10 +526,12 @@ std::vector<Section> sections(const std::vector<Row>& rows, const std::vector<st
       sec.lines.push_back(line);
     }
     for (const Row& r : rows)
-      if (r.workload == w && !r.note.empty()) sec.notes.push_back(r.name + " on " + r.backend + ": " + r.note);
+      if (r.workload == w && !r.note.empty())
+        sec.notes.push_back(r.name + " on " + r.backend + ": " + r.note);
     if (w == "crossover") {
       sec.extra = crossover_lines(rows);
-      if (sec.extra.empty()) sec.extra.push_back("(no Cuda and CPU times at the same sizes: no crossover to show)");
+      if (sec.extra.empty())
+        sec.extra.push_back("(no Cuda and CPU times at the same sizes: no crossover to show)");
     }
     out.push_back(sec);
   }
@@ -501,7 +552,8 @@ std::string html_escaped(const std::string& s) {
 
 }  // namespace
 
-void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vector<std::string>& backends) {
+void write_table(std::ostream& out, const std::vector<Row>& rows,
+                 const std::vector<std::string>& backends) {
   std::size_t width = 4;
   for (const Row& r : rows) width = std::max(width, r.name.size());
   char buf[64];
@@ -515,13 +567,14 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vec
   };
   for (const auto& sec : sections(rows, backends)) {
     out << "\n" << sec.workload << "\n";
-    out << "  case" << std::string(width - 4, ' ') << cells(sec.columns, 16) << cells(sec.ratio_titles, 14);
+    out << "  case" << std::string(width - 4, ' ') << cells(sec.columns, 16)
+        << cells(sec.ratio_titles, 14);
     if (sec.peers) out << cells({"peer/best"}, 14);
     out << "\n";
     const std::string indent = "  " + std::string(width, ' ');
     for (const auto& line : sec.lines) {
-      out << "  " << line.name << std::string(width - line.name.size(), ' ') << cells(line.times, 16)
-          << cells(line.ratios, 14);
+      out << "  " << line.name << std::string(width - line.name.size(), ' ')
+          << cells(line.times, 16) << cells(line.ratios, 14);
       if (sec.peers) out << cells({line.peer_best}, 14);
       out << "\n";
       if (line.any_rate) out << indent << cells(line.rates, 16) << "\n";
@@ -534,14 +587,16 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vec
   for (const auto& line : check_summary(rows)) out << line << "\n";
 }
 
-void write_report(std::ostream& out, const std::vector<Row>& rows, const std::vector<std::string>& backends,
+void write_report(std::ostream& out, const std::vector<Row>& rows,
+                  const std::vector<std::string>& backends,
                   const std::vector<std::pair<std::string, std::string>>& about,
                   const std::vector<std::pair<std::string, std::string>>& images) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<title>unison-bench report</title>\n<style>\n"
          "body{font-family:sans-serif;margin:2em;color:#222}\n"
          "table{border-collapse:collapse;margin:0.5em 0 1em}\n"
-         "th,td{border:1px solid #bbb;padding:0.25em 0.6em;text-align:right;vertical-align:top;white-space:nowrap}\n"
+         "th,td{border:1px solid #bbb;padding:0.25em "
+         "0.6em;text-align:right;vertical-align:top;white-space:nowrap}\n"
          "th:first-child,td:first-child{text-align:left;font-family:monospace}\n"
          "th{background:#e8eef6}\n"
          "td small{color:#555;display:block}\n"
@@ -551,9 +606,10 @@ void write_report(std::ostream& out, const std::vector<Row>& rows, const std::ve
          "</style>\n</head>\n<body>\n<h1>unison-bench</h1>\n";
   out << "<h2 id=\"machine\">Machine and versions</h2>\n<table class=\"about\">\n";
   for (const auto& [key, value] : about)
-    out << "<tr><td>" << html_escaped(key) << "</td><td style=\"text-align:left\">" << html_escaped(value)
-        << "</td></tr>\n";
-  out << "</table>\n<p>Times per call (a diffusion case: per step), median of the repetitions ± their "
+    out << "<tr><td>" << html_escaped(key) << "</td><td style=\"text-align:left\">"
+        << html_escaped(value) << "</td></tr>\n";
+  out << "</table>\n<p>Times per call (a diffusion case: per step), median of the repetitions ± "
+         "their "
          "spread; under each, the rate and its fraction of the same run's peak (copy for memory, "
          "fma for arithmetic) and the check against the float64 reference. Speedup columns: above "
          "1 the second backend is faster; peer/best: the fastest peer's time over Unison's "
@@ -562,8 +618,10 @@ void write_report(std::ostream& out, const std::vector<Row>& rows, const std::ve
   for (const auto& line : check_summary(rows)) out << "<li>" << html_escaped(line) << "</li>\n";
   out << "</ul>\n";
   for (const auto& sec : sections(rows, backends)) {
-    out << "<h2 id=\"" << html_escaped(sec.workload) << "\">" << html_escaped(sec.workload) << "</h2>\n"
-        << "<table class=\"family\" data-family=\"" << html_escaped(sec.workload) << "\">\n<tr><th>case</th>";
+    out << "<h2 id=\"" << html_escaped(sec.workload) << "\">" << html_escaped(sec.workload)
+        << "</h2>\n"
+        << "<table class=\"family\" data-family=\"" << html_escaped(sec.workload)
+        << "\">\n<tr><th>case</th>";
     for (const auto& c : sec.columns) out << "<th>" << html_escaped(c) << "</th>";
     for (const auto& t : sec.ratio_titles) out << "<th>" << html_escaped(t) << "</th>";
     if (sec.peers) out << "<th>peer/best</th>";
@@ -575,8 +633,8 @@ void write_report(std::ostream& out, const std::vector<Row>& rows, const std::ve
         out << "<td>" << html_escaped(line.times[i]);
         if (!line.rates[i].empty()) out << "<small>" << html_escaped(line.rates[i]) << "</small>";
         if (!check.empty())
-          out << "<small class=\"" << (check.rfind("FAIL", 0) == 0 ? "fail" : "ok") << "\">" << html_escaped(check)
-              << "</small>";
+          out << "<small class=\"" << (check.rfind("FAIL", 0) == 0 ? "fail" : "ok") << "\">"
+              << html_escaped(check) << "</small>";
         out << "</td>";
       }
       for (const auto& r : line.ratios) out << "<td>" << html_escaped(r) << "</td>";
@@ -593,8 +651,8 @@ void write_report(std::ostream& out, const std::vector<Row>& rows, const std::ve
   }
   if (!images.empty()) out << "<h2 id=\"plots\">Plots</h2>\n";
   for (const auto& [name, png_base64] : images)
-    out << "<figure><img alt=\"" << html_escaped(name) << "\" src=\"data:image/png;base64," << png_base64
-        << "\"><figcaption>" << html_escaped(name) << "</figcaption></figure>\n";
+    out << "<figure><img alt=\"" << html_escaped(name) << "\" src=\"data:image/png;base64,"
+        << png_base64 << "\"><figcaption>" << html_escaped(name) << "</figcaption></figure>\n";
   out << "</body>\n</html>\n";
 }
 
@@ -603,13 +661,15 @@ std::string base64(const std::string& bytes) {
   std::string out;
   std::size_t i = 0;
   for (; i + 2 < bytes.size(); i += 3) {
-    const unsigned v = unsigned(std::uint8_t(bytes[i])) << 16 | unsigned(std::uint8_t(bytes[i + 1])) << 8 |
+    const unsigned v = unsigned(std::uint8_t(bytes[i])) << 16 |
+                       unsigned(std::uint8_t(bytes[i + 1])) << 8 |
                        unsigned(std::uint8_t(bytes[i + 2]));
     for (int k = 3; k >= 0; --k) out += digits[(v >> (6 * k)) & 63];
   }
   if (i < bytes.size()) {
     const bool two = i + 1 < bytes.size();
-    const unsigned v = unsigned(std::uint8_t(bytes[i])) << 16 | (two ? unsigned(std::uint8_t(bytes[i + 1])) << 8 : 0u);
+    const unsigned v = unsigned(std::uint8_t(bytes[i])) << 16 |
+                       (two ? unsigned(std::uint8_t(bytes[i + 1])) << 8 : 0u);
     out += digits[(v >> 18) & 63];
     out += digits[(v >> 12) & 63];
     out += two ? digits[(v >> 6) & 63] : '=';
@@ -639,16 +699,18 @@ std::vector<std::string> check_summary(const std::vector<Row>& rows) {
       ++passed;
     } else {
       ++failed;
-      std::snprintf(buf, sizeof buf, "%s on %s: error %.3g > tolerance %.3g", r.name.c_str(), r.backend.c_str(),
-                    r.error, r.tolerance);
+      std::snprintf(buf, sizeof buf, "%s on %s: error %.3g > tolerance %.3g", r.name.c_str(),
+                    r.backend.c_str(), r.error, r.tolerance);
       lines.push_back(buf);
     }
   }
-  std::snprintf(buf, sizeof buf, "checks against the float64 reference: %d passed, %d failed, %d without one",
+  std::snprintf(buf, sizeof buf,
+                "checks against the float64 reference: %d passed, %d failed, %d without one",
                 passed, failed, unchecked);
   std::string last = buf;
   if (peers_passed + peers_failed > 0) {
-    std::snprintf(buf, sizeof buf, " (the peers' results: %d passed, %d failed)", peers_passed, peers_failed);
+    std::snprintf(buf, sizeof buf, " (the peers' results: %d passed, %d failed)", peers_passed,
+                  peers_failed);
     last += buf;
   }
   lines.push_back(last);
@@ -665,7 +727,9 @@ std::string exact_text(double x) {
 }
 
 std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads, double scale) {
-  const auto wanted = [&](const char* w) { return std::find(workloads.begin(), workloads.end(), w) != workloads.end(); };
+  const auto wanted = [&](const char* w) {
+    return std::find(workloads.begin(), workloads.end(), w) != workloads.end();
+  };
   std::vector<PeerScript> scripts;
   PeerScript plain{"unison-plain-c", {}};
   for (const char* part : {"elementwise", "convolve", "counting", "diffusion"})
@@ -709,7 +773,8 @@ std::vector<Row> read_peer_rows(std::istream& in, std::string& error) {
       check_ok = check_ok && *end == '\0';
     }
     if (!time || !check_ok || workload_of(f[0]).empty()) {
-      error = "line " + std::to_string(number) + " is not case,peer,seconds,error,tolerance of a known case: '" + line + "'";
+      error = "line " + std::to_string(number) +
+              " is not case,peer,seconds,error,tolerance of a known case: '" + line + "'";
       continue;
     }
     r.name = f[0];
@@ -723,15 +788,20 @@ std::vector<Row> read_peer_rows(std::istream& in, std::string& error) {
 }
 
 void write_csv(std::ostream& out, const std::vector<Row>& rows) {
-  out << "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s,peak,peak_fraction,check,error,tolerance,note\n";
+  out << "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s,peak,peak_fraction,check,"
+         "error,tolerance,note\n";
   char buf[240];
   for (const Row& r : rows) {
-    std::snprintf(buf, sizeof buf, "%.6g,%.4f,%.6g,%.6g,\"%s\",%.4f,\"%s\",%.4g,%.4g", r.median_s, r.spread,
-                  r.gb_per_s, r.gflop_per_s, r.peak.c_str(), r.peak_fraction,
-                  !r.checked ? "" : r.passed() ? "pass" : "fail", r.error, r.tolerance);
+    std::snprintf(buf, sizeof buf, "%.6g,%.4f,%.6g,%.6g,\"%s\",%.4f,\"%s\",%.4g,%.4g", r.median_s,
+                  r.spread, r.gb_per_s, r.gflop_per_s, r.peak.c_str(), r.peak_fraction,
+                  !r.checked   ? ""
+                  : r.passed() ? "pass"
+                               : "fail",
+                  r.error, r.tolerance);
     std::string note = r.note;
     std::replace(note.begin(), note.end(), '"', '\'');
-    out << '"' << r.workload << "\",\"" << r.name << "\",\"" << r.backend << "\"," << buf << ",\"" << note << "\"\n";
+    out << '"' << r.workload << "\",\"" << r.name << "\",\"" << r.backend << "\"," << buf << ",\""
+        << note << "\"\n";
   }
 }
 

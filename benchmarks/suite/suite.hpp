@@ -31,8 +31,8 @@ struct Options {
                                        // 0: 3, with full 5
   double scale = 1;                    // sizes: the seed sizes times this, 0 < scale <= 1
   std::string out = "unison-bench-out";
-  bool list = false;  // list the cases instead of running them
-  bool plots = true;  // draw times.png and peak.png (plot.py, when Python has matplotlib)
+  bool list = false;   // list the cases instead of running them
+  bool plots = true;   // draw times.png and peak.png (plot.py, when Python has matplotlib)
   bool checks = true;  // check each result against its float64 reference; save results/*.npy
   bool peers = true;   // run the peers' scripts (benchmarks/peers/) at the suite's sizes
   long results_limit_mib = 64;  // save the inputs and results of cases up to this size
@@ -121,9 +121,9 @@ std::vector<std::string> crossover_lines(const std::vector<Row>& rows);
 void apply_peaks(std::vector<Row>& rows);
 
 // Notes where a figure says the call is badly placed: a GPU case over 1.2x slower than the same
-// case on the CPU, or one too short to fill the GPU (under 20 us and under 10 % of its peak); a case
-// whose time with host copies ("<case>/with_copies") is more than twice its time with data on the
-// device ("<case>/device" or "<case>").
+// case on the CPU, or one too short to fill the GPU (under 20 us and under 10 % of its peak); a
+// case whose time with host copies ("<case>/with_copies") is more than twice its time with data on
+// the device ("<case>/device" or "<case>").
 void advise(std::vector<Row>& rows);
 
 // A time in the unit that keeps 3 significant digits readable: "15.2 us", "1.87 ms".
@@ -135,13 +135,15 @@ std::string format_time(double seconds);
 // sections with peers, the fastest peer's time
 // over Unison's fastest ("peer/best": above 1, Unison is faster); under each
 // time its GB/s (or GFLOP/s) and fraction of peak; then the workload's notes.
-void write_table(std::ostream& out, const std::vector<Row>& rows, const std::vector<std::string>& backends);
+void write_table(std::ostream& out, const std::vector<Row>& rows,
+                 const std::vector<std::string>& backends);
 
 // report.html: one self-contained page with the tables of write_table (a <table
 // class="family" data-family="<workload>"> per family, each time with its rate, fraction of
 // peak and check), the check summary, `about` (the machine and versions, as key and value) and
 // `images` (name, the PNG's bytes in base64) embedded as data: URLs.
-void write_report(std::ostream& out, const std::vector<Row>& rows, const std::vector<std::string>& backends,
+void write_report(std::ostream& out, const std::vector<Row>& rows,
+                  const std::vector<std::string>& backends,
                   const std::vector<std::pair<std::string, std::string>>& about,
                   const std::vector<std::pair<std::string, std::string>>& images);
 

@@ -72,7 +72,8 @@ class Progress {
         const auto now = clock::now();
         if (done_ || current_.empty() || now - last_ < std::chrono::seconds(30)) continue;
         std::fprintf(stderr, "unison-bench: [%d/%d] %s still running (%.0f s so far)\n", ended_ + 1,
-                     cases_, current_.c_str(), std::chrono::duration<double>(now - started_).count());
+                     cases_, current_.c_str(),
+                     std::chrono::duration<double>(now - started_).count());
         last_ = now;
       }
     });
@@ -100,8 +101,11 @@ class Progress {
     const double left = so_far / ended_ * (cases_ - ended_);
     char text[64];
     if (ended_ >= cases_) std::snprintf(text, sizeof text, "[%d/%d]", ended_, cases_);
-    else if (left < 90) std::snprintf(text, sizeof text, "[%d/%d, cases: about %.0f s left]", ended_, cases_, left);
-    else std::snprintf(text, sizeof text, "[%d/%d, cases: about %.0f min left]", ended_, cases_, left / 60);
+    else if (left < 90)
+      std::snprintf(text, sizeof text, "[%d/%d, cases: about %.0f s left]", ended_, cases_, left);
+    else
+      std::snprintf(text, sizeof text, "[%d/%d, cases: about %.0f min left]", ended_, cases_,
+                    left / 60);
     return text;
   }
 
@@ -131,7 +135,8 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
         s.row.workload = unison::suite::workload_of(name);
         order_.push_back(full);
       }
-      const double seconds = run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      const double seconds =
+          run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
       // One repetition reports the run itself (no aggregates): its time is the median.
       const bool single = run.aggregate_name.empty();
       if (single) s.mean = seconds, s.stddev = 0;
@@ -140,14 +145,16 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
         const auto gb = run.counters.find("GB/s"), gf = run.counters.find("GFLOP/s");
         if (gb != run.counters.end()) s.row.gb_per_s = gb->second.value;
         if (gf != run.counters.end()) s.row.gflop_per_s = gf->second.value;
-        const auto err = run.counters.find("check_error"), tol = run.counters.find("check_tolerance");
+        const auto err = run.counters.find("check_error"),
+                   tol = run.counters.find("check_tolerance");
         if (err != run.counters.end() && tol != run.counters.end()) {
           s.row.checked = true;
           s.row.error = err->second.value;
           s.row.tolerance = tol->second.value;
         }
         const std::string check = unison::suite::check_text(s.row);
-        const std::string count = progress_ ? progress_->ended() : "[" + std::to_string(order_.size()) + "]";
+        const std::string count =
+            progress_ ? progress_->ended() : "[" + std::to_string(order_.size()) + "]";
         std::fprintf(stderr, "unison-bench: %s %s: %s%s%s\n", count.c_str(), full.c_str(),
                      unison::suite::format_time(seconds).c_str(), check.empty() ? "" : ", check ",
                      check.c_str());
@@ -217,7 +224,8 @@ std::string find_python(const std::string& module, std::string& why) {
   std::vector<std::string> candidates{"python3", "/usr/bin/python3"};
   if (env && *env) candidates = {env};
   for (const auto& candidate : candidates) {
-    const std::string probe = shell_quoted(candidate) + " -c 'import " + module + "' > /dev/null 2>&1";
+    const std::string probe =
+        shell_quoted(candidate) + " -c 'import " + module + "' > /dev/null 2>&1";
     if (std::system(probe.c_str()) == 0) return candidate;
   }
   why = env && *env ? std::string("UNISON_BENCH_PYTHON (") + env + ") cannot import " + module
@@ -257,16 +265,21 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
                                           const std::vector<std::string>& workloads, double scale) {
   std::string why;
   const std::string python = peers_python(why);
-  if (python.empty()) std::fprintf(stderr, "unison-bench: the Python peers skipped: %s\n", why.c_str());
+  if (python.empty())
+    std::fprintf(stderr, "unison-bench: the Python peers skipped: %s\n", why.c_str());
   else std::fprintf(stderr, "unison-bench: peers: by %s\n", python.c_str());
   const auto dir = peers_dir();
   const auto csv = out / "peers.csv";
   std::filesystem::create_directories(out / "peers");
   std::filesystem::remove(csv);
   for (const auto& peer : unison::suite::peer_scripts(workloads, scale)) {
-    const bool script = peer.script.size() > 3 && peer.script.compare(peer.script.size() - 3, 3, ".py") == 0;
-    const auto log = out / "peers" / ((script ? peer.script.substr(0, peer.script.size() - 3) : peer.script) + ".log");
-    std::string command = "PYTHONDONTWRITEBYTECODE=1 UNISON_PEERS_CSV=" + shell_quoted(csv.string()) + " ";
+    const bool script =
+        peer.script.size() > 3 && peer.script.compare(peer.script.size() - 3, 3, ".py") == 0;
+    const auto log =
+        out / "peers" /
+        ((script ? peer.script.substr(0, peer.script.size() - 3) : peer.script) + ".log");
+    std::string command =
+        "PYTHONDONTWRITEBYTECODE=1 UNISON_PEERS_CSV=" + shell_quoted(csv.string()) + " ";
     auto args = peer.args;
     if (script) {
       if (python.empty()) continue;
@@ -275,7 +288,8 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
     } else {
       const auto program = plain_c_program();
       if (program.empty()) {
-        std::fprintf(stderr, "unison-bench: peers: %s skipped: it is not next to unison-bench\n", peer.script.c_str());
+        std::fprintf(stderr, "unison-bench: peers: %s skipped: it is not next to unison-bench\n",
+                     peer.script.c_str());
         continue;
       }
       command += shell_quoted(program.string());
@@ -294,7 +308,8 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
     cpu_set_t bound, all;
     const bool rebind = sched_getaffinity(0, sizeof bound, &bound) == 0;
     CPU_ZERO(&all);
-    for (unsigned c = 0; c < std::thread::hardware_concurrency() && c < CPU_SETSIZE; ++c) CPU_SET(c, &all);
+    for (unsigned c = 0; c < std::thread::hardware_concurrency() && c < CPU_SETSIZE; ++c)
+      CPU_SET(c, &all);
     if (rebind) sched_setaffinity(0, sizeof all, &all);
     const int status = std::system(command.c_str());
     if (rebind) sched_setaffinity(0, sizeof bound, &bound);
@@ -302,24 +317,29 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
     std::ifstream text(log);
     std::string last;
     for (std::string line; std::getline(text, line);) {
-      if (line.rfind("skipped", 0) == 0) std::fprintf(stderr, "unison-bench: peers: %s: %s\n", peer.script.c_str(), line.c_str());
+      if (line.rfind("skipped", 0) == 0)
+        std::fprintf(stderr, "unison-bench: peers: %s: %s\n", peer.script.c_str(), line.c_str());
       if (!line.empty()) last = line;
     }
     if (code != 0 && last.find("ModuleNotFoundError") != std::string::npos)
-      std::fprintf(stderr, "unison-bench: peers: %s skipped: %s\n", peer.script.c_str(), last.c_str());
+      std::fprintf(stderr, "unison-bench: peers: %s skipped: %s\n", peer.script.c_str(),
+                   last.c_str());
     else if (code != 0)
-      std::fprintf(stderr, "unison-bench: peers: %s failed (exit %d): %s\n", peer.script.c_str(), code, last.c_str());
+      std::fprintf(stderr, "unison-bench: peers: %s failed (exit %d): %s\n", peer.script.c_str(),
+                   code, last.c_str());
   }
   std::ifstream in(csv);
   std::string error;
   auto rows = unison::suite::read_peer_rows(in, error);
-  if (!error.empty()) std::fprintf(stderr, "unison-bench: peers: %s: %s\n", csv.string().c_str(), error.c_str());
+  if (!error.empty())
+    std::fprintf(stderr, "unison-bench: peers: %s: %s\n", csv.string().c_str(), error.c_str());
   std::fprintf(stderr, "unison-bench: peers: %zu results\n", rows.size());
   return rows;
 }
 
 // The machine and versions that report.html shows.
-std::vector<std::pair<std::string, std::string>> about_this_run(const std::vector<std::string>& args) {
+std::vector<std::pair<std::string, std::string>> about_this_run(
+    const std::vector<std::string>& args) {
   std::vector<std::pair<std::string, std::string>> about;
   char when[64];
   const std::time_t now = std::time(nullptr);
@@ -332,7 +352,8 @@ std::vector<std::pair<std::string, std::string>> about_this_run(const std::vecto
   for (std::string line; std::getline(cpuinfo, line);)
     if (line.rfind("model name", 0) == 0) {
       about.push_back({"CPU", line.substr(line.find(':') + 2) + ", " +
-                                  std::to_string(std::thread::hardware_concurrency()) + " hardware threads"});
+                                  std::to_string(std::thread::hardware_concurrency()) +
+                                  " hardware threads"});
       break;
     }
   about.push_back({"CPU threads", thread_placement()});
@@ -340,8 +361,9 @@ std::vector<std::pair<std::string, std::string>> about_this_run(const std::vecto
   for (const auto& info : unison::backends::enabled_backends())
     about.push_back({"backend " + info.backend, unison::backends::describe(info)});
   about.push_back({"Unison", unison::version()});
-  about.push_back({"Kokkos", std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
-                                 "." + std::to_string(KOKKOS_VERSION % 100)});
+  about.push_back({"Kokkos", std::to_string(KOKKOS_VERSION / 10000) + "." +
+                                 std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+                                 std::to_string(KOKKOS_VERSION % 100)});
   return about;
 }
 
@@ -364,8 +386,8 @@ bool write_report(const std::filesystem::path& out, const std::vector<unison::su
     std::fprintf(stderr, "unison-bench: cannot write %s\n", (out / "report.html").string().c_str());
     return false;
   }
-  std::fprintf(stderr, "unison-bench: report in %s (%zu plots embedded)\n", (out / "report.html").string().c_str(),
-               images.size());
+  std::fprintf(stderr, "unison-bench: report in %s (%zu plots embedded)\n",
+               (out / "report.html").string().c_str(), images.size());
   return true;
 }
 
@@ -378,7 +400,8 @@ void draw_plots(const std::string& out) {
     std::fprintf(stderr, "unison-bench: no plots: %s\n", why.c_str());
     return;
   }
-  const std::string command = shell_quoted(python) + " " + shell_quoted(script) + " " + shell_quoted(out);
+  const std::string command =
+      shell_quoted(python) + " " + shell_quoted(script) + " " + shell_quoted(out);
   const int status = std::system(command.c_str());
   const int code = status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (code == 0) return;  // plot.py said what it wrote
@@ -396,7 +419,8 @@ void diffusion_images(const std::string& out) {
   using Mem = typename Exec::memory_space;
   const long n = long(unison::bench::scaled(2000, 3, 2));
   const std::int64_t steps = unison::bench::scaled(10000);
-  Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(Kokkos::view_alloc(exec, std::string("unison::bench::image_field")), n, n),
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(
+      Kokkos::view_alloc(exec, std::string("unison::bench::image_field")), n, n),
       lapl(Kokkos::view_alloc(exec, std::string("unison::bench::image_lapl")), n, n);
   unison::jagged_field(exec, f);
   unison::write_npy(out + "/diffusion_initial.npy", f);
@@ -427,10 +451,12 @@ void diffusion_images(const std::string& out, const std::string& backend) {
 std::string thread_placement() {
   const char* bind = std::getenv("OMP_PROC_BIND");
   const char* places = std::getenv("OMP_PLACES");
-  std::string s = std::string("OMP_PROC_BIND=") + (bind ? bind : "(unset)") + ", OMP_PLACES=" + (places ? places : "(unset)");
+  std::string s = std::string("OMP_PROC_BIND=") + (bind ? bind : "(unset)") +
+                  ", OMP_PLACES=" + (places ? places : "(unset)");
   const char* placed = std::getenv("UNISON_BENCH_PLACED");
-  return s + (placed && std::string(placed) == "1" ? " (set by unison-bench: the environment set neither)"
-                                                   : " (from the environment)");
+  return s + (placed && std::string(placed) == "1"
+                  ? " (set by unison-bench: the environment set neither)"
+                  : " (from the environment)");
 }
 
 // The host BLAS under the gemm baseline, for the table's header: its kernel set, and who chose it.
@@ -439,8 +465,9 @@ std::string host_blas_line() {
   if (core.empty()) return "";
   const char* fallback = std::getenv("UNISON_BENCH_BLAS_FALLBACK");
   return "OpenBLAS, kernels " + core +
-         (fallback && *fallback ? std::string(" (OPENBLAS_CORETYPE set by unison-bench: OpenBLAS chose ") + fallback +
-                                      ", a generic fallback, on this CPU)"
+         (fallback && *fallback
+              ? std::string(" (OPENBLAS_CORETYPE set by unison-bench: OpenBLAS chose ") + fallback +
+                    ", a generic fallback, on this CPU)"
           : std::getenv("OPENBLAS_CORETYPE") ? " (OPENBLAS_CORETYPE from the environment)"
                                              : " (chosen by OpenBLAS)");
 }
@@ -450,14 +477,16 @@ int main(int argc, char** argv) {
   // with them set: the CPU threads one per core, spread over the machine, as the suite measures
   // them, unless the user placed them; OpenBLAS's kernels for this CPU where OpenBLAS did not
   // recognise it and fell back to generic ones, unless the user chose them.
-  const bool place = !std::getenv("OMP_PROC_BIND") && !std::getenv("OMP_PLACES") && !std::getenv("UNISON_BENCH_PLACED");
+  const bool place = !std::getenv("OMP_PROC_BIND") && !std::getenv("OMP_PLACES") &&
+                     !std::getenv("UNISON_BENCH_PLACED");
   if (place) {
     setenv("OMP_PROC_BIND", "spread", 1);
     setenv("OMP_PLACES", "threads", 1);
     setenv("UNISON_BENCH_PLACED", "1", 1);
   }
   const std::string better_core = unison::backends::host_blas_better_core();
-  const bool rekernel = !better_core.empty() && !std::getenv("OPENBLAS_CORETYPE") && !std::getenv("UNISON_BENCH_BLAS_FALLBACK");
+  const bool rekernel = !better_core.empty() && !std::getenv("OPENBLAS_CORETYPE") &&
+                        !std::getenv("UNISON_BENCH_BLAS_FALLBACK");
   if (rekernel) {
     setenv("OPENBLAS_CORETYPE", better_core.c_str(), 1);
     setenv("UNISON_BENCH_BLAS_FALLBACK", unison::backends::host_blas_core().c_str(), 1);
@@ -541,7 +570,8 @@ int main(int argc, char** argv) {
   settings.keep = [&](const std::string& name) {
     const std::string sweep = unison::suite::crossover_family(name);
     if (!sweep.empty()) return opt.crossover && wanted(sweep);
-    return wanted(unison::suite::workload_of(name)) || name.rfind("copy/", 0) == 0 || name.rfind("fma/", 0) == 0;
+    return wanted(unison::suite::workload_of(name)) || name.rfind("copy/", 0) == 0 ||
+           name.rfind("fma/", 0) == 0;
   };
   if (wanted("elementwise")) unison::bench::register_elementwise();
   else unison::bench::register_copy();
@@ -550,7 +580,8 @@ int main(int argc, char** argv) {
   if (wanted("matmul")) unison::bench::register_matmul();
   if (wanted("counting")) unison::bench::register_counting();
   if (opt.crossover && wanted("elementwise")) unison::bench::register_crossover_elementwise();
-  if (opt.crossover && (wanted("convolve") || wanted("diffusion"))) unison::bench::register_crossover_stencil();
+  if (opt.crossover && (wanted("convolve") || wanted("diffusion")))
+    unison::bench::register_crossover_stencil();
 
   if (opt.list) {
     benchmark::RunSpecifiedBenchmarks();
@@ -559,9 +590,13 @@ int main(int argc, char** argv) {
   }
   std::vector<unison::suite::Row> rows_of_cases;
   const int repetitions = settings.repetitions > 0 ? settings.repetitions : 3;
-  std::fprintf(stderr, "unison-bench: workloads %s; backends %s; scale %g; %s; %d cases of %d repetitions; results in %s\n",
-               unison::suite::join(opt.workloads, ",").c_str(), unison::suite::join(opt.backends, ",").c_str(),
-               opt.scale, opt.full ? "--full: every seed size" : "seed sizes where a call takes at most 5 s (--full: all)",
+  std::fprintf(stderr,
+               "unison-bench: workloads %s; backends %s; scale %g; %s; %d cases of %d repetitions; "
+               "results in %s\n",
+               unison::suite::join(opt.workloads, ",").c_str(),
+               unison::suite::join(opt.backends, ",").c_str(), opt.scale,
+               opt.full ? "--full: every seed size"
+                        : "seed sizes where a call takes at most 5 s (--full: all)",
                settings.registered, repetitions, opt.out.c_str());
   {
     Progress progress(settings.registered);
@@ -577,7 +612,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> columns = opt.backends;
   if (opt.peers) {
     for (const auto& r : run_peers(out, opt.workloads, opt.scale)) {
-      if (std::find(columns.begin(), columns.end(), r.backend) == columns.end()) columns.push_back(r.backend);
+      if (std::find(columns.begin(), columns.end(), r.backend) == columns.end())
+        columns.push_back(r.backend);
       rows.push_back(r);
     }
   }
@@ -587,19 +623,23 @@ int main(int argc, char** argv) {
   if (!host_blas_line().empty()) std::cout << "host BLAS: " << host_blas_line() << "\n";
   unison::suite::write_table(std::cout, rows, columns);
   if (std::any_of(rows.begin(), rows.end(), [](const auto& r) {
-        return r.name.find("/seed_run/") != std::string::npos && r.name.find("/steps") != std::string::npos;
+        return r.name.find("/seed_run/") != std::string::npos &&
+               r.name.find("/steps") != std::string::npos;
       }))
-    std::cout << "\nA seed run named \"/steps<N>\" ran N of its 10,000 steps: all of them take more "
-                 "than 5 s a call here (--full runs them).\n";
+    std::cout
+        << "\nA seed run named \"/steps<N>\" ran N of its 10,000 steps: all of them take more "
+           "than 5 s a call here (--full runs them).\n";
   std::ofstream csv(out / "unison_bench.csv");
   unison::suite::write_csv(csv, rows);
   csv.close();
   if (!csv) {
-    std::fprintf(stderr, "unison-bench: cannot write %s\n", (out / "unison_bench.csv").string().c_str());
+    std::fprintf(stderr, "unison-bench: cannot write %s\n",
+                 (out / "unison_bench.csv").string().c_str());
     return 1;
   }
   std::cout << "\nunison-bench: " << rows.size() << " results in " << json << " and "
-            << (out / "unison_bench.csv").string() << "\n" << std::flush;
+            << (out / "unison_bench.csv").string() << "\n"
+            << std::flush;
   if (wanted("diffusion")) diffusion_images(opt.out, opt.backends.back());
   if (opt.plots) draw_plots(opt.out);
   const bool reported = write_report(out, rows, columns, about_this_run(args));

@@ -28,13 +28,15 @@ bool run(const char* where, long n) {
   Exec exec;
   Kokkos::View<float*, Mem> x("x", n), y("y", n), out("out", n);
   // Inputs on the execution space itself: x in [-4, 4], y in [0, 1).
-  Kokkos::parallel_for("example::fill", Kokkos::RangePolicy<Exec>(exec, 0, n), KOKKOS_LAMBDA(long i) {
-    x(i) = -4.f + 8.f * float(i) / float(n);
-    y(i) = float((i * 7919) % 1000) / 1000.f;
-  });
+  Kokkos::parallel_for(
+      "example::fill", Kokkos::RangePolicy<Exec>(exec, 0, n), KOKKOS_LAMBDA(long i) {
+        x(i) = -4.f + 8.f * float(i) / float(n);
+        y(i) = float((i * 7919) % 1000) / 1000.f;
+      });
 
   // Your own element-wise function: any callable the execution space can run.
-  unison::transform(exec, out, KOKKOS_LAMBDA(float a, float b) { return a * b + 1.f; }, x, y);
+  unison::transform(
+      exec, out, KOKKOS_LAMBDA(float a, float b) { return a * b + 1.f; }, x, y);
   exec.fence();  // Unison enqueues and returns; the caller waits when it needs the result
   const double e1 = worst_error(out, x, y, [](double a, double b) { return a * b + 1; });
 
@@ -45,8 +47,8 @@ bool run(const char* where, long n) {
     return std::exp(-0.5 * a * a) / std::sqrt(2 * 3.141592653589793);
   });
 
-  std::printf("%-8s %-10s n = %ld: transform max |error| %.2g, gaussian_pdf max |error| %.2g\n", where,
-              Exec::name(), n, e1, e2);
+  std::printf("%-8s %-10s n = %ld: transform max |error| %.2g, gaussian_pdf max |error| %.2g\n",
+              where, Exec::name(), n, e1, e2);
   return e1 < 1e-6 && e2 < 1e-6;
 }
 

@@ -59,7 +59,8 @@ int main(int argc, char* argv[]) {
     }
     const double relative = worst / (scale > 0 ? scale : 1);
     ok = ok && relative < 1e-4;
-    std::printf("  %-13s %9.3f ms   max error %.2g of the largest sum\n", name, seconds * 1e3, relative);
+    std::printf("  %-13s %9.3f ms   max error %.2g of the largest sum\n", name, seconds * 1e3,
+                relative);
   }
   return ok ? 0 : 1;
 }

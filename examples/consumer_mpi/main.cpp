@@ -24,8 +24,7 @@ int main(int argc, char** argv) {
     const auto all = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), whole);
     int differ = 0;
     for (std::int64_t i = 0; i < d.local_nx; ++i)
-      for (std::int64_t j = 0; j < d.local_ny; ++j)
-        differ += mine(i, j) != all(d.x0 + i, d.y0 + j);
+      for (std::int64_t j = 0; j < d.local_ny; ++j) differ += mine(i, j) != all(d.x0 + i, d.y0 + j);
     int total = 0;
     MPI_Allreduce(&differ, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (d.rank == 0)

@@ -1,7 +1,7 @@
 #pragma once
 /// \file unison/convolve.hpp
-/// 1-D convolution with NumPy's `np.convolve` semantics (docs/workloads.md section 3): a direct kernel
-/// and a tiled one that stages its inputs in team scratch memory.
+/// 1-D convolution with NumPy's `np.convolve` semantics (docs/workloads.md section 3): a direct
+/// kernel and a tiled one that stages its inputs in team scratch memory.
 
 #include <algorithm>
 #include <cstdint>
@@ -83,13 +83,9 @@ struct ConvolveWindowed {
   static constexpr int L = (M + 2 * V - 2 + V - 1) / V;
 
   // Work items: item g holds outputs [head + V (g - 1), head + V g), clipped to y.
-  static std::int64_t items(std::int64_t head, std::int64_t out) {
-    return (out - head) / V + 2;
-  }
+  static std::int64_t items(std::int64_t head, std::int64_t out) { return (out - head) / V + 2; }
 
-  KOKKOS_FUNCTION void one(std::int64_t i) const {
-    ConvolveDirect<X, K, Y>{x, k, y, s}(i);
-  }
+  KOKKOS_FUNCTION void one(std::int64_t i) const { ConvolveDirect<X, K, Y>{x, k, y, s}(i); }
 
   // Outputs [i0, i0 + V) from the window whose first element is x[w0] (chunk-aligned); output
   // i0 + e with tap j reads x[i0 + offset + e - j] = w[B + e - j].
@@ -124,10 +120,14 @@ struct ConvolveWindowed {
       if (w0 >= 0 && w0 + L * V <= s.n) {
         if constexpr (V == 4) {
           switch (shift) {
-            case 0: return window<0>(lo, w0);
-            case 1: return window<1>(lo, w0);
-            case 2: return window<2>(lo, w0);
-            default: return window<3>(lo, w0);
+            case 0:
+              return window<0>(lo, w0);
+            case 1:
+              return window<1>(lo, w0);
+            case 2:
+              return window<2>(lo, w0);
+            default:
+              return window<3>(lo, w0);
           }
         } else if constexpr (V == 2) {
           if (shift == 0) return window<0>(lo, w0);
@@ -154,7 +154,8 @@ std::int64_t window_sums_broadcast(const T* w, const KP& k, int taps, T* out, st
   using V = backends::Pack<T>;
   constexpr int L = backends::lanes_v<V>;
   if (taps > MaxTaps) return 0;
-  // kp[L + d] = k[d], zeros around it: the pack of taps for offset s starts at kp + L + taps - 1 - s.
+  // kp[L + d] = k[d], zeros around it: the pack of taps for offset s starts at
+  // kp + L + taps - 1 - s.
   alignas(64) T kp[MaxTaps + 2 * L];
   for (int d = 0; d < L; ++d) kp[d] = kp[L + taps + d] = T(0);
   for (int d = 0; d < taps; ++d) {
@@ -171,13 +172,15 @@ std::int64_t window_sums_broadcast(const T* w, const KP& k, int taps, T* out, st
     const auto masked = [&](int s) {
       const int first = s - taps + 1 > 0 ? s - taps + 1 : 0, last = s < L - 1 ? s : L - 1;
       const V kv = backends::load<V>(kp + L + taps - 1 - s);
-      for (int b = 0; b < B; ++b) acc[b] = backends::fma_lanes(backends::splat<V>(wi[b * L + s]), kv, acc[b], first, last);
+      for (int b = 0; b < B; ++b)
+        acc[b] = backends::fma_lanes(backends::splat<V>(wi[b * L + s]), kv, acc[b], first, last);
     };
     int s = top;
     for (; s > full; --s) masked(s);
     for (; s >= L - 1; --s) {
       const V kv = backends::load<V>(kp + L + taps - 1 - s);
-      for (int b = 0; b < B; ++b) acc[b] = backends::fma(backends::splat<V>(wi[b * L + s]), kv, acc[b]);
+      for (int b = 0; b < B; ++b)
+        acc[b] = backends::fma(backends::splat<V>(wi[b * L + s]), kv, acc[b]);
     }
     for (; s >= 0; --s) masked(s);
     for (int b = 0; b < B; ++b) store(i + b * L, acc[b]);
@@ -209,8 +212,9 @@ void window_sums(const T* w, const KP& k, int taps, T* out, std::int64_t count, 
     const T* base = w + i + taps - 1;
     V acc = accumulate ? backends::load_partial<V>(out + i, lanes) : V{};
     for (int d = 0; d < taps; ++d)
-      acc = backends::fma(lanes == L ? backends::load<V>(base - d) : backends::load_partial<V>(base - d, lanes),
-                          backends::splat<V>(tap(d)), acc);
+      acc = backends::fma(
+          lanes == L ? backends::load<V>(base - d) : backends::load_partial<V>(base - d, lanes),
+          backends::splat<V>(tap(d)), acc);
     return acc;
   };
   std::int64_t i = 0;
@@ -233,7 +237,8 @@ void window_sums(const T* w, const KP& k, int taps, T* out, std::int64_t count, 
     const T* base = w + i + taps - 1;
     for (int d = 0; d < taps; ++d) {
       const V kd = backends::splat<V>(tap(d));
-      for (int r = 0; r < R; ++r) acc[r] = backends::fma(backends::load<V>(base - d + r * L), kd, acc[r]);
+      for (int r = 0; r < R; ++r)
+        acc[r] = backends::fma(backends::load<V>(base - d + r * L), kd, acc[r]);
     }
     for (int r = 0; r < R; ++r) store(i + r * L, acc[r]);
   }
@@ -263,8 +268,8 @@ struct ConvolveBlocks {
     hi = hi > i1 ? i1 : hi < lo ? lo : hi;
     const ConvolveDirect<X, K, Y> one{x, k, y, s};
     for (std::int64_t i = i0; i < lo; ++i) one(i);
-    window_sums<Tuning>(x.data() + lo + s.offset - (s.m - 1), k, int(s.m), y.data() + lo, hi - lo, false,
-                        streaming);
+    window_sums<Tuning>(x.data() + lo + s.offset - (s.m - 1), k, int(s.m), y.data() + lo, hi - lo,
+                        false, streaming);
     for (std::int64_t i = hi; i < i1; ++i) one(i);
   }
 };
@@ -286,7 +291,7 @@ struct ConvolveTiled {
   ConvolveShape s;
   int tile;
   int chunk;
-  int level;  // team scratch level
+  int level;       // team scratch level
   bool streaming;  // CPUs: y written with non-temporal stores where one chunk holds every tap
 
   static std::size_t scratch_bytes(int tile, int chunk) {
@@ -356,7 +361,7 @@ struct ConvolveTiled {
 
 template <class V>
 inline constexpr bool is_float_vector_v =
-    Kokkos::is_view_v<V> && V::rank() == 1 &&
+    Kokkos::is_view_v<V>&& V::rank() == 1 &&
     std::is_floating_point_v<typename V::non_const_value_type>;
 
 }  // namespace impl
@@ -375,29 +380,32 @@ void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode
               ConvolveAlgorithm algorithm = ConvolveAlgorithm::automatic) {
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::convolve: the first argument must be a Kokkos execution space");
-  static_assert(impl::is_float_vector_v<X> && impl::is_float_vector_v<K> &&
-                    impl::is_float_vector_v<Y>,
-                "unison::convolve: x, k and y must be rank-1 Views of float or double");
+  static_assert(
+      impl::is_float_vector_v<X> && impl::is_float_vector_v<K> && impl::is_float_vector_v<Y>,
+      "unison::convolve: x, k and y must be rank-1 Views of float or double");
   using T = typename Y::non_const_value_type;
   static_assert(std::is_same_v<typename X::non_const_value_type, T> &&
                     std::is_same_v<typename K::non_const_value_type, T>,
                 "unison::convolve: x, k and y must have the same value type");
   static_assert(!std::is_const_v<typename Y::value_type>,
                 "unison::convolve: y must have a non-const value type");
-  static_assert(impl::accessible_v<Exec, X> && impl::accessible_v<Exec, K> &&
-                    impl::accessible_v<Exec, Y>,
-                "unison::convolve: x, k and y must be accessible from the execution space");
+  static_assert(
+      impl::accessible_v<Exec, X> && impl::accessible_v<Exec, K> && impl::accessible_v<Exec, Y>,
+      "unison::convolve: x, k and y must be accessible from the execution space");
   constexpr const char* fn = "unison::convolve";
-  impl::require(mode == ConvolveMode::full || mode == ConvolveMode::same ||
-                    mode == ConvolveMode::valid,
-                fn, "unknown mode ", int(mode));
+  impl::require(
+      mode == ConvolveMode::full || mode == ConvolveMode::same || mode == ConvolveMode::valid, fn,
+      "unknown mode ", int(mode));
   const std::int64_t n = x.extent(0), m = k.extent(0);
   impl::require(n > 0, fn, "x is empty");
   impl::require(m > 0, fn, "k is empty");
   impl::require(m <= n, fn, "k (", m, ") is longer than x (", n, ")");
   const std::int64_t len = convolve_extent(n, m, mode);
   impl::require(std::int64_t(y.extent(0)) == len, fn, "y is ", y.extent(0), ", expected ", len,
-                " (", mode == ConvolveMode::full ? "full" : mode == ConvolveMode::same ? "same" : "valid",
+                " (",
+                mode == ConvolveMode::full   ? "full"
+                : mode == ConvolveMode::same ? "same"
+                                             : "valid",
                 " mode, x of ", n, ", k of ", m, ")");
   impl::require(algorithm == ConvolveAlgorithm::automatic ||
                     algorithm == ConvolveAlgorithm::direct || algorithm == ConvolveAlgorithm::tiled,
@@ -420,11 +428,13 @@ void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode
         const std::int64_t threads = exec.concurrency();
         std::int64_t block = (len + 4 * threads - 1) / (4 * threads);
         block = std::clamp<std::int64_t>((block + 63) / 64 * 64, 1024, 1 << 16);
-        const bool streaming = std::int64_t((n + len) * sizeof(T)) >= backends::host_streaming_bytes();
-        Kokkos::parallel_for("unison::convolve::direct",
-                             Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                                 exec, 0, (len + block - 1) / block),
-                             impl::ConvolveBlocks<Tuning, X, K, Y>{x, k, y, shape, block, streaming});
+        const bool streaming =
+            std::int64_t((n + len) * sizeof(T)) >= backends::host_streaming_bytes();
+        Kokkos::parallel_for(
+            "unison::convolve::direct",
+            Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0,
+                                                                       (len + block - 1) / block),
+            impl::ConvolveBlocks<Tuning, X, K, Y>{x, k, y, shape, block, streaming});
         return;
       }
 #endif
@@ -436,16 +446,15 @@ void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode
         using Kernel = impl::ConvolveWindowed<X, K, Y, V, M>;
         constexpr std::uintptr_t bytes = sizeof(T) * V;
         const auto addr = [](const T* p) { return reinterpret_cast<std::uintptr_t>(p); };
-        const std::int64_t head =
-            std::min<std::int64_t>(len, std::int64_t((bytes - addr(y.data()) % bytes) % bytes / sizeof(T)));
+        const std::int64_t head = std::min<std::int64_t>(
+            len, std::int64_t((bytes - addr(y.data()) % bytes) % bytes / sizeof(T)));
         // x[p] sits at position (p + x's offset from a 16-byte boundary) % V of its chunk.
         const std::int64_t xoff = std::int64_t(addr(x.data()) % bytes / sizeof(T));
         const int shift = int((head + shape.offset + V - 1 + xoff) % V);
-        Kokkos::parallel_for(
-            "unison::convolve::direct",
-            Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0,
-                                                                       Kernel::items(head, len)),
-            Kernel{x, k, y, shape, head, shift});
+        Kokkos::parallel_for("unison::convolve::direct",
+                             Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                                 exec, 0, Kernel::items(head, len)),
+                             Kernel{x, k, y, shape, head, shift});
         return;
       }
     }
@@ -456,14 +465,15 @@ void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode
     using Kernel = impl::ConvolveTiled<Exec, X, K, Y>;
     const int tile = Tuning::tile;
     const std::int64_t league = (len + tile - 1) / tile;
-    impl::require(league <= std::int64_t(INT32_MAX), fn, "y (", len, ") has ", league,
-                  " tiles of ", tile, ", more than 2^31 - 1 for one launch of the tiled algorithm");
+    impl::require(league <= std::int64_t(INT32_MAX), fn, "y (", len, ") has ", league, " tiles of ",
+                  tile, ", more than 2^31 - 1 for one launch of the tiled algorithm");
     Kokkos::TeamPolicy<Exec> policy(exec, int(league), Tuning::team_size);
     policy.set_scratch_size(Tuning::scratch_level,
                             Kokkos::PerTeam(Kernel::scratch_bytes(tile, Tuning::chunk)));
     const bool streaming = std::int64_t((n + len) * sizeof(T)) >= backends::host_streaming_bytes();
-    Kokkos::parallel_for("unison::convolve::tiled", policy,
-                         Kernel{x, k, y, shape, tile, Tuning::chunk, Tuning::scratch_level, streaming});
+    Kokkos::parallel_for(
+        "unison::convolve::tiled", policy,
+        Kernel{x, k, y, shape, tile, Tuning::chunk, Tuning::scratch_level, streaming});
   }
 }
 

@@ -136,8 +136,8 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_row(const T* KOKKOS_RESTRICT up,
   // Cell c given its left and right neighbours; stores the new field, returns the Laplacian.
   const auto value = [&](std::int64_t c, T left, T right) {
     T lap, v;
-    stencil<T>(mid[c * is], Up ? up[c * is] : T(0), Down ? down[c * is] : T(0), left, right,
-               coef, lap, v);
+    stencil<T>(mid[c * is], Up ? up[c * is] : T(0), Down ? down[c * is] : T(0), left, right, coef,
+               lap, v);
     out[c * os] = v;
     return lap;
   };
@@ -164,29 +164,30 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_row(const T* KOKKOS_RESTRICT up,
 #if UNISON_BACKENDS_HOST_VECTORS
   const backends::ExactScale<T> scale(coef);  // coef * lap without subnormal assists
 #endif
-  by_chunks<T, K>(range, (Lapl ? lout : out) + 1, int(last - 1), [&](int p) { one(p + 1); },
-                  [&](int p) {
-                    const std::int64_t c = p + 1;
+  by_chunks<T, K>(
+      range, (Lapl ? lout : out) + 1, int(last - 1), [&](int p) { one(p + 1); },
+      [&](int p) {
+        const std::int64_t c = p + 1;
 #if UNISON_BACKENDS_HOST_VECTORS
-                    // Host vectors of K cells: the values of stencil() per cell (scale(lap) is
-                    // coef * lap to the bit).
-                    using Vec = typename backends::HostVector<T>::type;
-                    const Vec zero = {}, m = backends::load_vector(mid + c);
-                    const Vec u = Up ? backends::load_vector(up + c) : zero;
-                    const Vec d = Down ? backends::load_vector(down + c) : zero;
-                    const Vec l = backends::load_vector(mid + c - 1);
-                    const Vec r = backends::load_vector(mid + c + 1);
-                    const Vec lap = four_times(m) - ((u + d) + (l + r));
-                    backends::store_vector(out + c, m - scale(lap));
-                    if constexpr (Lapl) backends::store_vector_streaming(lout + c, lap);
+        // Host vectors of K cells: the values of stencil() per cell (scale(lap) is
+        // coef * lap to the bit).
+        using Vec = typename backends::HostVector<T>::type;
+        const Vec zero = {}, m = backends::load_vector(mid + c);
+        const Vec u = Up ? backends::load_vector(up + c) : zero;
+        const Vec d = Down ? backends::load_vector(down + c) : zero;
+        const Vec l = backends::load_vector(mid + c - 1);
+        const Vec r = backends::load_vector(mid + c + 1);
+        const Vec lap = four_times(m) - ((u + d) + (l + r));
+        backends::store_vector(out + c, m - scale(lap));
+        if constexpr (Lapl) backends::store_vector_streaming(lout + c, lap);
 #else
-                    Chunk<T, K> laps;
-                    UNISON_IMPL_IVDEP
-                    for (int e = 0; e < K; ++e) laps.v[e] = value(c + e, mid[c + e - 1], mid[c + e + 1]);
-                    if constexpr (Lapl)
-                      backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + c), laps);
+        Chunk<T, K> laps;
+        UNISON_IMPL_IVDEP
+        for (int e = 0; e < K; ++e) laps.v[e] = value(c + e, mid[c + e - 1], mid[c + e + 1]);
+        if constexpr (Lapl)
+          backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + c), laps);
 #endif
-                  });
+      });
 }
 
 // stencil_row with (Up, Down) chosen at run time from whether rows r - 1 and r + 1 are in a field
@@ -198,21 +199,23 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_row(std::int64_t r, std::int64_t rows, 
                                              std::int64_t cols, T coef) {
   const bool u = r > 0, d = r + 1 < rows;
   if (u && d) stencil_row<T, K, true, true, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
-  else if (u) stencil_row<T, K, true, false, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
-  else if (d) stencil_row<T, K, false, true, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
+  else if (u)
+    stencil_row<T, K, true, false, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
+  else if (d)
+    stencil_row<T, K, false, true, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
   else stencil_row<T, K, false, false, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
 }
 
 // Cells per non-temporal store of the CPU row kernels.
 template <class T>
-inline constexpr int host_chunk_v =
-    backends::host_stream_bytes / int(sizeof(T)) > 1 ? backends::host_stream_bytes / int(sizeof(T))
-                                                      : 1;
+inline constexpr int host_chunk_v = backends::host_stream_bytes / int(sizeof(T)) > 1
+                                        ? backends::host_stream_bytes / int(sizeof(T))
+                                        : 1;
 
 // The rows [r0, r1) a CPU row kernel's work item `item` owns, of `rows` rows in blocks of
 // per_item.
-KOKKOS_INLINE_FUNCTION void owned_rows(std::int64_t item, std::int64_t per_item,
-                                       std::int64_t rows, std::int64_t& r0, std::int64_t& r1) {
+KOKKOS_INLINE_FUNCTION void owned_rows(std::int64_t item, std::int64_t per_item, std::int64_t rows,
+                                       std::int64_t& r0, std::int64_t& r1) {
   r0 = item * per_item;
   r1 = r0 + per_item < rows ? r0 + per_item : rows;
 }
@@ -518,18 +521,16 @@ struct DiffusionPass {
   }
 
   // Elements per wide access on this backend (1: none).
-  static constexpr int K =
-      backends::StencilTuning<Exec>::vector_bytes >= int(2 * sizeof(T))
-          ? backends::StencilTuning<Exec>::vector_bytes / int(sizeof(T))
-          : 1;
+  static constexpr int K = backends::StencilTuning<Exec>::vector_bytes >= int(2 * sizeof(T))
+                               ? backends::StencilTuning<Exec>::vector_bytes / int(sizeof(T))
+                               : 1;
 
   // Stores the n cells of a row: value(p, lap, v) computes cell p; out[p * stride] = v, and
   // extra(p, lap) / extra_chunk(p, laps) store the Laplacians. With stride 1, K consecutive
   // cells are stored with one wide access.
   template <class Member, class Value, class Extra, class ExtraChunk = int>
-  KOKKOS_FORCEINLINE_FUNCTION static void store_row(const Member& team, T* out,
-                                                    std::int64_t stride, int n,
-                                                    const Value& value, const Extra& extra,
+  KOKKOS_FORCEINLINE_FUNCTION static void store_row(const Member& team, T* out, std::int64_t stride,
+                                                    int n, const Value& value, const Extra& extra,
                                                     const ExtraChunk& extra_chunk = 0) {
     const auto one = [&](int p) {
       T lap, v;
@@ -538,18 +539,18 @@ struct DiffusionPass {
       extra(p, lap);
     };
     if (stride != 1) return vector_for(team, 0, n, one);
-    by_chunks<T, K>(
-        [&](int b0, int e0, const auto& g) { vector_for(team, b0, e0, g); }, out, n, one,
-        [&](int p) {
-          Chunk<T, K> vs, laps;
-          for (int e = 0; e < K; ++e) value(p + e, laps.v[e], vs.v[e]);
-          *reinterpret_cast<Chunk<T, K>*>(out + p) = vs;
-          if constexpr (std::is_same_v<ExtraChunk, int>) {
-            for (int e = 0; e < K; ++e) extra(p + e, laps.v[e]);
-          } else {
-            extra_chunk(p, laps);
-          }
-        });
+    by_chunks<T, K>([&](int b0, int e0, const auto& g) { vector_for(team, b0, e0, g); }, out, n,
+                    one,
+                    [&](int p) {
+                      Chunk<T, K> vs, laps;
+                      for (int e = 0; e < K; ++e) value(p + e, laps.v[e], vs.v[e]);
+                      *reinterpret_cast<Chunk<T, K>*>(out + p) = vs;
+                      if constexpr (std::is_same_v<ExtraChunk, int>) {
+                        for (int e = 0; e < K; ++e) extra(p + e, laps.v[e]);
+                      } else {
+                        extra_chunk(p, laps);
+                      }
+                    });
   }
 
   template <class Member>
@@ -616,8 +617,8 @@ struct DiffusionPass {
         T* out = &cell<Tr>(next, r0 + y, c0 + xa);
         const int n = xb - xa;
         if (!write_lapl) {
-          store_row(team, out, ns, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); },
-                    [&](int, T) {});
+          store_row(
+              team, out, ns, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); }, [&](int, T) {});
           return;
         }
         T* lout = &cell<Tr>(lapl, r0 + y, c0 + xa);
@@ -625,11 +626,12 @@ struct DiffusionPass {
         const bool together = reinterpret_cast<std::uintptr_t>(out) % 16 ==
                               reinterpret_cast<std::uintptr_t>(lout) % 16;
         if (together && ls == 1) {
-          store_row(team, out, ns, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); },
-                    [&](int p, T lap) { backends::store_streaming(lout + p, lap); },
-                    [&](int p, const Chunk<T, K>& laps) {
-                      backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + p), laps);
-                    });
+          store_row(
+              team, out, ns, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); },
+              [&](int p, T lap) { backends::store_streaming(lout + p, lap); },
+              [&](int p, const Chunk<T, K>& laps) {
+                backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + p), laps);
+              });
         } else {
           vector_for(team, 0, n, [&](int p) {
             T lap, v;
@@ -651,7 +653,7 @@ struct DiffusionPass {
 
 template <class V>
 inline constexpr bool is_float_matrix_v =
-    Kokkos::is_view_v<V> && V::rank() == 2 &&
+    Kokkos::is_view_v<V>&& V::rank() == 2 &&
     std::is_floating_point_v<typename V::non_const_value_type>;
 
 // A tile shape and steps per pass, checked against the scratch the backend offers a team.
@@ -669,21 +671,21 @@ PassShape checked_shape(const char* fn, PassShape shape, bool user_tile, std::in
   require(shape.tile_rows > 0 && shape.tile_cols > 0, fn, "tile ", shape.tile_rows, "x",
           shape.tile_cols, " must have positive extents");
   require(shape.steps > 0, fn, "steps_per_pass is ", shape.steps, ", must be positive");
-  const std::size_t limit =
-      Kokkos::TeamPolicy<Exec>(1, Tuning::team_size, Tuning::vector_length)
-          .scratch_size_max(Tuning::scratch_level);
+  const std::size_t limit = Kokkos::TeamPolicy<Exec>(1, Tuning::team_size, Tuning::vector_length)
+                                .scratch_size_max(Tuning::scratch_level);
   // The backend's own tile shrinks (rows first) until it fits, e.g. for double; a tile the
   // caller asked for must fit as given.
   while (!user_tile && shape.tile_rows > 1 &&
          Kernel::scratch_bytes(shape.tile_rows, shape.tile_cols, shape.steps) > limit)
     shape.tile_rows /= 2;
   const std::size_t bytes = Kernel::scratch_bytes(shape.tile_rows, shape.tile_cols, shape.steps);
-  require(bytes <= limit, fn, "tile ", shape.tile_rows, "x", shape.tile_cols, " with ",
-          shape.steps, " steps per pass needs ", bytes, " bytes of team scratch, more than the ",
-          limit, " this backend offers");
+  require(bytes <= limit, fn, "tile ", shape.tile_rows, "x", shape.tile_cols, " with ", shape.steps,
+          " steps per pass needs ", bytes, " bytes of team scratch, more than the ", limit,
+          " this backend offers");
   // One team per tile, in one launch: at most 2^31 - 1 tiles (either orientation of the field).
   const auto tiles = [&](std::int64_t r, std::int64_t c) {
-    return ((r + shape.tile_rows - 1) / shape.tile_rows) * ((c + shape.tile_cols - 1) / shape.tile_cols);
+    return ((r + shape.tile_rows - 1) / shape.tile_rows) *
+           ((c + shape.tile_cols - 1) / shape.tile_cols);
   };
   require(tiles(nx, ny) <= INT32_MAX && tiles(ny, nx) <= INT32_MAX, fn, "tile ", shape.tile_rows,
           "x", shape.tile_cols, " on a field of ", nx, "x", ny, " makes more than 2^31 - 1 tiles");
@@ -705,8 +707,8 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
   if (algorithm == StencilAlgorithm::plain) {
     Kokkos::parallel_for(
         "unison::diffusion::plain",
-        Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(
-            exec, {0, 0}, {nx, ny}),
+        Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(exec, {0, 0},
+                                                                                      {nx, ny}),
         DiffusionPlain<F, FN, L>{f, next, lapl, coeff, write_lapl});
     return;
   }
@@ -722,8 +724,8 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
                            Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>,
                                                Kokkos::IndexType<std::int64_t>>(
                                exec, 0, (rows + per_item - 1) / per_item),
-                           DiffusionRows<tr, F, FN, L>{f, next, lapl, coeff, write_lapl, rows,
-                                                       cols, per_item, reverse});
+                           DiffusionRows<tr, F, FN, L>{f, next, lapl, coeff, write_lapl, rows, cols,
+                                                       per_item, reverse});
       return;
     }
     if (strip <= 0) strip = Tuning::strip_rows_two_steps;
@@ -740,7 +742,7 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
       constexpr int KK = decltype(k)::value;
       const std::int64_t chunks = (cols + KK - 1) / KK, strips = (rows + strip - 1) / strip;
       const Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>> policy(exec, 0,
-                                                                             chunks * strips);
+                                                                              chunks * strips);
       if (shape.steps == 2) {
         Kokkos::parallel_for("unison::diffusion::streaming2", policy,
                              DiffusionStrips2<KK, tr, F, FN, L>{f, next, lapl, coeff, write_lapl,
@@ -771,9 +773,8 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
       Kokkos::PerTeam(Kernel::scratch_bytes(shape.tile_rows, shape.tile_cols, shape.steps)));
   Kokkos::parallel_for(shape.steps > 1 ? "unison::diffusion::blocked" : "unison::diffusion::tiled",
                        policy,
-                       Kernel{f, next, lapl, coeff, write_lapl, rows, cols, across,
-                              shape.tile_rows, shape.tile_cols, shape.steps,
-                              Tuning::scratch_level, reverse});
+                       Kernel{f, next, lapl, coeff, write_lapl, rows, cols, across, shape.tile_rows,
+                              shape.tile_cols, shape.steps, Tuning::scratch_level, reverse});
 }
 
 // The algorithm `automatic` stands for: the backend's choice, or `tiled` when the caller set a
@@ -838,9 +839,9 @@ void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lap
   static_assert(std::is_same_v<typename FN::non_const_value_type, T> &&
                     std::is_same_v<typename L::non_const_value_type, T>,
                 "unison::diffusion_step: f, f_next and lapl must have the same value type");
-  static_assert(!std::is_const_v<typename FN::value_type> &&
-                    !std::is_const_v<typename L::value_type>,
-                "unison::diffusion_step: f_next and lapl must have a non-const value type");
+  static_assert(
+      !std::is_const_v<typename FN::value_type> && !std::is_const_v<typename L::value_type>,
+      "unison::diffusion_step: f_next and lapl must have a non-const value type");
   constexpr const char* fn = "unison::diffusion_step";
   impl::check_extents(fn, "f_next", f_next, f);
   impl::check_field<Exec>(fn, f, lapl, coeff);
@@ -888,8 +889,7 @@ inline void check_options(const char* fn, const DiffusionOptions& options) {
   require(options.tile_rows >= 0 && options.tile_cols >= 0 && options.steps_per_pass >= 0 &&
               options.strip_rows >= 0,
           fn, "tile ", options.tile_rows, "x", options.tile_cols, ", steps_per_pass ",
-          options.steps_per_pass, " and strip_rows ", options.strip_rows,
-          " must not be negative");
+          options.steps_per_pass, " and strip_rows ", options.strip_rows, " must not be negative");
   require(options.strip_prefetch >= 0 && options.strip_prefetch <= 4, fn, "strip_prefetch is ",
           options.strip_prefetch, ", must be 0 (the backend's choice) to 4");
 }
@@ -907,13 +907,13 @@ using ConstFieldView =
 // third buffer and back) and `buffer` or an internal one. run steps from cur into nxt and swaps
 // them; whichever holds the field at the end is copied to f if it is not f.
 template <class Exec, class F, class Run>
-void with_buffers(const char* function, const Exec& exec, const F& f, const DiffusionBuffer<F>* buffer,
-                  Run&& run) {
+void with_buffers(const char* function, const Exec& exec, const F& f,
+                  const DiffusionBuffer<F>* buffer, Run&& run) {
   const std::int64_t nx = f.extent(0), ny = f.extent(1);
   using Buffer = DiffusionBuffer<F>;
-  const bool direct = (std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft> ||
-                       std::is_same_v<typename F::array_layout, Kokkos::LayoutRight>) &&
-                      f.span_is_contiguous();
+  const bool direct =
+      (std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft> ||
+       std::is_same_v<typename F::array_layout, Kokkos::LayoutRight>)&&f.span_is_contiguous();
   Buffer other = buffer ? *buffer
                         : allocate<Buffer>(function, "the second field", exec,
                                            "unison::diffusion::buffer", nx, ny);
@@ -941,9 +941,9 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   using T = typename F::non_const_value_type;
   static_assert(std::is_same_v<typename L::non_const_value_type, T>,
                 "unison::diffuse: f and lapl must have the same value type");
-  static_assert(!std::is_const_v<typename F::value_type> &&
-                    !std::is_const_v<typename L::value_type>,
-                "unison::diffuse: f and lapl must have a non-const value type");
+  static_assert(
+      !std::is_const_v<typename F::value_type> && !std::is_const_v<typename L::value_type>,
+      "unison::diffuse: f and lapl must have a non-const value type");
   check_field<Exec>(fn, f, lapl, coeff);
   check_disjoint(fn, "lapl", lapl, "f", f);
   require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
@@ -955,14 +955,15 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   require(which == Laplacian::every_step || which == Laplacian::final_only, fn,
           "unknown Laplacian choice ", int(which));
   check_options(fn, options);
-  require(options.steps_per_pass <= 1 || which == Laplacian::final_only, fn,
-          "steps_per_pass ", options.steps_per_pass,
+  require(options.steps_per_pass <= 1 || which == Laplacian::final_only, fn, "steps_per_pass ",
+          options.steps_per_pass,
           " needs Laplacian::final_only (every step's Laplacian is written otherwise)");
   const StencilAlgorithm algorithm = resolve<Exec>(options.algorithm, which, options);
   require(options.steps_per_pass <= 1 || algorithm != StencilAlgorithm::plain, fn,
           "steps_per_pass ", options.steps_per_pass, " needs the tiled or streaming algorithm");
   require(options.steps_per_pass <= 2 || algorithm != StencilAlgorithm::streaming, fn,
-          "steps_per_pass ", options.steps_per_pass, " with the streaming algorithm: it runs 1 or 2");
+          "steps_per_pass ", options.steps_per_pass,
+          " with the streaming algorithm: it runs 1 or 2");
 
   using Tuning = backends::StencilTuning<Exec>;
   const bool blocked = which == Laplacian::final_only && algorithm == StencilAlgorithm::tiled;
@@ -981,8 +982,8 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
                                             : Tuning::tile_cols;
     shape = checked_shape<Exec, T>(fn, shape, user_tile, f.extent(0), f.extent(1));
   } else if (algorithm == StencilAlgorithm::streaming && which == Laplacian::final_only) {
-    shape.steps = options.steps_per_pass > 0 ? options.steps_per_pass
-                                             : Tuning::streaming_steps_per_pass;
+    shape.steps =
+        options.steps_per_pass > 0 ? options.steps_per_pass : Tuning::streaming_steps_per_pass;
   }
   if (steps == 0 || f.size() == 0) return;
 
@@ -993,14 +994,13 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
       const bool final_pass = done + n == steps;
       PassShape pass = shape;
       pass.steps = n;
-      diffusion_pass(exec, algorithm, pass, ConstFieldView<F>(cur), nxt, lapl, c,
-                     which == Laplacian::every_step || final_pass,
-                     (done / shape.steps) % 2 == 1,
-                     options.strip_rows > 0 ? options.strip_rows
-                     : n == 2               ? Tuning::strip_rows_two_steps
-                                            : Tuning::strip_rows,
-                     options.strip_prefetch > 0 ? options.strip_prefetch
-                                                : Tuning::strip_prefetch_rows);
+      diffusion_pass(
+          exec, algorithm, pass, ConstFieldView<F>(cur), nxt, lapl, c,
+          which == Laplacian::every_step || final_pass, (done / shape.steps) % 2 == 1,
+          options.strip_rows > 0 ? options.strip_rows
+          : n == 2               ? Tuning::strip_rows_two_steps
+                                 : Tuning::strip_rows,
+          options.strip_prefetch > 0 ? options.strip_prefetch : Tuning::strip_prefetch_rows);
       done += n;
       std::swap(cur, nxt);
       on_step(done, ConstFieldView<F>(cur), lapl);
@@ -1016,8 +1016,8 @@ constexpr bool history_blocking_v = backends::StencilTuning<Exec>::strip_rows <=
 // Enqueues `n` steps from f into next by DiffusionRowsHistory (where history_blocking_v), step
 // s's Laplacian into plane plane0 + s - 1 of history.
 template <class Exec, class F, class FN, class H>
-void history_pass(const Exec& exec, const F& f, const FN& next, const H& history, int plane0,
-                  int n, typename FN::non_const_value_type coeff, bool reverse) {
+void history_pass(const Exec& exec, const F& f, const FN& next, const H& history, int plane0, int n,
+                  typename FN::non_const_value_type coeff, bool reverse) {
   const std::int64_t nx = f.extent(0), ny = f.extent(1);
   if (nx == 0 || ny == 0) return;
   if constexpr (history_blocking_v<Exec>) {
@@ -1058,8 +1058,9 @@ void history_pass(const Exec& exec, const F& f, const FN& next, const H& history
 template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
              Laplacian which = Laplacian::every_step, const DiffusionOptions& options = {}) {
-  impl::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, which, options,
-                [](std::int64_t, const auto&, const auto&) {}, nullptr);
+  impl::diffuse(
+      "unison::diffuse", exec, f, steps, coeff, lapl, which, options,
+      [](std::int64_t, const auto&, const auto&) {}, nullptr);
 }
 
 /// diffuse with a caller's buffer of f's extents (a contiguous View of f's layout,
@@ -1071,8 +1072,9 @@ template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer, std::int64_t steps,
              double coeff, const L& lapl, Laplacian which = Laplacian::every_step,
              const DiffusionOptions& options = {}) {
-  impl::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, which, options,
-                [](std::int64_t, const auto&, const auto&) {}, &buffer);
+  impl::diffuse(
+      "unison::diffuse", exec, f, steps, coeff, lapl, which, options,
+      [](std::int64_t, const auto&, const auto&) {}, &buffer);
 }
 
 /// diffuse with the Laplacian of every step, calling on_step(step, field, lapl) after each step
@@ -1090,15 +1092,16 @@ void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, con
 namespace impl {
 
 template <class Exec, class F, class H, class OnHistory>
-void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t steps,
-                     double coeff, const H& history, const DiffusionOptions& options,
-                     OnHistory&& on_history, const DiffusionBuffer<F>* buffer) {
+void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t steps, double coeff,
+                     const H& history, const DiffusionOptions& options, OnHistory&& on_history,
+                     const DiffusionBuffer<F>* buffer) {
   static_checks<Exec, F>();
   using T = typename F::non_const_value_type;
   static_assert(Kokkos::is_view_v<H> && H::rank() == 3,
                 "unison::diffuse_history: history must be a rank-3 View (planes, nx, ny)");
-  static_assert(std::is_same_v<typename H::value_type, T> && !std::is_const_v<typename F::value_type>,
-                "unison::diffuse_history: f and history must have the same non-const value type");
+  static_assert(
+      std::is_same_v<typename H::value_type, T> && !std::is_const_v<typename F::value_type>,
+      "unison::diffuse_history: f and history must have the same non-const value type");
   static_assert(accessible_v<Exec, H>,
                 "unison::diffuse_history: history must be accessible from the execution space");
   require(history.extent(0) >= 1 && history.extent(1) == f.extent(0) &&
@@ -1116,15 +1119,15 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
   check_options(fn, options);
   DiffusionOptions shape_options = options;
   shape_options.steps_per_pass = 0;  // here: steps per pass of the CPU streaming kernel only
-  const StencilAlgorithm algorithm = resolve<Exec>(options.algorithm, Laplacian::every_step,
-                                                   shape_options);
+  const StencilAlgorithm algorithm =
+      resolve<Exec>(options.algorithm, Laplacian::every_step, shape_options);
   const bool blocking = history_blocking_v<Exec> && algorithm == StencilAlgorithm::streaming;
   require(options.steps_per_pass <= 1 || blocking, fn, "steps_per_pass ", options.steps_per_pass,
           " needs the streaming algorithm of a backend whose threads sweep blocks of rows (the "
           "CPU backends: StencilTuning::strip_rows == 0)");
   using Tuning = backends::StencilTuning<Exec>;
   const std::int64_t depth = std::int64_t(history.extent(0));
-  std::int64_t per_pass = !blocking                  ? 1
+  std::int64_t per_pass = !blocking                    ? 1
                           : options.steps_per_pass > 0 ? options.steps_per_pass
                                                        : Tuning::history_steps_per_pass;
   if (per_pass > depth) per_pass = depth;
@@ -1146,14 +1149,15 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
         const int n = int(group - k < per_pass ? group - k : per_pass);
         const bool reverse = pass % 2 == 1;
         if constexpr (history_blocking_v<Exec>) {
-          if (blocking) history_pass(exec, ConstFieldView<F>(cur), nxt, history, int(k), n, c, reverse);
+          if (blocking)
+            history_pass(exec, ConstFieldView<F>(cur), nxt, history, int(k), n, c, reverse);
         }
         if (!blocking)
-          diffusion_pass(exec, algorithm, shape, ConstFieldView<F>(cur), nxt,
-                         Kokkos::subview(history, k, Kokkos::ALL, Kokkos::ALL), c, true, reverse,
-                         options.strip_rows > 0 ? options.strip_rows : Tuning::strip_rows,
-                         options.strip_prefetch > 0 ? options.strip_prefetch
-                                                    : Tuning::strip_prefetch_rows);
+          diffusion_pass(
+              exec, algorithm, shape, ConstFieldView<F>(cur), nxt,
+              Kokkos::subview(history, k, Kokkos::ALL, Kokkos::ALL), c, true, reverse,
+              options.strip_rows > 0 ? options.strip_rows : Tuning::strip_rows,
+              options.strip_prefetch > 0 ? options.strip_prefetch : Tuning::strip_prefetch_rows);
         k += n;
         std::swap(cur, nxt);
       }

@@ -25,16 +25,16 @@
 
 // The compile-time checks shared by the element-wise functions; `fname` is a string literal
 // naming the function, so that every message names it.
-#define UNISON_IMPL_CHECK_ELEMENTWISE(fname, Exec, Out, ...)                                   \
-  static_assert(Kokkos::is_execution_space_v<Exec>,                                          \
-                fname ": the first argument must be a Kokkos execution space instance");     \
-  static_assert(::unison::impl::is_writable_view_v<Out>,                                     \
-                fname ": out must be a rank-1 or rank-2 View with a non-const value type");  \
-  static_assert(::unison::impl::accessible_v<Exec, Out>,                                     \
-                fname ": out must be accessible from the execution space");                  \
-  static_assert(::unison::impl::all_operands_v<Exec, int(Out::rank()), __VA_ARGS__>,        \
-                fname ": every input must be an arithmetic scalar or a View of out's rank "  \
-                      "accessible from the execution space")
+#define UNISON_IMPL_CHECK_ELEMENTWISE(fname, Exec, Out, ...)                                \
+  static_assert(Kokkos::is_execution_space_v<Exec>,                                         \
+                fname ": the first argument must be a Kokkos execution space instance");    \
+  static_assert(::unison::impl::is_writable_view_v<Out>,                                    \
+                fname ": out must be a rank-1 or rank-2 View with a non-const value type"); \
+  static_assert(::unison::impl::accessible_v<Exec, Out>,                                    \
+                fname ": out must be accessible from the execution space");                 \
+  static_assert(::unison::impl::all_operands_v<Exec, int(Out::rank()), __VA_ARGS__>, fname  \
+                ": every input must be an arithmetic scalar or a View of out's rank "       \
+                "accessible from the execution space")
 
 namespace unison {
 
@@ -42,14 +42,14 @@ namespace unison {
 /// out's value type T on GPUs (and for integers), a pack of T's on CPUs (unison::transform calls
 /// them a vector register of elements at a time); T names the value type they are used with.
 namespace ops {
-#define UNISON_IMPL_OP(Name, params, expr)                 \
-  template <class T>                                       \
-  struct Name {                                            \
-    using unison_packs = void;                             \
-    template <class V>                                     \
-    KOKKOS_FUNCTION V operator() params const {            \
-      return expr;                                         \
-    }                                                      \
+#define UNISON_IMPL_OP(Name, params, expr)      \
+  template <class T>                            \
+  struct Name {                                 \
+    using unison_packs = void;                  \
+    template <class V>                          \
+    KOKKOS_FUNCTION V operator() params const { \
+      return expr;                              \
+    }                                           \
   };
 UNISON_IMPL_OP(Add, (V x, V y), x + y)
 UNISON_IMPL_OP(Hypot, (V x, V y), math::hypot(x, y))
@@ -58,7 +58,7 @@ UNISON_IMPL_OP(PolarDistance, (V r1, V t1, V r2, V t2), math::polar_distance(r1,
 UNISON_IMPL_OP(ZeroSuppress, (V v, V threshold), math::zero_suppress(v, threshold))
 UNISON_IMPL_OP(Pulse, (V t, V period, V amplitude), math::pulse(t, period, amplitude))
 UNISON_IMPL_OP(Normalize, (V g), math::normalize(g))
-UNISON_IMPL_OP(Multiply, (V x, V y), x * y)
+UNISON_IMPL_OP(Multiply, (V x, V y), x* y)
 UNISON_IMPL_OP(Activate, (V v), math::activate(v))
 UNISON_IMPL_OP(HiddenNeuron, (V g, V w), math::hidden_neuron(g, w))
 #undef UNISON_IMPL_OP
@@ -114,8 +114,8 @@ void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, c
                   ", expected a positive finite value (in out's value type)");
   }
   if constexpr (std::is_arithmetic_v<M>) {
-    impl::require(impl::finite(mean) && impl::fits_in<T>(mean), "unison::gaussian_pdf",
-                  "mean is ", mean, ", expected a finite value (in out's value type)");
+    impl::require(impl::finite(mean) && impl::fits_in<T>(mean), "unison::gaussian_pdf", "mean is ",
+                  mean, ", expected a finite value (in out's value type)");
   }
   impl::transform({"unison::gaussian_pdf", "unison::elementwise::gaussian_pdf"},
                   {"x", "mean", "sigma"}, exec, out, ops::GaussianPdf<value_t<Out>>{}, x, mean,
@@ -154,8 +154,8 @@ void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, cons
                   "integer out)");
   }
   impl::transform({"unison::zero_suppress", "unison::elementwise::zero_suppress"},
-                  {"waveform", "threshold"}, exec, out, ops::ZeroSuppress<value_t<Out>>{},
-                  waveform, threshold);
+                  {"waveform", "threshold"}, exec, out, ops::ZeroSuppress<value_t<Out>>{}, waveform,
+                  threshold);
 }
 
 namespace impl {
@@ -177,8 +177,9 @@ auto readable_on(const char* function, const Exec& exec, const V& v, const char*
   if constexpr (accessible_v<Exec, V>) {
     return v;
   } else {
-    auto copy = allocate<Kokkos::View<typename V::non_const_value_type*, typename Exec::memory_space>>(
-        function, "the copy of an input", exec, label, v.extent(0));
+    auto copy =
+        allocate<Kokkos::View<typename V::non_const_value_type*, typename Exec::memory_space>>(
+            function, "the copy of an input", exec, label, v.extent(0));
     Kokkos::deep_copy(exec, copy, v);
     return copy;
   }
@@ -192,8 +193,9 @@ void write_through(const char* function, const Exec& exec, const Out& out, const
   if constexpr (accessible_v<Exec, Out>) {
     compute(out);
   } else {
-    auto result = allocate<Kokkos::View<typename Out::non_const_value_type*, typename Exec::memory_space>>(
-        function, "the result's temporary", exec, label, out.extent(0));
+    auto result =
+        allocate<Kokkos::View<typename Out::non_const_value_type*, typename Exec::memory_space>>(
+            function, "the result's temporary", exec, label, out.extent(0));
     compute(result);
     Kokkos::deep_copy(exec, out, result);
     exec.fence(label);
@@ -215,8 +217,9 @@ void make_pulses(const Exec& exec, const TV& t, const NV& noise,
                  typename Out::non_const_value_type period,
                  typename Out::non_const_value_type amplitude, const Out& out) {
   using T = value_t<Out>;
-  static_assert(Kokkos::is_execution_space_v<Exec>,
-                "unison::make_pulses: the first argument must be a Kokkos execution space instance");
+  static_assert(
+      Kokkos::is_execution_space_v<Exec>,
+      "unison::make_pulses: the first argument must be a Kokkos execution space instance");
   static_assert(Kokkos::is_view_v<TV> && Kokkos::is_view_v<NV> && Kokkos::is_view_v<Out> &&
                     TV::rank() == 1 && NV::rank() == 1 && Out::rank() == 1,
                 "unison::make_pulses: t, noise and out must be rank-1 Views");
@@ -241,24 +244,25 @@ void make_pulses(const Exec& exec, const TV& t, const NV& noise,
 
   auto t_in = impl::readable_on(fn, exec, t, "unison::elementwise::make_pulses::t");
   auto noise_in = impl::readable_on(fn, exec, noise, "unison::elementwise::make_pulses::noise");
-  impl::write_through(fn, exec, out, "unison::elementwise::make_pulses::out", [&](const auto& dest) {
-    auto chain = [&](const auto& pulses) {
-      impl::transform({fn, "unison::elementwise::make_pulses"}, {"t", "period", "amplitude"},
-                      exec, pulses, ops::Pulse<T>{}, t_in, period, amplitude);
-      impl::transform({fn, "unison::elementwise::add"}, {"pulses", "noise"}, exec, dest,
-                      ops::Add<T>{}, pulses, noise_in);
-    };
-    // The pulses go into dest, unless dest is the noise array itself (the first kernel would
-    // overwrite the noise before the second reads it): then into a temporary.
-    if (static_cast<const void*>(dest.data()) != static_cast<const void*>(noise_in.data())) {
-      chain(dest);
-    } else {
-      chain(Kokkos::View<T*, typename Exec::memory_space>(
-          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                             "unison::elementwise::make_pulses::pulses"),
-          dest.extent(0)));
-    }
-  });
+  impl::write_through(
+      fn, exec, out, "unison::elementwise::make_pulses::out", [&](const auto& dest) {
+        auto chain = [&](const auto& pulses) {
+          impl::transform({fn, "unison::elementwise::make_pulses"}, {"t", "period", "amplitude"},
+                          exec, pulses, ops::Pulse<T>{}, t_in, period, amplitude);
+          impl::transform({fn, "unison::elementwise::add"}, {"pulses", "noise"}, exec, dest,
+                          ops::Add<T>{}, pulses, noise_in);
+        };
+        // The pulses go into dest, unless dest is the noise array itself (the first kernel would
+        // overwrite the noise before the second reads it): then into a temporary.
+        if (static_cast<const void*>(dest.data()) != static_cast<const void*>(noise_in.data())) {
+          chain(dest);
+        } else {
+          chain(Kokkos::View<T*, typename Exec::memory_space>(
+              Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
+                                 "unison::elementwise::make_pulses::pulses"),
+              dest.extent(0)));
+        }
+      });
 }
 
 /// How hidden_layer runs: one fused kernel (one pass over memory) or the tutorial's three
@@ -275,8 +279,9 @@ template <class Exec, class G, class W, class Out>
 void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const Out& out,
                   Fusion fusion = Fusion::fused) {
   using T = value_t<Out>;
-  static_assert(Kokkos::is_execution_space_v<Exec>,
-                "unison::hidden_layer: the first argument must be a Kokkos execution space instance");
+  static_assert(
+      Kokkos::is_execution_space_v<Exec>,
+      "unison::hidden_layer: the first argument must be a Kokkos execution space instance");
   static_assert(Kokkos::is_view_v<G> && Kokkos::is_view_v<W> && Kokkos::is_view_v<Out> &&
                     G::rank() == 1 && W::rank() == 1 && Out::rank() == 1,
                 "unison::hidden_layer: greyscales, weights and out must be rank-1 Views");
@@ -299,31 +304,32 @@ void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const
 
   auto g = impl::readable_on(fn, exec, greyscales, "unison::elementwise::hidden_layer::greyscales");
   auto w = impl::readable_on(fn, exec, weights, "unison::elementwise::hidden_layer::weights");
-  impl::write_through(fn, exec, out, "unison::elementwise::hidden_layer::out", [&](const auto& dest) {
-    if (fusion == Fusion::fused) {
-      impl::transform({fn, "unison::elementwise::hidden_layer"}, {"greyscales", "weights"}, exec,
-                      dest, ops::HiddenNeuron<T>{}, g, w);
-    } else {
-      // The tutorial's three passes, in place in dest. Only when dest is the weights array
-      // itself would the first pass overwrite weights before the second reads them: then the
-      // intermediate values go to a temporary.
-      auto passes = [&](const auto& tmp) {
-        impl::transform({fn, "unison::elementwise::normalize"}, {"greyscales"}, exec, tmp,
-                        ops::Normalize<T>{}, g);
-        impl::transform({fn, "unison::elementwise::weigh"}, {"normalized", "weights"}, exec, tmp,
-                        ops::Multiply<T>{}, tmp, w);
-        impl::transform({fn, "unison::elementwise::activate"}, {"weighted"}, exec, dest,
-                        ops::Activate<T>{}, tmp);
-      };
-      if (static_cast<const void*>(dest.data()) != static_cast<const void*>(w.data())) {
-        passes(dest);
-      } else {
-        passes(impl::allocate<Kokkos::View<T*, typename Exec::memory_space>>(
-            fn, "the temporary of the separate passes", exec,
-            "unison::elementwise::hidden_layer::weighted", dest.extent(0)));
-      }
-    }
-  });
+  impl::write_through(
+      fn, exec, out, "unison::elementwise::hidden_layer::out", [&](const auto& dest) {
+        if (fusion == Fusion::fused) {
+          impl::transform({fn, "unison::elementwise::hidden_layer"}, {"greyscales", "weights"},
+                          exec, dest, ops::HiddenNeuron<T>{}, g, w);
+        } else {
+          // The tutorial's three passes, in place in dest. Only when dest is the weights array
+          // itself would the first pass overwrite weights before the second reads them: then the
+          // intermediate values go to a temporary.
+          auto passes = [&](const auto& tmp) {
+            impl::transform({fn, "unison::elementwise::normalize"}, {"greyscales"}, exec, tmp,
+                            ops::Normalize<T>{}, g);
+            impl::transform({fn, "unison::elementwise::weigh"}, {"normalized", "weights"}, exec,
+                            tmp, ops::Multiply<T>{}, tmp, w);
+            impl::transform({fn, "unison::elementwise::activate"}, {"weighted"}, exec, dest,
+                            ops::Activate<T>{}, tmp);
+          };
+          if (static_cast<const void*>(dest.data()) != static_cast<const void*>(w.data())) {
+            passes(dest);
+          } else {
+            passes(impl::allocate<Kokkos::View<T*, typename Exec::memory_space>>(
+                fn, "the temporary of the separate passes", exec,
+                "unison::elementwise::hidden_layer::weighted", dest.extent(0)));
+          }
+        }
+      });
 }
 
 // The same functions on out's default execution space.

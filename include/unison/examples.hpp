@@ -26,8 +26,8 @@ struct Grayscale {
   RGB rgb;
   G gray;
   KOKKOS_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
-    const float v = 0.299f * float(rgb(i, j, 0)) + 0.587f * float(rgb(i, j, 1)) +
-                    0.114f * float(rgb(i, j, 2));
+    const float v =
+        0.299f * float(rgb(i, j, 0)) + 0.587f * float(rgb(i, j, 1)) + 0.114f * float(rgb(i, j, 2));
     if constexpr (std::is_floating_point_v<Out>) gray(i, j) = Out(v);
     else gray(i, j) = Out(v + 0.5f);  // uint8: rounded to nearest (v is in [0, 255])
   }
@@ -53,9 +53,11 @@ struct GrayscaleRows {
 #if UNISON_BACKENDS_PIXELS3
       // 8-bit pixels 64 at a time, their bytes sorted by channel with the CPU's byte permutes;
       // the same float arithmetic, in the same order, as the loop below.
-      if constexpr (std::is_same_v<In, std::uint8_t> && (std::is_same_v<Out, std::uint8_t> || std::is_same_v<Out, float>)) {
+      if constexpr (std::is_same_v<In, std::uint8_t> &&
+                    (std::is_same_v<Out, std::uint8_t> || std::is_same_v<Out, float>)) {
         using V = backends::Pack<float>;
-        const V r = backends::splat<V>(0.299f), g = backends::splat<V>(0.587f), b = backends::splat<V>(0.114f);
+        const V r = backends::splat<V>(0.299f), g = backends::splat<V>(0.587f),
+                b = backends::splat<V>(0.114f);
         for (; j + 64 <= w; j += 64) {
           V c[3][4];
           backends::pixels3_to_float(src + 3 * j, c);
@@ -105,13 +107,15 @@ void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
                     (std::is_same_v<In, float> || std::is_same_v<In, std::uint8_t>),
                 "unison::rgb_to_grayscale: rgb must be a rank-3 View (h x w x 3) of float or "
                 "std::uint8_t");
-  static_assert(Kokkos::is_view_v<GV> && GV::rank() == 2 && !std::is_const_v<typename GV::value_type> &&
+  static_assert(Kokkos::is_view_v<GV> && GV::rank() == 2 &&
+                    !std::is_const_v<typename GV::value_type> &&
                     (std::is_floating_point_v<Out> ||
                      (std::is_same_v<Out, std::uint8_t> && std::is_same_v<In, std::uint8_t>)),
                 "unison::rgb_to_grayscale: gray must be a rank-2 View of float or double, or of "
                 "std::uint8_t for std::uint8_t input");
-  static_assert(impl::accessible_v<Exec, RV> && impl::accessible_v<Exec, GV>,
-                "unison::rgb_to_grayscale: rgb and gray must be accessible from the execution space");
+  static_assert(
+      impl::accessible_v<Exec, RV> && impl::accessible_v<Exec, GV>,
+      "unison::rgb_to_grayscale: rgb and gray must be accessible from the execution space");
   constexpr const char* fn = "unison::rgb_to_grayscale";
   impl::require(rgb.extent(2) == 3, fn, "rgb is ", impl::extents_string(rgb),
                 ": its last extent must be 3 (R, G, B)");
@@ -119,21 +123,25 @@ void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
                 impl::extents_string(gray), ", expected ", rgb.extent(0), "x", rgb.extent(1));
   impl::check_disjoint(fn, "gray", gray, "rgb", rgb);
   if (gray.size() == 0) return;
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible) {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                           typename Exec::memory_space>::accessible) {
     // CPUs, with the image's pixels and channels contiguous: rows in plain loops.
     if (rgb.stride(2) == 1 && rgb.stride(1) == 3 && gray.stride(1) == 1) {
       const std::int64_t rows = gray.extent(0), threads = exec.concurrency();
       const std::int64_t per = (rows + 4 * threads - 1) / (4 * threads);
-      Kokkos::parallel_for("unison::examples::rgb_to_grayscale",
-                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, (rows + per - 1) / per),
-                           impl::GrayscaleRows<RV, GV>{rgb, gray, rows, std::int64_t(gray.extent(1)), per});
+      Kokkos::parallel_for(
+          "unison::examples::rgb_to_grayscale",
+          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0,
+                                                                     (rows + per - 1) / per),
+          impl::GrayscaleRows<RV, GV>{rgb, gray, rows, std::int64_t(gray.extent(1)), per});
       return;
     }
   }
   using Policy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
-  Kokkos::parallel_for("unison::examples::rgb_to_grayscale",
-                       Policy(exec, {0, 0}, {std::int64_t(gray.extent(0)), std::int64_t(gray.extent(1))}),
-                       impl::Grayscale<RV, GV>{rgb, gray});
+  Kokkos::parallel_for(
+      "unison::examples::rgb_to_grayscale",
+      Policy(exec, {0, 0}, {std::int64_t(gray.extent(0)), std::int64_t(gray.extent(1))}),
+      impl::Grayscale<RV, GV>{rgb, gray});
 }
 
 /// The largest n for which loop_sum(exec, n) is exact: the integer sum of i j over i, j < n,
@@ -151,13 +159,13 @@ template <class Exec>
 double loop_sum(const Exec& exec, std::int64_t n) {
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::loop_sum: the first argument must be a Kokkos execution space");
-  impl::require(n >= 0 && n <= loop_sum_max_n, "unison::loop_sum", "n is ", n,
-                ", expected 0 to ", loop_sum_max_n, " (beyond, the exact sum overflows 64 bits)");
+  impl::require(n >= 0 && n <= loop_sum_max_n, "unison::loop_sum", "n is ", n, ", expected 0 to ",
+                loop_sum_max_n, " (beyond, the exact sum overflows 64 bits)");
   if (n == 0) return 0.0;  // nothing to launch (docs/RELIABILITY.md: an empty reduction crashed)
   std::int64_t sum = 0;
-  Kokkos::parallel_reduce(
-      "unison::examples::loop_sum", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
-      impl::LoopSum{n}, sum);
+  Kokkos::parallel_reduce("unison::examples::loop_sum",
+                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+                          impl::LoopSum{n}, sum);
   exec.fence("unison::loop_sum: the result");
   return double(sum) * 0.1;
 }
@@ -194,18 +202,22 @@ void lucas(const Exec& exec, const OV& out) {
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::lucas: the first argument must be a Kokkos execution space");
   using T = typename OV::non_const_value_type;
-  static_assert(Kokkos::is_view_v<OV> && OV::rank() == 1 && !std::is_const_v<typename OV::value_type> &&
-                    std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
+  static_assert(Kokkos::is_view_v<OV> && OV::rank() == 1 &&
+                    !std::is_const_v<typename OV::value_type> && std::is_arithmetic_v<T> &&
+                    !std::is_same_v<T, bool>,
                 "unison::lucas: out must be a rank-1 View of a non-const arithmetic type");
   static_assert(impl::accessible_v<Exec, OV>,
                 "unison::lucas: out must be accessible from the execution space");
   const std::int64_t n = out.extent(0);
-  impl::require(n - 1 <= lucas_max_index<T>(), "unison::lucas", "out has ", n,
-                " elements, but L(", n - 1, ") does not fit this value type: its largest exact "
-                "index is ", lucas_max_index<T>());
+  impl::require(n - 1 <= lucas_max_index<T>(), "unison::lucas", "out has ", n, " elements, but L(",
+                n - 1,
+                ") does not fit this value type: its largest exact "
+                "index is ",
+                lucas_max_index<T>());
   if (n == 0) return;
   Kokkos::parallel_for(
-      "unison::examples::lucas", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+      "unison::examples::lucas",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
       KOKKOS_LAMBDA(std::int64_t i) {
         T a = 2, b = 1;  // L(k - 1), L(k), never beyond L(i)
         for (std::int64_t k = 1; k < i; ++k) {

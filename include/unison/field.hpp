@@ -25,22 +25,30 @@ struct JaggedNoise {
   static constexpr int octaves = 8;
   KOKKOS_FUNCTION static constexpr std::int64_t weight(int o) {
     switch (o) {
-      case 0: return 1;
-      case 1: return 3;
-      case 2: return 10;
-      case 3: return 32;
-      case 4: return 100;
-      case 5: return 320;
-      case 6: return 1000;
-      default: return 3200;
+      case 0:
+        return 1;
+      case 1:
+        return 3;
+      case 2:
+        return 10;
+      case 3:
+        return 32;
+      case 4:
+        return 100;
+      case 5:
+        return 320;
+      case 6:
+        return 1000;
+      default:
+        return 3200;
     }
   }
   static constexpr std::int64_t total = 4666;  // sum of the weights
   static constexpr std::int64_t max_value = total * 65535;
 
   KOKKOS_FUNCTION std::int64_t lattice(std::uint64_t x, std::uint64_t y, int o) const {
-    std::uint64_t h = seed ^ (x * 0x9E3779B97F4A7C15ULL) ^ (y * 0xC2B2AE3D27D4EB4FULL) ^
-                      (std::uint64_t(o) << 56);
+    std::uint64_t h =
+        seed ^ (x * 0x9E3779B97F4A7C15ULL) ^ (y * 0xC2B2AE3D27D4EB4FULL) ^ (std::uint64_t(o) << 56);
     h ^= h >> 33;
     h *= 0xFF51AFD7ED558CCDULL;
     h ^= h >> 33;
@@ -111,9 +119,9 @@ void jagged_block(const char* fn, const Exec& exec, const F& f, std::uint64_t se
                   Total&& total) {
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::jagged_field: the first argument must be a Kokkos execution space");
-  static_assert(Kokkos::is_view_v<F> && F::rank() == 2 &&
-                    std::is_floating_point_v<typename F::value_type>,
-                "unison::jagged_field: f must be a rank-2 View of float or double");
+  static_assert(
+      Kokkos::is_view_v<F> && F::rank() == 2 && std::is_floating_point_v<typename F::value_type>,
+      "unison::jagged_field: f must be a rank-2 View of float or double");
   static_assert(impl::accessible_v<Exec, F>,
                 "unison::jagged_field: f must be accessible from the execution space");
   impl::require(zero_fraction >= 0 && zero_fraction <= 1, fn, "zero_fraction is ", zero_fraction,
@@ -123,8 +131,8 @@ void jagged_block(const char* fn, const Exec& exec, const F& f, std::uint64_t se
   if (cells == 0) return;
   using Policy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
   using Noise = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, typename F::memory_space>;
-  const auto noise = impl::allocate<Noise>(fn, "the noise array", exec, "unison::field::noise",
-                                           nx, ny);
+  const auto noise =
+      impl::allocate<Noise>(fn, "the noise array", exec, "unison::field::noise", nx, ny);
   if (nx > 0 && ny > 0)
     Kokkos::parallel_for("unison::field::jagged_noise", Policy(exec, {0, 0}, {nx, ny}),
                          JaggedNoiseFill<Noise>{noise, JaggedNoise{seed}, x0, y0});
@@ -144,8 +152,7 @@ void jagged_block(const char* fn, const Exec& exec, const F& f, std::uint64_t se
   }
   if (nx > 0 && ny > 0)
     Kokkos::parallel_for("unison::field::jagged_write", Policy(exec, {0, 0}, {nx, ny}),
-                         JaggedWrite<Noise, F>{noise, f, hi,
-                                               T(1) / T(JaggedNoise::max_value + 1)});
+                         JaggedWrite<Noise, F>{noise, f, hi, T(1) / T(JaggedNoise::max_value + 1)});
   exec.fence("unison::jagged_field: release the noise");
 }
 

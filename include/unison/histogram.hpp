@@ -65,18 +65,19 @@ KOKKOS_FUNCTION T threshold(double e) {
 // t % copies: with 32 copies the lanes of a warp never touch the same counter or shared-memory
 // bank, so their atomic increments are never replayed, whatever the data. A CPU team is one
 // thread with plain increments: one copy, or host_copies when it counts in packs (count_packs).
-// The bin of v: an estimate of (v - E_0) / width, then steps against the thresholds E_k (a table in scratch) until E_k <= v < E_{k+1}: exact for any
-// estimate, one comparison each way when the estimate is right; the estimate in T from E_0
-// (EstimateInT: float when its rounding stays well below a bin) or in double from xmin. x is read
-// in chunks of K values (16 bytes on a GPU) where it is contiguous, U chunks at a time per
-// thread (more loads in flight).
+// The bin of v: an estimate of (v - E_0) / width, then steps against the thresholds E_k (a table in
+// scratch) until E_k <= v < E_{k+1}: exact for any estimate, one comparison each way when the
+// estimate is right; the estimate in T from E_0 (EstimateInT: float when its rounding stays well
+// below a bin) or in double from xmin. x is read in chunks of K values (16 bytes on a GPU) where it
+// is contiguous, U chunks at a time per thread (more loads in flight).
 template <class Exec, class X, class C, bool EstimateInT>
 struct HistogramTeams {
   using T = typename X::non_const_value_type;
   using Count = typename C::non_const_value_type;
   using Memory = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   using Table = Kokkos::View<T*, typename Exec::scratch_memory_space, Memory>;
-  using Scratch = Kokkos::View<std::uint32_t**, Kokkos::LayoutRight, typename Exec::scratch_memory_space, Memory>;
+  using Scratch = Kokkos::View<std::uint32_t**, Kokkos::LayoutRight,
+                               typename Exec::scratch_memory_space, Memory>;
   using Tuning = backends::HistogramTuning<Exec>;
   X x;
   C counts;
@@ -139,7 +140,8 @@ struct HistogramTeams {
       const V fraction = estimate - __builtin_convertvector(k, V);
       const I clear = __builtin_convertvector((fraction >= near) & (fraction <= far), I);
       if (!backends::any((clear | (valid == 0)) == 0)) {
-        backends::store(offset + j, (valid ? k : discard) * host_copies + ((lane + j) & (host_copies - 1)));
+        backends::store(offset + j,
+                        (valid ? k : discard) * host_copies + ((lane + j) & (host_copies - 1)));
         return;
       }
       // -1 where a lane's value lies below its bin, +1 where above, else 0 (LD lanes).
@@ -152,12 +154,14 @@ struct HistogramTeams {
       for (;;) {
         I step;
         if constexpr (parts == 1) step = steps(safe, k);
-        else step = backends::join(steps(backends::half<0>(safe), backends::half<0>(k)),
-                                   steps(backends::half<1>(safe), backends::half<1>(k)));
+        else
+          step = backends::join(steps(backends::half<0>(safe), backends::half<0>(k)),
+                                steps(backends::half<1>(safe), backends::half<1>(k)));
         if (!backends::any(step != 0)) break;
         k += step;
       }
-      backends::store(offset + j, (valid ? k : discard) * host_copies + ((lane + j) & (host_copies - 1)));
+      backends::store(offset + j,
+                      (valid ? k : discard) * host_copies + ((lane + j) & (host_copies - 1)));
     };
     for (std::int64_t i = 0; i < n; i += block) {
       const int count = n - i < block ? int(n - i) : block;
@@ -269,15 +273,14 @@ struct HistogramGlobal {
 /// nbins, computed in double as fma(k, w, xmin) (one rounding; e_nbins = xmax), and every value
 /// placed exactly against those edges, as NumPy's histogram places values against its edges. Values
 /// below xmin, at or above xmax, infinite or NaN are not counted. x: a rank-1 View of float or
-/// double, any layout; counts: a rank-1 View of a 32- or 64-bit integer type, overwritten. Both accessible
-/// from `exec`. Exact and deterministic. On a GPU each team of threads counts into private
-/// histograms in shared memory (one per lane of a warp, so lanes never contend) and adds them to counts once; on a CPU each
-/// thread counts its own block of x privately; when the bins do not fit in a team's scratch
-/// memory (HistogramTuning::max_scratch_bytes), every value is added to counts by a global
-/// atomic. Asynchronous on `exec`.
-/// Throws unison::invalid_argument when counts is empty, xmin or xmax is not finite,
-/// xmin >= xmax, x has more elements than counts' type can count, or counts overlaps x.
-/// Kernels: "unison::histogram::zero", "unison::histogram::bins".
+/// double, any layout; counts: a rank-1 View of a 32- or 64-bit integer type, overwritten. Both
+/// accessible from `exec`. Exact and deterministic. On a GPU each team of threads counts into
+/// private histograms in shared memory (one per lane of a warp, so lanes never contend) and adds
+/// them to counts once; on a CPU each thread counts its own block of x privately; when the bins do
+/// not fit in a team's scratch memory (HistogramTuning::max_scratch_bytes), every value is added to
+/// counts by a global atomic. Asynchronous on `exec`. Throws unison::invalid_argument when counts
+/// is empty, xmin or xmax is not finite, xmin >= xmax, x has more elements than counts' type can
+/// count, or counts overlaps x. Kernels: "unison::histogram::zero", "unison::histogram::bins".
 template <class Exec, class XV, class CV>
 void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV& counts) {
   static_assert(Kokkos::is_execution_space_v<Exec>,
@@ -285,12 +288,11 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
   static_assert(Kokkos::is_view_v<XV> && XV::rank() == 1 &&
                     std::is_floating_point_v<typename XV::non_const_value_type>,
                 "unison::histogram: x must be a rank-1 View of float or double");
-  static_assert(Kokkos::is_view_v<CV> && CV::rank() == 1 &&
-                    !std::is_const_v<typename CV::value_type> &&
-                    std::is_integral_v<typename CV::value_type> &&
-                    sizeof(typename CV::value_type) >= 4,
-                "unison::histogram: counts must be a rank-1 View of a non-const integer type of 32 "
-                "or 64 bits");
+  static_assert(
+      Kokkos::is_view_v<CV> && CV::rank() == 1 && !std::is_const_v<typename CV::value_type> &&
+          std::is_integral_v<typename CV::value_type> && sizeof(typename CV::value_type) >= 4,
+      "unison::histogram: counts must be a rank-1 View of a non-const integer type of 32 "
+      "or 64 bits");
   static_assert(impl::accessible_v<Exec, XV> && impl::accessible_v<Exec, CV>,
                 "unison::histogram: x and counts must be accessible from the execution space");
   using Count = typename CV::non_const_value_type;
@@ -308,9 +310,10 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
   const impl::Bins bins{xmin, xmax, width, 1 / width, nbins};
   impl::require(width > 0 && std::isfinite(width) && std::isfinite(1 / width), fn,
                 "the bin width (xmax - xmin) / ", nbins, " is not a positive finite number");
-  Kokkos::parallel_for("unison::histogram::zero",
-                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, nbins),
-                       KOKKOS_LAMBDA(std::int64_t k) { counts(k) = 0; });
+  Kokkos::parallel_for(
+      "unison::histogram::zero",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, nbins),
+      KOKKOS_LAMBDA(std::int64_t k) { counts(k) = 0; });
   if (n == 0) return;
 
   using Tuning = backends::HistogramTuning<Exec>;
@@ -328,14 +331,16 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
     // Teams: enough to fill the device (GPU) or one per thread (CPU), each with a block of at
     // least min_per_team values (fewer teams for small x), and at most 2^32 - 1 values so that
     // a private count cannot overflow.
-    std::int64_t league = std::int64_t(exec.concurrency()) * Tuning::teams_per_thread / Tuning::team_size;
+    std::int64_t league =
+        std::int64_t(exec.concurrency()) * Tuning::teams_per_thread / Tuning::team_size;
     if (league < 1) league = 1;
     const std::int64_t by_size = (n + Tuning::min_per_team - 1) / Tuning::min_per_team;
     if (league > by_size) league = by_size;
     std::int64_t per_team = (n + league - 1) / league;
     if (per_team > std::int64_t(UINT32_MAX)) per_team = UINT32_MAX;
     league = (n + per_team - 1) / per_team;
-    impl::require(league <= INT32_MAX, fn, "x has ", n, " elements, more than one launch can cover");
+    impl::require(league <= INT32_MAX, fn, "x has ", n,
+                  " elements, more than one launch can cover");
     // The estimate in T when its error stays below a quarter bin: E_0 within a quarter bin of
     // xmin, and few enough bins for T's rounding of (v - E_0) / width (always for double).
     const double origin_error = (double(impl::threshold<T>(xmin)) - xmin) * bins.inverse_width;
@@ -344,23 +349,27 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
     // 4 eps (nbins + 1)), and the edges' own rounding in double.
     const double eps = std::numeric_limits<T>::epsilon();
     const double reach = std::fabs(xmin) > std::fabs(xmax) ? std::fabs(xmin) : std::fabs(xmax);
-    const double margin = 2 * (std::fabs(origin_error) + 4 * eps * double(nbins + 1) +
-                               4 * std::numeric_limits<double>::epsilon() * reach * bins.inverse_width);
+    const double margin =
+        2 * (std::fabs(origin_error) + 4 * eps * double(nbins + 1) +
+             4 * std::numeric_limits<double>::epsilon() * reach * bins.inverse_width);
     // (a margin of 1: no lane is ever clear, every pack takes the steps)
     const T margin_t = margin < 0.25 ? T(margin * (1 + 4 * eps)) : T(1);
     const bool estimate_in_t =
         std::is_same_v<T, double> ||
-        (origin_error <= 0.25 && nbins <= (std::int64_t(1) << 20) &&
-         T(bins.inverse_width) > 0 && T(bins.inverse_width) < Kokkos::Experimental::infinity_v<T>);
+        (origin_error <= 0.25 && nbins <= (std::int64_t(1) << 20) && T(bins.inverse_width) > 0 &&
+         T(bins.inverse_width) < Kokkos::Experimental::infinity_v<T>);
     Policy policy(exec, int(league), Tuning::team_size);
-    policy.set_scratch_size(Tuning::scratch_level, Kokkos::PerTeam(Teams::scratch_bytes(copies, nbins)));
+    policy.set_scratch_size(Tuning::scratch_level,
+                            Kokkos::PerTeam(Teams::scratch_bytes(copies, nbins)));
     if (estimate_in_t)
-      Kokkos::parallel_for("unison::histogram::bins", policy,
-                           Teams{x, counts, bins, n, per_team, copies, T(bins.inverse_width), margin_t});
+      Kokkos::parallel_for(
+          "unison::histogram::bins", policy,
+          Teams{x, counts, bins, n, per_team, copies, T(bins.inverse_width), margin_t});
     else if constexpr (!std::is_same_v<T, double>)
-      Kokkos::parallel_for("unison::histogram::bins", policy,
-                           impl::HistogramTeams<Exec, XV, CV, false>{x, counts, bins, n, per_team, copies,
-                                                                     T(bins.inverse_width), margin_t});
+      Kokkos::parallel_for(
+          "unison::histogram::bins", policy,
+          impl::HistogramTeams<Exec, XV, CV, false>{x, counts, bins, n, per_team, copies,
+                                                    T(bins.inverse_width), margin_t});
   } else {
     Kokkos::parallel_for("unison::histogram::bins",
                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
@@ -384,13 +393,15 @@ std::int64_t atomic_counter(const Exec& exec, std::int64_t n) {
                 "unison::atomic_counter: the first argument must be a Kokkos execution space");
   impl::require(n >= 0, "unison::atomic_counter", "n is ", n, ", expected 0 or more");
   std::int64_t total = 0;
-  Kokkos::View<std::int64_t, typename Exec::memory_space> counter(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("unison::histogram::counter")));
-  const Kokkos::View<std::int64_t, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> zero(&total);
+  Kokkos::View<std::int64_t, typename Exec::memory_space> counter(Kokkos::view_alloc(
+      exec, Kokkos::WithoutInitializing, std::string("unison::histogram::counter")));
+  const Kokkos::View<std::int64_t, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> zero(
+      &total);
   Kokkos::deep_copy(exec, counter, zero);  // a copy, not a fill kernel
-  Kokkos::parallel_for("unison::histogram::atomic_counter",
-                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
-                       KOKKOS_LAMBDA(std::int64_t) { Kokkos::atomic_inc(&counter()); });
+  Kokkos::parallel_for(
+      "unison::histogram::atomic_counter",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+      KOKKOS_LAMBDA(std::int64_t) { Kokkos::atomic_inc(&counter()); });
   Kokkos::deep_copy(exec, total, counter);
   exec.fence("unison::atomic_counter: the result");
   return total;

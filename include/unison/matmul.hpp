@@ -43,8 +43,7 @@ std::string matmul_gemm_library() {
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return "cuBLAS";
 #endif
 #ifdef KOKKOSKERNELS_ENABLE_TPL_BLAS
-  if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible)
-    return "host BLAS";
+  if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) return "host BLAS";
 #endif
   return "Kokkos Kernels";
 }
@@ -67,8 +66,7 @@ struct ColumnPartials {
     const std::int64_t r = item / chunks, c0 = item % chunks * W;
     const std::int64_t p0 = r * rows_per, p1 = p0 + rows_per < rows ? p0 + rows_per : rows;
     const int width = cols - c0 < W ? int(cols - c0) : W;
-    if constexpr (backends::has_pack_v<T> && W % backends::pack_lanes_v<T> == 0 &&
-                  W > 1) {
+    if constexpr (backends::has_pack_v<T> && W % backends::pack_lanes_v<T> == 0 && W > 1) {
 #if UNISON_BACKENDS_HOST_VECTORS
       // CPUs, rows with contiguous elements of type T: the chunk's columns in packs, added up
       // in registers over the block's rows (the same products and sums, lane by lane).
@@ -138,11 +136,11 @@ void weighted_column_sums(const Exec& exec, const std::string& what, const M& ma
   constexpr int W = Tuning::column_chunk;
   const std::int64_t rows = mat.extent(0), cols = mat.extent(1);
   const std::int64_t blocks = partial.extent(0), chunks = (cols + W - 1) / W;
-  Kokkos::parallel_for("unison::matmul_reduce::" + what + "_partials",
-                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                           exec, 0, blocks * chunks),
-                       ColumnPartials<W, M, Wt, P>{mat, w, partial, weighted, rows, cols,
-                                                   std::int64_t(Tuning::column_rows), chunks});
+  Kokkos::parallel_for(
+      "unison::matmul_reduce::" + what + "_partials",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, blocks * chunks),
+      ColumnPartials<W, M, Wt, P>{mat, w, partial, weighted, rows, cols,
+                                  std::int64_t(Tuning::column_rows), chunks});
   Kokkos::parallel_for("unison::matmul_reduce::" + what + "_sum",
                        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, cols),
                        SumPartials<P, O>{partial, out});
@@ -172,9 +170,9 @@ struct MatmulReduceTiled {
   static constexpr int LB = in_registers ? TK * TN / NT : 1;
   // (LDA, TN and the micro-tiles' halves are multiples of RM / 2 and RN / 2 words, so that
   // every half is aligned as an impl::Chunk.)
-  static_assert(TM % RM == 0 && TN % RN == 0 && RM % 2 == 0 && RN % 2 == 0 &&
-                    LDA % (RM / 2) == 0 && TN % (RN / 2) == 0 && (TK * LDA) % (RN / 2) == 0 &&
-                    (PM * PN) % NT == 0 && (TM * TK) % NT == 0 && (TK * TN) % NT == 0,
+  static_assert(TM % RM == 0 && TN % RN == 0 && RM % 2 == 0 && RN % 2 == 0 && LDA % (RM / 2) == 0 &&
+                    TN % (RN / 2) == 0 && (TK * LDA) % (RN / 2) == 0 && (PM * PN) % NT == 0 &&
+                    (TM * TK) % NT == 0 && (TK * TN) % NT == 0,
                 "unison::matmul_reduce: MatmulTuning's tile shape does not divide evenly");
 
   A a;
@@ -215,8 +213,7 @@ struct MatmulReduceTiled {
     const int t = team.team_rank();
     const int level = Tuning::scratch_level;  // (a copy: team_scratch takes a reference)
     T* as = static_cast<T*>(team.team_scratch(level).get_shmem_aligned(
-        ((slices > sums ? slices : sums) + (in_registers ? 0 : std::size_t(TM) * TN)) *
-            sizeof(T),
+        ((slices > sums ? slices : sums) + (in_registers ? 0 : std::size_t(TM) * TN)) * sizeof(T),
         64));
     T* bs = as + TK * LDA;
     T* cs = as + (slices > sums ? slices : sums);  // the tile's products (CPU)
@@ -325,7 +322,9 @@ struct MatmulReduceTiledHost {
   std::int64_t m, k, n, tiles_n;
 
   // The tile's sums (TM x TN), then the packed slice of B's panel (TK x RN, rows contiguous).
-  static std::size_t scratch_bytes() { return (std::size_t(TM) * TN + std::size_t(TK) * RN) * sizeof(T) + 64; }
+  static std::size_t scratch_bytes() {
+    return (std::size_t(TM) * TN + std::size_t(TK) * RN) * sizeof(T) + 64;
+  }
 
   template <class Member>
   void operator()(const Member& team) const {
@@ -344,10 +343,12 @@ struct MatmulReduceTiledHost {
         const int width = cols - jt, w0 = width < L ? width : L, w1 = width - w0;
         const T* brow = &b(k0, j0 + jt);
         for (std::int64_t kk = 0; kk < kk1; ++kk, brow += bs) {
-          backends::store(bp + kk * RN, width >= RN ? backends::load<V>(brow) : backends::load_partial<V>(brow, w0));
-          backends::store(bp + kk * RN + L, width >= RN ? backends::load<V>(brow + L)
-                                            : w1 > 0    ? backends::load_partial<V>(brow + L, w1 < L ? w1 : L)
-                                                        : V{});
+          backends::store(bp + kk * RN, width >= RN ? backends::load<V>(brow)
+                                                    : backends::load_partial<V>(brow, w0));
+          backends::store(bp + kk * RN + L,
+                          width >= RN ? backends::load<V>(brow + L)
+                          : w1 > 0    ? backends::load_partial<V>(brow + L, w1 < L ? w1 : L)
+                                      : V{});
         }
         for (int it = 0; it < rows; it += RM) {
           const T* ar[RM];
@@ -425,16 +426,18 @@ std::int64_t matmul_reduce_workspace_size(std::int64_t m, std::int64_t k, std::i
                        ? L(m) * L(n) + L(impl::column_blocks<Exec>(m)) * L(n)
                        : L(k) + L(impl::column_blocks<Exec>(m)) * L(k) +
                              L(impl::column_blocks<Exec>(k)) * L(n);
-    impl::require(size <= L(std::numeric_limits<std::int64_t>::max()), fn, "m, k, n are ", m,
-                  ", ", k, ", ", n, ": the workspace of about ", size,
+    impl::require(size <= L(std::numeric_limits<std::int64_t>::max()), fn, "m, k, n are ", m, ", ",
+                  k, ", ", n, ": the workspace of about ", size,
                   " elements overflows a 64-bit count");
   }
   switch (method) {
     case MatmulMethod::automatic:
     case MatmulMethod::reassociated:
       return k + impl::column_blocks<Exec>(m) * k + impl::column_blocks<Exec>(k) * n;
-    case MatmulMethod::gemm: return m * n + impl::column_blocks<Exec>(m) * n;
-    default: return 0;
+    case MatmulMethod::gemm:
+      return m * n + impl::column_blocks<Exec>(m) * n;
+    default:
+      return 0;
   }
 }
 
@@ -444,20 +447,20 @@ template <class Exec, class AV, class BV, class OV>
 void check_matmul_reduce_types() {
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::matmul_reduce: the first argument must be a Kokkos execution space");
-  static_assert(Kokkos::is_view_v<AV> && Kokkos::is_view_v<BV> && AV::rank() == 2 &&
-                    BV::rank() == 2,
-                "unison::matmul_reduce: A and B must be rank-2 Views");
-  static_assert(Kokkos::is_view_v<OV> && OV::rank() == 1 &&
-                    !std::is_const_v<typename OV::value_type>,
-                "unison::matmul_reduce: out must be a rank-1 View with a non-const value type");
+  static_assert(
+      Kokkos::is_view_v<AV> && Kokkos::is_view_v<BV> && AV::rank() == 2 && BV::rank() == 2,
+      "unison::matmul_reduce: A and B must be rank-2 Views");
+  static_assert(
+      Kokkos::is_view_v<OV> && OV::rank() == 1 && !std::is_const_v<typename OV::value_type>,
+      "unison::matmul_reduce: out must be a rank-1 View with a non-const value type");
   using T = typename OV::non_const_value_type;
   static_assert(std::is_floating_point_v<T> &&
                     std::is_same_v<typename AV::non_const_value_type, T> &&
                     std::is_same_v<typename BV::non_const_value_type, T>,
                 "unison::matmul_reduce: A, B and out must hold the same floating-point type");
-  static_assert(impl::accessible_v<Exec, AV> && impl::accessible_v<Exec, BV> &&
-                    impl::accessible_v<Exec, OV>,
-                "unison::matmul_reduce: A, B and out must be accessible from the execution space");
+  static_assert(
+      impl::accessible_v<Exec, AV> && impl::accessible_v<Exec, BV> && impl::accessible_v<Exec, OV>,
+      "unison::matmul_reduce: A, B and out must be accessible from the execution space");
 }
 
 // The run-time checks shared by both forms; returns the method that will run.
@@ -518,7 +521,8 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
         impl::fill_output(exec, out, T(0));
         Kokkos::TeamPolicy<Exec> policy(exec, int(tiles_m * tiles_n), 1);
         policy.set_scratch_size(1, Kokkos::PerTeam(Kernel::scratch_bytes()));
-        Kokkos::parallel_for("unison::matmul_reduce::tiled", policy, Kernel{A, B, out, m, k, n, tiles_n});
+        Kokkos::parallel_for("unison::matmul_reduce::tiled", policy,
+                             Kernel{A, B, out, m, k, n, tiles_n});
         return;
       }
 #endif
@@ -549,12 +553,17 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
     // the Views' execution space is exec's (a HostSpace View's is the default host space, so a
     // Serial call on it would otherwise run Kokkos Kernels' own kernel).
     using Layout = typename AV::array_layout;
-    const Kokkos::View<const T**, Layout, Kokkos::Device<Exec, typename AV::memory_space>, Unmanaged> a(A);
-    const Kokkos::View<const T**, Layout, Kokkos::Device<Exec, typename BV::memory_space>, Unmanaged> b(B);
+    const Kokkos::View<const T**, Layout, Kokkos::Device<Exec, typename AV::memory_space>,
+                       Unmanaged>
+        a(A);
+    const Kokkos::View<const T**, Layout, Kokkos::Device<Exec, typename BV::memory_space>,
+                       Unmanaged>
+        b(B);
     const Kokkos::View<T**, Layout, Kokkos::Device<Exec, Mem>, Unmanaged> C(work, m, n);
 #ifdef KOKKOSKERNELS_ENABLE_TPL_BLAS
     // The host BLAS on the cores exec runs on (its threads could be bound to one).
-    if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) backends::host_blas_for(exec);
+    if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible)
+      backends::host_blas_for(exec);
 #endif
     KokkosBlas::gemm(exec, "N", "N", T(1), a, b, T(0), C);
     impl::weighted_column_sums(exec, "product", C, out, false,
@@ -593,11 +602,10 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
     impl::matmul_reduce_run(exec, A, B, out, method, static_cast<T*>(nullptr));
     return;
   }
-  const std::string what =
-      method == MatmulMethod::gemm
-          ? "the gemm method's temporary A.B (" + std::to_string(m) + "x" + std::to_string(n) +
-                ") with its partial column sums"
-          : std::string("the reassociated method's temporary column sums");
+  const std::string what = method == MatmulMethod::gemm
+                               ? "the gemm method's temporary A.B (" + std::to_string(m) + "x" +
+                                     std::to_string(n) + ") with its partial column sums"
+                               : std::string("the reassociated method's temporary column sums");
   const auto work = impl::allocate<Kokkos::View<T*, Mem>>(fn, what.c_str(), exec,
                                                           "unison::matmul_reduce::work", elements);
   impl::matmul_reduce_run(exec, A, B, out, method, work.data());

@@ -60,12 +60,12 @@ bool gpu_aware();
 /// p blocks the first n % p blocks have one more. Made by decompose(); holds a duplicate of the
 /// caller's communicator for Unison's own messages (freed with the last copy of the object).
 struct Decomposition {
-  MPI_Comm comm = MPI_COMM_NULL;  ///< Unison's duplicate of the caller's communicator
-  int rank = 0, size = 0;         ///< this rank and the number of ranks
-  std::array<int, 2> dims{};      ///< blocks along the first and the second index
-  std::array<int, 2> coords{};    ///< this rank's block in the grid of blocks
-  std::int64_t nx = 0, ny = 0;    ///< the whole field
-  std::int64_t x0 = 0, y0 = 0;    ///< this block's first cell in the whole field
+  MPI_Comm comm = MPI_COMM_NULL;            ///< Unison's duplicate of the caller's communicator
+  int rank = 0, size = 0;                   ///< this rank and the number of ranks
+  std::array<int, 2> dims{};                ///< blocks along the first and the second index
+  std::array<int, 2> coords{};              ///< this rank's block in the grid of blocks
+  std::int64_t nx = 0, ny = 0;              ///< the whole field
+  std::int64_t x0 = 0, y0 = 0;              ///< this block's first cell in the whole field
   std::int64_t local_nx = 0, local_ny = 0;  ///< this block's extents
   /// The ranks holding the neighbouring blocks: rows x0 - 1 (north) and x0 + local_nx (south),
   /// columns y0 - 1 (west) and y0 + local_ny (east); MPI_PROC_NULL at the field's edge.
@@ -178,8 +178,8 @@ void check_transport(const char* fn, Transport t) {
 // The padded copy of a block: one ghost cell around it, (local_nx + 2) x (local_ny + 2), in the
 // layout diffuse uses for the field.
 template <class F>
-using Padded = Kokkos::View<typename F::non_const_value_type**,
-                            unison::impl::diffusion_layout_t<F>, typename F::memory_space>;
+using Padded = Kokkos::View<typename F::non_const_value_type**, unison::impl::diffusion_layout_t<F>,
+                            typename F::memory_space>;
 
 // One diffusion step of the cells of a block's grid (rows across its contiguous axis, as the
 // single-rank kernels see it): cell (r, c) is padded cell (r + 1, c + 1) of cur; its neighbours
@@ -407,16 +407,16 @@ class Exchange {
 /// Kernels: "unison::mpi::diffusion::{interior,edges,block}" (the interior, the ring of edge
 /// cells, every cell at once), "unison::mpi::diffusion::{pack,unpack}" (halos).
 template <class Exec, class F, class L>
-void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t steps,
-             double coeff, const L& lapl, Laplacian which = Laplacian::every_step,
+void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t steps, double coeff,
+             const L& lapl, Laplacian which = Laplacian::every_step,
              const ExchangeOptions& options = {}) {
   unison::impl::static_checks<Exec, F, L>();
   using T = typename F::non_const_value_type;
   static_assert(std::is_same_v<typename L::non_const_value_type, T>,
                 "unison::mpi::diffuse: f and lapl must have the same value type");
-  static_assert(!std::is_const_v<typename F::value_type> &&
-                    !std::is_const_v<typename L::value_type>,
-                "unison::mpi::diffuse: f and lapl must have a non-const value type");
+  static_assert(
+      !std::is_const_v<typename F::value_type> && !std::is_const_v<typename L::value_type>,
+      "unison::mpi::diffuse: f and lapl must have a non-const value type");
   constexpr const char* fn = "unison::mpi::diffuse";
   impl::check_decomposition(d, fn);
   impl::agree(
@@ -495,9 +495,9 @@ void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t 
   const auto update_rows = [&](const Exec& on, const char* label, std::int64_t r0, std::int64_t n,
                                std::int64_t c0, std::int64_t m, bool write_lapl) {
     if (n <= 0 || m <= 0) return;
-    Kokkos::parallel_for(label, Kokkos::TeamPolicy<Exec>(on, int(Shape::teams(n, m)), Shape::team),
-                         Rows{{cur, nxt, lapl, c, write_lapl}, r0, c0, m, Shape::segments(m),
-                              Shape::width(m)});
+    Kokkos::parallel_for(
+        label, Kokkos::TeamPolicy<Exec>(on, int(Shape::teams(n, m)), Shape::team),
+        Rows{{cur, nxt, lapl, c, write_lapl}, r0, c0, m, Shape::segments(m), Shape::width(m)});
   };
   const auto update_ring = [&](const Exec& on, bool write_lapl) {
     Kokkos::parallel_for(
@@ -515,10 +515,9 @@ void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t 
     if (!direct) Kokkos::deep_copy(on, recv, recv_host);
     Kokkos::parallel_for("unison::mpi::diffusion::unpack",
                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(on, 0, halo),
-                         impl::HaloUnpack<P, Buffer>{cur, recv, nx, ny, d.north != MPI_PROC_NULL,
-                                                     d.south != MPI_PROC_NULL,
-                                                     d.west != MPI_PROC_NULL,
-                                                     d.east != MPI_PROC_NULL});
+                         impl::HaloUnpack<P, Buffer>{
+                             cur, recv, nx, ny, d.north != MPI_PROC_NULL, d.south != MPI_PROC_NULL,
+                             d.west != MPI_PROC_NULL, d.east != MPI_PROC_NULL});
   };
   T* const send_ptr = direct ? send.data() : send_host.data();
   T* const recv_ptr = direct ? recv.data() : recv_host.data();
@@ -580,22 +579,20 @@ void jagged_field(const Exec& exec, const Decomposition& d, const F& f,
                   std::uint64_t seed = 3966789, double zero_fraction = 0.7) {
   constexpr const char* fn = "unison::mpi::jagged_field";
   impl::check_decomposition(d, fn);
-  impl::agree(
-      d.comm, fn,
-      [&] {
-        impl::check_block(fn, d, f);
-        impl::require(zero_fraction >= 0 && zero_fraction <= 1, fn, "zero_fraction is ",
-                      zero_fraction, ", must be in [0, 1]");
-      },
-      {{"seed", (long long)seed}, {"zero_fraction", impl::bits(zero_fraction)}});
-  unison::impl::jagged_block(fn, exec, f, seed, zero_fraction, d.x0, d.y0, d.nx * d.ny,
-                             [&](std::int64_t count) {
-                               long long local = count, total = 0;
-                               impl::check_mpi(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG,
-                                                             MPI_SUM, d.comm),
-                                               fn, "MPI_Allreduce");
-                               return std::int64_t(total);
-                             });
+  impl::agree(d.comm, fn,
+              [&] {
+                impl::check_block(fn, d, f);
+                impl::require(zero_fraction >= 0 && zero_fraction <= 1, fn, "zero_fraction is ",
+                              zero_fraction, ", must be in [0, 1]");
+              },
+              {{"seed", (long long)seed}, {"zero_fraction", impl::bits(zero_fraction)}});
+  unison::impl::jagged_block(
+      fn, exec, f, seed, zero_fraction, d.x0, d.y0, d.nx * d.ny, [&](std::int64_t count) {
+        long long local = count, total = 0;
+        impl::check_mpi(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, d.comm), fn,
+                        "MPI_Allreduce");
+        return std::int64_t(total);
+      });
 }
 
 /// out[j] = sum over all rows i of the distributed A of (A B)[i, j]: each rank passes its rows
@@ -620,18 +617,18 @@ void matmul_reduce(const Exec& exec, MPI_Comm comm, const AV& A, const BV& B, co
   constexpr const char* fn = "unison::mpi::matmul_reduce";
   impl::require(comm != MPI_COMM_NULL, fn, "the communicator is MPI_COMM_NULL");
   using T = typename OV::non_const_value_type;
-  impl::agree(
-      comm, fn,
-      [&] {
-        unison::impl::check_matmul_reduce(A, B, out, method);
-        impl::check_transport<Exec>(fn, transport);
-        impl::require(out.extent(0) <= std::size_t(std::numeric_limits<int>::max()), fn, "out has ",
-                      out.extent(0), " elements: one MPI_Allreduce takes at most 2^31 - 1");
-      },
-      {{"k (A's columns)", (long long)A.extent(1)},
-       {"n (B's columns)", (long long)B.extent(1)},
-       {"method", (long long)method},
-       {"transport", (long long)transport}});
+  impl::agree(comm, fn,
+              [&] {
+                unison::impl::check_matmul_reduce(A, B, out, method);
+                impl::check_transport<Exec>(fn, transport);
+                impl::require(out.extent(0) <= std::size_t(std::numeric_limits<int>::max()), fn,
+                              "out has ", out.extent(0),
+                              " elements: one MPI_Allreduce takes at most 2^31 - 1");
+              },
+              {{"k (A's columns)", (long long)A.extent(1)},
+               {"n (B's columns)", (long long)B.extent(1)},
+               {"method", (long long)method},
+               {"transport", (long long)transport}});
   impl::agree(comm, fn, [&] { unison::matmul_reduce(exec, A, B, out, method); });
   const std::int64_t n = out.extent(0);
   // MPI adds contiguous arrays: out itself when it is contiguous and MPI may read its memory.
@@ -655,16 +652,14 @@ void matmul_reduce(const Exec& exec, MPI_Comm comm, const AV& A, const BV& B, co
       data = staged.data();
     }
     if (!impl::direct<Exec>(transport)) {
-      if (out.span_is_contiguous())
-        Kokkos::deep_copy(exec, pinned, Contiguous(out.data(), n));
-      else
-        Kokkos::deep_copy(exec, pinned, staged);
+      if (out.span_is_contiguous()) Kokkos::deep_copy(exec, pinned, Contiguous(out.data(), n));
+      else Kokkos::deep_copy(exec, pinned, staged);
       data = pinned.data();
     }
   }
   exec.fence("unison::mpi::matmul_reduce: partial sums");
-  impl::check_mpi(MPI_Allreduce(MPI_IN_PLACE, data, int(n), impl::datatype<T>(), MPI_SUM, comm),
-                  fn, "MPI_Allreduce");
+  impl::check_mpi(MPI_Allreduce(MPI_IN_PLACE, data, int(n), impl::datatype<T>(), MPI_SUM, comm), fn,
+                  "MPI_Allreduce");
   if (!in_place) {
     if (!impl::direct<Exec>(transport)) {
       if (out.span_is_contiguous()) Kokkos::deep_copy(exec, Contiguous(out.data(), n), pinned);

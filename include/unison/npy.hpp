@@ -51,7 +51,8 @@ void write_npy(const std::string& path, const V& v) {
                                              "unison::npy::staged", v.extent(0), v.extent(1));
   Kokkos::deep_copy(staged, v);
   Host host;
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename V::memory_space>::accessible) {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                           typename V::memory_space>::accessible) {
     host = Host(staged.data(), v.extent(0), v.extent(1));
   } else {
     host = impl::allocate<Host>(fn, "the host copy", Kokkos::DefaultHostExecutionSpace(),

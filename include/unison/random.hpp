@@ -127,7 +127,8 @@ struct MonteCarloPi {
     const std::uint64_t v1 = v0 + per < values ? v0 + per : values;
     std::uint64_t inside = 0;
     for (std::uint64_t r0 = v0; r0 < v1; r0 += std::uint64_t(1) << 30) {
-      const std::uint64_t r1 = v1 - r0 < (std::uint64_t(1) << 30) ? v1 : r0 + (std::uint64_t(1) << 30);
+      const std::uint64_t r1 =
+          v1 - r0 < (std::uint64_t(1) << 30) ? v1 : r0 + (std::uint64_t(1) << 30);
       std::uint32_t in = 0;
       std::uint64_t i = r0;
       if constexpr (Packs) {
@@ -137,11 +138,14 @@ struct MonteCarloPi {
       }
       for (; i < r1; ++i) {
         const std::uint64_t z = RandomSequence::value(key, first + i);
-        in += inside_quarter_circle(std::uint32_t(z >> 32)) + inside_quarter_circle(std::uint32_t(z));
+        in +=
+            inside_quarter_circle(std::uint32_t(z >> 32)) + inside_quarter_circle(std::uint32_t(z));
       }
       inside += in;
     }
-    if (odd && w == 0) inside += inside_quarter_circle(std::uint32_t(RandomSequence::value(key, first + values) >> 32));
+    if (odd && w == 0)
+      inside +=
+          inside_quarter_circle(std::uint32_t(RandomSequence::value(key, first + values) >> 32));
     hits += inside;
   }
 };
@@ -169,11 +173,12 @@ double monte_carlo_pi(const Exec& exec, std::int64_t samples, RandomSequence& se
   if (per < std::uint64_t(Tuning::min_per_item)) per = Tuning::min_per_item;
   const std::uint64_t items = values == 0 ? 1 : (values + per - 1) / per;
   std::uint64_t hits = 0;
-  Kokkos::parallel_reduce("unison::random::monte_carlo_pi",
-                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, std::int64_t(items)),
-                          impl::MonteCarloPi<Tuning::packs>{sequence.key(), sequence.position(), values, per,
-                                                            samples % 2 != 0},
-                          hits);
+  Kokkos::parallel_reduce(
+      "unison::random::monte_carlo_pi",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, std::int64_t(items)),
+      impl::MonteCarloPi<Tuning::packs>{sequence.key(), sequence.position(), values, per,
+                                        samples % 2 != 0},
+      hits);
   exec.fence("unison::monte_carlo_pi: the result");
   sequence.advance(values + std::uint64_t(samples % 2));
   return 4.0 * double(hits) / double(samples);

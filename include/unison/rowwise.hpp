@@ -49,7 +49,7 @@ struct L2Norm {
   KOKKOS_FUNCTION Acc lane_sum(std::int64_t r, int lane, const F& f) const {
     Acc part[K];
     for (int e = 0; e < K; ++e) part[e] = 0;
-    std::int64_t first = 0;  // where the lanes' element-by-element tail starts
+    std::int64_t first = 0;             // where the lanes' element-by-element tail starts
     if (contiguous && cols >= 2 * K) {  // (shorter rows: element by element)
       const T* row = &v(r, 0);
       const auto addr = reinterpret_cast<std::uintptr_t>(row);
@@ -92,7 +92,7 @@ struct L2Norm {
       Acc norm = Kokkos::sqrt(s);
       if constexpr (std::is_same_v<T, double>) {
         if (!Kokkos::isnan(s) && (Kokkos::isinf(s) || s < Kokkos::Experimental::norm_min_v<Acc> /
-                                                         Kokkos::Experimental::epsilon_v<Acc>))
+                                                              Kokkos::Experimental::epsilon_v<Acc>))
           norm = rescaled(team, r);
       }
       Kokkos::single(Kokkos::PerThread(team), [&] { out(r) = T(norm); });
@@ -175,23 +175,27 @@ struct MatmulCoreBatches {
     const std::int64_t q1 = (item + 1) * per_item < batch ? (item + 1) * per_item : batch;
     I lane = {};
     for (int e = 0; e < L; ++e) lane[e] = e;
-    const I ia = lane * int(a.stride(0)), ib = lane * int(b.stride(0)), ic = lane * int(c.stride(0));
+    const I ia = lane * int(a.stride(0)), ib = lane * int(b.stride(0)),
+            ic = lane * int(c.stride(0));
     V bp[max_np];
     for (std::int64_t q = item * per_item; q < q1; q += L) {
       if (q1 - q < L) {  // the last entries, one at a time
         for (std::int64_t e = q; e < q1; ++e)
-          for (std::int64_t i = 0; i < m; ++i) MatmulCore<std::int64_t, A, B, C>{a, b, c, batch, m, n, p, false}(e * m + i);
+          for (std::int64_t i = 0; i < m; ++i)
+            MatmulCore<std::int64_t, A, B, C>{a, b, c, batch, m, n, p, false}(e * m + i);
         break;
       }
       for (std::int64_t l = 0; l < n; ++l)
         for (std::int64_t j = 0; j < p; ++j) bp[l * p + j] = backends::gather<V>(&b(q, l, j), ib);
       for (std::int64_t i = 0; i < m; ++i) {
         V ap[max_np];
-        for (std::int64_t l = 0; l < n && l < max_np; ++l) ap[l] = backends::gather<V>(&a(q, i, l), ia);
+        for (std::int64_t l = 0; l < n && l < max_np; ++l)
+          ap[l] = backends::gather<V>(&a(q, i, l), ia);
         for (std::int64_t j = 0; j < p; ++j) {
           V acc = {};
           for (std::int64_t l = 0; l < n; ++l)
-            acc = backends::fma(l < max_np ? ap[l] : backends::gather<V>(&a(q, i, l), ia), bp[l * p + j], acc);
+            acc = backends::fma(l < max_np ? ap[l] : backends::gather<V>(&a(q, i, l), ia),
+                                bp[l * p + j], acc);
           backends::scatter(&c(q, i, j), ic, acc);
         }
       }
@@ -287,9 +291,9 @@ void l2_norm(const Exec& exec, const VV& V, const OV& out) {
                 "unison::l2_norm: the first argument must be a Kokkos execution space");
   static_assert(Kokkos::is_view_v<VV> && VV::rank() == 2,
                 "unison::l2_norm: V must be a rank-2 View (rows x their elements)");
-  static_assert(Kokkos::is_view_v<OV> && OV::rank() == 1 &&
-                    !std::is_const_v<typename OV::value_type>,
-                "unison::l2_norm: out must be a rank-1 View with a non-const value type");
+  static_assert(
+      Kokkos::is_view_v<OV> && OV::rank() == 1 && !std::is_const_v<typename OV::value_type>,
+      "unison::l2_norm: out must be a rank-1 View with a non-const value type");
   using T = typename OV::non_const_value_type;
   static_assert(std::is_floating_point_v<T> && std::is_same_v<typename VV::non_const_value_type, T>,
                 "unison::l2_norm: V and out must hold the same floating-point type");
@@ -308,7 +312,8 @@ void l2_norm(const Exec& exec, const VV& V, const OV& out) {
     if (V.stride(1) == 1 && cols > 0 && impl::L2NormFloatRows<VV, OV>::fits(V)) {
       const std::int64_t per = impl::items_of(rows, exec.concurrency(), 64);
       Kokkos::parallel_for("unison::rowwise::l2_norm",
-                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, (rows + per - 1) / per),
+                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                               exec, 0, (rows + per - 1) / per),
                            impl::L2NormFloatRows<VV, OV>{V, out, rows, cols, per});
       return;
     }
@@ -325,10 +330,9 @@ void l2_norm(const Exec& exec, const VV& V, const OV& out) {
   const std::int64_t league = (rows + rows_per_team - 1) / rows_per_team;
   impl::require(league <= std::int64_t(INT32_MAX), fn, "V has ", rows,
                 " rows, more than this backend's launch can cover");
-  Kokkos::parallel_for("unison::rowwise::l2_norm",
-                       Kokkos::TeamPolicy<Exec>(exec, int(league), threads, lanes),
-                       impl::L2Norm<VV, OV>{V, out, rows, cols, rows_per_team, lanes,
-                                            V.stride(1) == 1});
+  Kokkos::parallel_for(
+      "unison::rowwise::l2_norm", Kokkos::TeamPolicy<Exec>(exec, int(league), threads, lanes),
+      impl::L2Norm<VV, OV>{V, out, rows, cols, rows_per_team, lanes, V.stride(1) == 1});
 }
 
 /// l2_norm on out's default execution space instance.
@@ -350,20 +354,20 @@ template <class Exec, class AV, class BV, class CV>
 void matmul_core(const Exec& exec, const AV& A, const BV& B, const CV& C) {
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::matmul_core: the first argument must be a Kokkos execution space");
-  static_assert(Kokkos::is_view_v<AV> && Kokkos::is_view_v<BV> && AV::rank() == 3 &&
-                    BV::rank() == 3,
-                "unison::matmul_core: A and B must be rank-3 Views (batch x rows x columns)");
-  static_assert(Kokkos::is_view_v<CV> && CV::rank() == 3 &&
-                    !std::is_const_v<typename CV::value_type>,
-                "unison::matmul_core: C must be a rank-3 View with a non-const value type");
+  static_assert(
+      Kokkos::is_view_v<AV> && Kokkos::is_view_v<BV> && AV::rank() == 3 && BV::rank() == 3,
+      "unison::matmul_core: A and B must be rank-3 Views (batch x rows x columns)");
+  static_assert(
+      Kokkos::is_view_v<CV> && CV::rank() == 3 && !std::is_const_v<typename CV::value_type>,
+      "unison::matmul_core: C must be a rank-3 View with a non-const value type");
   using T = typename CV::non_const_value_type;
   static_assert(std::is_floating_point_v<T> &&
                     std::is_same_v<typename AV::non_const_value_type, T> &&
                     std::is_same_v<typename BV::non_const_value_type, T>,
                 "unison::matmul_core: A, B and C must hold the same floating-point type");
-  static_assert(impl::accessible_v<Exec, AV> && impl::accessible_v<Exec, BV> &&
-                    impl::accessible_v<Exec, CV>,
-                "unison::matmul_core: A, B and C must be accessible from the execution space");
+  static_assert(
+      impl::accessible_v<Exec, AV> && impl::accessible_v<Exec, BV> && impl::accessible_v<Exec, CV>,
+      "unison::matmul_core: A, B and C must be accessible from the execution space");
   constexpr const char* fn = "unison::matmul_core";
   const std::int64_t batch = A.extent(0), m = A.extent(1), n = A.extent(2), p = B.extent(2);
   impl::require(B.extent(0) == A.extent(0), fn, "A is ", impl::extents_string(A), " and B is ",
@@ -383,7 +387,8 @@ void matmul_core(const Exec& exec, const AV& A, const BV& B, const CV& C) {
     if (impl::MatmulCoreBatches<AV, BV, CV>::fits(A, B, C)) {
       const std::int64_t per = impl::items_of(batch, exec.concurrency(), 64);
       Kokkos::parallel_for("unison::rowwise::matmul_core",
-                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, (batch + per - 1) / per),
+                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                               exec, 0, (batch + per - 1) / per),
                            impl::MatmulCoreBatches<AV, BV, CV>{A, B, C, batch, m, n, p, per});
       return;
     }
@@ -396,10 +401,10 @@ void matmul_core(const Exec& exec, const AV& A, const BV& B, const CV& C) {
                          impl::MatmulCore<int, AV, BV, CV>{A, B, C, int(batch), int(m), int(n),
                                                            int(p), batch_fastest});
   } else {
-    Kokkos::parallel_for("unison::rowwise::matmul_core",
-                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, total),
-                         impl::MatmulCore<std::int64_t, AV, BV, CV>{A, B, C, batch, m, n, p,
-                                                                    batch_fastest});
+    Kokkos::parallel_for(
+        "unison::rowwise::matmul_core",
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, total),
+        impl::MatmulCore<std::int64_t, AV, BV, CV>{A, B, C, batch, m, n, p, batch_fastest});
   }
 }
 

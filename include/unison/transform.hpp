@@ -103,7 +103,8 @@ struct Operands<Head, Tail...> {
     return {load_chunk<K>(head, chunk), tail.template load<K>(chunk)};
   }
   template <class F, class... Vals>
-  KOKKOS_FORCEINLINE_FUNCTION decltype(auto) at1(const F& f, std::int64_t i, const Vals&... v) const {
+  KOKKOS_FORCEINLINE_FUNCTION decltype(auto) at1(const F& f, std::int64_t i,
+                                                 const Vals&... v) const {
     return tail.at1(f, i, v..., element(head, i));
   }
   template <class F, class... Vals>
@@ -253,12 +254,14 @@ struct TransformBlocks {
       std::int64_t i = i0;
       if (streaming) {
         const auto addr = reinterpret_cast<std::uintptr_t>(out + i0);
-        const std::int64_t head = std::int64_t((sizeof(V) - addr % sizeof(V)) % sizeof(V) / sizeof(T));
+        const std::int64_t head =
+            std::int64_t((sizeof(V) - addr % sizeof(V)) % sizeof(V) / sizeof(T));
         if (head > 0) {
           partial(i0, int(head < i1 - i0 ? head : i1 - i0));
           i += head;
         }
-        for (; i + L <= i1; i += L) backends::store_vector_streaming(out + i, ops.template packs_at<V>(f, i, L));
+        for (; i + L <= i1; i += L)
+          backends::store_vector_streaming(out + i, ops.template packs_at<V>(f, i, L));
         backends::store_streaming_fence();
       } else {
         for (; i + L <= i1; i += L) backends::store(out + i, ops.template packs_at<V>(f, i, L));
@@ -302,7 +305,8 @@ constexpr bool holds() {
 
 template <class A>
 std::int64_t operand_bytes(const A& a) {
-  if constexpr (Kokkos::is_view_v<A>) return std::int64_t(a.span() * sizeof(typename A::value_type));
+  if constexpr (Kokkos::is_view_v<A>)
+    return std::int64_t(a.span() * sizeof(typename A::value_type));
   else return 0;
 }
 
@@ -316,24 +320,31 @@ bool launch_blocks(const char* label, const Exec& exec, const Out& out, const F&
   if (!unit_stride(out) || !(unit_stride(args) && ...)) return false;
   const std::int64_t n = out.extent(0);
   const std::int64_t threads = exec.concurrency();
-  std::int64_t block = (n + threads * Tuning::blocks_per_thread - 1) / (threads * Tuning::blocks_per_thread);
+  std::int64_t block =
+      (n + threads * Tuning::blocks_per_thread - 1) / (threads * Tuning::blocks_per_thread);
   block = (block + 63) / 64 * 64;
-  block = block < Tuning::min_block ? Tuning::min_block : block > Tuning::max_block ? Tuning::max_block : block;
+  block = block < Tuning::min_block   ? Tuning::min_block
+          : block > Tuning::max_block ? Tuning::max_block
+                                      : block;
   const std::int64_t blocks = (n + block - 1) / block;
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   auto ops = make_operands(as_pointer(args)...);
-  constexpr bool packs = takes_packs<F>::value && backends::has_pack_v<T> && (holds<T, Args>() && ...);
+  constexpr bool packs =
+      takes_packs<F>::value && backends::has_pack_v<T> && (holds<T, Args>() && ...);
   if constexpr (packs) {
     const std::int64_t bytes = operand_bytes(out) + (operand_bytes(args) + ... + std::int64_t(0));
     const bool streaming = bytes >= backends::host_streaming_bytes();
-    Kokkos::parallel_for(label, Policy(exec, 0, blocks),
-                         TransformBlocks<true, T, F, decltype(ops)>{out.data(), f, ops, n, block, streaming});
+    Kokkos::parallel_for(
+        label, Policy(exec, 0, blocks),
+        TransformBlocks<true, T, F, decltype(ops)>{out.data(), f, ops, n, block, streaming});
   } else if constexpr (takes_packs<F>::value) {
     Kokkos::parallel_for(label, Policy(exec, 0, blocks),
-                         TransformBlocks<false, T, AsType<T, F>, decltype(ops)>{out.data(), {f}, ops, n, block, false});
+                         TransformBlocks<false, T, AsType<T, F>, decltype(ops)>{
+                             out.data(), {f}, ops, n, block, false});
   } else {
-    Kokkos::parallel_for(label, Policy(exec, 0, blocks),
-                         TransformBlocks<false, T, F, decltype(ops)>{out.data(), f, ops, n, block, false});
+    Kokkos::parallel_for(
+        label, Policy(exec, 0, blocks),
+        TransformBlocks<false, T, F, decltype(ops)>{out.data(), f, ops, n, block, false});
   }
   return true;
 }
@@ -349,8 +360,9 @@ bool chunkable(const A& a) {
     if constexpr (!std::is_arithmetic_v<V>) {
       return false;
     } else {
-      return a.span() == 0 || (a.stride(0) == 1 &&
-                               reinterpret_cast<std::uintptr_t>(a.data()) % alignof(Chunk<V, K>) == 0);
+      return a.span() == 0 ||
+             (a.stride(0) == 1 &&
+              reinterpret_cast<std::uintptr_t>(a.data()) % alignof(Chunk<V, K>) == 0);
     }
   }
 }
@@ -360,10 +372,10 @@ void launch_1d_kernel(const char* label, const Exec& exec, const Out& out, const
                       const Ops& ops) {
   using Kernel = TransformKernel1D<K, U, Out, F, Ops>;
   const auto n = static_cast<std::int64_t>(out.extent(0));
-  Kokkos::parallel_for(label,
-                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                           exec, 0, Kernel::work_items(n)),
-                       Kernel{out, f, ops, n});
+  Kokkos::parallel_for(
+      label,
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, Kernel::work_items(n)),
+      Kernel{out, f, ops, n});
 }
 
 // Rank-1 launch: chunks of K with wide accesses when every array allows it, else one element
@@ -411,8 +423,8 @@ auto flat(const V& v) {
 template <class Arg, class Out>
 bool flattens_like(const Arg& arg, const Out& out) {
   if constexpr (Kokkos::is_view_v<Arg>) {
-    return arg.span_is_contiguous() && arg.span() == out.span() &&
-           arg.stride(0) == out.stride(0) && arg.stride(1) == out.stride(1);
+    return arg.span_is_contiguous() && arg.span() == out.span() && arg.stride(0) == out.stride(0) &&
+           arg.stride(1) == out.stride(1);
   } else {
     return true;
   }
@@ -496,8 +508,9 @@ void transform(Names names, const std::array<const char*, sizeof...(Args)>& arg_
 template <class Exec, class Out, class F, class... Args>
 std::enable_if_t<Kokkos::is_execution_space_v<Exec>> transform(const Exec& exec, const Out& out,
                                                                const F& f, const Args&... args) {
-  static_assert(impl::is_writable_view_v<Out>,
-                "unison::transform: out must be a rank-1 or rank-2 View with a non-const value type");
+  static_assert(
+      impl::is_writable_view_v<Out>,
+      "unison::transform: out must be a rank-1 or rank-2 View with a non-const value type");
   static_assert(impl::accessible_v<Exec, Out>,
                 "unison::transform: out must be accessible from the execution space");
   static_assert(impl::all_operands_v<Exec, int(Out::rank()), Args...>,
@@ -506,7 +519,8 @@ std::enable_if_t<Kokkos::is_execution_space_v<Exec>> transform(const Exec& exec,
   std::array<const char*, sizeof...(Args)> arg_names{};
   static const char* const numbered[] = {"input 0", "input 1", "input 2", "input 3",
                                          "input 4", "input 5", "input 6", "input 7"};
-  for (std::size_t k = 0; k < arg_names.size(); ++k) arg_names[k] = k < 8 ? numbered[k] : "an input";
+  for (std::size_t k = 0; k < arg_names.size(); ++k)
+    arg_names[k] = k < 8 ? numbered[k] : "an input";
   impl::transform({"unison::transform", "unison::elementwise::transform"}, arg_names, exec, out, f,
                   args...);
 }

@@ -21,7 +21,8 @@ class RankFailurePrinter : public ::testing::EmptyTestEventListener {
     if (!r.failed()) return;
     std::ostringstream s;
     s << "[rank " << rank_ << "] " << (r.file_name() ? r.file_name() : "?") << ":"
-      << r.line_number() << ": failure in " << current_ << "\n" << r.summary() << "\n";
+      << r.line_number() << ": failure in " << current_ << "\n"
+      << r.summary() << "\n";
     std::cerr << s.str() << std::flush;
   }
   void OnTestStart(const ::testing::TestInfo& t) override {

@@ -54,7 +54,8 @@ void load(const V& v, const std::vector<double>& whole, std::int64_t cols, std::
   Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> h("load", v.extent(0), v.extent(1));
   for (std::size_t i = 0; i < h.extent(0); ++i)
     for (std::size_t j = 0; j < h.extent(1); ++j)
-      h(i, j) = static_cast<T>(whole[std::size_t((x0 + std::int64_t(i)) * cols + y0 + std::int64_t(j))]);
+      h(i, j) =
+          static_cast<T>(whole[std::size_t((x0 + std::int64_t(i)) * cols + y0 + std::int64_t(j))]);
   auto staged = Kokkos::create_mirror_view_and_copy(typename V::memory_space(), h);
   Kokkos::deep_copy(v, staged);
 }
@@ -64,7 +65,8 @@ std::vector<double> block(const std::vector<double>& whole, std::int64_t cols, s
                           std::int64_t y0, std::int64_t nx, std::int64_t ny) {
   std::vector<double> out;
   for (std::int64_t i = 0; i < nx; ++i)
-    for (std::int64_t j = 0; j < ny; ++j) out.push_back(whole[std::size_t((x0 + i) * cols + y0 + j)]);
+    for (std::int64_t j = 0; j < ny; ++j)
+      out.push_back(whole[std::size_t((x0 + i) * cols + y0 + j)]);
   return out;
 }
 
@@ -121,8 +123,8 @@ TYPED_TEST_SUITE(Mpi, Backends, BackendName);
 
 void check_tiling(const umpi::Decomposition& d) {
   const int size = d.size;
-  std::vector<long long> mine = {d.x0, d.y0, d.local_nx, d.local_ny, d.coords[0], d.coords[1],
-                                 d.north, d.south, d.west, d.east};
+  std::vector<long long> mine = {d.x0,        d.y0,    d.local_nx, d.local_ny, d.coords[0],
+                                 d.coords[1], d.north, d.south,    d.west,     d.east};
   std::vector<long long> all(mine.size() * std::size_t(size));
   MPI_Allgather(mine.data(), int(mine.size()), MPI_LONG_LONG, all.data(), int(mine.size()),
                 MPI_LONG_LONG, MPI_COMM_WORLD);
@@ -159,8 +161,13 @@ void check_tiling(const umpi::Decomposition& d) {
 
 TEST(MpiHost, decompose) {
   const int size = world_size();
-  for (auto [nx, ny] : {std::pair<std::int64_t, std::int64_t>{37, 53}, {53, 37}, {4, 4}, {1, 13},
-                        {13, 1}, {100, 7}, {8, 8}}) {
+  for (auto [nx, ny] : {std::pair<std::int64_t, std::int64_t>{37, 53},
+                        {53, 37},
+                        {4, 4},
+                        {1, 13},
+                        {13, 1},
+                        {100, 7},
+                        {8, 8}}) {
     for (std::array<int, 2> dims : {std::array<int, 2>{0, 0}, {size, 1}, {1, size}, {0, 1}}) {
       if (dims[0] > nx || dims[1] > ny || (dims[0] == 0 && dims[1] == 1 && size > nx)) continue;
       if ((dims[0] == 0 && dims[1] == 0) && nx * ny < size) continue;
@@ -193,16 +200,28 @@ TEST(MpiHost, decompose_errors) {
   EXPECT_TRUE(refused([] { umpi::decompose(MPI_COMM_NULL, 8, 8); }, "MPI_COMM_NULL", "", true));
   EXPECT_TRUE(refused([] { umpi::decompose(MPI_COMM_WORLD, -1, 8); },
                       std::string(fn) + "the field is -1x8", "", true));
-  EXPECT_TRUE(refused([] { umpi::decompose(MPI_COMM_WORLD, 8, 8, {-1, 0}); }, "must not be negative",
-                      "", true));
-  EXPECT_TRUE(refused([&] { umpi::decompose(MPI_COMM_WORLD, 64, 64, {size + 1, 0}); }, "must divide",
-                      "", true));
-  EXPECT_TRUE(refused([&] { umpi::decompose(MPI_COMM_WORLD, 64, 64, {size, 2}); },
-                      "whose product is not", "", true));
+  EXPECT_TRUE(refused(
+      [] {
+        umpi::decompose(MPI_COMM_WORLD, 8, 8, {-1, 0});
+      },
+      "must not be negative", "", true));
+  EXPECT_TRUE(refused(
+      [&] {
+        umpi::decompose(MPI_COMM_WORLD, 64, 64, {size + 1, 0});
+      },
+      "must divide", "", true));
+  EXPECT_TRUE(refused(
+      [&] {
+        umpi::decompose(MPI_COMM_WORLD, 64, 64, {size, 2});
+      },
+      "whose product is not", "", true));
   EXPECT_TRUE(refused([&] { umpi::decompose(MPI_COMM_WORLD, 0, 8); }, "cannot be split", "", true));
   if (size > 1) {
-    EXPECT_TRUE(refused([&] { umpi::decompose(MPI_COMM_WORLD, size - 1, 64, {size, 1}); },
-                        "cannot be split", "", true));
+    EXPECT_TRUE(refused(
+        [&] {
+          umpi::decompose(MPI_COMM_WORLD, size - 1, 64, {size, 1});
+        },
+        "cannot be split", "", true));
     // Arguments that differ between ranks: every rank throws.
     EXPECT_TRUE(refused([&] { umpi::decompose(MPI_COMM_WORLD, 64 + rank, 64); },
                         "nx differs between ranks", "", true));
@@ -226,8 +245,7 @@ std::string describe(const DiffusionCase& c) {
   std::ostringstream s;
   s << c.nx << "x" << c.ny << ", dims " << c.dims[0] << "x" << c.dims[1] << ", " << c.steps
     << " steps, " << (c.which == Laplacian::every_step ? "every_step" : "final_only") << ", "
-    << (c.options.overlap ? "overlap" : "no overlap") << ", transport "
-    << int(c.options.transport);
+    << (c.options.overlap ? "overlap" : "no overlap") << ", transport " << int(c.options.transport);
   return s.str();
 }
 
@@ -260,8 +278,7 @@ void check_diffusion(const DiffusionCase& c) {
     (void)first;
     if constexpr (Strided)
       return Kokkos::subview(v, Kokkos::ALL, std::make_pair(first, first + d.local_ny));
-    else
-      return v;
+    else return v;
   };
   const auto f = part(fa, d.local_ny);
   const auto lapl = part(la, 1);
@@ -274,7 +291,8 @@ void check_diffusion(const DiffusionCase& c) {
     EXPECT_TRUE(close(to_host(lapl), block(ref_l, c.ny, d.x0, d.y0, d.local_nx, d.local_ny), 0))
         << what << " (Laplacian)";
   else
-    for (double x : to_host(lapl)) ASSERT_TRUE(std::isnan(x)) << what << ": lapl written for 0 steps";
+    for (double x : to_host(lapl))
+      ASSERT_TRUE(std::isnan(x)) << what << ": lapl written for 0 steps";
 }
 
 template <class Exec>
@@ -282,8 +300,12 @@ void test_diffusion_bitwise() {
   const int size = world_size();
   using umpi::Transport;
   std::vector<DiffusionCase> cases;
-  for (auto [nx, ny] : {std::pair<std::int64_t, std::int64_t>{37, 53}, {53, 6}, {9, 64}, {1, 13},
-                        {64, 1}, {5, 5}}) {
+  for (auto [nx, ny] : {std::pair<std::int64_t, std::int64_t>{37, 53},
+                        {53, 6},
+                        {9, 64},
+                        {1, 13},
+                        {64, 1},
+                        {5, 5}}) {
     for (std::array<int, 2> dims : {std::array<int, 2>{0, 0}, {size, 1}, {1, size}}) {
       if (dims[0] > nx || dims[1] > ny) continue;
       if (dims[0] == 0 && ((nx == 1 && ny < size) || (ny == 1 && nx < size))) continue;
@@ -334,7 +356,8 @@ void test_jagged() {
       Exec exec;
       unison::jagged_field(exec, whole, 1234567, zeros);
       umpi::jagged_field(exec, d, f, 1234567, zeros);
-      EXPECT_TRUE(close(to_host(f), block(to_host(whole), ny, d.x0, d.y0, d.local_nx, d.local_ny), 0))
+      EXPECT_TRUE(
+          close(to_host(f), block(to_host(whole), ny, d.x0, d.y0, d.local_nx, d.local_ny), 0))
           << describe(d) << ", zero fraction " << zeros;
     }
   }
@@ -356,8 +379,10 @@ void check_matmul(std::int64_t m, std::int64_t k, std::int64_t n, MatmulMethod m
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t l = 0; l < k; ++l)
       for (std::int64_t j = 0; j < n; ++j)
-        ref[std::size_t(j)] += double(T(a[std::size_t(i * k + l)])) * double(T(b[std::size_t(l * n + j)]));
-  const std::int64_t r0 = umpi::block_begin(m, size, rank), r1 = umpi::block_begin(m, size, rank + 1);
+        ref[std::size_t(j)] +=
+            double(T(a[std::size_t(i * k + l)])) * double(T(b[std::size_t(l * n + j)]));
+  const std::int64_t r0 = umpi::block_begin(m, size, rank),
+                     r1 = umpi::block_begin(m, size, rank + 1);
   Kokkos::View<T**, Layout, Mem> A("A", r1 - r0, k), B("B", k, n);
   load(A, a, k, r0, 0);
   load(B, b, n);
@@ -387,7 +412,8 @@ void test_matmul() {
   for (std::int64_t m : {3, 17, 130}) {
     for (MatmulMethod method : {MatmulMethod::automatic, MatmulMethod::tiled, MatmulMethod::gemm,
                                 MatmulMethod::reassociated}) {
-      check_matmul<Exec, float, Kokkos::LayoutRight>(m, 33, 29, method, Transport::automatic, false);
+      check_matmul<Exec, float, Kokkos::LayoutRight>(m, 33, 29, method, Transport::automatic,
+                                                     false);
       check_matmul<Exec, double, Kokkos::LayoutLeft>(m, 33, 29, method, Transport::host, m == 17);
     }
   }
@@ -417,35 +443,44 @@ void test_errors() {
   Kokkos::View<float**, Mem> wrong("wrong", d.local_nx + (rank == 0), d.local_ny);
   EXPECT_TRUE(refused([&] { umpi::diffuse(exec, d, rank == 0 ? wrong : f, 1, 0.25, lapl); },
                       "expected this rank's block", others, rank == 0));
-  EXPECT_TRUE(refused([&] { umpi::diffuse(exec, d, f, 1, 0.25, rank == 0 ? f : lapl); },
-                      "lapl", others, rank == 0));
+  EXPECT_TRUE(refused([&] { umpi::diffuse(exec, d, f, 1, 0.25, rank == 0 ? f : lapl); }, "lapl",
+                      others, rank == 0));
   EXPECT_TRUE(refused([&] { umpi::diffuse(exec, d, f, -1, 0.25, lapl); }, "steps is -1", "", true));
-  EXPECT_TRUE(refused([&] { umpi::diffuse(exec, d, f, 1, std::nan(""), lapl); }, "coeff", "", true));
+  EXPECT_TRUE(
+      refused([&] { umpi::diffuse(exec, d, f, 1, std::nan(""), lapl); }, "coeff", "", true));
   EXPECT_TRUE(refused([&] { umpi::diffuse(exec, d, f, 1, 0.25, lapl, Laplacian(7)); },
                       "unknown Laplacian choice 7", "", true));
-  EXPECT_TRUE(refused([&] { umpi::diffuse(exec, d, f, 1, 0.25, lapl, Laplacian::every_step,
-                                          {Transport(9), true}); },
-                      "unknown transport 9", "", true));
+  EXPECT_TRUE(refused(
+      [&] {
+        umpi::diffuse(exec, d, f, 1, 0.25, lapl, Laplacian::every_step, {Transport(9), true});
+      },
+      "unknown transport 9", "", true));
   if (!is_host_v<Exec> && !umpi::gpu_aware()) {
-    EXPECT_TRUE(refused([&] { umpi::diffuse(exec, d, f, 1, 0.25, lapl, Laplacian::every_step,
-                                            {Transport::device, true}); },
-                        "UNISON_MPI_GPU_AWARE", "", true));
+    EXPECT_TRUE(refused(
+        [&] {
+          umpi::diffuse(exec, d, f, 1, 0.25, lapl, Laplacian::every_step,
+                        {Transport::device, true});
+        },
+        "UNISON_MPI_GPU_AWARE", "", true));
   }
   if (size > 1) {
     EXPECT_TRUE(refused([&] { umpi::diffuse(exec, d, f, 1 + rank, 0.25, lapl); },
                         "steps differs between ranks", "", true));
     EXPECT_TRUE(refused([&] { umpi::diffuse(exec, d, f, 1, 0.25 + rank, lapl); },
                         "coeff differs between ranks", "", true));
-    EXPECT_TRUE(refused([&] { umpi::diffuse(exec, d, f, 1, 0.25, lapl, Laplacian::every_step,
-                                            {Transport::automatic, rank == 0}); },
-                        "options.overlap differs", "", true));
+    EXPECT_TRUE(refused(
+        [&] {
+          umpi::diffuse(exec, d, f, 1, 0.25, lapl, Laplacian::every_step,
+                        {Transport::automatic, rank == 0});
+        },
+        "options.overlap differs", "", true));
   }
   // Nothing was written by the refused calls.
   for (double x : to_host(f)) ASSERT_EQ(x, 1.0);
 
   const std::string jfn = "unison::mpi::jagged_field: ";
-  EXPECT_TRUE(refused([&] { umpi::jagged_field(exec, d, f, 1, 1.5); }, "zero_fraction is 1.5", "",
-                      true));
+  EXPECT_TRUE(
+      refused([&] { umpi::jagged_field(exec, d, f, 1, 1.5); }, "zero_fraction is 1.5", "", true));
   EXPECT_TRUE(refused([&] { umpi::jagged_field(exec, d, rank == 0 ? wrong : f); },
                       "expected this rank's block", others, rank == 0));
   if (size > 1) {
@@ -457,15 +492,19 @@ void test_errors() {
   Kokkos::View<float*, Mem> out("out", 4), out5("out5", 5);
   EXPECT_TRUE(refused([&] { umpi::matmul_reduce(exec, MPI_COMM_NULL, A, B, out); }, "MPI_COMM_NULL",
                       "", true));
-  EXPECT_TRUE(refused([&] { umpi::matmul_reduce(exec, MPI_COMM_WORLD, A, B, rank == 0 ? out5 : out); },
-                      "out is 5, expected 4", others, rank == 0));
+  EXPECT_TRUE(
+      refused([&] { umpi::matmul_reduce(exec, MPI_COMM_WORLD, A, B, rank == 0 ? out5 : out); },
+              "out is 5, expected 4", others, rank == 0));
   EXPECT_TRUE(refused([&] { umpi::matmul_reduce(exec, MPI_COMM_WORLD, A, B6, out); },
                       "A's columns must be B's rows", "", true));
-  EXPECT_TRUE(refused([&] { umpi::matmul_reduce(exec, MPI_COMM_WORLD, A, B, out, MatmulMethod(5)); },
-                      "unknown method 5", "", true));
-  EXPECT_TRUE(refused([&] { umpi::matmul_reduce(exec, MPI_COMM_WORLD, A, B, out,
-                                                MatmulMethod::automatic, Transport(4)); },
-                      "unknown transport 4", "", true));
+  EXPECT_TRUE(
+      refused([&] { umpi::matmul_reduce(exec, MPI_COMM_WORLD, A, B, out, MatmulMethod(5)); },
+              "unknown method 5", "", true));
+  EXPECT_TRUE(refused(
+      [&] {
+        umpi::matmul_reduce(exec, MPI_COMM_WORLD, A, B, out, MatmulMethod::automatic, Transport(4));
+      },
+      "unknown transport 4", "", true));
   if (size > 1) {
     Kokkos::View<float**, Mem> Ak("Ak", 3, 5 + rank), Bk("Bk", 5 + rank, 4);
     EXPECT_TRUE(refused([&] { umpi::matmul_reduce(exec, MPI_COMM_WORLD, Ak, Bk, out); },

@@ -38,10 +38,10 @@ View allocate(const char* function, const char* what, const Exec& exec, const st
     View view;
     if constexpr (Kokkos::SpaceAccessibility<Exec, Space>::accessible)
       view = View(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), extents...);
-    else
-      view = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), extents...);
+    else view = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), extents...);
     if constexpr (std::is_same_v<Space, Kokkos::HostSpace>)
-      backends::advise_huge_pages(view.data(), view.span() * sizeof(typename View::non_const_value_type));
+      backends::advise_huge_pages(view.data(),
+                                  view.span() * sizeof(typename View::non_const_value_type));
     return view;
   } catch (const std::runtime_error& e) {
     fail(function, what, " (", (unsigned long long)bytes, " bytes) could not be allocated in the ",

@@ -98,9 +98,8 @@ bool fits_in(const S& s) {
       return std::uintmax_t(s) <= std::uintmax_t(std::numeric_limits<T>::max());
     }
   } else if constexpr (std::is_floating_point_v<T>) {
-    return !std::isfinite(s) ||
-           std::fabs(static_cast<long double>(s)) <=
-               static_cast<long double>(std::numeric_limits<T>::max());
+    return !std::isfinite(s) || std::fabs(static_cast<long double>(s)) <=
+                                    static_cast<long double>(std::numeric_limits<T>::max());
   } else {
     const long double v = s;
     return std::isfinite(s) && std::trunc(v) == v &&
@@ -115,8 +114,8 @@ void check_extents(const char* function, const char* name, const Arg& arg, const
   if constexpr (Kokkos::is_view_v<Arg>) {
     bool same = true;
     for (std::size_t r = 0; r < Out::rank(); ++r) same = same && arg.extent(r) == out.extent(r);
-    require(same, function, name, " is ", extents_string(arg), ", expected ",
-            extents_string(out), " (the extents of out)");
+    require(same, function, name, " is ", extents_string(arg), ", expected ", extents_string(out),
+            " (the extents of out)");
   }
 }
 
@@ -152,20 +151,20 @@ void check_no_partial_alias(const char* function, const char* name, const Arg& a
     auto [o0, o1] = byte_range(out);
     bool overlap = a0 < o1 && o0 < a1;
     require(!overlap || same_elements(arg, out), function, "out overlaps ", name,
-            " without being the same array (", extents_string(out), " and ",
-            extents_string(arg), "); only an exact in-place call is allowed");
+            " without being the same array (", extents_string(out), " and ", extents_string(arg),
+            "); only an exact in-place call is allowed");
   }
 }
 
 /// Two Views that must not share any element: an output that neighbouring elements of an input
 /// are still read from cannot be written in place.
 template <class Out, class In>
-void check_disjoint(const char* function, const char* out_name, const Out& out,
-                    const char* in_name, const In& in) {
+void check_disjoint(const char* function, const char* out_name, const Out& out, const char* in_name,
+                    const In& in) {
   if (in.size() == 0 || out.size() == 0) return;
   auto [a0, a1] = byte_range(in);
   auto [o0, o1] = byte_range(out);
-  require(!(a0 < o1 && o0 < a1), function, out_name, " (", extents_string(out), ") overlaps ", 
+  require(!(a0 < o1 && o0 < a1), function, out_name, " (", extents_string(out), ") overlaps ",
           in_name, " (", extents_string(in), "); the output must be a separate array");
 }
 

@@ -11,10 +11,10 @@ namespace unison::backends {
 
 /// One enabled Kokkos backend and the hardware under it.
 struct DeviceInfo {
-  std::string backend;      ///< "Serial", "OpenMP" or "Cuda"
-  std::string device;       ///< e.g. "NVIDIA H100 80GB HBM3", or the CPU's model name
-  int concurrency = 1;      ///< Kokkos' concurrency of the default instance
-  int multiprocessors = 0;  ///< GPU streaming multiprocessors (0 on CPUs)
+  std::string backend;         ///< "Serial", "OpenMP" or "Cuda"
+  std::string device;          ///< e.g. "NVIDIA H100 80GB HBM3", or the CPU's model name
+  int concurrency = 1;         ///< Kokkos' concurrency of the default instance
+  int multiprocessors = 0;     ///< GPU streaming multiprocessors (0 on CPUs)
   long long memory_bytes = 0;  ///< device memory (GPUs), 0 if unknown
   long long l2_bytes = 0;      ///< last-level cache of the GPU, 0 if unknown
 };

@@ -38,10 +38,10 @@ inline bool any_lane(const IVec& v) {
 /// field's diffusion fronts one vector in twenty holds such a number for thousands of steps.
 ///
 /// For float, with 2^-24 <= |c| <= 1, round to nearest and no flush-to-zero (the IEEE default),
-/// vectors with a nonzero lane below FLT_MIN / |c| in magnitude take another way: those lanes' products,
-/// whose results lie on the grid of subnormal numbers (spacing 2^-149), are computed from the
-/// bits of x as (|c| * |x| * 2^149 in double, exact) rounded to an integer, which is the result's
-/// bit pattern; the other lanes take a plain multiply with the small lanes set to zero. No
+/// vectors with a nonzero lane below FLT_MIN / |c| in magnitude take another way: those lanes'
+/// products, whose results lie on the grid of subnormal numbers (spacing 2^-149), are computed from
+/// the bits of x as (|c| * |x| * 2^149 in double, exact) rounded to an integer, which is the
+/// result's bit pattern; the other lanes take a plain multiply with the small lanes set to zero. No
 /// floating-point instruction then meets a subnormal number. Everywhere else (double, other c,
 /// flush-to-zero or other rounding modes, -ffast-math, device code): a plain multiply.
 template <class T>

@@ -42,9 +42,10 @@ bool host_blas_for(const Exec& exec) {
   static const std::vector<int> cpus = [&] {
     const int threads = exec.concurrency();
     std::vector<std::vector<int>> each(threads);
-    Kokkos::parallel_for("unison::backends::host_blas_cpus",
-                         Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(exec, 0, threads),
-                         [&](int t) { each[t] = this_thread_cpus(); });
+    Kokkos::parallel_for(
+        "unison::backends::host_blas_cpus",
+        Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(exec, 0, threads),
+        [&](int t) { each[t] = this_thread_cpus(); });
     exec.fence("unison::backends::host_blas_for");
     std::vector<int> all;
     for (const auto& v : each) all.insert(all.end(), v.begin(), v.end());

@@ -37,16 +37,16 @@
 #if UNISON_BACKENDS_LIBMVEC
 // libmvec's entry points (the x86-64 vector function ABI: _ZGV<isa>N<lanes>v_<name>, isa b =
 // SSE, c = AVX, d = AVX2, e = AVX-512).
-#define UNISON_BACKENDS_MVEC_DECLARE(isa, fl, dl, F, D)                                         \
-  extern "C" {                                                                                 \
-  F _ZGV##isa##N##fl##v_expf(F);                                                               \
-  F _ZGV##isa##N##fl##v_sinf(F);                                                               \
-  F _ZGV##isa##N##fl##v_cosf(F);                                                               \
-  F _ZGV##isa##N##fl##v_tanhf(F);                                                              \
-  D _ZGV##isa##N##dl##v_exp(D);                                                                \
-  D _ZGV##isa##N##dl##v_sin(D);                                                                \
-  D _ZGV##isa##N##dl##v_cos(D);                                                                \
-  D _ZGV##isa##N##dl##v_tanh(D);                                                               \
+#define UNISON_BACKENDS_MVEC_DECLARE(isa, fl, dl, F, D) \
+  extern "C" {                                          \
+  F _ZGV##isa##N##fl##v_expf(F);                        \
+  F _ZGV##isa##N##fl##v_sinf(F);                        \
+  F _ZGV##isa##N##fl##v_cosf(F);                        \
+  F _ZGV##isa##N##fl##v_tanhf(F);                       \
+  D _ZGV##isa##N##dl##v_exp(D);                         \
+  D _ZGV##isa##N##dl##v_sin(D);                         \
+  D _ZGV##isa##N##dl##v_cos(D);                         \
+  D _ZGV##isa##N##dl##v_tanh(D);                        \
   }
 #if defined(__AVX512F__)
 UNISON_BACKENDS_MVEC_DECLARE(e, 16, 8, __m512, __m512d)
@@ -109,10 +109,8 @@ inline constexpr bool has_pack_v = std::is_same_v<T, float> || std::is_same_v<T,
 /// device compilation of a CUDA build).
 template <class T>
 constexpr int pack_lanes() {
-  if constexpr (has_pack_v<T>)
-    return lanes_v<Pack<T>>;
-  else
-    return 1;
+  if constexpr (has_pack_v<T>) return lanes_v<Pack<T>>;
+  else return 1;
 }
 template <class T>
 inline constexpr int pack_lanes_v = pack_lanes<T>();
@@ -216,20 +214,20 @@ inline V per_lane(const V& v, const F& f) {
 }  // namespace impl
 
 #if UNISON_BACKENDS_LIBMVEC
-#define UNISON_BACKENDS_PACK_FUNCTION(name)                                                  \
-  inline Pack<float> name(const Pack<float>& x) {                                           \
-    return (Pack<float>)UNISON_BACKENDS_MVEC_F(name##f)((impl::FloatRegister)x);             \
-  }                                                                                           \
-  inline Pack<double> name(const Pack<double>& x) {                                         \
-    return (Pack<double>)UNISON_BACKENDS_MVEC_D(name)((impl::DoubleRegister)x);              \
+#define UNISON_BACKENDS_PACK_FUNCTION(name)                                      \
+  inline Pack<float> name(const Pack<float>& x) {                                \
+    return (Pack<float>)UNISON_BACKENDS_MVEC_F(name##f)((impl::FloatRegister)x); \
+  }                                                                              \
+  inline Pack<double> name(const Pack<double>& x) {                              \
+    return (Pack<double>)UNISON_BACKENDS_MVEC_D(name)((impl::DoubleRegister)x);  \
   }
 #else
-#define UNISON_BACKENDS_PACK_FUNCTION(name)                                                  \
-  inline Pack<float> name(const Pack<float>& x) {                                           \
-    return impl::per_lane(x, [](float v) { return std::name(v); });                          \
-  }                                                                                           \
-  inline Pack<double> name(const Pack<double>& x) {                                         \
-    return impl::per_lane(x, [](double v) { return std::name(v); });                         \
+#define UNISON_BACKENDS_PACK_FUNCTION(name)                          \
+  inline Pack<float> name(const Pack<float>& x) {                    \
+    return impl::per_lane(x, [](float v) { return std::name(v); });  \
+  }                                                                  \
+  inline Pack<double> name(const Pack<double>& x) {                  \
+    return impl::per_lane(x, [](double v) { return std::name(v); }); \
   }
 #endif
 UNISON_BACKENDS_PACK_FUNCTION(exp)
@@ -298,8 +296,8 @@ inline Pack<double> fma(const Pack<double>& a, const Pack<double>& b, const Pack
 
 /// a * b + c in lanes first to last (inclusive) of the packs, with one rounding; c in the
 /// other lanes (neither a nor b is used there, so an infinity or NaN of theirs does not leak).
-inline Pack<float> fma_lanes(const Pack<float>& a, const Pack<float>& b, const Pack<float>& c, int first,
-                             int last) {
+inline Pack<float> fma_lanes(const Pack<float>& a, const Pack<float>& b, const Pack<float>& c,
+                             int first, int last) {
 #if defined(__AVX512F__)
   const auto m = __mmask16((0xFFFFu >> (15 - last)) & (0xFFFFu << first));
   return (Pack<float>)_mm512_mask3_fmadd_ps((__m512)a, (__m512)b, (__m512)c, m);
@@ -310,8 +308,8 @@ inline Pack<float> fma_lanes(const Pack<float>& a, const Pack<float>& b, const P
   return r;
 #endif
 }
-inline Pack<double> fma_lanes(const Pack<double>& a, const Pack<double>& b, const Pack<double>& c, int first,
-                              int last) {
+inline Pack<double> fma_lanes(const Pack<double>& a, const Pack<double>& b, const Pack<double>& c,
+                              int first, int last) {
 #if defined(__AVX512F__)
   const auto m = __mmask8((0xFFu >> (7 - last)) & (0xFFu << first));
   return (Pack<double>)_mm512_mask3_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c, m);
@@ -365,11 +363,13 @@ struct GenericVector {
   typedef E type __attribute__((vector_size(Bytes)));
 };
 template <class W>
-using Half = typename GenericVector<std::remove_cv_t<std::remove_reference_t<decltype(std::declval<W>()[0])>>,
-                                    int(sizeof(W) / 2)>::type;
+using Half = typename GenericVector<
+    std::remove_cv_t<std::remove_reference_t<decltype(std::declval<W>()[0])>>,
+    int(sizeof(W) / 2)>::type;
 template <class H>
-using Twice = typename GenericVector<std::remove_cv_t<std::remove_reference_t<decltype(std::declval<H>()[0])>>,
-                                     int(sizeof(H) * 2)>::type;
+using Twice = typename GenericVector<
+    std::remove_cv_t<std::remove_reference_t<decltype(std::declval<H>()[0])>>,
+    int(sizeof(H) * 2)>::type;
 }  // namespace impl
 
 /// The lower (Part 0) or upper (Part 1) half of the lanes of a host vector w (a pack, an index
@@ -413,7 +413,8 @@ inline impl::Twice<H> join(const H& lo, const H& hi) {
     __builtin_memcpy(&a, &lo, sizeof a);
     __builtin_memcpy(&b, &hi, sizeof b);
     const __m512i z = _mm512_setzero_si512();
-    const __m512i v = _mm512_mask_inserti64x4(z, __mmask8(-1), _mm512_mask_inserti64x4(z, __mmask8(-1), z, a, 0), b, 1);
+    const __m512i v = _mm512_mask_inserti64x4(
+        z, __mmask8(-1), _mm512_mask_inserti64x4(z, __mmask8(-1), z, a, 0), b, 1);
     __builtin_memcpy(&r, &v, sizeof r);
     return r;
   }
@@ -465,7 +466,7 @@ inline bool any(const M& m) {
 inline Pack<double> floor(const Pack<double>& x) {
 #if defined(__AVX512F__)
   return (Pack<double>)_mm512_mask_roundscale_pd((__m512d)x, __mmask8(-1), (__m512d)x,
-                                                     _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+                                                 _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
 #elif defined(__AVX__)
   return (Pack<double>)_mm256_floor_pd((__m256d)x);
 #elif defined(__SSE4_1__)
@@ -486,7 +487,8 @@ inline V gather(const scalar_of_t<V>* table, const IndexPack<V>& index) {
   // reports in the caller's code)
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>)
-    return (V)_mm512_mask_i32gather_ps(_mm512_setzero_ps(), __mmask16(-1), (__m512i)index, table, 4);
+    return (V)_mm512_mask_i32gather_ps(_mm512_setzero_ps(), __mmask16(-1), (__m512i)index, table,
+                                       4);
   else
     return (V)_mm512_mask_i32gather_pd(_mm512_setzero_pd(), __mmask8(-1), (__m256i)index, table, 8);
 #elif defined(__AVX2__)
@@ -509,10 +511,8 @@ template <class V>
 inline void scatter(scalar_of_t<V>* p, const IndexPack<V>& index, const V& v) {
 #if defined(__AVX512F__)
   using T = scalar_of_t<V>;
-  if constexpr (std::is_same_v<T, float>)
-    _mm512_i32scatter_ps(p, (__m512i)index, (__m512)v, 4);
-  else
-    _mm512_i32scatter_pd(p, (__m256i)index, (__m512d)v, 8);
+  if constexpr (std::is_same_v<T, float>) _mm512_i32scatter_ps(p, (__m512i)index, (__m512)v, 4);
+  else _mm512_i32scatter_pd(p, (__m256i)index, (__m512d)v, 8);
 #else
   for (int l = 0; l < lanes_v<V>; ++l) p[index[l]] = v[l];
 #endif
@@ -545,10 +545,13 @@ inline void pixels3_to_float(const std::uint8_t* p, Pack<float> (&out)[3][4]) {
   const auto to_floats = [](__m128i b) {
     return (Pack<float>)_mm512_maskz_cvtepi32_ps(0xFFFF, _mm512_maskz_cvtepu8_epi32(0xFFFF, b));
   };
-  const __m512i a0 = _mm512_loadu_si512(p), a1 = _mm512_loadu_si512(p + 64), a2 = _mm512_loadu_si512(p + 128);
+  const __m512i a0 = _mm512_loadu_si512(p), a1 = _mm512_loadu_si512(p + 64),
+                a2 = _mm512_loadu_si512(p + 128);
   for (int c = 0; c < 3; ++c) {
-    const __m512i low = _mm512_permutex2var_epi8(a0, _mm512_load_si512(impl::pixels3_index.first[c]), a1);
-    const __m512i bytes = _mm512_permutex2var_epi8(low, _mm512_load_si512(impl::pixels3_index.second[c]), a2);
+    const __m512i low =
+        _mm512_permutex2var_epi8(a0, _mm512_load_si512(impl::pixels3_index.first[c]), a1);
+    const __m512i bytes =
+        _mm512_permutex2var_epi8(low, _mm512_load_si512(impl::pixels3_index.second[c]), a2);
     // (The zero-masked forms, every lane kept: GCC 12 warns that the plain forms' undefined
     // pass-through operand may be used uninitialised.)
     out[c][0] = to_floats(_mm512_maskz_extracti32x4_epi32(0xFF, bytes, 0));
@@ -560,8 +563,9 @@ inline void pixels3_to_float(const std::uint8_t* p, Pack<float> (&out)[3][4]) {
 
 /// Stores the 16 values of v, in [0, 256), truncated to bytes, at p (any alignment).
 inline void store_bytes_truncated(std::uint8_t* p, const Pack<float>& v) {
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
-                   _mm512_maskz_cvtepi32_epi8(0xFFFF, _mm512_maskz_cvttps_epi32(0xFFFF, (__m512)v)));
+  _mm_storeu_si128(
+      reinterpret_cast<__m128i*>(p),
+      _mm512_maskz_cvtepi32_epi8(0xFFFF, _mm512_maskz_cvttps_epi32(0xFFFF, (__m512)v)));
 }
 #endif
 
@@ -596,4 +600,3 @@ inline void store_partial(T* p, const V& v, int n) {
 #ifndef UNISON_BACKENDS_PIXELS3
 #define UNISON_BACKENDS_PIXELS3 0
 #endif
-

@@ -151,9 +151,9 @@ struct MatmulTuning {
 
 /// Row-wise functions (unison/rowwise.hpp). l2_norm: a row's sum of squares is reduced by up to
 /// `max_vector_length` lanes (a power of two, no more than the row's 16-byte chunks; one lane
-/// when the rows are not contiguous, so that consecutive threads read consecutive rows), `team_lanes`
-/// lanes per team, and every team thread takes `rows_per_thread` rows. A GPU spreads a long row
-/// over a warp and a short one over a few lanes (coalesced either way); a CPU thread walks
+/// when the rows are not contiguous, so that consecutive threads read consecutive rows),
+/// `team_lanes` lanes per team, and every team thread takes `rows_per_thread` rows. A GPU spreads a
+/// long row over a warp and a short one over a few lanes (coalesced either way); a CPU thread walks
 /// rows_per_thread whole rows, the compiler vectorising along each.
 template <class Exec>
 struct RowwiseTuning {
@@ -165,13 +165,13 @@ struct RowwiseTuning {
 
 /// histogram: teams of `team_size` threads, each team counting a block of x (at least
 /// `min_per_team` values) into up to `copies` private histograms (interleaved bin by bin, thread
-/// t counting into copy t % copies; fewer when the bins would not fit) in scratch level `scratch_level`,
-/// `teams_per_thread` teams per thread the backend runs at once (divided by the team size).
-/// `vector_bytes` > 0: contiguous x read that many bytes at a time, `chunks_per_load` such reads
-/// issued together by each thread. A CPU team is one thread counting with plain increments in
-/// its own memory (level 1), up to 1 MiB of counters (`max_scratch_bytes`, half a core's L2
-/// here; more bins take global atomics); with `packs`, a pack of values at a time (bins found
-/// in vector registers), one histogram per lane.
+/// t counting into copy t % copies; fewer when the bins would not fit) in scratch level
+/// `scratch_level`, `teams_per_thread` teams per thread the backend runs at once (divided by the
+/// team size). `vector_bytes` > 0: contiguous x read that many bytes at a time, `chunks_per_load`
+/// such reads issued together by each thread. A CPU team is one thread counting with plain
+/// increments in its own memory (level 1), up to 1 MiB of counters (`max_scratch_bytes`, half a
+/// core's L2 here; more bins take global atomics); with `packs`, a pack of values at a time (bins
+/// found in vector registers), one histogram per lane.
 template <class Exec>
 struct HistogramTuning {
   static constexpr bool packs = true;
@@ -219,9 +219,9 @@ struct ConvolveTuning<Kokkos::Cuda> {
 
 template <>
 struct StencilTuning<Kokkos::Cuda> {
-  // H100, per step: every Laplacian, streaming 14.7-14.9 us (3 rows ahead), tiled 21.6; final only, streaming
-  // two steps per pass 6.1 us, one 9.9, tiled 4 steps per pass 12.8. Strips: one step per pass
-  // 8 rows (4: 15.8, 16: 18.9); two steps 16 rows (4: 7.7, 8: 6.7).
+  // H100, per step: every Laplacian, streaming 14.7-14.9 us (3 rows ahead), tiled 21.6; final only,
+  // streaming two steps per pass 6.1 us, one 9.9, tiled 4 steps per pass 12.8. Strips: one step per
+  // pass 8 rows (4: 15.8, 16: 18.9); two steps 16 rows (4: 7.7, 8: 6.7).
   static constexpr bool streaming_every_step = true;
   static constexpr bool streaming_final_only = true;
   static constexpr int strip_rows = 8;
@@ -258,7 +258,8 @@ struct HistogramTuning<Kokkos::Cuda> {
   static constexpr bool packs = false;
   static constexpr std::size_t max_scratch_bytes = 48 << 10;  // shared memory without opt-in
   static constexpr int team_size = 256;
-  static constexpr int copies = 32;  // one per lane of a warp: no two lanes share a counter or a bank
+  static constexpr int copies =
+      32;  // one per lane of a warp: no two lanes share a counter or a bank
   static constexpr int scratch_level = 0;
   static constexpr int vector_bytes = 16;
   static constexpr int chunks_per_load = 2;
