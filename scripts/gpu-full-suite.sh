@@ -5,8 +5,11 @@
 #                             every test; at most T_TESTS seconds)
 #   gpu-full-suite.sh suite   unison-bench: every workload on every backend with its peers
 #                             (Numba CPU and CUDA, NumPy, CuPy), 3 repetitions, the plots
-#                             (W: a comma-separated list of workload families instead)
-# Results in $OUT: table.txt, progress.txt, the CSVs, and everything else in run.tar.gz.
+#                             (W: a comma-separated list of workload families instead;
+#                             DEFAULT=1: unison-bench's default, time-budgeted run instead of
+#                             --full --repetitions=3)
+# Results in $OUT: table.txt, progress.txt, the CSVs, report.html with the plots and the JSON in
+# report.tar.gz, and everything else in run.tar.gz.
 set -u
 . scripts/gpu-build.sh
 if [ "${1:-build}" = build ]; then
@@ -23,8 +26,12 @@ rm -rf build/cuda/share/unison/peers && cp -r benchmarks/peers build/cuda/share/
 python3 -c "import numba, numpy; print('numba', numba.__version__, 'numpy', numpy.__version__)"
 (nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core") > $OUT/machine.txt
 t0=$(date +%s)
-PYTHONUNBUFFERED=1 timeout ${T_SUITE:-570} build/cuda/benchmarks/unison-bench --out=/tmp/run ${W:+--workloads=$W} --full --repetitions=3 --results-limit=0 > $OUT/table.txt 2> $OUT/progress.txt
-echo "unison-bench --full --repetitions=3 (every workload): exit $? after $(( $(date +%s)-t0 )) s" | tee -a $OUT/table.txt
+mode="--full --repetitions=3"
+[ "${DEFAULT:-0}" = 1 ] && mode=""
+PYTHONUNBUFFERED=1 timeout ${T_SUITE:-570} build/cuda/benchmarks/unison-bench --out=/tmp/run ${W:+--workloads=$W} $mode --results-limit=0 > $OUT/table.txt 2> $OUT/progress.txt
+echo "unison-bench $mode ${W:+--workloads=$W}: exit $? after $(( $(date +%s)-t0 )) s" | tee -a $OUT/table.txt
 cp /tmp/run/unison_bench.csv /tmp/run/peers.csv $OUT/ 2>/dev/null
 tar -C /tmp/run -czf $OUT/run.tar.gz . 2>/dev/null
+# The page and its plots apart (run.tar.gz, with the .npy results, can be too large to come back).
+(cd /tmp/run && tar -czf $OUT/report.tar.gz report.html *.png unison_bench.json peers 2>/dev/null)
 grep -E "peers|checks" $OUT/table.txt | tail -3

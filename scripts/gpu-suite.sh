@@ -3,7 +3,8 @@
 # machine"): build/cuda/benchmarks/unison-bench with Debian's libbenchmark in build/carry/lib.
 # Puts plot.py and the peers next to the binary as an installation would, runs unison-bench with
 # the arguments given into $OUT/<name> (its table in table.txt, its progress in progress.txt),
-# and leaves the results/ folder of .npy files outside $OUT (its listing in results.txt).
+# and leaves unison-bench's own results/ folder of .npy files in build/suite-<name>, outside $OUT
+# (its listing in results.txt).
 # Usage (repository root): scripts/gpu-suite.sh NAME [unison-bench options]
 set -uo pipefail
 name=$1
