@@ -393,10 +393,13 @@ void register_stencil();
 void register_matmul();
 void register_rowwise();
 void register_counting();
+// N small diffusions on N instances at once against one instance (diffusion/overlap/...).
+void register_overlap();
 // Size sweeps for where the GPU overtakes the CPU, with the data on the device and with the
 // host copies: "crossover/<workload>/<size>/(device|with_copies)".
-void register_crossover_elementwise();  // gaussian_pdf, 1e3 to 1e8
-void register_crossover_stencil();      // convolve valid f32 5 taps 1e3 to 1e8; diffusion 32^2 to
-                                        // 2000^2
+// gaussian_pdf, 1e3 to 1e8
+void register_crossover_elementwise();
+// convolve valid f32 5 taps, 1e3 to 1e8; diffusion, 32^2 to 2000^2
+void register_crossover_stencil();
 
 }  // namespace unison::bench

@@ -628,6 +628,7 @@ void register_crossover_stencil() {
 
 void register_stencil() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
+  register_overlap();
 }
 
 }  // namespace unison::bench

@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <iostream>
 
 #include <gtest/gtest.h>
@@ -7,6 +8,13 @@
 #include <unison/backends/device_info.hpp>
 
 int main(int argc, char* argv[]) {
+  // The tests that record Kokkos Tools events (test_labels.cpp) ask Kokkos, as a tool would,
+  // not to fence every instance around each event it reports: else the fences they look for
+  // would be Kokkos' own. Asked before Kokkos starts, which is when it asks its tools.
+  Kokkos::Tools::Experimental::set_request_tool_settings_callback(
+      [](std::uint32_t, Kokkos::Tools::Experimental::ToolSettings* settings) {
+        settings->requires_global_fencing = false;
+      });
   Kokkos::ScopeGuard kokkos(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
   for (const auto& info : unison::backends::enabled_backends())

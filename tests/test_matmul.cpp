@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -156,13 +158,21 @@ void test_strided_and_empty() {
 }
 
 // docs/workloads.md's seed size, m, k, n = 10000, 5000, 7000 float32, on GPUs (positive data, so
-// that the relative error is that of each element).
+// that the relative error is that of each element). UNISON_MATMUL_SIZE="m k n" runs another size
+// instead (a smaller one under compute-sanitizer, which slows the kernels down a hundredfold).
 template <class Exec>
 void test_seed_size() {
   if constexpr (is_host_v<Exec>) {
     GTEST_SKIP() << "the seed size runs on GPUs only (hours for the tiled method on one core)";
   } else {
-    check<Exec, float, Kokkos::LayoutRight, Kokkos::LayoutRight>(10000, 5000, 7000, 0, 1);
+    long m = 10000, k = 5000, n = 7000;
+    if (const char* size = std::getenv("UNISON_MATMUL_SIZE")) {
+      std::istringstream in(size);
+      ASSERT_TRUE(in >> m >> k >> n && m > 0 && k > 0 && n > 0)
+          << "UNISON_MATMUL_SIZE=\"" << size << "\": expected three positive sizes, \"m k n\"";
+      std::cout << "matmul_reduce at " << m << "x" << k << "x" << n << " (UNISON_MATMUL_SIZE)\n";
+    }
+    check<Exec, float, Kokkos::LayoutRight, Kokkos::LayoutRight>(m, k, n, 0, 1);
   }
 }
 

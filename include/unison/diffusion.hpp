@@ -1047,7 +1047,8 @@ void history_pass(const Exec& exec, const F& f, const FN& next, const H& history
 /// for the tiled one; the backend's choice by default). Either way, lapl ends holding the
 /// Laplacian of the field before the last step.
 /// steps == 0 changes nothing.
-/// Blocks: returns once the work is done on `exec` (the internal buffer is released at the end).
+/// Blocks: returns once the work is done on `exec` (the internal buffer is released at the end,
+/// and Kokkos then fences every instance of the backend: overlapping code passes a buffer).
 /// Throws unison::invalid_argument for unequal extents, lapl overlapping f, negative steps, a
 /// coeff that is not finite, or options that do not apply (steps_per_pass > 1 with every_step
 /// or with the plain algorithm, > 2 with the streaming one, a tile that does not fit in the

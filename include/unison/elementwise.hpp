@@ -356,7 +356,8 @@ void zero_suppress(const W& waveform, const T& threshold, const Out& out) {
 }
 
 /// hidden_layer returning a new host View with the result (the tutorial's "return a host
-/// array"); waits until it holds the result.
+/// array"); waits until it holds the result. On a GPU it frees a device temporary at the end
+/// (Kokkos then fences every instance of the backend).
 template <class Exec, class G, class W>
 Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace> hidden_layer(
     const Exec& exec, const G& greyscales, const W& weights, Fusion fusion = Fusion::fused) {

@@ -163,7 +163,8 @@ void jagged_block(const char* fn, const Exec& exec, const F& f, std::uint64_t se
 /// `zero_fraction` quantile set to exactly 0 (ties at the threshold go to zero, so the share of
 /// zeros is at least zero_fraction and as close to it as the values allow). The values depend on
 /// the seed and on each cell's indices only, not on the backend or the layout.
-/// Blocks: the threshold is found on the host (about 30 counting passes, fencing `exec`).
+/// Blocks: the threshold is found on the host (about 30 counting passes, fencing `exec`), and
+/// the noise array is freed at the end (Kokkos then fences every instance of the backend).
 /// Throws unison::invalid_argument for zero_fraction outside [0, 1].
 /// Kernels: "unison::field::jagged_noise", "unison::field::jagged_count",
 /// "unison::field::jagged_write".

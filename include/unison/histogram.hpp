@@ -385,7 +385,8 @@ void histogram(const XV& x, double xmin, double xmax, const CV& counts) {
 
 /// n work items each add 1 to one counter with an atomic; returns the total, which is n (the
 /// tutorials' race example: with a plain `+= 1` concurrent updates are lost). Returns on the
-/// host: waits for the result on `exec`. Throws unison::invalid_argument when n < 0. Kernel:
+/// host: waits for the result on `exec`, and frees its counter (Kokkos then fences every
+/// instance of the backend). Throws unison::invalid_argument when n < 0. Kernel:
 /// "unison::histogram::atomic_counter".
 template <class Exec>
 std::int64_t atomic_counter(const Exec& exec, std::int64_t n) {

@@ -580,7 +580,8 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
 /// accessible from `exec`. The tiled method is asynchronous on `exec`. The gemm and
 /// reassociated methods allocate their temporary memory ("unison::matmul_reduce::work",
 /// matmul_reduce_workspace_size elements) and return once the work on `exec` is done, having
-/// freed it; the overload with a workspace does neither.
+/// freed it (Kokkos then fences every instance of the backend); the overload with a workspace
+/// does neither.
 /// Throws unison::invalid_argument, before anything runs, when A's columns are not B's rows,
 /// out's length is not B's columns, out overlaps A or B, the gemm method is asked for with
 /// layouts it does not take, or the temporary memory would not fit in the memory free in exec's
