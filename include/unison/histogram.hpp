@@ -64,7 +64,8 @@ KOKKOS_FUNCTION T threshold(double e) {
 // interleaved bin by bin (counter (k, c) at k * copies + c), thread t counting into copy
 // t % copies: with 32 copies the lanes of a warp never touch the same counter or shared-memory
 // bank, so their atomic increments are never replayed, whatever the data. A CPU team is one
-// thread with plain increments: one copy, or host_copies when it counts in packs (count_packs).
+// thread with plain increments: one copy, or up to host_copies when it counts in packs
+// (count_packs).
 // The bin of v: an estimate of (v - E_0) / width, then steps against the thresholds E_k (a table in
 // scratch) until E_k <= v < E_{k+1}: exact for any estimate, one comparison each way when the
 // estimate is right; the estimate in T from E_0 (EstimateInT: float when its rounding stays well
@@ -89,8 +90,14 @@ struct HistogramTeams {
   // bin to be certain without the steps (histogram_margin).
   T margin;
 
-  // CPUs that count in packs: the number of copies (a power of two).
+  // CPUs that count in packs: the number of copies (a power of two, at most; fewer where the
+  // bins do not fit): 32 where 16 lanes' counters are incremented at once
+  // (backends::increment16: two sets of 16 lanes' histograms, taken by packs in turn), else 4.
+#if UNISON_BACKENDS_HOST_VECTORS
+  static constexpr int host_copies = backends::scatter_counts ? 32 : 4;
+#else
   static constexpr int host_copies = 4;
+#endif
 
   // The counters: nbins rows of `copies`, and a last row that packs count discarded lanes into.
   static std::size_t scratch_bytes(int copies, std::int64_t nbins) {
@@ -103,17 +110,18 @@ struct HistogramTeams {
   // a pack of doubles at a time, steps until every lane has e_k <= v < e_{k+1}, with the edges
   // computed as Bins computes them, fma(k, width, xmin) in double (v >= E_k exactly when
   // v >= e_k: the same bins as the scalar code's thresholds); values outside [xmin, xmax) or
-  // NaN go to the discard row. Each value's counter (its bin's row, copy i % host_copies) goes
-  // into a buffer of 32-bit offsets, and then the block's counters are incremented one by one:
-  // plain increments, in order; the copies keep a run of equal values from waiting on its own
-  // previous increment.
+  // NaN go to the discard row. Each value's counter (its bin's row, copy i % copies) goes into a
+  // buffer of 32-bit offsets, and then the block's counters are incremented in order: the
+  // copies keep a run of equal values from waiting on its own previous increment. With 16
+  // copies or more, 16 consecutive values' counters are all different, and where the CPU's
+  // scatter pays (backends::increment16) they are incremented 16 at a time.
   void count_packs(const T* x, std::int64_t n, T lo, T hi, const Scratch& hist) const {
     using V = backends::Pack<T>;
     using I = backends::IndexPack<V>;
     using D = backends::Pack<double>;
     using DI = backends::IndexPack<D>;
     constexpr int L = backends::lanes_v<V>, LD = backends::lanes_v<D>, parts = L / LD, block = 512;
-    static_assert((parts == 1 || parts == 2) && block % L == 0 && block % host_copies == 0);
+    static_assert((parts == 1 || parts == 2) && block % L == 0 && block % 32 == 0);
     using DT = backends::VectorN<T, LD>;  // a D's worth of T
     const int nbins = int(bins.nbins);
     std::uint32_t* h = hist.data();
@@ -123,6 +131,7 @@ struct HistogramTeams {
     const D xmin = backends::splat<D>(bins.xmin), width = backends::splat<D>(bins.width);
     const D last = backends::splat<D>(double(nbins - 1)), one = backends::splat<D>(1.0);
     const I last_bin = I{} + (nbins - 1), discard = I{} + nbins;
+    const int shift = __builtin_ctz(unsigned(copies));  // copies is a power of two
     I lane = {};
     for (int l = 0; l < L; ++l) lane[l] = l;
     alignas(64) std::int32_t offset[block];
@@ -140,8 +149,7 @@ struct HistogramTeams {
       const V fraction = estimate - __builtin_convertvector(k, V);
       const I clear = __builtin_convertvector((fraction >= near) & (fraction <= far), I);
       if (!backends::any((clear | (valid == 0)) == 0)) {
-        backends::store(offset + j,
-                        (valid ? k : discard) * host_copies + ((lane + j) & (host_copies - 1)));
+        backends::store(offset + j, ((valid ? k : discard) << shift) + ((lane + j) & (copies - 1)));
         return;
       }
       // -1 where a lane's value lies below its bin, +1 where above, else 0 (LD lanes).
@@ -160,8 +168,7 @@ struct HistogramTeams {
         if (!backends::any(step != 0)) break;
         k += step;
       }
-      backends::store(offset + j,
-                      (valid ? k : discard) * host_copies + ((lane + j) & (host_copies - 1)));
+      backends::store(offset + j, ((valid ? k : discard) << shift) + ((lane + j) & (copies - 1)));
     };
     for (std::int64_t i = 0; i < n; i += block) {
       const int count = n - i < block ? int(n - i) : block;
@@ -169,7 +176,10 @@ struct HistogramTeams {
       for (; j + L <= count; j += L) bin(backends::load<V>(x + i + j), L, j);
       if (j < count) bin(backends::load_partial<V>(x + i + j, count - j), count - j, j);
       const int counted = (count + L - 1) / L * L;  // the last pack's unused lanes: the discard row
-      for (int c = 0; c < counted; ++c) ++h[offset[c]];
+      int c = 0;
+      if (backends::scatter_counts && copies >= 16)
+        for (; c + 16 <= counted; c += 16) backends::increment16(h, offset + c);
+      for (; c < counted; ++c) ++h[offset[c]];
     }
   }
 #endif
@@ -189,7 +199,7 @@ struct HistogramTeams {
     bool counted = false;
     if constexpr (Tuning::packs && backends::has_pack_v<T> && EstimateInT) {
 #if UNISON_BACKENDS_HOST_VECTORS
-      if (copies == host_copies && x.stride(0) == 1 && end > begin) {
+      if (copies >= 4 && x.stride(0) == 1 && end > begin) {
         count_packs(&x(begin), end - begin, edge(0), edge(nbins), hist);
         counted = true;
       }

@@ -518,6 +518,29 @@ inline void scatter(scalar_of_t<V>* p, const IndexPack<V>& index, const V& v) {
 #endif
 }
 
+/// 1 where increment16 counts with AVX-512's gather and scatter: AVX-512 targets other than
+/// AMD's (Zen 3/4/5 tunings), whose scatter is microcoded and slower than increments one by one
+/// (docs/tuning.md, HistogramTuning).
+#if defined(__AVX512F__) && !(defined(__znver3__) || defined(__znver4__) || defined(__znver5__))
+#define UNISON_BACKENDS_SCATTER_COUNTS 1
+inline constexpr bool scatter_counts = true;
+#else
+inline constexpr bool scatter_counts = false;
+#endif
+
+/// ++counters[offsets[l]] for the 16 offsets at `offsets`, which name 16 different counters:
+/// where UNISON_BACKENDS_SCATTER_COUNTS, one gather, one add and one scatter; else one by one.
+inline void increment16(std::uint32_t* counters, const std::int32_t* offsets) {
+#if defined(UNISON_BACKENDS_SCATTER_COUNTS)
+  const __m512i o = _mm512_loadu_si512(offsets);
+  const __m512i c =
+      _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), __mmask16(-1), o, counters, 4);
+  _mm512_i32scatter_epi32(counters, o, _mm512_add_epi32(c, _mm512_set1_epi32(1)), 4);
+#else
+  for (int l = 0; l < 16; ++l) ++counters[offsets[l]];
+#endif
+}
+
 #if defined(__AVX512VBMI__) && defined(__AVX512BW__)
 /// 1 where pixels3_to_float exists: AVX-512 with VBMI (its byte permutes), where a pack holds 16
 /// floats. (GCC 12 vectorises a loop over 3-byte pixels by moving the bytes one at a time.)
