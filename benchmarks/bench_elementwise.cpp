@@ -2,8 +2,9 @@
 // Each function is timed with its data already in the backend's memory ("device") and, on
 // backends whose memory is not the host's, including the copies of inputs in and results out
 // through pageable host memory ("with_copies"). GB/s counts each input array read once and each
-// output written once: the fewest bytes the function must move. Every case is checked against
-// the function in double on the host (the copy case: bit for bit).
+// output written once: the fewest bytes the function must move (the separate hidden layer: what
+// its three passes read and write). Every case is checked against the function in double on the
+// host (the copy case: bit for bit).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -96,13 +97,17 @@ void add_elementwise(const std::string& name, std::size_t n, int inputs, double 
 
 // make_pulses and hidden_layer take host Views themselves: their "with_copies" case passes host
 // inputs and a host output, and the function does the one copy in and the one copy out.
+// `words`: the values per element that the function's kernels read and write in all (3: two
+// inputs and the output, in one pass), the case's bytes.
 template <class Exec, class F, class Ref>
 void add_host_capable(const std::string& name, std::size_t n, double lo_a, double hi_a, double lo_b,
-                      double hi_b, F f, Ref ref) {
+                      double hi_b, F f, Ref ref, int words = 3) {
   n = std::size_t(scaled(std::int64_t(n)));
-  const double bytes = double(n) * 3 * sizeof(float);
+  const double bytes = double(n) * words * sizeof(float);
+  const double saved = double(n) * 3 * sizeof(float);  // a, b and out
   const std::string base = name + "/" + size_tag(n);
-  auto add = [&](auto mem, const char* where) {
+  // (with the host copies: the bytes copied in and out, a, b and out, as for every function)
+  auto add = [&](auto mem, const char* where, double moved) {
     using Mem = decltype(mem);
     add_case<Exec>(
         base + where,
@@ -111,12 +116,12 @@ void add_host_capable(const std::string& name, std::size_t n, double lo_a, doubl
           auto b = random_view<float, Mem>(n, lo_b, hi_b, "unison::bench::b");
           Kokkos::View<float*, Mem> out("unison::bench::out", n);
           return {[=](const Exec& e) { f(e, a, b, out); },
-                  [=](const Exec&) { return check_elementwise<float>(a, b, out, ref, bytes); }};
+                  [=](const Exec&) { return check_elementwise<float>(a, b, out, ref, saved); }};
         },
-        bytes);
+        moved);
   };
-  add(typename Exec::memory_space{}, "/device");
-  if constexpr (!host_memory_v<Exec>) add(Kokkos::HostSpace{}, "/with_copies");
+  add(typename Exec::memory_space{}, "/device", bytes);
+  if constexpr (!host_memory_v<Exec>) add(Kokkos::HostSpace{}, "/with_copies", saved);
 }
 
 // The measured ceiling: a device-to-device copy (bytes read + bytes written).
@@ -162,12 +167,18 @@ struct FmaChains {
     V acc[kFmaChains];
     for (int c = 0; c < kFmaChains; ++c) acc[c] = unison::backends::splat<V>(T(i % 7 + c));
     for (int it = 0; it < iters; ++it) step(acc, x, y, std::make_index_sequence<kFmaChains>{});
+    // The chains added as whole values, then the lanes of a copy: no lane of acc is addressed,
+    // so that the compiler keeps acc in registers through the loop (where a lane of acc[c] was
+    // read here, g++ through nvcc kept acc in memory once the call was inlined into Serial's
+    // loop, and stored all 12 packs on every step: a third of the FMA rate).
+    V total = acc[0];
+    for (int c = 1; c < kFmaChains; ++c) total = total + acc[c];
     T sum = 0;
-    for (int c = 0; c < kFmaChains; ++c)
-      for (int l = 0; l < unison::backends::lanes_v<V>; ++l) {
-        if constexpr (unison::backends::is_pack_v<V>) sum += acc[c][l];
-        else sum += acc[c];
-      }
+    if constexpr (unison::backends::is_pack_v<V>) {
+      for (int l = 0; l < unison::backends::lanes_v<V>; ++l) sum += total[l];
+    } else {
+      sum = total;
+    }
     out(i) = sum;
   }
 };
@@ -300,7 +311,10 @@ void register_backend() {
         [](auto& e, auto& g, auto& w, auto& o) {
           unison::hidden_layer(e, g, w, o, unison::Fusion::separate);
         },
-        hidden);
+        // The three passes read and write 7 values an element: greyscales in and out's
+        // normalised values out; those and the weights in, the products out; those in, the
+        // activations out (the bytes they must move, as the fused form's 3 are its own).
+        hidden, 7);
   }
 }
 
