@@ -52,24 +52,14 @@ struct Problems {
   Vector pdf{"pdf", 100003};
 
   Problems() {
-    fill(start, -1.0, 1.0);
-    fill(x, -1.0, 1.0);
-    fill(taps, -1.0, 1.0);
-    fill(values, -0.5, 1.5);  // some below and above the histogram's range
-    fill(A, -1.0, 1.0);
-    fill(B, -1.0, 1.0);
+    fill(start, uniform<float>(-1, 1));
+    fill(x, uniform<float>(-1, 1));
+    fill(taps, uniform<float>(-1, 1));
+    fill(values, uniform<float>(-0.5, 1.5));  // some below and above the histogram's range
+    fill(A, uniform<float>(-1, 1));
+    fill(B, uniform<float>(-1, 1));
     work = Vector("work", unison::matmul_reduce_workspace_size<Exec>(
                               123, 45, 67, unison::MatmulMethod::reassociated));
-  }
-
-  template <class V>
-  static void fill(const V& v, double lo, double hi) {
-    auto h = Kokkos::create_mirror_view(v);
-    auto rng = engine();
-    std::uniform_real_distribution<double> u(lo, hi);
-    auto* p = h.data();
-    for (std::size_t i = 0; i < h.span(); ++i) p[i] = float(u(rng));
-    Kokkos::deep_copy(v, h);
   }
 
   // Enqueues problem p on exec; every call is asynchronous on exec.
@@ -112,12 +102,12 @@ struct Problems {
 
   // Poisons the outputs, so that work left undone cannot pass.
   void poison_outputs() const {
-    Kokkos::deep_copy(f, poison<float>());
-    Kokkos::deep_copy(lapl, poison<float>());
-    Kokkos::deep_copy(y, poison<float>());
-    Kokkos::deep_copy(counts, std::int64_t(-7));
-    Kokkos::deep_copy(sums, poison<float>());
-    Kokkos::deep_copy(pdf, poison<float>());
+    poison_fill(f);
+    poison_fill(lapl);
+    poison_fill(y);
+    poison_fill(counts);
+    poison_fill(sums);
+    poison_fill(pdf);
   }
 
   template <class V>
