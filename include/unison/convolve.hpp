@@ -43,7 +43,7 @@ struct ConvolveShape {
 };
 
 // One output per work item, its terms in ascending j. (Several outputs per work item, for more
-// loads in flight, measured slower on an H100 at 33 and 257 taps: benchmarks/RESULTS.md.)
+// loads in flight, measured slower: docs/tuning.md.)
 template <class X, class K, class Y>
 struct ConvolveDirect {
   using T = typename Y::non_const_value_type;

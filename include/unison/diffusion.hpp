@@ -62,8 +62,7 @@ namespace impl {
 // forms are exact (and overflow alike), but x86 cores take a microcode assist of a hundred or
 // more cycles for a multiply (or a fused multiply-add) that meets a subnormal operand, and none
 // for an addition. The jagged field's diffusion fronts hold subnormal numbers for thousands of
-// steps: on the H100 machine's 16 Xeon cores this takes a quarter off such a step
-// (scripts/cpu-subnormal-probe.cpp, benchmarks/RESULTS.md v11). On a GPU, 4 x folds into a
+// steps (docs/tuning.md). On a GPU, 4 x folds into a
 // fused multiply-add at full speed.
 template <class V>
 KOKKOS_FORCEINLINE_FUNCTION V four_times(V x) {
@@ -224,8 +223,8 @@ KOKKOS_INLINE_FUNCTION void owned_rows(std::int64_t item, std::int64_t per_item,
 // axis), one block per thread of the backend. A static schedule hands thread i block i on every
 // pass, so each thread finds the rows it wrote in the last pass in its own cache; a `reverse`
 // pass sweeps its block bottom-up, starting on the rows the last pass left there. Rows by
-// stencil_row, reading the rows above and below straight from memory: on the H100 machine's 16
-// Xeon cores the non-temporal Laplacian halved the step (scripts/cpu-stencil-probe.cpp).
+// stencil_row, reading the rows above and below straight from memory, the Laplacian stored
+// non-temporally (docs/tuning.md).
 template <bool Tr, class F, class FN, class L>
 struct DiffusionRows {
   using T = typename FN::non_const_value_type;
@@ -695,7 +694,7 @@ PassShape checked_shape(const char* fn, PassShape shape, bool user_tile, std::in
 // Enqueues one pass (plain and rows: exactly one step) from f to next. `reverse` runs the
 // tiles, or on a CPU each thread's rows, from the last to the first: diffuse() alternates, so
 // that a pass starts where the one before ended, on the part of the field still in the cache.
-// (The GPU strip kernels ignore it: on the H100 a reversed strip order measured 5 % slower.)
+// (The GPU strip kernels ignore it: a reversed strip order measured slower, docs/tuning.md.)
 template <class Exec, class F, class FN, class L>
 void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shape, const F& f,
                     const FN& next, const L& lapl, typename FN::non_const_value_type coeff,

@@ -208,12 +208,8 @@ struct HaloStencil {
 // The cells [r0, r0 + rows) x [c0, c0 + cols) of the grid: a team per segment of `width`
 // columns of a grid row (segments of them per row), its threads along the row (the contiguous
 // axis). Each thread loads the neighbours of U cells, a team's width apart, before it computes
-// and stores any: U cells' loads in flight at once. On an H200, per step of an 8192 x 8192
-// block in calls of 100 steps: 373 us one cell at a time (the stores of a cell could alias the
-// next cell's loads as far as the compiler knows), 291 us so (251 us without the per-call cost:
-// 3.2 TB/s), 302 us in strips of 8 rows walked down with the rows above and at a cell in
-// registers as unison::diffuse's streaming kernel does (fewer threads in flight).
-// benchmarks/RESULTS.md, issue 8.
+// and stores any: U cells' loads in flight at once (one cell at a time, the stores of a cell
+// could alias the next cell's loads as far as the compiler knows; docs/tuning.md).
 template <bool Tr, class P, class L, int U>
 struct HaloStencilRows : HaloStencil<Tr, P, L> {
   using T = typename P::non_const_value_type;

@@ -47,7 +47,7 @@ KOKKOS_FORCEINLINE_FUNCTION std::uint32_t inside_quarter_circle(std::uint32_t wo
 // step (their multiplications overlap), each 32-bit half of a lane one point, tested as
 // inside_quarter_circle tests it. Returns the count and moves i to the first value not counted.
 // (Written as vectors: the compiler's own vectorisation of the scalar loop chose half-width
-// registers on Xeons and ran at half the speed: benchmarks/RESULTS.md.)
+// registers and ran slower: docs/tuning.md.)
 inline std::uint32_t count_inside_packs(std::uint64_t key, std::uint64_t first, std::uint64_t& i,
                                         std::uint64_t end, std::uint64_t increment) {
   using Z = backends::HostVector<std::uint64_t>::type;

@@ -76,8 +76,8 @@ KOKKOS_FORCEINLINE_FUNCTION void store_streaming(V* p, const V& v) {
 /// Host vectors of host_stream_bytes (GCC and Clang vector extensions), for CPU loops that must
 /// work in vectors of that width: left to itself, GCC vectorizes at the target's preferred width
 /// (256 bits on Intel AVX-512 CPUs), and a 64-byte non-temporal store of two 32-byte halves goes
-/// through the stack (a store-forwarding stall per chunk: half the speed of the diffusion step
-/// on the H100 machine's Xeon cores). UNISON_BACKENDS_HOST_VECTORS is 1 where they exist (host
+/// through the stack (a store-forwarding stall per chunk, docs/tuning.md).
+/// UNISON_BACKENDS_HOST_VECTORS is 1 where they exist (host
 /// code of a GCC-compatible compiler with host_stream_bytes > 0), else 0.
 #if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__)) && \
     (defined(__SSE2__) || defined(__AVX__) || defined(__AVX512F__))

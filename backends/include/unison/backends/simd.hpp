@@ -10,12 +10,10 @@
 /// The pack forms of exp, sin, cos and tanh call glibc's vector math library (libmvec: the
 /// variants of its functions that GCC itself calls when it vectorises a loop under
 /// -ffast-math), at the instruction set the caller is compiled for (AVX-512, AVX2, AVX or
-/// SSE). No compiler flag is needed for it, and none is imposed on the caller. Measured on the
-/// GPU machine's Xeon (AVX-512, docs in benchmarks/RESULTS.md), libmvec was faster than SLEEF's
-/// 1-ULP and 3.5-ULP functions for every one of them, within 2.6 ULP of the exact float result
-/// over all 2^32 inputs. Where libmvec is not available (another C library or processor,
-/// UNISON_HAVE_LIBMVEC 0) each lane calls the scalar function: the same results as the scalar
-/// code, without the speed.
+/// SSE). No compiler flag is needed for it, and none is imposed on the caller. It was chosen
+/// over SLEEF by measurement (docs/PERFORMANCE.md, "Vector math"). Where libmvec is not available
+/// (another C library or processor, UNISON_HAVE_LIBMVEC 0) each lane calls the scalar function: the
+/// same results as the scalar code, without the speed.
 
 #include <cmath>
 #include <cstdint>

@@ -11,7 +11,7 @@ namespace unison::backends {
 
 /// Element-wise kernels. GPUs: a work item handles `unroll` chunks of `vector` consecutive
 /// elements. A GPU thread that loads one 4-byte element at a time keeps too few bytes in flight
-/// to saturate HBM (measured on an H200: 1.7 of 4.2 TB/s); chunks of 4 floats are one 16-byte
+/// to saturate HBM (docs/tuning.md); chunks of 4 floats are one 16-byte
 /// load each, and with unroll > 1 all loads of a thread are issued before its first store.
 /// Arrays that are strided or misaligned take one element at a time, vector * unroll per work
 /// item. CPUs (`blocks`): a work item is a block of consecutive elements computed a pack at a
@@ -42,7 +42,7 @@ struct ElementwiseTuning<Kokkos::Cuda> {
 /// team is `team_size` threads over consecutive outputs (coalesced loads, conflict-free scratch
 /// reads); a CPU team is one thread with a tile that fits in its L1/L2. `automatic` takes the
 /// tiled kernel from `tiled_min_taps` taps on (the direct kernel re-reads x through the cache
-/// `taps` times; measured crossover in benchmarks/RESULTS.md). `scratch_level` 0 is a GPU's
+/// `taps` times; the crossover is measured, docs/tuning.md). `scratch_level` 0 is a GPU's
 /// shared memory; host backends offer only 32 KiB at level 0, so they use level 1 (a per-thread
 /// buffer in ordinary memory, which stays in that core's cache).
 template <class Exec>
@@ -52,8 +52,7 @@ struct ConvolveTuning {
   static constexpr int team_size = 1;
   static constexpr int tile = 16384;
   static constexpr int chunk = 1024;
-  // On 16 Xeon cores the direct kernel won at 5, 33 and 257 taps (2-3x): never tiled by default.
-  static constexpr int tiled_min_taps = 1 << 30;
+  static constexpr int tiled_min_taps = 1 << 30;  // CPUs: never tiled by default
   // The direct kernel computes vector_bytes of consecutive outputs per work item from a window
   // of x in registers, for up to window_taps taps (0: never).
   static constexpr int window_taps = 0;
@@ -64,7 +63,6 @@ struct ConvolveTuning {
   // CPUs, from broadcast_min_taps taps to broadcast_max_taps: broadcast_groups packs of
   // consecutive outputs take each element of x as a broadcast and the taps as packs
   // (impl::window_sums_broadcast), which avoids the loads of x that straddle cache lines.
-  // benchmarks/RESULTS.md (issue 22, v10) has the measurements behind these values.
   static constexpr int broadcast_min_taps = 64;
   static constexpr int broadcast_max_taps = 1024;
   static constexpr int broadcast_groups = 8;
@@ -86,11 +84,6 @@ struct ConvolveTuning {
 /// always in strips).
 template <class Exec>
 struct StencilTuning {
-  // 16 Xeon cores (-march=native), per step from the jagged field: every Laplacian, streaming
-  // (a block of rows per thread, non-temporal Laplacian stores, rows in host vectors) 327 us
-  // with IEEE arithmetic, 228 with subnormals flushed, 176 from a dense field (H200 machine;
-  // before the host vectors 430 / 261 / 265 in one lease); tiled 460-498 (H100 machine);
-  // final only, streaming 287-327. (A team per row, before: 814-855 us.)
   static constexpr bool streaming_every_step = true;
   static constexpr bool streaming_final_only = true;
   static constexpr int strip_rows = 0;
@@ -99,9 +92,7 @@ struct StencilTuning {
   static constexpr int strip_prefetch_rows = 1;
   static constexpr int streaming_steps_per_pass = 1;
   // diffuse_history: steps per pass of the CPU streaming kernel (each step's Laplacian to its
-  // plane, the field read and written once per pass). 16 Xeon cores (H200 machine, one call,
-  // jagged field, IEEE / FTZ): 1 361 / 264 us, 2 364 / 250, 4 379 / 259, 8 382 / 250: within the
-  // spread, so one step per pass; the 300 MB L3 keeps the fields close either way.
+  // plane, the field read and written once per pass); more measured no faster.
   static constexpr int history_steps_per_pass = 1;
   static constexpr int scratch_level = 1;  // as for ConvolveTuning
   static constexpr int vector_bytes = 0;   // as for ConvolveTuning
@@ -169,8 +160,8 @@ struct RowwiseTuning {
 /// `scratch_level`, `teams_per_thread` teams per thread the backend runs at once (divided by the
 /// team size). `vector_bytes` > 0: contiguous x read that many bytes at a time, `chunks_per_load`
 /// such reads issued together by each thread. A CPU team is one thread counting with plain
-/// increments in its own memory (level 1), up to 1 MiB of counters (`max_scratch_bytes`, half a
-/// core's L2 here; more bins take global atomics); with `packs`, a pack of values at a time (bins
+/// increments in its own memory (level 1), up to 1 MiB of counters (`max_scratch_bytes`; more
+/// bins take global atomics); with `packs`, a pack of values at a time (bins
 /// found in vector registers), one histogram per lane.
 template <class Exec>
 struct HistogramTuning {
@@ -211,7 +202,7 @@ struct ConvolveTuning<Kokkos::Cuda> {
   static constexpr int team_size = 256;
   static constexpr int tile = 2048;
   static constexpr int chunk = 1024;
-  static constexpr int tiled_min_taps = 128;  // H100: direct faster at 33 taps, tiled at 257
+  static constexpr int tiled_min_taps = 128;
   static constexpr int window_taps = 8;
   static constexpr bool packs = false;
   static constexpr int pack_groups = 0;
@@ -219,18 +210,11 @@ struct ConvolveTuning<Kokkos::Cuda> {
 
 template <>
 struct StencilTuning<Kokkos::Cuda> {
-  // H100, per step: every Laplacian, streaming 14.7-14.9 us (3 rows ahead), tiled 21.6; final only,
-  // streaming two steps per pass 6.1 us, one 9.9, tiled 4 steps per pass 12.8. Strips: one step per
-  // pass 8 rows (4: 15.8, 16: 18.9); two steps 16 rows (4: 7.7, 8: 6.7).
   static constexpr bool streaming_every_step = true;
   static constexpr bool streaming_final_only = true;
   static constexpr int strip_rows = 8;
   static constexpr int strip_rows_two_steps = 16;
-  // 32-byte chunks (two 16-byte accesses per thread and row): every Laplacian 24.2 us (strips
-  // of 8), 18.7 (16); final only 5.7-5.9 us, within the spread of 16-byte chunks between leases.
   static constexpr int strip_chunk_bytes = 16;
-  // Rows loaded ahead, every Laplacian, strips of 8 (H100, one lease): 1 15.3 us, 2 14.8, 3 14.7,
-  // 4 15.8; strips of 4: 15.7 / 15.1 / 14.9 / 15.2; of 16: 18.1 / 17.3 / 16.4 / 17.0.
   static constexpr int strip_prefetch_rows = 3;
   static constexpr int streaming_steps_per_pass = 2;
   static constexpr int history_steps_per_pass = 1;  // strips: one step per pass
@@ -238,10 +222,10 @@ struct StencilTuning<Kokkos::Cuda> {
   static constexpr int vector_bytes = 16;
   static constexpr int team_size = 8;
   static constexpr int vector_length = 32;
-  static constexpr int tile_rows = 32;  // H100 probes: 32x256 21.4 us/step, 32x128 26.7
+  static constexpr int tile_rows = 32;
   static constexpr int tile_cols = 256;
   static constexpr int steps_per_pass = 4;
-  static constexpr int blocked_tile_rows = 24;  // 24x120: 12.0 us/step, 16x120: 13.6
+  static constexpr int blocked_tile_rows = 24;
   static constexpr int blocked_tile_cols = 120;
 };
 
