@@ -17,8 +17,7 @@ namespace unison::backends {
 /// item. CPUs (`blocks`): a work item is a block of consecutive elements computed a pack at a
 /// time (unison/backends/simd.hpp), about `blocks_per_thread` blocks per thread, each of
 /// `min_block` to `max_block` elements (a multiple of 64).
-template <class Exec>
-struct ElementwiseTuning {
+struct HostElementwiseTuning {
   static constexpr int vector = 1;
   static constexpr int unroll = 1;
   static constexpr bool blocks = true;
@@ -26,16 +25,6 @@ struct ElementwiseTuning {
   static constexpr std::int64_t max_block = 1 << 16;
   static constexpr std::int64_t blocks_per_thread = 4;
 };
-
-#ifdef KOKKOS_ENABLE_CUDA
-template <>
-struct ElementwiseTuning<Kokkos::Cuda> {
-  static constexpr int vector = 4;
-  static constexpr int unroll = 1;
-  static constexpr bool blocks = false;
-  static constexpr std::int64_t min_block = 0, max_block = 0, blocks_per_thread = 0;
-};
-#endif
 
 /// convolve: the tiled kernel gives each team `tile` consecutive outputs and stages the inputs
 /// they need, `tile + chunk - 1` of x and `chunk` taps of k at a time, in team scratch. A GPU
@@ -45,8 +34,7 @@ struct ElementwiseTuning<Kokkos::Cuda> {
 /// `taps` times; the crossover is measured, docs/tuning.md). `scratch_level` 0 is a GPU's
 /// shared memory; host backends offer only 32 KiB at level 0, so they use level 1 (a per-thread
 /// buffer in ordinary memory, which stays in that core's cache).
-template <class Exec>
-struct ConvolveTuning {
+struct HostConvolveTuning {
   static constexpr int scratch_level = 1;
   static constexpr int vector_bytes = 0;  // 16: outputs written 16 bytes at a time
   static constexpr int team_size = 1;
@@ -82,8 +70,7 @@ struct ConvolveTuning {
 /// strip thread loads (one step per pass). `streaming_steps_per_pass`: 1, or 2 (the
 /// strip form computes two steps per pass in registers when only the final Laplacian is wanted;
 /// always in strips).
-template <class Exec>
-struct StencilTuning {
+struct HostStencilTuning {
   static constexpr bool streaming_every_step = true;
   static constexpr bool streaming_final_only = true;
   static constexpr int strip_rows = 0;
@@ -116,8 +103,7 @@ struct StencilTuning {
 /// so that a warp reads 32 consecutive words of a row; a CPU thread a vector's worth).
 /// `min_teams`: tiled teams that must fit on one GPU multiprocessor at once (launch bounds,
 /// which cap the registers per thread); ignored on CPUs.
-template <class Exec>
-struct MatmulTuning {
+struct HostMatmulTuning {
   static constexpr int scratch_level = 1;  // as for ConvolveTuning
   static constexpr int team_size = 1;
   static constexpr int tile_m = 64;
@@ -146,8 +132,7 @@ struct MatmulTuning {
 /// `team_lanes` lanes per team, and every team thread takes `rows_per_thread` rows. A GPU spreads a
 /// long row over a warp and a short one over a few lanes (coalesced either way); a CPU thread walks
 /// rows_per_thread whole rows, the compiler vectorising along each.
-template <class Exec>
-struct RowwiseTuning {
+struct HostRowwiseTuning {
   static constexpr bool packs = true;  // CPUs: packs of rows (unison/backends/simd.hpp)
   static constexpr int max_vector_length = 1;
   static constexpr int team_lanes = 1;
@@ -163,8 +148,7 @@ struct RowwiseTuning {
 /// increments in its own memory (level 1), up to 1 MiB of counters (`max_scratch_bytes`; more
 /// bins take global atomics); with `packs`, a pack of values at a time (bins
 /// found in vector registers), one histogram per lane.
-template <class Exec>
-struct HistogramTuning {
+struct HostHistogramTuning {
   static constexpr bool packs = true;
   static constexpr std::size_t max_scratch_bytes = 1 << 20;
   static constexpr int team_size = 1;
@@ -180,14 +164,94 @@ struct HistogramTuning {
 /// `items_per_thread` per thread the backend runs at once (its concurrency), at least
 /// `min_per_item` values each. A CPU item (`packs`) computes its values in host vectors of
 /// 64-bit lanes, all of a register's lanes at once; a GPU thread computes its own.
-template <class Exec>
-struct RandomTuning {
+struct HostRandomTuning {
   static constexpr bool packs = true;
   static constexpr int items_per_thread = 4;
   static constexpr int min_per_item = 4096;
 };
 
+/// The families' tuning, per backend. The primary templates refuse an execution space they have
+/// no values for (at compile time, naming the family), so that a new backend cannot fall back to
+/// values chosen for another kind of hardware: each backend specialises every struct. The host
+/// backends (Serial, OpenMP, Threads) take the Host* values above; Cuda has its own below.
+template <class Exec>
+struct ElementwiseTuning {
+  static_assert(sizeof(Exec) == 0,
+                "unison::backends::ElementwiseTuning has no values for this execution space: add a "
+                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
+};
+template <class Exec>
+struct ConvolveTuning {
+  static_assert(sizeof(Exec) == 0,
+                "unison::backends::ConvolveTuning has no values for this execution space: add a "
+                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
+};
+template <class Exec>
+struct StencilTuning {
+  static_assert(sizeof(Exec) == 0,
+                "unison::backends::StencilTuning has no values for this execution space: add a "
+                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
+};
+template <class Exec>
+struct MatmulTuning {
+  static_assert(sizeof(Exec) == 0,
+                "unison::backends::MatmulTuning has no values for this execution space: add a "
+                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
+};
+template <class Exec>
+struct RowwiseTuning {
+  static_assert(sizeof(Exec) == 0,
+                "unison::backends::RowwiseTuning has no values for this execution space: add a "
+                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
+};
+template <class Exec>
+struct HistogramTuning {
+  static_assert(sizeof(Exec) == 0,
+                "unison::backends::HistogramTuning has no values for this execution space: add a "
+                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
+};
+template <class Exec>
+struct RandomTuning {
+  static_assert(sizeof(Exec) == 0,
+                "unison::backends::RandomTuning has no values for this execution space: add a "
+                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
+};
+
+#define UNISON_BACKENDS_HOST_TUNING(Space)                    \
+  template <>                                                 \
+  struct ElementwiseTuning<Space> : HostElementwiseTuning {}; \
+  template <>                                                 \
+  struct ConvolveTuning<Space> : HostConvolveTuning {};       \
+  template <>                                                 \
+  struct StencilTuning<Space> : HostStencilTuning {};         \
+  template <>                                                 \
+  struct MatmulTuning<Space> : HostMatmulTuning {};           \
+  template <>                                                 \
+  struct RowwiseTuning<Space> : HostRowwiseTuning {};         \
+  template <>                                                 \
+  struct HistogramTuning<Space> : HostHistogramTuning {};     \
+  template <>                                                 \
+  struct RandomTuning<Space> : HostRandomTuning {};
+#ifdef KOKKOS_ENABLE_SERIAL
+UNISON_BACKENDS_HOST_TUNING(Kokkos::Serial)
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+UNISON_BACKENDS_HOST_TUNING(Kokkos::OpenMP)
+#endif
+#ifdef KOKKOS_ENABLE_THREADS
+UNISON_BACKENDS_HOST_TUNING(Kokkos::Threads)
+#endif
+#undef UNISON_BACKENDS_HOST_TUNING
+
 #ifdef KOKKOS_ENABLE_CUDA
+template <>
+struct ElementwiseTuning<Kokkos::Cuda> {
+  static constexpr int vector = 4;
+  static constexpr int unroll = 1;
+  static constexpr bool blocks = false;
+  static constexpr std::int64_t min_block = 0, max_block = 0, blocks_per_thread = 0;
+};
+
 template <>
 struct RandomTuning<Kokkos::Cuda> {
   static constexpr bool packs = false;
