@@ -174,48 +174,22 @@ struct HostRandomTuning {
 /// no values for (at compile time, naming the family), so that a new backend cannot fall back to
 /// values chosen for another kind of hardware: each backend specialises every struct. The host
 /// backends (Serial, OpenMP, Threads) take the Host* values above; Cuda has its own below.
-template <class Exec>
-struct ElementwiseTuning {
-  static_assert(sizeof(Exec) == 0,
-                "unison::backends::ElementwiseTuning has no values for this execution space: add a "
-                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
-};
-template <class Exec>
-struct ConvolveTuning {
-  static_assert(sizeof(Exec) == 0,
-                "unison::backends::ConvolveTuning has no values for this execution space: add a "
-                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
-};
-template <class Exec>
-struct StencilTuning {
-  static_assert(sizeof(Exec) == 0,
-                "unison::backends::StencilTuning has no values for this execution space: add a "
-                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
-};
-template <class Exec>
-struct MatmulTuning {
-  static_assert(sizeof(Exec) == 0,
-                "unison::backends::MatmulTuning has no values for this execution space: add a "
-                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
-};
-template <class Exec>
-struct RowwiseTuning {
-  static_assert(sizeof(Exec) == 0,
-                "unison::backends::RowwiseTuning has no values for this execution space: add a "
-                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
-};
-template <class Exec>
-struct HistogramTuning {
-  static_assert(sizeof(Exec) == 0,
-                "unison::backends::HistogramTuning has no values for this execution space: add a "
-                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
-};
-template <class Exec>
-struct RandomTuning {
-  static_assert(sizeof(Exec) == 0,
-                "unison::backends::RandomTuning has no values for this execution space: add a "
-                "specialisation for it in unison/backends/tuning.hpp (docs/tuning.md)");
-};
+#define UNISON_BACKENDS_REFUSING_TUNING(Family)                                             \
+  template <class Exec>                                                                     \
+  struct Family {                                                                           \
+    static_assert(sizeof(Exec) == 0, "unison::backends::" #Family                           \
+                                     " has no values for this execution space: add a "      \
+                                     "specialisation for it in unison/backends/tuning.hpp " \
+                                     "(docs/tuning.md)");                                   \
+  };
+UNISON_BACKENDS_REFUSING_TUNING(ElementwiseTuning)
+UNISON_BACKENDS_REFUSING_TUNING(ConvolveTuning)
+UNISON_BACKENDS_REFUSING_TUNING(StencilTuning)
+UNISON_BACKENDS_REFUSING_TUNING(MatmulTuning)
+UNISON_BACKENDS_REFUSING_TUNING(RowwiseTuning)
+UNISON_BACKENDS_REFUSING_TUNING(HistogramTuning)
+UNISON_BACKENDS_REFUSING_TUNING(RandomTuning)
+#undef UNISON_BACKENDS_REFUSING_TUNING
 
 #define UNISON_BACKENDS_HOST_TUNING(Space)                    \
   template <>                                                 \
