@@ -1,10 +1,16 @@
 // Independent work overlapped on several execution-space instances (the asynchronous promise of
-// docs/api.md): N small diffusions from N jagged fields, each on its own instance, against the
-// same N one after another on one instance. On a GPU the instances are new streams
-// (partition_space), all fed by the calling thread; on the host, partitions of the OpenMP threads
-// or new Serial instances, each driven by a host thread of its own. A field of 256 x 256 is far too
-// small to fill an H100 or 16 cores on its own, which is where overlap pays. The case's check:
-// every field bitwise equal to the one-instance run made in its setup.
+// docs/api.md): N small independent problems, each on its own instance, against the same N one
+// after another on one instance. On a GPU the instances are new streams (partition_space), all fed
+// by the calling thread; on the host, partitions of the OpenMP threads or new Serial instances,
+// each driven by a host thread of its own. Two kinds of problem:
+//  - diffusions of small jagged fields (256 x 256 or 1024 x 1024): each pass is a short kernel, so
+//    on a GPU the launches, not the work, are the bound;
+//  - matmul-reduces of 128 x 2048 by 2048 x 1024 (tiled method): on a GPU 8 teams of 256 threads,
+//    each busy for a long time, 8 of the H100's 132 multiprocessors; on the host 4 of the 256 x 256
+//    tiles, 4 threads' work. Where one problem leaves most of the machine idle, 8 at once can fill
+//    it.
+// The case's check: every result bitwise equal to the one-instance run made in its setup (the tiled
+// method adds each output once, as A has a single tile of rows: the result is deterministic).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +22,7 @@
 
 #include <unison/diffusion.hpp>
 #include <unison/field.hpp>
+#include <unison/matmul.hpp>
 
 #include "bench_common.hpp"
 
@@ -31,24 +38,64 @@ int overlap_instances(int want) {
   return want;
 }
 
+// One diffusion of a side x side jagged field, `steps` steps.
 template <class Exec>
-void add_overlap(int count, std::int64_t side, std::int64_t steps, bool separate) {
+struct DiffusionProblem {
   using Field = Kokkos::View<float**, Kokkos::LayoutRight, typename Exec::memory_space>;
-  using HostField = Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  Field start, f, lapl;
+  unison::DiffusionBuffer<Field> buffer;
+  std::int64_t steps;
+  DiffusionProblem(const Exec& exec, int i, std::int64_t side, std::int64_t steps)
+      : start(Kokkos::view_alloc(exec, std::string("unison::bench::start")), side, side),
+        f(Kokkos::view_alloc(exec, std::string("unison::bench::f")), side, side),
+        lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), side, side),
+        buffer("unison::bench::buffer", side, side),
+        steps(steps) {
+    unison::jagged_field(exec, start, 17 + i);
+  }
+  void run(const Exec& e) const {
+    Kokkos::deep_copy(e, f, start);
+    unison::diffuse(e, f, buffer, steps, 0.2, lapl, unison::Laplacian::final_only);
+  }
+  const Field& result() const { return f; }
+};
+
+// One matmul-reduce of A (m x k) by B (k x n), tiled.
+template <class Exec>
+struct MatmulProblem {
+  using Matrix = Kokkos::View<float**, Kokkos::LayoutRight, typename Exec::memory_space>;
+  using Vector = Kokkos::View<float*, typename Exec::memory_space>;
+  Matrix a, b;
+  Vector out;
+  MatmulProblem(const Exec& exec, int i, std::int64_t m, std::int64_t k, std::int64_t n)
+      : a(Kokkos::view_alloc(exec, std::string("unison::bench::a")), m, k),
+        b(Kokkos::view_alloc(exec, std::string("unison::bench::b")), k, n),
+        out(Kokkos::view_alloc(exec, std::string("unison::bench::out")), n) {
+    Kokkos::Random_XorShift64_Pool<Exec> pool(4242 + i);
+    Kokkos::fill_random(exec, a, pool, -1.0f, 1.0f);
+    Kokkos::fill_random(exec, b, pool, -1.0f, 1.0f);
+  }
+  void run(const Exec& e) const {
+    unison::matmul_reduce(e, a, b, out, unison::MatmulMethod::tiled);
+  }
+  const Vector& result() const { return out; }
+};
+
+// `count` problems made by make(exec, i), one after another on one instance or each on its own.
+// The case is named family/overlap/<count>x<shape>/<instances or one_instance>.
+template <class Exec, class Make>
+void add_overlap(const std::string& family, const std::string& shape, int count, bool separate,
+                 Make make) {
+  using Problem = decltype(make(std::declval<const Exec&>(), 0));
+  using Expected = decltype(Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), std::declval<const Problem&>().result()));
   const int n = overlap_instances<Exec>(count);
-  const std::string name = "diffusion/overlap/" + std::to_string(n) + "x" + std::to_string(side) +
-                           "x" + std::to_string(side) + "/steps" + std::to_string(steps) +
+  const std::string name = family + "/overlap/" + std::to_string(n) + "x" + shape +
                            (separate ? "/instances" : "/one_instance");
   struct Data {
     std::vector<Exec> instances;
-    std::vector<Field> start, f, lapl;
-    std::vector<unison::DiffusionBuffer<Field>> buffer;
-    std::vector<HostField> expected;
-  };
-  // One diffusion, enqueued on e.
-  const auto diffuse = [steps](const Data& d, int i, const Exec& e) {
-    Kokkos::deep_copy(e, d.f[i], d.start[i]);
-    unison::diffuse(e, d.f[i], d.buffer[i], steps, 0.2, d.lapl[i], unison::Laplacian::final_only);
+    std::vector<Problem> problems;
+    std::vector<Expected> expected;
   };
   add_case<Exec>(
       name,
@@ -57,32 +104,24 @@ void add_overlap(int count, std::int64_t side, std::int64_t steps, bool separate
         d->instances = separate
                            ? Kokkos::Experimental::partition_space(exec, std::vector<int>(n, 1))
                            : std::vector<Exec>(n, exec);
-        for (int i = 0; i < n; ++i) {
-          const auto alloc = [&](const char* label) {
-            return Field(Kokkos::view_alloc(exec, std::string(label)), side, side);
-          };
-          d->start.push_back(alloc("unison::bench::start"));
-          d->f.push_back(alloc("unison::bench::f"));
-          d->lapl.push_back(alloc("unison::bench::lapl"));
-          d->buffer.emplace_back("unison::bench::buffer", side, side);
-          unison::jagged_field(exec, d->start[i], 17 + i);
-        }
+        for (int i = 0; i < n; ++i) d->problems.push_back(make(exec, i));
         // The reference: one after another on exec.
         for (int i = 0; i < n; ++i) {
-          diffuse(*d, i, exec);
-          d->expected.push_back(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d->f[i]));
+          d->problems[i].run(exec);
+          d->expected.push_back(
+              Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d->problems[i].result()));
         }
         return Call<Exec>(
-            [d, diffuse, n, separate](const Exec& e) {
+            [d, n, separate](const Exec& e) {
               if (!separate) {
-                for (int i = 0; i < n; ++i) diffuse(*d, i, e);
+                for (int i = 0; i < n; ++i) d->problems[i].run(e);
                 return;
               }
               if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                                         typename Exec::memory_space>::accessible) {
                 // A GPU's streams, all fed by the calling thread (host threads of their own,
                 // created for each call, measured slower).
-                for (int i = 0; i < n; ++i) diffuse(*d, i, d->instances[i]);
+                for (int i = 0; i < n; ++i) d->problems[i].run(d->instances[i]);
                 for (int i = 0; i < n; ++i) d->instances[i].fence();
                 return;
               }
@@ -90,20 +129,21 @@ void add_overlap(int count, std::int64_t side, std::int64_t steps, bool separate
               std::vector<std::thread> threads;
               for (int i = 0; i < n; ++i)
                 threads.emplace_back([&, i] {
-                  diffuse(*d, i, d->instances[i]);
+                  d->problems[i].run(d->instances[i]);
                   d->instances[i].fence();
                 });
               for (auto& t : threads) t.join();
             },
             [d, n](const Exec&) {
-              Check c;  // error: the fields that differ from the reference in any bit
+              Check c;  // error: the results that differ from the reference in any bit
               for (int i = 0; i < n; ++i) {
-                auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d->f[i]);
-                c.error +=
-                    std::equal(got.data(), got.data() + got.span(), d->expected[i].data(),
-                               [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; })
-                        ? 0
-                        : 1;
+                auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                                               d->problems[i].result());
+                using T = typename Expected::value_type;
+                c.error += std::equal(got.data(), got.data() + got.span(), d->expected[i].data(),
+                                      [](T a, T b) { return std::memcmp(&a, &b, sizeof a) == 0; })
+                               ? 0
+                               : 1;
               }
               c.tolerance = 0;
               return c;
@@ -118,8 +158,16 @@ void register_overlap() {
   for_each_backend([](auto backend) {
     using Exec = typename decltype(backend)::type;
     for (bool separate : {false, true}) {
-      add_overlap<Exec>(8, 256, 50, separate);
-      add_overlap<Exec>(8, 1024, 20, separate);
+      for (auto [side, steps] : {std::pair<std::int64_t, std::int64_t>{256, 50}, {1024, 20}})
+        add_overlap<Exec>(
+            "diffusion",
+            std::to_string(side) + "x" + std::to_string(side) + "/steps" + std::to_string(steps), 8,
+            separate, [side = side, steps = steps](const Exec& exec, int i) {
+              return DiffusionProblem<Exec>(exec, i, side, steps);
+            });
+      add_overlap<Exec>(
+          "matmul_reduce", "128x2048x1024/tiled", 8, separate,
+          [](const Exec& exec, int i) { return MatmulProblem<Exec>(exec, i, 128, 2048, 1024); });
     }
   });
 }
