@@ -2,8 +2,9 @@
 # The asynchronous promise on the GPU machine, in two device calls on one warm machine:
 #   gpu-async.sh build      the cuda preset's unison_tests and unison_bench (from .deps), then
 #                           every test on Serial, OpenMP and Cuda (at most T_TESTS seconds), and
-#                           the overlap benchmark: N small diffusions on N instances against one
-#                           instance, every backend (OMP_PROC_BIND=spread OMP_PLACES=threads)
+#                           the overlap benchmark: N small problems (diffusions, matmul-reduces)
+#                           on N instances against one instance, every backend
+#                           (OMP_PROC_BIND=spread OMP_PLACES=threads)
 #   gpu-async.sh sanitize   compute-sanitizer's racecheck and synccheck over the Cuda instance
 #                           and concurrency tests, and racecheck over Matmul/Cuda.seed_size at
 #                           UNISON_MATMUL_SIZE (default "2000 1000 1400"); S_TIMEOUT: seconds
@@ -13,7 +14,7 @@
 # Results in $OUT: tests.txt, overlap.txt, build.log; sanitize-*.txt.
 set -u
 overlap() {  # the overlap benchmark into $OUT/overlap$1.txt
-  timeout 120 build/cuda/benchmarks/unison_bench --benchmark_filter='diffusion/overlap' \
+  timeout 120 build/cuda/benchmarks/unison_bench --benchmark_filter='overlap' \
     --benchmark_repetitions=5 --benchmark_report_aggregates_only=true > $OUT/overlap$1.txt 2>&1
   echo "overlap benchmark$1 exit $?"
   grep -E "overlap.*median" $OUT/overlap$1.txt | sed 's/iterations:3.repeats:5.manual_time_//'
