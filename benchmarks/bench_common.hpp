@@ -43,6 +43,8 @@
 
 #include <unison/npy.hpp>
 
+#include "../testing/reference.hpp"
+
 namespace unison::bench {
 
 // A case's result against its float64 host reference. `error` is in the case's own measure:
@@ -305,10 +307,7 @@ struct ErrorSums {
   const Got& got;
   const Ref& ref;
   void operator()(std::int64_t i, double& diff2, double& ref2) const {
-    const double g = got(i), r = ref(i), d = g - r;
-    if (std::isnan(g) && !std::isnan(r)) diff2 = std::numeric_limits<double>::infinity();
-    else if (!std::isnan(d)) diff2 += d * d;
-    if (!std::isnan(r)) ref2 += r * r;
+    unison::reference::add_error_terms(got(i), ref(i), diff2, ref2);
   }
 };
 
@@ -321,17 +320,11 @@ double relative_error(std::int64_t n, const Got& got, const Ref& ref) {
       "unison::bench::relative_error",
       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>(0, n),
       ErrorSums<Got, Ref>{got, ref}, diff2, ref2);
-  return ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  return unison::reference::relative_error(diff2, ref2);
 }
 
-// The tolerance of docs/workloads.md for results of type T: integers exactly, float32 1e-5, float64
-// 1e-12.
-template <class T>
-constexpr double tolerance() {
-  if constexpr (std::is_integral_v<T>) return 0;
-  else if constexpr (sizeof(T) == 4) return 1e-5;
-  else return 1e-12;
-}
+// The tolerance of docs/workloads.md for results of type T (the tests' too).
+using unison::reference::tolerance;
 
 // Writes a host View of rank 1 to 3 (row-major) as folder/<name>.npy.
 template <class V>
@@ -348,8 +341,8 @@ void save_npy(const std::filesystem::path& folder, const std::string& name, cons
   if (!descr) throw std::logic_error("unison::bench::save_npy: no .npy type for this View");
   std::vector<std::int64_t> shape;
   for (unsigned r = 0; r < V::rank(); ++r) shape.push_back(std::int64_t(v.extent(r)));
-  unison::impl::write_npy("unison-bench", (folder / (name + ".npy")).string(), descr, shape,
-                          reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  unison::detail::write_npy("unison-bench", (folder / (name + ".npy")).string(), descr, shape,
+                            reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 
 // Writes one number as a 1-element array folder/<name>.npy (a result that is a scalar).

@@ -93,7 +93,7 @@ int seed_run_steps(long n) {
 
 // Probes of what the time depends on besides the kernel's shape.
 struct Variant {
-  // The sweep order: diffuse() alternates the direction of its passes (impl::diffusion_pass's
+  // The sweep order: diffuse() alternates the direction of its passes (detail::diffusion_pass's
   // `reverse`); this calls the internal pass itself, every step's Laplacian by the streaming
   // kernel, always forward.
   bool one_direction = false;
@@ -102,7 +102,7 @@ struct Variant {
   bool dense = false;
   // Or a 2000 x 2000 float32 field read from this .npy file (the peers' field, say).
   std::string npy;
-  // OpenMP only: the streaming step's functor (impl::DiffusionRows) run by a raw `omp
+  // OpenMP only: the streaming step's functor (detail::DiffusionRows) run by a raw `omp
   // parallel` region, thread t taking block t (`raw_dispatch`), on arrays from aligned_alloc
   // first touched by the thread that owns their rows (`raw_memory`): is the gap to
   // scripts/cpu-stencil-probe.cpp in Kokkos' dispatch, in the memory, or neither?
@@ -200,7 +200,7 @@ inline std::function<void(const Kokkos::OpenMP&)> raw_steps(
     }
 #endif
     for (int s = 0; s < steps; ++s) {
-      const unison::impl::DiffusionRows<false, CV, V, V> kernel{
+      const unison::detail::DiffusionRows<false, CV, V, V> kernel{
           CV(a), b, arrays[2], 0.25f, true, n, n, per_item, s % 2 == 1};
       if (variant.raw_dispatch) {
 #pragma omp parallel num_threads(int(items))
@@ -312,9 +312,9 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
       return [=](const Exec& e) {
         auto a = f, b = buffer;
         for (int s = 0; s < steps; ++s) {
-          unison::impl::diffusion_pass(e, StencilAlgorithm::streaming, {1, 1, 1},
-                                       Kokkos::View<const float**, Kokkos::LayoutRight, Mem>(a), b,
-                                       lapl, 0.25f, true, false);
+          unison::detail::diffusion_pass(e, StencilAlgorithm::streaming, {1, 1, 1},
+                                         Kokkos::View<const float**, Kokkos::LayoutRight, Mem>(a),
+                                         b, lapl, 0.25f, true, false);
           std::swap(a, b);
         }
       };

@@ -4,13 +4,13 @@
 // with non-temporal stores), 2000 x 2000 float32, in these forms (the fused ones give the same
 // bits, and so do the unfused ones):
 //   fma       lap = fmsub(4, m, s), next = fnmadd(coeff, lap, m): what GCC makes of
-//             unison::impl::stencil with -march=native (s = (up + down) + (left + right))
+//             unison::detail::stencil with -march=native (s = (up + down) + (left + right))
 //   adds      lap = ((m + m) + (m + m)) - s: 4 m without a multiply
 //   fma+add   fma with one more (unused) addition of lap and s per chunk
 //   fma+mul   fma with one more (unused) multiplication coeff * lap per chunk
 //   mul       lap = 4 * m - s, next = m - coeff * lap, unfused (unison before v11: its tests
 //             and benchmarks build with -ffp-contract=off)
-//   adds+mul  mul with 4 m as (m + m) + (m + m) (unison v11: impl::four_times)
+//   adds+mul  mul with 4 m as (m + m) + (m + m) (unison v11: detail::four_times)
 //   adds+exact  adds+mul with coeff * lap as unison::backends::ExactScale computes it (v11):
 //             no floating-point instruction meets a subnormal operand but additions
 // The extra instructions of fma+add and fma+mul meet the same subnormal operands as the kernel's

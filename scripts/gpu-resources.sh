@@ -15,7 +15,7 @@ for a, b in zip(lines, lines[1:]):
     name = subprocess.run(["c++filt", m.group(1)], capture_output=True, text=True).stdout.strip()
     if not pattern.search(name):
         continue
-    kernel = re.search(r"unison::impl::(\w+)<", name)
+    kernel = re.search(r"unison::detail::(\w+)<", name)
     layout = "Left" if "LayoutLeft" in name else "Right"
     value = "double" if "double" in name else "float"
     print(f"{kernel.group(1) if kernel else name[:60]:<20} {value:<6} {layout:<5} {b.strip()}")

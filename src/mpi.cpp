@@ -27,7 +27,7 @@ bool gpu_aware() {
 #endif
 }
 
-namespace impl {
+namespace detail {
 
 void check_mpi(int code, const char* fn, const char* call) {
   if (code == MPI_SUCCESS) return;
@@ -64,7 +64,7 @@ void agree_on(MPI_Comm comm, const char* fn, const std::string& local_error,
             " differs between ranks: every rank must pass the same");
 }
 
-}  // namespace impl
+}  // namespace detail
 
 namespace {
 
@@ -92,34 +92,34 @@ std::array<int, 2> choose_dims(int size, std::int64_t nx, std::int64_t ny,
 
 Decomposition decompose(MPI_Comm comm, std::int64_t nx, std::int64_t ny, std::array<int, 2> dims) {
   constexpr const char* fn = "unison::mpi::decompose";
-  impl::require(comm != MPI_COMM_NULL, fn, "the communicator is MPI_COMM_NULL");
+  detail::require(comm != MPI_COMM_NULL, fn, "the communicator is MPI_COMM_NULL");
   int size = 0, rank = 0;
-  impl::check_mpi(MPI_Comm_size(comm, &size), fn, "MPI_Comm_size");
-  impl::check_mpi(MPI_Comm_rank(comm, &rank), fn, "MPI_Comm_rank");
+  detail::check_mpi(MPI_Comm_size(comm, &size), fn, "MPI_Comm_size");
+  detail::check_mpi(MPI_Comm_rank(comm, &rank), fn, "MPI_Comm_rank");
   std::array<int, 2> grid{0, 0};
-  impl::agree(comm, fn,
-              [&] {
-                impl::require(nx >= 0 && ny >= 0, fn, "the field is ", nx, "x", ny,
-                              ": extents must not be negative");
-                impl::require(dims[0] >= 0 && dims[1] >= 0, fn, "dims are ", dims[0], "x", dims[1],
-                              ": must not be negative (0: chosen here)");
-                impl::require(dims[0] == 0 || dims[1] == 0 || (long long)dims[0] * dims[1] == size,
-                              fn, "dims are ", dims[0], "x", dims[1], ", whose product is not the ",
-                              size, " ranks of the communicator");
-                impl::require(
-                    (dims[0] == 0 || size % dims[0] == 0) && (dims[1] == 0 || size % dims[1] == 0),
-                    fn, "dims are ", dims[0], "x", dims[1], ": a given dim must divide the ", size,
-                    " ranks");
-                grid = choose_dims(size, nx, ny, dims);
-                impl::require(grid[0] > 0, fn, "a field of ", nx, "x", ny, " cannot be split into ",
-                              size, " blocks", dims[0] || dims[1] ? " of the dims asked for" : "",
-                              " that each hold at least one row and one column");
-              },
-              {{"nx", nx}, {"ny", ny}, {"dims[0]", dims[0]}, {"dims[1]", dims[1]}});
+  detail::agree(
+      comm, fn,
+      [&] {
+        detail::require(nx >= 0 && ny >= 0, fn, "the field is ", nx, "x", ny,
+                        ": extents must not be negative");
+        detail::require(dims[0] >= 0 && dims[1] >= 0, fn, "dims are ", dims[0], "x", dims[1],
+                        ": must not be negative (0: chosen here)");
+        detail::require(dims[0] == 0 || dims[1] == 0 || (long long)dims[0] * dims[1] == size, fn,
+                        "dims are ", dims[0], "x", dims[1], ", whose product is not the ", size,
+                        " ranks of the communicator");
+        detail::require(
+            (dims[0] == 0 || size % dims[0] == 0) && (dims[1] == 0 || size % dims[1] == 0), fn,
+            "dims are ", dims[0], "x", dims[1], ": a given dim must divide the ", size, " ranks");
+        grid = choose_dims(size, nx, ny, dims);
+        detail::require(grid[0] > 0, fn, "a field of ", nx, "x", ny, " cannot be split into ", size,
+                        " blocks", dims[0] || dims[1] ? " of the dims asked for" : "",
+                        " that each hold at least one row and one column");
+      },
+      {{"nx", nx}, {"ny", ny}, {"dims[0]", dims[0]}, {"dims[1]", dims[1]}});
 
   Decomposition d;
   MPI_Comm dup = MPI_COMM_NULL;
-  impl::check_mpi(MPI_Comm_dup(comm, &dup), fn, "MPI_Comm_dup");
+  detail::check_mpi(MPI_Comm_dup(comm, &dup), fn, "MPI_Comm_dup");
   d.owner = std::shared_ptr<const MPI_Comm>(new MPI_Comm(dup), [](const MPI_Comm* c) {
     int finalized = 0;
     MPI_Finalized(&finalized);

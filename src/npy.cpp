@@ -2,7 +2,7 @@
 // magic "\x93NUMPY", major and minor version bytes, the header length (2 bytes little-endian in
 // version 1, 4 bytes in versions 2 and 3), then the header: a Python dict literal with the keys
 // 'descr', 'fortran_order' and 'shape', padded with spaces and ended by '\n'; then the data.
-#include <unison/impl/npy_format.hpp>
+#include <unison/detail/npy_format.hpp>
 
 #include <cctype>
 #include <cstdio>
@@ -12,7 +12,7 @@
 #include <map>
 #include <sstream>
 
-namespace unison::impl {
+namespace unison::detail {
 namespace {
 
 [[noreturn]] void bad(const char* function, const std::string& path, const std::string& why) {
@@ -221,4 +221,4 @@ void write_npy(const char* function, const std::string& path, const char* descr,
   }
 }
 
-}  // namespace unison::impl
+}  // namespace unison::detail

@@ -13,7 +13,7 @@
 #include <unison/diffusion.hpp>
 #include <unison/elementwise.hpp>
 #include <unison/field.hpp>
-#include <unison/impl/allocate.hpp>
+#include <unison/detail/allocate.hpp>
 #include <unison/backends/device_info.hpp>
 
 #include "test_helpers.hpp"
@@ -96,13 +96,13 @@ TEST(AllocationFailure, allocator_refusal_becomes_invalid_argument) {
   ASSERT_EQ(unison::backends::free_memory_bytes(Kokkos::CudaUVMSpace::name()), -1);
   EXPECT_TRUE(throws_invalid(
       [] {
-        unison::impl::allocate<View>("unison::test", "a petabyte", Kokkos::Cuda(),
-                                     "unison::test::pb", std::size_t(1) << 50);
+        unison::detail::allocate<View>("unison::test", "a petabyte", Kokkos::Cuda(),
+                                       "unison::test::pb", std::size_t(1) << 50);
       },
       "unison::test",
       {"a petabyte (1125899906842624 bytes) could not be allocated in the CudaUVM memory space"}));
-  View small = unison::impl::allocate<View>("unison::test", "a kilobyte", Kokkos::Cuda(),
-                                            "unison::test::kb", 1024);
+  View small = unison::detail::allocate<View>("unison::test", "a kilobyte", Kokkos::Cuda(),
+                                              "unison::test::kb", 1024);
   EXPECT_EQ(small.extent(0), 1024u);
 #else
   GTEST_SKIP() << "needs a memory space whose free memory is not known (CUDA managed memory)";

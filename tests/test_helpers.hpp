@@ -15,6 +15,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "../testing/reference.hpp"
+
 namespace unison::test {
 
 // Every enabled backend; each typed test body runs once per entry.
@@ -128,19 +130,18 @@ inline ::testing::AssertionResult close(const std::vector<double>& got,
   std::ostringstream first;
   int shown = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
-    double d = got[i] - ref[i];
-    bool bad = std::isnan(got[i]) != std::isnan(ref[i]) ||
-               (!std::isnan(ref[i]) &&
-                (tol == 0 ? got[i] != ref[i] : std::abs(d) > tol * (std::abs(ref[i]) + 1e-30)));
-    if (!std::isnan(d)) diff2 += d * d;
-    if (!std::isnan(ref[i])) ref2 += ref[i] * ref[i];
+    const double d = got[i] - ref[i];
+    const bool bad =
+        std::isnan(got[i]) != std::isnan(ref[i]) ||
+        (!std::isnan(ref[i]) &&
+         (tol == 0 ? got[i] != ref[i] : std::abs(d) > tol * (std::abs(ref[i]) + 1e-30)));
+    unison::reference::add_error_terms(got[i], ref[i], diff2, ref2);
     if (bad && shown < 5) {
       first << "\n  [" << i << "] got " << got[i] << ", expected " << ref[i];
       ++shown;
     }
-    if (std::isnan(got[i]) && !std::isnan(ref[i])) diff2 = std::numeric_limits<double>::infinity();
   }
-  double rel = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  const double rel = unison::reference::relative_error(diff2, ref2);
   bool ok = tol == 0 ? shown == 0 : rel <= tol;
   if (ok) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
@@ -149,13 +150,8 @@ inline ::testing::AssertionResult close(const std::vector<double>& got,
 }
 
 // Tolerance for results of type T against a float64 reference (docs/workloads.md: 1e-5 for
-// float32).
-template <class T>
-constexpr double tolerance() {
-  if constexpr (std::is_integral_v<T>) return 0;
-  else if constexpr (sizeof(T) == 4) return 1e-5;
-  else return 1e-12;
-}
+// float32): the benchmarks' too (testing/reference.hpp).
+using unison::reference::tolerance;
 
 // Runs f and expects unison::invalid_argument whose message starts with `function` and contains
 // every string in `parts`.

@@ -114,7 +114,7 @@ void check_chunked() {
           Kokkos::subview(obuf, std::make_pair<std::size_t, std::size_t>(offset, n + offset));
       fill(xbuf, uniform<float>(-3, 3));
       poison_fill(obuf);
-      unison::impl::transform<K, U>(
+      unison::detail::transform<K, U>(
           {"unison::test", "unison::test::chunked"}, {"x", "c"}, exec, out,
           KOKKOS_LAMBDA(float v, float c) { return 2 * v + c; }, x, 1.f);
       exec.fence();

@@ -18,22 +18,22 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <unison/impl/allocate.hpp>
-#include <unison/impl/checks.hpp>
+#include <unison/detail/allocate.hpp>
+#include <unison/detail/checks.hpp>
 #include <unison/math.hpp>
 #include <unison/transform.hpp>
 
 // The compile-time checks shared by the element-wise functions; `fname` is a string literal
 // naming the function, so that every message names it.
-#define UNISON_IMPL_CHECK_ELEMENTWISE(fname, Exec, Out, ...)                                \
-  static_assert(Kokkos::is_execution_space_v<Exec>,                                         \
-                fname ": the first argument must be a Kokkos execution space instance");    \
-  static_assert(::unison::impl::is_writable_view_v<Out>,                                    \
-                fname ": out must be a rank-1 or rank-2 View with a non-const value type"); \
-  static_assert(::unison::impl::accessible_v<Exec, Out>,                                    \
-                fname ": out must be accessible from the execution space");                 \
-  static_assert(::unison::impl::all_operands_v<Exec, int(Out::rank()), __VA_ARGS__>, fname  \
-                ": every input must be an arithmetic scalar or a View of out's rank "       \
+#define UNISON_IMPL_CHECK_ELEMENTWISE(fname, Exec, Out, ...)                                 \
+  static_assert(Kokkos::is_execution_space_v<Exec>,                                          \
+                fname ": the first argument must be a Kokkos execution space instance");     \
+  static_assert(::unison::detail::is_writable_view_v<Out>,                                   \
+                fname ": out must be a rank-1 or rank-2 View with a non-const value type");  \
+  static_assert(::unison::detail::accessible_v<Exec, Out>,                                   \
+                fname ": out must be accessible from the execution space");                  \
+  static_assert(::unison::detail::all_operands_v<Exec, int(Out::rank()), __VA_ARGS__>, fname \
+                ": every input must be an arithmetic scalar or a View of out's rank "        \
                 "accessible from the execution space")
 
 namespace unison {
@@ -77,13 +77,13 @@ void add(const Exec& exec, const X& x, const Y& y, const Out& out) {
   UNISON_IMPL_CHECK_ELEMENTWISE("unison::add", Exec, Out, X, Y);
   static_assert(std::is_arithmetic_v<value_t<Out>>, "unison::add: out must hold arithmetic values");
   if constexpr (std::is_arithmetic_v<X>)
-    impl::require(impl::fits_in<value_t<Out>>(x), "unison::add", "x is ", x,
-                  ", not a value of out's value type");
+    detail::require(detail::fits_in<value_t<Out>>(x), "unison::add", "x is ", x,
+                    ", not a value of out's value type");
   if constexpr (std::is_arithmetic_v<Y>)
-    impl::require(impl::fits_in<value_t<Out>>(y), "unison::add", "y is ", y,
-                  ", not a value of out's value type");
-  impl::transform({"unison::add", "unison::elementwise::add"}, {"x", "y"}, exec, out,
-                  ops::Add<value_t<Out>>{}, x, y);
+    detail::require(detail::fits_in<value_t<Out>>(y), "unison::add", "y is ", y,
+                    ", not a value of out's value type");
+  detail::transform({"unison::add", "unison::elementwise::add"}, {"x", "y"}, exec, out,
+                    ops::Add<value_t<Out>>{}, x, y);
 }
 
 /// out = sqrt(x² + y²), computed without overflow (unison::math::hypot).
@@ -92,8 +92,8 @@ void hypot(const Exec& exec, const X& x, const Y& y, const Out& out) {
   UNISON_IMPL_CHECK_ELEMENTWISE("unison::hypot", Exec, Out, X, Y);
   static_assert(std::is_floating_point_v<value_t<Out>>,
                 "unison::hypot: out must hold floating-point values");
-  impl::transform({"unison::hypot", "unison::elementwise::hypot"}, {"x", "y"}, exec, out,
-                  ops::Hypot<value_t<Out>>{}, x, y);
+  detail::transform({"unison::hypot", "unison::elementwise::hypot"}, {"x", "y"}, exec, out,
+                    ops::Hypot<value_t<Out>>{}, x, y);
 }
 
 /// out = the normal density with the given mean and sigma at x (unison::math::gaussian_pdf).
@@ -108,18 +108,18 @@ void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, c
   static_assert(std::is_floating_point_v<T>,
                 "unison::gaussian_pdf: out must hold floating-point values");
   if constexpr (std::is_arithmetic_v<S>) {
-    impl::require(sigma > S(0) && impl::finite(sigma) && impl::fits_in<T>(sigma) &&
-                      static_cast<T>(sigma) > T(0),
-                  "unison::gaussian_pdf", "sigma is ", sigma,
-                  ", expected a positive finite value (in out's value type)");
+    detail::require(sigma > S(0) && detail::finite(sigma) && detail::fits_in<T>(sigma) &&
+                        static_cast<T>(sigma) > T(0),
+                    "unison::gaussian_pdf", "sigma is ", sigma,
+                    ", expected a positive finite value (in out's value type)");
   }
   if constexpr (std::is_arithmetic_v<M>) {
-    impl::require(impl::finite(mean) && impl::fits_in<T>(mean), "unison::gaussian_pdf", "mean is ",
-                  mean, ", expected a finite value (in out's value type)");
+    detail::require(detail::finite(mean) && detail::fits_in<T>(mean), "unison::gaussian_pdf",
+                    "mean is ", mean, ", expected a finite value (in out's value type)");
   }
-  impl::transform({"unison::gaussian_pdf", "unison::elementwise::gaussian_pdf"},
-                  {"x", "mean", "sigma"}, exec, out, ops::GaussianPdf<value_t<Out>>{}, x, mean,
-                  sigma);
+  detail::transform({"unison::gaussian_pdf", "unison::elementwise::gaussian_pdf"},
+                    {"x", "mean", "sigma"}, exec, out, ops::GaussianPdf<value_t<Out>>{}, x, mean,
+                    sigma);
 }
 
 /// out = distance between the points (rho1, theta1) and (rho2, theta2) given in polar form
@@ -131,9 +131,9 @@ void polar_distance(const Exec& exec, const R1& rho1, const T1& theta1, const R2
   UNISON_IMPL_CHECK_ELEMENTWISE("unison::polar_distance", Exec, Out, R1, T1, R2, T2);
   static_assert(std::is_floating_point_v<value_t<Out>>,
                 "unison::polar_distance: out must hold floating-point values");
-  impl::transform({"unison::polar_distance", "unison::elementwise::polar_distance"},
-                  {"rho1", "theta1", "rho2", "theta2"}, exec, out,
-                  ops::PolarDistance<value_t<Out>>{}, rho1, theta1, rho2, theta2);
+  detail::transform({"unison::polar_distance", "unison::elementwise::polar_distance"},
+                    {"rho1", "theta1", "rho2", "theta2"}, exec, out,
+                    ops::PolarDistance<value_t<Out>>{}, rho1, theta1, rho2, theta2);
 }
 
 /// out = waveform < threshold ? 0 : waveform (int16 waveforms in the benchmarks). The
@@ -148,61 +148,21 @@ void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, cons
   static_assert(std::is_arithmetic_v<value_t<Out>>,
                 "unison::zero_suppress: out must hold arithmetic values");
   if constexpr (std::is_arithmetic_v<T>) {
-    impl::require(!impl::is_nan(threshold) && impl::fits_in<value_t<Out>>(threshold),
-                  "unison::zero_suppress", "threshold is ", threshold,
-                  ", not a value of out's value type (NaN, or a fraction or out of range for an "
-                  "integer out)");
+    detail::require(!detail::is_nan(threshold) && detail::fits_in<value_t<Out>>(threshold),
+                    "unison::zero_suppress", "threshold is ", threshold,
+                    ", not a value of out's value type (NaN, or a fraction or out of range for an "
+                    "integer out)");
   }
-  impl::transform({"unison::zero_suppress", "unison::elementwise::zero_suppress"},
-                  {"waveform", "threshold"}, exec, out, ops::ZeroSuppress<value_t<Out>>{}, waveform,
-                  threshold);
+  detail::transform({"unison::zero_suppress", "unison::elementwise::zero_suppress"},
+                    {"waveform", "threshold"}, exec, out, ops::ZeroSuppress<value_t<Out>>{},
+                    waveform, threshold);
 }
 
-namespace impl {
+}  // namespace unison
 
-// The rank-1 Views of make_pulses and hidden_layer may live where exec cannot read or write them
-// (host memory with a GPU exec): then they must be contiguous, and they travel once each way.
-template <class Exec, class V>
-void check_transferable(const char* function, const char* name, const V& v) {
-  if constexpr (!accessible_v<Exec, V>) {
-    require(v.span_is_contiguous(), function, name, " (", extents_string(v),
-            ") is not contiguous; a View that the execution space cannot access must be "
-            "contiguous to be copied");
-  }
-}
+#include <unison/detail/elementwise/host_views.hpp>
 
-// v itself if exec can read it, else a copy in exec's memory, enqueued on exec.
-template <class Exec, class V>
-auto readable_on(const char* function, const Exec& exec, const V& v, const char* label) {
-  if constexpr (accessible_v<Exec, V>) {
-    return v;
-  } else {
-    auto copy =
-        allocate<Kokkos::View<typename V::non_const_value_type*, typename Exec::memory_space>>(
-            function, "the copy of an input", exec, label, v.extent(0));
-    Kokkos::deep_copy(exec, copy, v);
-    return copy;
-  }
-}
-
-// Runs `compute(dest)` into out if exec can write it, else into a temporary in exec's memory
-// that is then copied into out; in that case waits on exec until out holds the result.
-template <class Exec, class Out, class Compute>
-void write_through(const char* function, const Exec& exec, const Out& out, const char* label,
-                   const Compute& compute) {
-  if constexpr (accessible_v<Exec, Out>) {
-    compute(out);
-  } else {
-    auto result =
-        allocate<Kokkos::View<typename Out::non_const_value_type*, typename Exec::memory_space>>(
-            function, "the result's temporary", exec, label, out.extent(0));
-    compute(result);
-    Kokkos::deep_copy(exec, out, result);
-    exec.fence(label);
-  }
-}
-
-}  // namespace impl
+namespace unison {
 
 /// The tutorial's chained pulse generator: out = pulse(t, period, amplitude) + noise, with
 /// pulse = max(sin(t / period) - 0.3, 0) * amplitude, as two kernels ("make_pulses" then "add")
@@ -228,29 +188,29 @@ void make_pulses(const Exec& exec, const TV& t, const NV& noise,
   static_assert(std::is_floating_point_v<T>,
                 "unison::make_pulses: out must hold floating-point values");
   constexpr const char* fn = "unison::make_pulses";
-  impl::require(t.extent(0) == out.extent(0) && noise.extent(0) == out.extent(0), fn, "t is ",
-                t.extent(0), ", noise is ", noise.extent(0), ", out is ", out.extent(0),
-                "; expected equal extents");
-  impl::require(period != T(0) && Kokkos::isfinite(period), fn, "period is ", period,
-                ", expected a non-zero finite value");
-  impl::require(Kokkos::isfinite(amplitude), fn, "amplitude is ", amplitude,
-                ", expected a finite value");
-  impl::check_no_partial_alias(fn, "t", t, out);
-  impl::check_no_partial_alias(fn, "noise", noise, out);
-  impl::check_transferable<Exec>(fn, "t", t);
-  impl::check_transferable<Exec>(fn, "noise", noise);
-  impl::check_transferable<Exec>(fn, "out", out);
+  detail::require(t.extent(0) == out.extent(0) && noise.extent(0) == out.extent(0), fn, "t is ",
+                  t.extent(0), ", noise is ", noise.extent(0), ", out is ", out.extent(0),
+                  "; expected equal extents");
+  detail::require(period != T(0) && Kokkos::isfinite(period), fn, "period is ", period,
+                  ", expected a non-zero finite value");
+  detail::require(Kokkos::isfinite(amplitude), fn, "amplitude is ", amplitude,
+                  ", expected a finite value");
+  detail::check_no_partial_alias(fn, "t", t, out);
+  detail::check_no_partial_alias(fn, "noise", noise, out);
+  detail::check_transferable<Exec>(fn, "t", t);
+  detail::check_transferable<Exec>(fn, "noise", noise);
+  detail::check_transferable<Exec>(fn, "out", out);
   if (out.extent(0) == 0) return;
 
-  auto t_in = impl::readable_on(fn, exec, t, "unison::elementwise::make_pulses::t");
-  auto noise_in = impl::readable_on(fn, exec, noise, "unison::elementwise::make_pulses::noise");
-  impl::write_through(
+  auto t_in = detail::readable_on(fn, exec, t, "unison::elementwise::make_pulses::t");
+  auto noise_in = detail::readable_on(fn, exec, noise, "unison::elementwise::make_pulses::noise");
+  detail::write_through(
       fn, exec, out, "unison::elementwise::make_pulses::out", [&](const auto& dest) {
         auto chain = [&](const auto& pulses) {
-          impl::transform({fn, "unison::elementwise::make_pulses"}, {"t", "period", "amplitude"},
-                          exec, pulses, ops::Pulse<T>{}, t_in, period, amplitude);
-          impl::transform({fn, "unison::elementwise::add"}, {"pulses", "noise"}, exec, dest,
-                          ops::Add<T>{}, pulses, noise_in);
+          detail::transform({fn, "unison::elementwise::make_pulses"}, {"t", "period", "amplitude"},
+                            exec, pulses, ops::Pulse<T>{}, t_in, period, amplitude);
+          detail::transform({fn, "unison::elementwise::add"}, {"pulses", "noise"}, exec, dest,
+                            ops::Add<T>{}, pulses, noise_in);
         };
         // The pulses go into dest, unless dest is the noise array itself (the first kernel would
         // overwrite the noise before the second reads it): then into a temporary.
@@ -290,41 +250,42 @@ void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const
   static_assert(std::is_floating_point_v<T>,
                 "unison::hidden_layer: out must hold floating-point values");
   constexpr const char* fn = "unison::hidden_layer";
-  impl::require(greyscales.extent(0) == out.extent(0) && weights.extent(0) == out.extent(0), fn,
-                "greyscales is ", greyscales.extent(0), ", weights is ", weights.extent(0),
-                ", out is ", out.extent(0), "; expected equal extents");
-  impl::require(fusion == Fusion::fused || fusion == Fusion::separate, fn,
-                "fusion is not Fusion::fused or Fusion::separate");
-  impl::check_no_partial_alias(fn, "greyscales", greyscales, out);
-  impl::check_no_partial_alias(fn, "weights", weights, out);
-  impl::check_transferable<Exec>(fn, "greyscales", greyscales);
-  impl::check_transferable<Exec>(fn, "weights", weights);
-  impl::check_transferable<Exec>(fn, "out", out);
+  detail::require(greyscales.extent(0) == out.extent(0) && weights.extent(0) == out.extent(0), fn,
+                  "greyscales is ", greyscales.extent(0), ", weights is ", weights.extent(0),
+                  ", out is ", out.extent(0), "; expected equal extents");
+  detail::require(fusion == Fusion::fused || fusion == Fusion::separate, fn,
+                  "fusion is not Fusion::fused or Fusion::separate");
+  detail::check_no_partial_alias(fn, "greyscales", greyscales, out);
+  detail::check_no_partial_alias(fn, "weights", weights, out);
+  detail::check_transferable<Exec>(fn, "greyscales", greyscales);
+  detail::check_transferable<Exec>(fn, "weights", weights);
+  detail::check_transferable<Exec>(fn, "out", out);
   if (out.extent(0) == 0) return;
 
-  auto g = impl::readable_on(fn, exec, greyscales, "unison::elementwise::hidden_layer::greyscales");
-  auto w = impl::readable_on(fn, exec, weights, "unison::elementwise::hidden_layer::weights");
-  impl::write_through(
+  auto g =
+      detail::readable_on(fn, exec, greyscales, "unison::elementwise::hidden_layer::greyscales");
+  auto w = detail::readable_on(fn, exec, weights, "unison::elementwise::hidden_layer::weights");
+  detail::write_through(
       fn, exec, out, "unison::elementwise::hidden_layer::out", [&](const auto& dest) {
         if (fusion == Fusion::fused) {
-          impl::transform({fn, "unison::elementwise::hidden_layer"}, {"greyscales", "weights"},
-                          exec, dest, ops::HiddenNeuron<T>{}, g, w);
+          detail::transform({fn, "unison::elementwise::hidden_layer"}, {"greyscales", "weights"},
+                            exec, dest, ops::HiddenNeuron<T>{}, g, w);
         } else {
           // The tutorial's three passes, in place in dest. Only when dest is the weights array
           // itself would the first pass overwrite weights before the second reads them: then the
           // intermediate values go to a temporary.
           auto passes = [&](const auto& tmp) {
-            impl::transform({fn, "unison::elementwise::normalize"}, {"greyscales"}, exec, tmp,
-                            ops::Normalize<T>{}, g);
-            impl::transform({fn, "unison::elementwise::weigh"}, {"normalized", "weights"}, exec,
-                            tmp, ops::Multiply<T>{}, tmp, w);
-            impl::transform({fn, "unison::elementwise::activate"}, {"weighted"}, exec, dest,
-                            ops::Activate<T>{}, tmp);
+            detail::transform({fn, "unison::elementwise::normalize"}, {"greyscales"}, exec, tmp,
+                              ops::Normalize<T>{}, g);
+            detail::transform({fn, "unison::elementwise::weigh"}, {"normalized", "weights"}, exec,
+                              tmp, ops::Multiply<T>{}, tmp, w);
+            detail::transform({fn, "unison::elementwise::activate"}, {"weighted"}, exec, dest,
+                              ops::Activate<T>{}, tmp);
           };
           if (static_cast<const void*>(dest.data()) != static_cast<const void*>(w.data())) {
             passes(dest);
           } else {
-            passes(impl::allocate<Kokkos::View<T*, typename Exec::memory_space>>(
+            passes(detail::allocate<Kokkos::View<T*, typename Exec::memory_space>>(
                 fn, "the temporary of the separate passes", exec,
                 "unison::elementwise::hidden_layer::weighted", dest.extent(0)));
           }
@@ -361,7 +322,7 @@ void zero_suppress(const W& waveform, const T& threshold, const Out& out) {
 template <class Exec, class G, class W>
 Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace> hidden_layer(
     const Exec& exec, const G& greyscales, const W& weights, Fusion fusion = Fusion::fused) {
-  auto out = impl::allocate<Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace>>(
+  auto out = detail::allocate<Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace>>(
       "unison::hidden_layer", "the host result", exec, "unison::elementwise::hidden_layer::host",
       weights.extent(0));
   hidden_layer(exec, greyscales, weights, out, fusion);

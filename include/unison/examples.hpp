@@ -14,82 +14,13 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/backends/simd.hpp>
-#include <unison/impl/checks.hpp>
+#include <unison/detail/checks.hpp>
+
+namespace unison {}  // namespace unison
+
+#include <unison/detail/examples/loop_sum.hpp>
 
 namespace unison {
-namespace impl {
-
-template <class RGB, class G>
-struct Grayscale {
-  using In = typename RGB::non_const_value_type;
-  using Out = typename G::non_const_value_type;
-  RGB rgb;
-  G gray;
-  KOKKOS_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
-    const float v =
-        0.299f * float(rgb(i, j, 0)) + 0.587f * float(rgb(i, j, 1)) + 0.114f * float(rgb(i, j, 2));
-    if constexpr (std::is_floating_point_v<Out>) gray(i, j) = Out(v);
-    else gray(i, j) = Out(v + 0.5f);  // uint8: rounded to nearest (v is in [0, 255])
-  }
-};
-
-// CPUs: rows [i0, i1) of a LayoutRight-like image (channels contiguous, pixels 3 apart, gray's
-// pixels contiguous), a row of pixels in a plain loop over raw pointers that the compiler
-// vectorises (its interleaved loads of R, G and B included): the same arithmetic as Grayscale.
-template <class RGB, class G>
-struct GrayscaleRows {
-  using In = typename RGB::non_const_value_type;
-  using Out = typename G::non_const_value_type;
-  RGB rgb;
-  G gray;
-  std::int64_t rows, width, per_item;
-  void operator()(std::int64_t item) const {
-    const std::int64_t i1 = (item + 1) * per_item < rows ? (item + 1) * per_item : rows;
-    const std::int64_t w = width;  // a local: 8-bit stores could alias the member
-    for (std::int64_t i = item * per_item; i < i1; ++i) {
-      const In* src = &rgb(i, 0, 0);
-      Out* dst = &gray(i, 0);
-      std::int64_t j = 0;
-#if UNISON_BACKENDS_PIXELS3
-      // 8-bit pixels 64 at a time, their bytes sorted by channel with the CPU's byte permutes;
-      // the same float arithmetic, in the same order, as the loop below.
-      if constexpr (std::is_same_v<In, std::uint8_t> &&
-                    (std::is_same_v<Out, std::uint8_t> || std::is_same_v<Out, float>)) {
-        using V = backends::Pack<float>;
-        const V r = backends::splat<V>(0.299f), g = backends::splat<V>(0.587f),
-                b = backends::splat<V>(0.114f);
-        for (; j + 64 <= w; j += 64) {
-          V c[3][4];
-          backends::pixels3_to_float(src + 3 * j, c);
-          for (int q = 0; q < 4; ++q) {
-            const V v = r * c[0][q] + g * c[1][q] + b * c[2][q];
-            if constexpr (std::is_same_v<Out, float>) backends::store(dst + j + 16 * q, v);
-            else backends::store_bytes_truncated(dst + j + 16 * q, v + backends::splat<V>(0.5f));
-          }
-        }
-      }
-#endif
-      for (; j < w; ++j) {
-        const float v = 0.299f * float(src[3 * j]) + 0.587f * float(src[3 * j + 1]) +
-                        0.114f * float(src[3 * j + 2]);
-        if constexpr (std::is_floating_point_v<Out>) dst[j] = Out(v);
-        else dst[j] = Out(v + 0.5f);
-      }
-    }
-  }
-};
-
-// Row i of loop_sum: the exact integer sum of i j over j < n.
-struct LoopSum {
-  std::int64_t n;
-  KOKKOS_FUNCTION void operator()(std::int64_t i, std::int64_t& acc) const {
-    std::int64_t row = 0;
-    for (std::int64_t j = 0; j < n; ++j) row += i * j;
-    acc += row;
-  }
-};
-
-}  // namespace impl
 
 /// gray(i, j) = 0.299 R + 0.587 G + 0.114 B for every pixel of rgb (h x w x 3, channels R, G, B
 /// along the last axis), computed in float. rgb: a rank-3 View of float or std::uint8_t, any
@@ -114,14 +45,15 @@ void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
                 "unison::rgb_to_grayscale: gray must be a rank-2 View of float or double, or of "
                 "std::uint8_t for std::uint8_t input");
   static_assert(
-      impl::accessible_v<Exec, RV> && impl::accessible_v<Exec, GV>,
+      detail::accessible_v<Exec, RV> && detail::accessible_v<Exec, GV>,
       "unison::rgb_to_grayscale: rgb and gray must be accessible from the execution space");
   constexpr const char* fn = "unison::rgb_to_grayscale";
-  impl::require(rgb.extent(2) == 3, fn, "rgb is ", impl::extents_string(rgb),
-                ": its last extent must be 3 (R, G, B)");
-  impl::require(gray.extent(0) == rgb.extent(0) && gray.extent(1) == rgb.extent(1), fn, "gray is ",
-                impl::extents_string(gray), ", expected ", rgb.extent(0), "x", rgb.extent(1));
-  impl::check_disjoint(fn, "gray", gray, "rgb", rgb);
+  detail::require(rgb.extent(2) == 3, fn, "rgb is ", detail::extents_string(rgb),
+                  ": its last extent must be 3 (R, G, B)");
+  detail::require(gray.extent(0) == rgb.extent(0) && gray.extent(1) == rgb.extent(1), fn,
+                  "gray is ", detail::extents_string(gray), ", expected ", rgb.extent(0), "x",
+                  rgb.extent(1));
+  detail::check_disjoint(fn, "gray", gray, "rgb", rgb);
   if (gray.size() == 0) return;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                            typename Exec::memory_space>::accessible) {
@@ -133,7 +65,7 @@ void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
           "unison::examples::rgb_to_grayscale",
           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0,
                                                                      (rows + per - 1) / per),
-          impl::GrayscaleRows<RV, GV>{rgb, gray, rows, std::int64_t(gray.extent(1)), per});
+          detail::GrayscaleRows<RV, GV>{rgb, gray, rows, std::int64_t(gray.extent(1)), per});
       return;
     }
   }
@@ -141,7 +73,7 @@ void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
   Kokkos::parallel_for(
       "unison::examples::rgb_to_grayscale",
       Policy(exec, {0, 0}, {std::int64_t(gray.extent(0)), std::int64_t(gray.extent(1))}),
-      impl::Grayscale<RV, GV>{rgb, gray});
+      detail::Grayscale<RV, GV>{rgb, gray});
 }
 
 /// The largest n for which loop_sum(exec, n) is exact: the integer sum of i j over i, j < n,
@@ -159,13 +91,13 @@ template <class Exec>
 double loop_sum(const Exec& exec, std::int64_t n) {
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::loop_sum: the first argument must be a Kokkos execution space");
-  impl::require(n >= 0 && n <= loop_sum_max_n, "unison::loop_sum", "n is ", n, ", expected 0 to ",
-                loop_sum_max_n, " (beyond, the exact sum overflows 64 bits)");
+  detail::require(n >= 0 && n <= loop_sum_max_n, "unison::loop_sum", "n is ", n, ", expected 0 to ",
+                  loop_sum_max_n, " (beyond, the exact sum overflows 64 bits)");
   if (n == 0) return 0.0;  // nothing to launch (docs/RELIABILITY.md: an empty reduction crashed)
   std::int64_t sum = 0;
   Kokkos::parallel_reduce("unison::examples::loop_sum",
                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
-                          impl::LoopSum{n}, sum);
+                          detail::LoopSum{n}, sum);
   exec.fence("unison::loop_sum: the result");
   return double(sum) * 0.1;
 }
@@ -206,14 +138,14 @@ void lucas(const Exec& exec, const OV& out) {
                     !std::is_const_v<typename OV::value_type> && std::is_arithmetic_v<T> &&
                     !std::is_same_v<T, bool>,
                 "unison::lucas: out must be a rank-1 View of a non-const arithmetic type");
-  static_assert(impl::accessible_v<Exec, OV>,
+  static_assert(detail::accessible_v<Exec, OV>,
                 "unison::lucas: out must be accessible from the execution space");
   const std::int64_t n = out.extent(0);
-  impl::require(n - 1 <= lucas_max_index<T>(), "unison::lucas", "out has ", n, " elements, but L(",
-                n - 1,
-                ") does not fit this value type: its largest exact "
-                "index is ",
-                lucas_max_index<T>());
+  detail::require(n - 1 <= lucas_max_index<T>(), "unison::lucas", "out has ", n,
+                  " elements, but L(", n - 1,
+                  ") does not fit this value type: its largest exact "
+                  "index is ",
+                  lucas_max_index<T>());
   if (n == 0) return;
   Kokkos::parallel_for(
       "unison::examples::lucas",

@@ -10,153 +10,14 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <unison/impl/allocate.hpp>
-#include <unison/impl/checks.hpp>
+#include <unison/detail/allocate.hpp>
+#include <unison/detail/checks.hpp>
+
+namespace unison {}  // namespace unison
+
+#include <unison/detail/field/jagged.hpp>
 
 namespace unison {
-namespace impl {
-
-// Value noise in fixed point: 8 octaves with lattice spacings 4, 8, ..., 512 cells, each a
-// smoothstep-interpolated lattice of 16-bit hashed values, weighted about 3.2x per octave
-// (amplitude ~ wavelength^1.7, like the tutorial's radius^-1.7 spectrum). Integer arithmetic
-// only: every backend produces the same values, bit for bit.
-struct JaggedNoise {
-  std::uint64_t seed;
-  static constexpr int octaves = 8;
-  KOKKOS_FUNCTION static constexpr std::int64_t weight(int o) {
-    switch (o) {
-      case 0:
-        return 1;
-      case 1:
-        return 3;
-      case 2:
-        return 10;
-      case 3:
-        return 32;
-      case 4:
-        return 100;
-      case 5:
-        return 320;
-      case 6:
-        return 1000;
-      default:
-        return 3200;
-    }
-  }
-  static constexpr std::int64_t total = 4666;  // sum of the weights
-  static constexpr std::int64_t max_value = total * 65535;
-
-  KOKKOS_FUNCTION std::int64_t lattice(std::uint64_t x, std::uint64_t y, int o) const {
-    std::uint64_t h =
-        seed ^ (x * 0x9E3779B97F4A7C15ULL) ^ (y * 0xC2B2AE3D27D4EB4FULL) ^ (std::uint64_t(o) << 56);
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDULL;
-    h ^= h >> 33;
-    h *= 0xC4CEB9FE1A85EC53ULL;
-    h ^= h >> 33;
-    return std::int64_t(h >> 48);  // 0 .. 65535
-  }
-  KOKKOS_FUNCTION static std::int64_t smooth(std::int64_t t) {  // t, result in [0, 65536)
-    return (t * t >> 16) * (3 * 65536 - 2 * t) >> 16;
-  }
-  KOKKOS_FUNCTION static std::int64_t lerp(std::int64_t a, std::int64_t b, std::int64_t s) {
-    return a + ((b - a) * s >> 16);
-  }
-  KOKKOS_FUNCTION std::int64_t operator()(std::int64_t i, std::int64_t j) const {
-    std::int64_t v = 0;
-    for (int o = 0; o < octaves; ++o) {
-      const int shift = o + 2;
-      const std::uint64_t x = std::uint64_t(i) >> shift, y = std::uint64_t(j) >> shift;
-      const std::int64_t sx = smooth((i & ((1 << shift) - 1)) << (16 - shift));
-      const std::int64_t sy = smooth((j & ((1 << shift) - 1)) << (16 - shift));
-      const std::int64_t top = lerp(lattice(x, y, o), lattice(x + 1, y, o), sx);
-      const std::int64_t bottom = lerp(lattice(x, y + 1, o), lattice(x + 1, y + 1, o), sx);
-      v += weight(o) * lerp(top, bottom, sy);
-    }
-    return v;
-  }
-};
-
-// The kernels of jagged_field, on the block of the image whose first cell is (x0, y0).
-template <class N>
-struct JaggedNoiseFill {
-  N noise;
-  JaggedNoise gen;
-  std::int64_t x0, y0;
-  KOKKOS_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
-    noise(i, j) = gen(x0 + i, y0 + j);
-  }
-};
-template <class N>
-struct JaggedCount {
-  N noise;
-  std::int64_t threshold;
-  KOKKOS_FUNCTION void operator()(std::int64_t i, std::int64_t j, std::int64_t& c) const {
-    c += noise(i, j) <= threshold ? 1 : 0;
-  }
-};
-template <class N, class F>
-struct JaggedWrite {
-  using T = typename F::non_const_value_type;
-  N noise;
-  F f;
-  std::int64_t threshold;
-  T scale;
-  KOKKOS_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
-    const std::int64_t v = noise(i, j);
-    f(i, j) = v <= threshold ? T(0) : T(v) * scale;
-  }
-};
-
-// jagged_field for the block f of an image of `cells` cells in all, f(0, 0) being the image's
-// cell (x0, y0): `total(count)` turns the count of this block's cells at or below a threshold
-// into the count over the whole image (the identity for a single block; a sum over the ranks
-// under MPI). Every block then finds the same threshold and writes the same values as the whole
-// image would hold.
-template <class Exec, class F, class Total>
-void jagged_block(const char* fn, const Exec& exec, const F& f, std::uint64_t seed,
-                  double zero_fraction, std::int64_t x0, std::int64_t y0, std::int64_t cells,
-                  Total&& total) {
-  static_assert(Kokkos::is_execution_space_v<Exec>,
-                "unison::jagged_field: the first argument must be a Kokkos execution space");
-  static_assert(
-      Kokkos::is_view_v<F> && F::rank() == 2 && std::is_floating_point_v<typename F::value_type>,
-      "unison::jagged_field: f must be a rank-2 View of float or double");
-  static_assert(impl::accessible_v<Exec, F>,
-                "unison::jagged_field: f must be accessible from the execution space");
-  impl::require(zero_fraction >= 0 && zero_fraction <= 1, fn, "zero_fraction is ", zero_fraction,
-                ", must be in [0, 1]");
-  using T = typename F::value_type;
-  const std::int64_t nx = f.extent(0), ny = f.extent(1);
-  if (cells == 0) return;
-  using Policy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
-  using Noise = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, typename F::memory_space>;
-  const auto noise =
-      impl::allocate<Noise>(fn, "the noise array", exec, "unison::field::noise", nx, ny);
-  if (nx > 0 && ny > 0)
-    Kokkos::parallel_for("unison::field::jagged_noise", Policy(exec, {0, 0}, {nx, ny}),
-                         JaggedNoiseFill<Noise>{noise, JaggedNoise{seed}, x0, y0});
-  // The smallest threshold t with at least ceil(zero_fraction * cells) values <= t: bisection
-  // on the integer values (exact counts, so the same t on every backend).
-  const auto wanted = std::int64_t(std::ceil(zero_fraction * double(cells)));
-  std::int64_t lo = -1, hi = JaggedNoise::max_value;  // count(<= lo) < wanted <= count(<= hi)
-  if (wanted == 0) hi = -1;
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    std::int64_t count = 0;
-    if (nx > 0 && ny > 0)
-      Kokkos::parallel_reduce("unison::field::jagged_count", Policy(exec, {0, 0}, {nx, ny}),
-                              JaggedCount<Noise>{noise, mid}, count);
-    exec.fence("unison::jagged_field: count");
-    (total(count) >= wanted ? hi : lo) = mid;
-  }
-  if (nx > 0 && ny > 0)
-    Kokkos::parallel_for("unison::field::jagged_write", Policy(exec, {0, 0}, {nx, ny}),
-                         JaggedWrite<Noise, F>{noise, f, hi, T(1) / T(JaggedNoise::max_value + 1)});
-  exec.fence("unison::jagged_field: release the noise");
-}
-
-}  // namespace impl
 
 /// Fills f (a rank-2 View of float or double, any layout, accessible from exec) with the jagged
 /// image for `seed`: smooth value noise in [0, 1), with the cells at or below the
@@ -171,9 +32,9 @@ void jagged_block(const char* fn, const Exec& exec, const F& f, std::uint64_t se
 template <class Exec, class F>
 void jagged_field(const Exec& exec, const F& f, std::uint64_t seed = 3966789,
                   double zero_fraction = 0.7) {
-  impl::jagged_block("unison::jagged_field", exec, f, seed, zero_fraction, 0, 0,
-                     std::int64_t(f.extent(0)) * std::int64_t(f.extent(1)),
-                     [](std::int64_t count) { return count; });
+  detail::jagged_block("unison::jagged_field", exec, f, seed, zero_fraction, 0, 0,
+                       std::int64_t(f.extent(0)) * std::int64_t(f.extent(1)),
+                       [](std::int64_t count) { return count; });
 }
 
 }  // namespace unison

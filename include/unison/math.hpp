@@ -12,7 +12,7 @@
 
 namespace unison::math {
 
-namespace impl {
+namespace detail {
 /// hypot with the larger magnitude factored out: big sqrt(1 + (small / big)²), for big >= small
 /// >= 0 (or NaN). big infinite gives inf; big 0 or NaN gives big + small (0, or the NaN).
 template <class T>
@@ -22,7 +22,7 @@ KOKKOS_INLINE_FUNCTION T hypot_scaled(T big, T small) {
   const T r = big * backends::sqrt(S(1) + t * t);
   return backends::isinf(big) ? big : (big > S(0) ? r : big + small);
 }
-}  // namespace impl
+}  // namespace detail
 
 /// sqrt(x² + y²) without overflow or underflow in the intermediate: the larger magnitude is
 /// factored out (hypot(3e30f, 4e30f) is 5e30f in float). hypot(0, 0) is 0 and an infinite
@@ -47,11 +47,11 @@ KOKKOS_INLINE_FUNCTION T hypot(T x, T y) {
     const auto plain = ((big >= low) & (big <= high)) | (big == S(0));
     const T r = backends::sqrt(backends::fma(big, big, small * small));
     if (!backends::any(plain == 0)) return r;
-    return plain ? r : impl::hypot_scaled(big, small);
+    return plain ? r : detail::hypot_scaled(big, small);
   } else
 #endif
   {
-    return impl::hypot_scaled(big, small);
+    return detail::hypot_scaled(big, small);
   }
 }
 
@@ -78,7 +78,7 @@ KOKKOS_INLINE_FUNCTION Cartesian<T> polar_to_cartesian(T rho, T theta) {
   return {rho * backends::cos(theta), rho * backends::sin(theta)};
 }
 
-namespace impl {
+namespace detail {
 /// The distance of the two points' cartesian forms, each from polar_to_cartesian.
 template <class T>
 KOKKOS_INLINE_FUNCTION T polar_distance_cartesian(T rho1, T theta1, T rho2, T theta2) {
@@ -101,13 +101,13 @@ KOKKOS_INLINE_FUNCTION T polar_distance_rotated(T rho1, T theta1, T rho2, T thet
   const T cos_d = backends::fma(-e, sn, c), sin_d = backends::fma(e, c, sn);
   return math::hypot(backends::fma(-rho2, cos_d, rho1), rho2 * sin_d);
 }
-}  // namespace impl
+}  // namespace detail
 
 /// Euclidean distance between two points given in polar form, (rho1, theta1) and
 /// (rho2, theta2): the distance between their polar_to_cartesian forms. On CPU packs, where
 /// both angles of a lane are within +-1024 radians, it is computed in the frame turned by
 /// -theta1 (one sine and one cosine instead of two of each, as accurate:
-/// impl::polar_distance_rotated), where the vector sine and cosine are what costs; other
+/// detail::polar_distance_rotated), where the vector sine and cosine are what costs; other
 /// angles, infinities and NaN included, and every scalar (GPU) call go through the two points'
 /// cartesian coordinates (a GPU call is memory-bound: it keeps this form and its results).
 /// Each element's form depends on its own angles only.
@@ -118,13 +118,13 @@ KOKKOS_INLINE_FUNCTION T polar_distance(T rho1, T theta1, T rho2, T theta2) {
     using S = backends::scalar_of_t<T>;
     constexpr S limit = S(1024);  // the rotated form's range (see polar_distance_rotated)
     const auto near = (backends::abs(theta1) <= limit) & (backends::abs(theta2) <= limit);
-    const T rotated = impl::polar_distance_rotated(rho1, theta1, rho2, theta2);
+    const T rotated = detail::polar_distance_rotated(rho1, theta1, rho2, theta2);
     if (!backends::any(near == 0)) return rotated;
-    return near ? rotated : impl::polar_distance_cartesian(rho1, theta1, rho2, theta2);
+    return near ? rotated : detail::polar_distance_cartesian(rho1, theta1, rho2, theta2);
   } else
 #endif
   {
-    return impl::polar_distance_cartesian(rho1, theta1, rho2, theta2);
+    return detail::polar_distance_cartesian(rho1, theta1, rho2, theta2);
   }
 }
 

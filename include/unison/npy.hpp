@@ -10,8 +10,8 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/core.hpp>
-#include <unison/impl/allocate.hpp>
-#include <unison/impl/npy_format.hpp>
+#include <unison/detail/allocate.hpp>
+#include <unison/detail/npy_format.hpp>
 
 namespace unison {
 
@@ -23,9 +23,9 @@ namespace unison {
 /// rank than 2. Nothing is allocated or returned then.
 template <class T>
 Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> read_npy(const std::string& path) {
-  auto file = impl::read_npy("unison::read_npy", path, impl::npy_descr<T>(), 2);
+  auto file = detail::read_npy("unison::read_npy", path, detail::npy_descr<T>(), 2);
   const std::int64_t rows = file.shape[0], cols = file.shape[1];
-  const auto out = impl::allocate<Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>>(
+  const auto out = detail::allocate<Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>>(
       "unison::read_npy", "the array", Kokkos::DefaultHostExecutionSpace(), "unison::npy::array",
       rows, cols);
   const T* data = reinterpret_cast<const T*>(file.data.data());
@@ -47,21 +47,22 @@ void write_npy(const std::string& path, const V& v) {
   constexpr const char* fn = "unison::write_npy";
   using Staged = Kokkos::View<T**, Kokkos::LayoutRight, typename V::memory_space>;
   using Host = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>;
-  const auto staged = impl::allocate<Staged>(fn, "the C-order copy", typename V::execution_space(),
-                                             "unison::npy::staged", v.extent(0), v.extent(1));
+  const auto staged =
+      detail::allocate<Staged>(fn, "the C-order copy", typename V::execution_space(),
+                               "unison::npy::staged", v.extent(0), v.extent(1));
   Kokkos::deep_copy(staged, v);
   Host host;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                            typename V::memory_space>::accessible) {
     host = Host(staged.data(), v.extent(0), v.extent(1));
   } else {
-    host = impl::allocate<Host>(fn, "the host copy", Kokkos::DefaultHostExecutionSpace(),
-                                "unison::npy::host", v.extent(0), v.extent(1));
+    host = detail::allocate<Host>(fn, "the host copy", Kokkos::DefaultHostExecutionSpace(),
+                                  "unison::npy::host", v.extent(0), v.extent(1));
     Kokkos::deep_copy(host, staged);
   }
-  impl::write_npy(fn, path, impl::npy_descr<T>(),
-                  {std::int64_t(v.extent(0)), std::int64_t(v.extent(1))},
-                  reinterpret_cast<const char*>(host.data()), host.size() * sizeof(T));
+  detail::write_npy(fn, path, detail::npy_descr<T>(),
+                    {std::int64_t(v.extent(0)), std::int64_t(v.extent(1))},
+                    reinterpret_cast<const char*>(host.data()), host.size() * sizeof(T));
 }
 
 }  // namespace unison

@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <string>
 
-#include <unison/impl/npy_format.hpp>
+#include <unison/detail/npy_format.hpp>
 
 namespace {
 
 void check(const std::string& bytes, const char* descr, int rank) {
   try {
-    const auto a = unison::impl::parse_npy("npy_fuzz", "input", bytes, descr, rank);
+    const auto a = unison::detail::parse_npy("npy_fuzz", "input", bytes, descr, rank);
     std::size_t count = 1;
     for (auto n : a.shape) {
       if (n < 0) __builtin_trap();

@@ -185,7 +185,7 @@ KOKKOS_FORCEINLINE_FUNCTION bool isinf(T x) {
 }
 
 #if UNISON_BACKENDS_HOST_VECTORS
-namespace impl {
+namespace detail {
 // The signed integer pack of V's width and lane count (the type of V's comparisons).
 template <class V>
 using mask_t = decltype(std::declval<V>() < std::declval<V>());
@@ -209,23 +209,23 @@ inline V per_lane(const V& v, const F& f) {
   for (int l = 0; l < lanes_v<V>; ++l) r[l] = f(v[l]);
   return r;
 }
-}  // namespace impl
+}  // namespace detail
 
 #if UNISON_BACKENDS_LIBMVEC
-#define UNISON_BACKENDS_PACK_FUNCTION(name)                                      \
-  inline Pack<float> name(const Pack<float>& x) {                                \
-    return (Pack<float>)UNISON_BACKENDS_MVEC_F(name##f)((impl::FloatRegister)x); \
-  }                                                                              \
-  inline Pack<double> name(const Pack<double>& x) {                              \
-    return (Pack<double>)UNISON_BACKENDS_MVEC_D(name)((impl::DoubleRegister)x);  \
+#define UNISON_BACKENDS_PACK_FUNCTION(name)                                        \
+  inline Pack<float> name(const Pack<float>& x) {                                  \
+    return (Pack<float>)UNISON_BACKENDS_MVEC_F(name##f)((detail::FloatRegister)x); \
+  }                                                                                \
+  inline Pack<double> name(const Pack<double>& x) {                                \
+    return (Pack<double>)UNISON_BACKENDS_MVEC_D(name)((detail::DoubleRegister)x);  \
   }
 #else
-#define UNISON_BACKENDS_PACK_FUNCTION(name)                          \
-  inline Pack<float> name(const Pack<float>& x) {                    \
-    return impl::per_lane(x, [](float v) { return std::name(v); });  \
-  }                                                                  \
-  inline Pack<double> name(const Pack<double>& x) {                  \
-    return impl::per_lane(x, [](double v) { return std::name(v); }); \
+#define UNISON_BACKENDS_PACK_FUNCTION(name)                            \
+  inline Pack<float> name(const Pack<float>& x) {                      \
+    return detail::per_lane(x, [](float v) { return std::name(v); });  \
+  }                                                                    \
+  inline Pack<double> name(const Pack<double>& x) {                    \
+    return detail::per_lane(x, [](double v) { return std::name(v); }); \
   }
 #endif
 UNISON_BACKENDS_PACK_FUNCTION(exp)
@@ -256,14 +256,14 @@ inline Pack<double> sqrt(const Pack<double>& x) {
 /// |x| lane by lane (the sign bit cleared: also for -0 and NaN).
 template <class V, class = std::enable_if_t<is_pack_v<V>>>
 inline V abs(const V& x) {
-  using M = impl::mask_t<V>;
+  using M = detail::mask_t<V>;
   using I = std::remove_reference_t<decltype(std::declval<M>()[0])>;
   return (V)((M)x & I(~(std::uint64_t(1) << (8 * sizeof(I) - 1))));
 }
 
 /// Lanes of x that are +-infinity (all bits set), the others 0.
 template <class V, class = std::enable_if_t<is_pack_v<V>>>
-inline impl::mask_t<V> isinf(const V& x) {
+inline detail::mask_t<V> isinf(const V& x) {
   return abs(x) == splat<V>(std::numeric_limits<scalar_of_t<V>>::infinity());
 }
 
@@ -319,7 +319,7 @@ inline Pack<double> fma_lanes(const Pack<double>& a, const Pack<double>& b, cons
 #endif
 }
 
-namespace impl {
+namespace detail {
 template <int Bytes>
 struct Int32Vector;
 template <>
@@ -343,19 +343,19 @@ template <class T, int N>
 struct VectorOf {
   typedef T type __attribute__((vector_size(N * sizeof(T))));
 };
-}  // namespace impl
+}  // namespace detail
 
 /// The 32-bit integer pack with V's lanes (V's lane indices, bin numbers).
 template <class V>
-using IndexPack = typename impl::Int32Vector<lanes_v<V> * 4>::type;
+using IndexPack = typename detail::Int32Vector<lanes_v<V> * 4>::type;
 
 /// A vector of N values of T (float or double): a Pack<double>'s worth of floats, say. (An alias
 /// template: nvcc's host code loses the `typename` of a dependent VectorOf<T, N>::type written
 /// inside a class template, which g++ 12 then refuses.)
 template <class T, int N>
-using VectorN = typename impl::VectorOf<T, N>::type;
+using VectorN = typename detail::VectorOf<T, N>::type;
 
-namespace impl {
+namespace detail {
 template <class E, int Bytes>
 struct GenericVector {
   typedef E type __attribute__((vector_size(Bytes)));
@@ -368,16 +368,16 @@ template <class H>
 using Twice = typename GenericVector<
     std::remove_cv_t<std::remove_reference_t<decltype(std::declval<H>()[0])>>,
     int(sizeof(H) * 2)>::type;
-}  // namespace impl
+}  // namespace detail
 
 /// The lower (Part 0) or upper (Part 1) half of the lanes of a host vector w (a pack, an index
 /// pack or a comparison's result), in registers: a pack of floats' half converts to a pack of
 /// doubles, say. (Copying bytes out of the middle of a vector went through memory, and the
 /// narrower reload waited for the wide store.)
 template <int Part, class W>
-inline impl::Half<W> half(const W& w) {
+inline detail::Half<W> half(const W& w) {
   static_assert(Part == 0 || Part == 1);
-  impl::Half<W> r;
+  detail::Half<W> r;
 #if defined(__AVX512F__)
   if constexpr (sizeof(W) == 64) {
     __m512i v;
@@ -403,8 +403,8 @@ inline impl::Half<W> half(const W& w) {
 
 /// The host vector of lo's lanes followed by hi's (the inverse of half).
 template <class H>
-inline impl::Twice<H> join(const H& lo, const H& hi) {
-  impl::Twice<H> r;
+inline detail::Twice<H> join(const H& lo, const H& hi) {
+  detail::Twice<H> r;
 #if defined(__AVX512F__)
   if constexpr (sizeof(H) == 32) {
     __m256i a, b;
@@ -470,7 +470,7 @@ inline Pack<double> floor(const Pack<double>& x) {
 #elif defined(__SSE4_1__)
   return (Pack<double>)_mm_floor_pd((__m128d)x);
 #else
-  return impl::per_lane(x, [](double v) { return std::floor(v); });
+  return detail::per_lane(x, [](double v) { return std::floor(v); });
 #endif
 }
 
@@ -543,7 +543,7 @@ inline void increment16(std::uint32_t* counters, const std::int32_t* offsets) {
 /// 1 where pixels3_to_float exists: AVX-512 with VBMI (its byte permutes), where a pack holds 16
 /// floats. (GCC 12 vectorises a loop over 3-byte pixels by moving the bytes one at a time.)
 #define UNISON_BACKENDS_PIXELS3 1
-namespace impl {
+namespace detail {
 // The byte permutes that gather channel c of 64 pixels from three 64-byte registers a0, a1, a2
 // (bytes 3j + c, j < 64): first from a0 and a1 the bytes below 128, then a2's for the others.
 struct Pixels3Index {
@@ -558,7 +558,7 @@ struct Pixels3Index {
   }
 };
 inline constexpr Pixels3Index pixels3_index{};
-}  // namespace impl
+}  // namespace detail
 
 /// The 64 pixels of 3 bytes at p (192 bytes, any alignment: c0 c1 c2 c0 c1 c2 ...), as floats:
 /// channel c of pixel 16 q + l in lane l of out[c][q].
@@ -570,9 +570,9 @@ inline void pixels3_to_float(const std::uint8_t* p, Pack<float> (&out)[3][4]) {
                 a2 = _mm512_loadu_si512(p + 128);
   for (int c = 0; c < 3; ++c) {
     const __m512i low =
-        _mm512_permutex2var_epi8(a0, _mm512_load_si512(impl::pixels3_index.first[c]), a1);
+        _mm512_permutex2var_epi8(a0, _mm512_load_si512(detail::pixels3_index.first[c]), a1);
     const __m512i bytes =
-        _mm512_permutex2var_epi8(low, _mm512_load_si512(impl::pixels3_index.second[c]), a2);
+        _mm512_permutex2var_epi8(low, _mm512_load_si512(detail::pixels3_index.second[c]), a2);
     // (The zero-masked forms, every lane kept: GCC 12 warns that the plain forms' undefined
     // pass-through operand may be used uninitialised.)
     out[c][0] = to_floats(_mm512_maskz_extracti32x4_epi32(0xFF, bytes, 0));

@@ -16,10 +16,12 @@ namespace unison::backends {
 /// Arrays that are strided or misaligned take one element at a time, vector * unroll per work
 /// item. CPUs (`blocks`): a work item is a block of consecutive elements computed a pack at a
 /// time (unison/backends/simd.hpp), about `blocks_per_thread` blocks per thread, each of
-/// `min_block` to `max_block` elements (a multiple of 64).
+/// `min_block` to `max_block` elements (a multiple of 64). `group`: with unroll > 1, the work
+/// items that share U chunks in turn so that each pass is one coalesced access (a GPU's warp).
 struct HostElementwiseTuning {
   static constexpr int vector = 1;
   static constexpr int unroll = 1;
+  static constexpr int group = 1;
   static constexpr bool blocks = true;
   static constexpr std::int64_t min_block = 1024;
   static constexpr std::int64_t max_block = 1 << 16;
@@ -50,7 +52,7 @@ struct HostConvolveTuning {
   static constexpr int pack_groups = 4;
   // CPUs, from broadcast_min_taps taps to broadcast_max_taps: broadcast_groups packs of
   // consecutive outputs take each element of x as a broadcast and the taps as packs
-  // (impl::window_sums_broadcast), which avoids the loads of x that straddle cache lines.
+  // (detail::window_sums_broadcast), which avoids the loads of x that straddle cache lines.
   static constexpr int broadcast_min_taps = 64;
   static constexpr int broadcast_max_taps = 1024;
   static constexpr int broadcast_groups = 8;
@@ -222,6 +224,7 @@ template <>
 struct ElementwiseTuning<Kokkos::Cuda> {
   static constexpr int vector = 4;
   static constexpr int unroll = 1;
+  static constexpr int group = 32;  // a warp (CUDA's warpSize)
   static constexpr bool blocks = false;
   static constexpr std::int64_t min_block = 0, max_block = 0, blocks_per_thread = 0;
 };

@@ -11,7 +11,7 @@
 
 #include <unison/core.hpp>
 
-namespace unison::impl {
+namespace unison::detail {
 
 // A validated .npy file of the expected dtype and rank, its data as raw bytes.
 struct NpyArray {
@@ -42,4 +42,4 @@ constexpr const char* npy_descr() {
   return std::is_same_v<T, float> ? "<f4" : "<f8";
 }
 
-}  // namespace unison::impl
+}  // namespace unison::detail

@@ -22,7 +22,7 @@
 #define UNISON_IMPL_UNROLL_ON_DEVICE
 #endif
 
-namespace unison::impl {
+namespace unison::detail {
 
 // K consecutive elements of a contiguous array, read or written with one wide access (a 16-byte
 // vector load for four floats).
@@ -66,4 +66,4 @@ KOKKOS_FORCEINLINE_FUNCTION void by_chunks(const Range& range, const T* base, in
   }
 }
 
-}  // namespace unison::impl
+}  // namespace unison::detail

@@ -12,9 +12,9 @@
 
 #include <unison/backends/device_info.hpp>
 #include <unison/backends/memory.hpp>
-#include <unison/impl/checks.hpp>
+#include <unison/detail/checks.hpp>
 
-namespace unison::impl {
+namespace unison::detail {
 
 /// A new View (WithoutInitializing) labelled `label`, for `function`'s `what` ("the temporary
 /// field"). Allocated on `exec` when exec can reach the View's memory space (asynchronous there),
@@ -49,4 +49,4 @@ View allocate(const char* function, const char* what, const Exec& exec, const st
   }
 }
 
-}  // namespace unison::impl
+}  // namespace unison::detail

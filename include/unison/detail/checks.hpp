@@ -13,7 +13,7 @@
 
 #include <unison/core.hpp>
 
-namespace unison::impl {
+namespace unison::detail {
 
 template <class T>
 inline constexpr bool is_view_v = Kokkos::is_view_v<T>;
@@ -168,4 +168,4 @@ void check_disjoint(const char* function, const char* out_name, const Out& out, 
           in_name, " (", extents_string(in), "); the output must be a separate array");
 }
 
-}  // namespace unison::impl
+}  // namespace unison::detail

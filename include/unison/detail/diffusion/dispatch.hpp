@@ -1,0 +1,238 @@
+#pragma once
+// unison/detail/diffusion/dispatch.hpp: part of unison/diffusion.hpp, which includes it after the
+// family's public types (not a header to include on its own).
+// One pass of any algorithm: the tile shape checked against the team scratch, the algorithm that
+// `automatic` stands for, the checks every form shares, and the launch of each kernel.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <Kokkos_Core.hpp>
+#include <unison/backends/tuning.hpp>
+#include <unison/backends/host_arithmetic.hpp>
+#include <unison/backends/memory.hpp>
+#include <unison/detail/allocate.hpp>
+#include <unison/detail/checks.hpp>
+#include <unison/detail/chunk.hpp>
+#include <unison/detail/diffusion/plain.hpp>
+#include <unison/detail/diffusion/rows.hpp>
+#include <unison/detail/diffusion/strips.hpp>
+#include <unison/detail/diffusion/tiled.hpp>
+
+namespace unison::detail {
+
+template <class V>
+inline constexpr bool is_float_matrix_v =
+    Kokkos::is_view_v<V>&& V::rank() == 2 &&
+    std::is_floating_point_v<typename V::non_const_value_type>;
+
+// A tile shape and steps per pass, checked against the scratch the backend offers a team.
+struct PassShape {
+  int tile_rows, tile_cols, steps;
+};
+
+template <class Exec, class T>
+PassShape checked_shape(const char* fn, PassShape shape, bool user_tile, std::int64_t nx,
+                        std::int64_t ny) {
+  using Tuning = backends::StencilTuning<Exec>;
+  using Kernel = DiffusionPass<Exec, false, Kokkos::View<const T**, typename Exec::memory_space>,
+                               Kokkos::View<T**, typename Exec::memory_space>,
+                               Kokkos::View<T**, typename Exec::memory_space>>;
+  require(shape.tile_rows > 0 && shape.tile_cols > 0, fn, "tile ", shape.tile_rows, "x",
+          shape.tile_cols, " must have positive extents");
+  require(shape.steps > 0, fn, "steps_per_pass is ", shape.steps, ", must be positive");
+  const std::size_t limit = Kokkos::TeamPolicy<Exec>(1, Tuning::team_size, Tuning::vector_length)
+                                .scratch_size_max(Tuning::scratch_level);
+  // The backend's own tile shrinks (rows first) until it fits, e.g. for double; a tile the
+  // caller asked for must fit as given.
+  while (!user_tile && shape.tile_rows > 1 &&
+         Kernel::scratch_bytes(shape.tile_rows, shape.tile_cols, shape.steps) > limit)
+    shape.tile_rows /= 2;
+  const std::size_t bytes = Kernel::scratch_bytes(shape.tile_rows, shape.tile_cols, shape.steps);
+  require(bytes <= limit, fn, "tile ", shape.tile_rows, "x", shape.tile_cols, " with ", shape.steps,
+          " steps per pass needs ", bytes, " bytes of team scratch, more than the ", limit,
+          " this backend offers");
+  // One team per tile, in one launch: at most 2^31 - 1 tiles (either orientation of the field).
+  const auto tiles = [&](std::int64_t r, std::int64_t c) {
+    return ((r + shape.tile_rows - 1) / shape.tile_rows) *
+           ((c + shape.tile_cols - 1) / shape.tile_cols);
+  };
+  require(tiles(nx, ny) <= INT32_MAX && tiles(ny, nx) <= INT32_MAX, fn, "tile ", shape.tile_rows,
+          "x", shape.tile_cols, " on a field of ", nx, "x", ny, " makes more than 2^31 - 1 tiles");
+  return shape;
+}
+
+// The steps per pass of `algorithm` for diffuse: the caller's (checked by diffuse), else the
+// backend's for temporal blocking with Laplacian::final_only (tiled: steps_per_pass; streaming:
+// streaming_steps_per_pass), else 1.
+template <class Exec>
+int steps_per_pass(StencilAlgorithm algorithm, Laplacian which, const DiffusionOptions& options) {
+  using Tuning = backends::StencilTuning<Exec>;
+  if (algorithm == StencilAlgorithm::plain || which == Laplacian::every_step) return 1;
+  if (options.steps_per_pass > 0) return options.steps_per_pass;
+  if (algorithm == StencilAlgorithm::tiled) return Tuning::steps_per_pass;
+  return Tuning::streaming_steps_per_pass;
+}
+
+// The pass shape of `algorithm` with `per_pass` steps a pass: for tiled, the caller's tile or the
+// backend's (its blocked tile when several steps run per pass), checked by checked_shape; for
+// the others no tile.
+template <class Exec, class T>
+PassShape pass_shape(const char* fn, StencilAlgorithm algorithm, const DiffusionOptions& options,
+                     int per_pass, std::int64_t nx, std::int64_t ny) {
+  if (algorithm != StencilAlgorithm::tiled) return {1, 1, per_pass};
+  using Tuning = backends::StencilTuning<Exec>;
+  const bool blocked = per_pass > 1;
+  const PassShape shape{options.tile_rows > 0 ? options.tile_rows
+                        : blocked             ? Tuning::blocked_tile_rows
+                                              : Tuning::tile_rows,
+                        options.tile_cols > 0 ? options.tile_cols
+                        : blocked             ? Tuning::blocked_tile_cols
+                                              : Tuning::tile_cols,
+                        per_pass};
+  return checked_shape<Exec, T>(fn, shape, options.tile_rows > 0 || options.tile_cols > 0, nx, ny);
+}
+
+// The rows per strip thread and the rows it loads ahead (GPU `streaming`) for a pass of `steps`
+// steps: the caller's, else the backend's.
+template <class Exec>
+std::pair<int, int> strip_shape(const DiffusionOptions& options, int steps) {
+  using Tuning = backends::StencilTuning<Exec>;
+  return {options.strip_rows > 0 ? options.strip_rows
+          : steps == 2           ? Tuning::strip_rows_two_steps
+                                 : Tuning::strip_rows,
+          options.strip_prefetch > 0 ? options.strip_prefetch : Tuning::strip_prefetch_rows};
+}
+
+// Enqueues one pass (plain and rows: exactly one step) from f to next. `reverse` runs the
+// tiles, or on a CPU each thread's rows, from the last to the first: diffuse() alternates, so
+// that a pass starts where the one before ended, on the part of the field still in the cache.
+// (The GPU strip kernels ignore it: a reversed strip order measured slower, docs/tuning.md.)
+template <class Exec, class F, class FN, class L>
+void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shape, const F& f,
+                    const FN& next, const L& lapl, typename FN::non_const_value_type coeff,
+                    bool write_lapl, bool reverse = false,
+                    int strip = backends::StencilTuning<Exec>::strip_rows,
+                    int prefetch = backends::StencilTuning<Exec>::strip_prefetch_rows) {
+  const std::int64_t nx = f.extent(0), ny = f.extent(1);
+  if (nx == 0 || ny == 0) return;
+  if (algorithm == StencilAlgorithm::plain) {
+    Kokkos::parallel_for(
+        "unison::diffusion::plain",
+        Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(exec, {0, 0},
+                                                                                      {nx, ny}),
+        DiffusionPlain<F, FN, L>{f, next, lapl, coeff, write_lapl});
+    return;
+  }
+  using Tuning = backends::StencilTuning<Exec>;
+  constexpr bool tr = transposed_v<F>;
+  const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
+  if (algorithm == StencilAlgorithm::streaming) {
+    if (strip <= 0 && shape.steps == 1) {
+      // A block of rows per thread (DiffusionRows); for a GPU, whose threads are many, a row.
+      const std::int64_t items = exec.concurrency() < rows ? exec.concurrency() : rows;
+      const std::int64_t per_item = (rows + items - 1) / items;
+      Kokkos::parallel_for("unison::diffusion::streaming",
+                           Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>,
+                                               Kokkos::IndexType<std::int64_t>>(
+                               exec, 0, (rows + per_item - 1) / per_item),
+                           DiffusionRows<tr, F, FN, L>{f, next, lapl, coeff, write_lapl, rows, cols,
+                                                       per_item, reverse});
+      return;
+    }
+    if (strip <= 0) strip = Tuning::strip_rows_two_steps;
+    // Wide chunks when every array's rows start on 16-byte boundaries with unit columns.
+    using T = typename FN::non_const_value_type;
+    constexpr int bytes = Tuning::strip_chunk_bytes;
+    constexpr int K = bytes % sizeof(T) == 0 && int(sizeof(T)) < bytes ? int(bytes / sizeof(T)) : 1;
+    const auto wide = [](const auto& v) {
+      const std::int64_t pitch = tr ? v.stride(1) : v.stride(0);
+      return column_stride<tr>(v) == 1 && reinterpret_cast<std::uintptr_t>(v.data()) % 16 == 0 &&
+             (pitch * std::int64_t(sizeof(T))) % 16 == 0;
+    };
+    const auto launch = [&](auto k) {
+      constexpr int KK = decltype(k)::value;
+      const std::int64_t chunks = (cols + KK - 1) / KK, strips = (rows + strip - 1) / strip;
+      const Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>> policy(exec, 0,
+                                                                              chunks * strips);
+      if (shape.steps == 2) {
+        Kokkos::parallel_for("unison::diffusion::streaming2", policy,
+                             DiffusionStripsTwoSteps<KK, tr, F, FN, L>{
+                                 f, next, lapl, coeff, write_lapl, rows, cols, chunks, strip});
+      } else {
+        const auto strips = [&](auto d) {
+          Kokkos::parallel_for("unison::diffusion::streaming", policy,
+                               DiffusionStrips<KK, decltype(d)::value, tr, F, FN, L>{
+                                   f, next, lapl, coeff, write_lapl, rows, cols, chunks, strip});
+        };
+        if (prefetch <= 1) strips(std::integral_constant<int, 1>());
+        else if (prefetch == 2) strips(std::integral_constant<int, 2>());
+        else if (prefetch == 3) strips(std::integral_constant<int, 3>());
+        else strips(std::integral_constant<int, 4>());
+      }
+    };
+    if (wide(f) && wide(next) && wide(lapl)) launch(std::integral_constant<int, K>());
+    else launch(std::integral_constant<int, 1>());
+    return;
+  }
+  using Kernel = DiffusionPass<Exec, tr, F, FN, L>;
+  const std::int64_t across = (cols + shape.tile_cols - 1) / shape.tile_cols;
+  const std::int64_t down = (rows + shape.tile_rows - 1) / shape.tile_rows;
+  Kokkos::TeamPolicy<Exec> policy(exec, int(across * down), Tuning::team_size,
+                                  Tuning::vector_length);
+  policy.set_scratch_size(
+      Tuning::scratch_level,
+      Kokkos::PerTeam(Kernel::scratch_bytes(shape.tile_rows, shape.tile_cols, shape.steps)));
+  Kokkos::parallel_for(shape.steps > 1 ? "unison::diffusion::blocked" : "unison::diffusion::tiled",
+                       policy,
+                       Kernel{f, next, lapl, coeff, write_lapl, rows, cols, across, shape.tile_rows,
+                              shape.tile_cols, shape.steps, Tuning::scratch_level, reverse});
+}
+
+// The algorithm `automatic` stands for: the backend's choice, or `tiled` when the caller set a
+// tile shape or several steps per pass.
+template <class Exec>
+StencilAlgorithm resolve(StencilAlgorithm algorithm, Laplacian which,
+                         const DiffusionOptions& options = {}) {
+  using Tuning = backends::StencilTuning<Exec>;
+  if (algorithm != StencilAlgorithm::automatic) return algorithm;
+  if (options.tile_rows > 0 || options.tile_cols > 0 || options.steps_per_pass > 1)
+    return StencilAlgorithm::tiled;
+  const bool streaming =
+      which == Laplacian::every_step ? Tuning::streaming_every_step : Tuning::streaming_final_only;
+  return streaming ? StencilAlgorithm::streaming : StencilAlgorithm::tiled;
+}
+
+inline bool known(StencilAlgorithm a) {
+  return a == StencilAlgorithm::automatic || a == StencilAlgorithm::plain ||
+         a == StencilAlgorithm::tiled || a == StencilAlgorithm::streaming;
+}
+
+template <class Exec, class F>
+void check_coeff(const char* fn, double coeff) {
+  require(std::isfinite(coeff), fn, "coeff is ", coeff, ", must be finite");
+  using T = typename F::non_const_value_type;
+  require(std::isfinite(static_cast<T>(coeff)), fn, "coeff ", coeff,
+          " is not finite in the field's value type");
+}
+
+template <class Exec, class F, class L>
+void check_field(const char* fn, const F& f, const L& lapl, double coeff) {
+  check_extents(fn, "lapl", lapl, f);
+  check_coeff<Exec, F>(fn, coeff);
+}
+
+template <class Exec, class... V>
+constexpr void static_checks() {
+  static_assert(Kokkos::is_execution_space_v<Exec>,
+                "unison::diffusion: the first argument must be a Kokkos execution space");
+  static_assert((is_float_matrix_v<V> && ...),
+                "unison::diffusion: fields and Laplacians must be rank-2 Views of float or double");
+  static_assert((accessible_v<Exec, V> && ...),
+                "unison::diffusion: every View must be accessible from the execution space");
+}
+
+}  // namespace unison::detail

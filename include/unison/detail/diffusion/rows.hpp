@@ -1,0 +1,134 @@
+#pragma once
+// unison/detail/diffusion/rows.hpp: part of unison/diffusion.hpp, which includes it after the
+// family's public types (not a header to include on its own).
+// `streaming` on CPUs: a block of whole rows per thread (diffuse), and several steps per pass
+// with every step's Laplacian kept (diffuse_history).
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <Kokkos_Core.hpp>
+#include <unison/backends/tuning.hpp>
+#include <unison/backends/host_arithmetic.hpp>
+#include <unison/backends/memory.hpp>
+#include <unison/detail/allocate.hpp>
+#include <unison/detail/checks.hpp>
+#include <unison/detail/chunk.hpp>
+#include <unison/detail/diffusion/stencil.hpp>
+
+namespace unison::detail {
+
+// `streaming` on CPUs: a work item per block of consecutive grid rows (rows along the contiguous
+// axis), one block per thread of the backend. A static schedule hands thread i block i on every
+// pass, so each thread finds the rows it wrote in the last pass in its own cache; a `reverse`
+// pass sweeps its block bottom-up, starting on the rows the last pass left there. Rows by
+// stencil_row, reading the rows above and below straight from memory, the Laplacian stored
+// non-temporally (docs/tuning.md).
+template <bool Tr, class F, class FN, class L>
+struct DiffusionRows {
+  using T = typename FN::non_const_value_type;
+  static constexpr int K = host_chunk_v<T>;
+  F f;
+  FN next;
+  L lapl;
+  T coeff;
+  bool write_lapl;
+  std::int64_t rows, cols, per_item;
+  bool reverse;
+
+  template <bool Lapl>
+  KOKKOS_FORCEINLINE_FUNCTION void row(std::int64_t r) const {
+    const T* mid = &cell<Tr>(f, r, 0);
+    // A local copy of coeff: the functor is shared by the threads, and the stores through out
+    // and lout might alias it as far as the compiler knows (it would reload it every iteration).
+    stencil_row<T, K, Lapl>(r, rows, r > 0 ? &cell<Tr>(f, r - 1, 0) : mid, mid,
+                            r + 1 < rows ? &cell<Tr>(f, r + 1, 0) : mid, column_stride<Tr>(f),
+                            &cell<Tr>(next, r, 0), column_stride<Tr>(next),
+                            Lapl ? &cell<Tr>(lapl, r, 0) : nullptr, column_stride<Tr>(lapl), cols,
+                            T(coeff));
+  }
+
+  KOKKOS_FUNCTION void operator()(std::int64_t item) const {
+    std::int64_t r0, r1;
+    owned_rows(item, per_item, rows, r0, r1);
+    for (std::int64_t k = 0; k < r1 - r0; ++k) {
+      const std::int64_t r = reverse ? r1 - 1 - k : r0 + k;
+      if (write_lapl) row<true>(r);
+      else row<false>(r);
+    }
+    backends::store_streaming_fence();
+  }
+};
+
+// diffuse_history on CPUs: `steps` steps per pass, each step's Laplacian written to its plane of
+// the history (plane0 + s - 1 for step s of the pass), the field read and written once per pass.
+// The work item owning rows [r0, r1) (as DiffusionRows) computes the field after s steps on rows
+// [r0 - (steps - s), r1 + (steps - s)), a halo that shrinks by a row per step, as a wavefront:
+// at sweep position i it computes step 1's row i - 1 from f, step s's row i - s from step s - 1's
+// three rows around it, ... step `steps`'s row i - steps into next (i + s when reversed). Step
+// s < steps keeps only its last three rows, in a ring in the item's team scratch (a few rows:
+// the core's L1 or L2 cache). Halo rows are computed again by the neighbouring item, with the
+// same operations, so the result is bitwise that of single steps; only owned rows are written.
+template <class Exec, bool Tr, class F, class FN, class H>
+struct DiffusionRowsHistory {
+  using T = typename FN::non_const_value_type;
+  using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  static constexpr int K = host_chunk_v<T>;
+  F f;
+  FN next;
+  H history;
+  T coeff;
+  std::int64_t rows, cols, per_item, pitch;  // pitch: ring row length, a multiple of K
+  int plane0, steps, level;
+  bool reverse;
+
+  static std::int64_t ring_pitch(std::int64_t cols) { return (cols + K - 1) / K * K; }
+  static std::size_t scratch_bytes(int steps, std::int64_t pitch) {
+    return std::size_t(steps - 1) * 3 * std::size_t(pitch) * sizeof(T) + 64;
+  }
+
+  template <class Member>
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    std::int64_t r0, r1;
+    owned_rows(team.league_rank(), per_item, rows, r0, r1);
+    T* ring = steps > 1 ? static_cast<T*>(team.team_scratch(level).get_shmem_aligned(
+                              std::size_t(steps - 1) * 3 * pitch * sizeof(T), 64))
+                        : nullptr;
+    const T coef = coeff;
+    const std::int64_t fs = column_stride<Tr>(f), ns = column_stride<Tr>(next),
+                       hs = Tr ? history.stride(1) : history.stride(2);
+    // Row r of the field after s steps of this pass (s < steps), and its column stride.
+    const auto level_row = [&](int s, std::int64_t r) -> T* {
+      return s == 0 ? const_cast<T*>(&cell<Tr>(f, r, 0)) : ring + ((s - 1) * 3 + r % 3) * pitch;
+    };
+    const std::int64_t span = (r1 - r0) + 2 * steps;
+    for (std::int64_t k = 0; k <= span; ++k) {
+      const std::int64_t i = reverse ? r1 + steps - k : r0 - steps + k;
+      for (int s = 1; s <= steps; ++s) {
+        const std::int64_t r = reverse ? i + s : i - s;
+        const std::int64_t halo = steps - s;
+        if (r < 0 || r >= rows || r < r0 - halo || r >= r1 + halo) continue;
+        const std::int64_t is = s == 1 ? fs : 1;
+        const T* mid = level_row(s - 1, r);
+        const T* up = r > 0 ? level_row(s - 1, r - 1) : mid;
+        const T* down = r + 1 < rows ? level_row(s - 1, r + 1) : mid;
+        T* out = s == steps ? &cell<Tr>(next, r, 0) : level_row(s, r);
+        const std::int64_t os = s == steps ? ns : 1;
+        if (r >= r0 && r < r1) {
+          const int p = plane0 + s - 1;
+          T* lout = Tr ? &history(p, 0, r) : &history(p, r, 0);
+          stencil_row<T, K, true>(r, rows, up, mid, down, is, out, os, lout, hs, cols, coef);
+        } else {
+          stencil_row<T, K, false>(r, rows, up, mid, down, is, out, os, nullptr, 1, cols, coef);
+        }
+      }
+    }
+    backends::store_streaming_fence();
+  }
+};
+
+}  // namespace unison::detail

@@ -1,0 +1,231 @@
+#pragma once
+// unison/detail/diffusion/run.hpp: part of unison/diffusion.hpp, which includes it after the
+// family's public types (not a header to include on its own).
+// The forms of diffuse and diffuse_history: options resolved and checked, the two buffers, the
+// passes one after another.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <Kokkos_Core.hpp>
+#include <unison/backends/tuning.hpp>
+#include <unison/backends/host_arithmetic.hpp>
+#include <unison/backends/memory.hpp>
+#include <unison/detail/allocate.hpp>
+#include <unison/detail/checks.hpp>
+#include <unison/detail/chunk.hpp>
+#include <unison/detail/diffusion/dispatch.hpp>
+
+namespace unison::detail {
+
+// The checks of DiffusionOptions that every form of diffuse shares.
+inline void check_options(const char* fn, const DiffusionOptions& options) {
+  require(known(options.algorithm), fn, "unknown algorithm ", int(options.algorithm));
+  require(options.tile_rows >= 0 && options.tile_cols >= 0 && options.steps_per_pass >= 0 &&
+              options.strip_rows >= 0,
+          fn, "tile ", options.tile_rows, "x", options.tile_cols, ", steps_per_pass ",
+          options.steps_per_pass, " and strip_rows ", options.strip_rows, " must not be negative");
+  require(options.strip_prefetch >= 0 && options.strip_prefetch <= 4, fn, "strip_prefetch is ",
+          options.strip_prefetch, ", must be 0 (the backend's choice) to 4");
+}
+
+template <class F>
+using FieldView = Kokkos::View<typename F::non_const_value_type**, diffusion_layout_t<F>,
+                               typename F::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class F>
+using ConstFieldView =
+    Kokkos::View<const typename F::non_const_value_type**, diffusion_layout_t<F>,
+                 typename F::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+// Runs run(cur, nxt) on two buffers of f's extents, cur holding f: f itself when it is
+// contiguous (a LayoutRight or LayoutLeft subview may be padded; otherwise f is copied into a
+// third buffer and back) and `buffer` or an internal one. run steps from cur into nxt and swaps
+// them; whichever holds the field at the end is copied to f if it is not f.
+template <class Exec, class F, class Run>
+void with_buffers(const char* function, const Exec& exec, const F& f,
+                  const DiffusionBuffer<F>* buffer, Run&& run) {
+  const std::int64_t nx = f.extent(0), ny = f.extent(1);
+  using Buffer = DiffusionBuffer<F>;
+  const bool direct =
+      (std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft> ||
+       std::is_same_v<typename F::array_layout, Kokkos::LayoutRight>)&&f.span_is_contiguous();
+  Buffer other = buffer ? *buffer
+                        : allocate<Buffer>(function, "the second field", exec,
+                                           "unison::diffusion::buffer", nx, ny);
+  Buffer copy_of_f;
+  FieldView<F> cur, nxt(other.data(), nx, ny);
+  if (direct) {
+    cur = FieldView<F>(f.data(), nx, ny);
+  } else {
+    copy_of_f = allocate<Buffer>(function, "the contiguous copy of f", exec,
+                                 "unison::diffusion::field", nx, ny);
+    Kokkos::deep_copy(exec, copy_of_f, f);
+    cur = FieldView<F>(copy_of_f.data(), nx, ny);
+  }
+  run(cur, nxt);
+  if (cur.data() != f.data()) Kokkos::deep_copy(exec, f, cur);
+  // Buffers allocated here are released on return, so the work that uses them must be done.
+  if (!buffer || !direct) exec.fence("unison::diffuse: release buffers");
+}
+
+// A caller's buffer (none: nullptr) must have f's extents and overlap neither f nor `out` (the
+// Laplacian or the history).
+template <class F, class O>
+void check_buffer(const char* fn, const DiffusionBuffer<F>* buffer, const F& f, const char* name,
+                  const O& out) {
+  if (!buffer) return;
+  check_extents(fn, "buffer", *buffer, f);
+  check_disjoint(fn, "buffer", *buffer, "f", f);
+  check_disjoint(fn, "buffer", *buffer, name, out);
+}
+
+template <class Exec, class F, class L, class OnStep>
+void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, double coeff,
+             const L& lapl, Laplacian which, const DiffusionOptions& options, OnStep&& on_step,
+             const DiffusionBuffer<F>* buffer) {
+  static_checks<Exec, F, L>();
+  using T = typename F::non_const_value_type;
+  static_assert(std::is_same_v<typename L::non_const_value_type, T>,
+                "unison::diffuse: f and lapl must have the same value type");
+  static_assert(
+      !std::is_const_v<typename F::value_type> && !std::is_const_v<typename L::value_type>,
+      "unison::diffuse: f and lapl must have a non-const value type");
+  check_field<Exec>(fn, f, lapl, coeff);
+  check_disjoint(fn, "lapl", lapl, "f", f);
+  require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
+  check_buffer(fn, buffer, f, "lapl", lapl);
+  require(which == Laplacian::every_step || which == Laplacian::final_only, fn,
+          "unknown Laplacian choice ", int(which));
+  check_options(fn, options);
+  require(options.steps_per_pass <= 1 || which == Laplacian::final_only, fn, "steps_per_pass ",
+          options.steps_per_pass,
+          " needs Laplacian::final_only (every step's Laplacian is written otherwise)");
+  const StencilAlgorithm algorithm = resolve<Exec>(options.algorithm, which, options);
+  require(options.steps_per_pass <= 1 || algorithm != StencilAlgorithm::plain, fn,
+          "steps_per_pass ", options.steps_per_pass, " needs the tiled or streaming algorithm");
+  require(options.steps_per_pass <= 2 || algorithm != StencilAlgorithm::streaming, fn,
+          "steps_per_pass ", options.steps_per_pass,
+          " with the streaming algorithm: it runs 1 or 2");
+
+  const PassShape shape =
+      pass_shape<Exec, T>(fn, algorithm, options, steps_per_pass<Exec>(algorithm, which, options),
+                          f.extent(0), f.extent(1));
+  if (steps == 0 || f.size() == 0) return;
+
+  const T c = T(coeff);
+  with_buffers(fn, exec, f, buffer, [&](FieldView<F>& cur, FieldView<F>& nxt) {
+    for (std::int64_t done = 0; done < steps;) {
+      const int n = int(steps - done < shape.steps ? steps - done : shape.steps);
+      const bool final_pass = done + n == steps;
+      PassShape pass = shape;
+      pass.steps = n;
+      const std::pair<int, int> strip = strip_shape<Exec>(options, n);  // rows, rows ahead
+      diffusion_pass(exec, algorithm, pass, ConstFieldView<F>(cur), nxt, lapl, c,
+                     which == Laplacian::every_step || final_pass, (done / shape.steps) % 2 == 1,
+                     strip.first, strip.second);
+      done += n;
+      std::swap(cur, nxt);
+      on_step(done, ConstFieldView<F>(cur), lapl);
+    }
+  });
+}
+
+// Whether diffuse_history runs several steps per pass for this backend and algorithm: the CPU
+// form of `streaming` (a block of rows per thread, DiffusionRowsHistory).
+template <class Exec>
+constexpr bool history_blocking_v = backends::StencilTuning<Exec>::strip_rows <= 0;
+
+// Enqueues `n` steps from f into next by DiffusionRowsHistory (where history_blocking_v), step
+// s's Laplacian into plane plane0 + s - 1 of history.
+template <class Exec, class F, class FN, class H>
+void history_pass(const Exec& exec, const F& f, const FN& next, const H& history, int plane0, int n,
+                  typename FN::non_const_value_type coeff, bool reverse) {
+  const std::int64_t nx = f.extent(0), ny = f.extent(1);
+  if (nx == 0 || ny == 0) return;
+  if constexpr (history_blocking_v<Exec>) {
+    using Tuning = backends::StencilTuning<Exec>;
+    constexpr bool tr = transposed_v<F>;
+    const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
+    const std::int64_t items = exec.concurrency() < rows ? exec.concurrency() : rows;
+    const std::int64_t per_item = (rows + items - 1) / items;
+    using Kernel = DiffusionRowsHistory<Exec, tr, F, FN, H>;
+    const std::int64_t pitch = Kernel::ring_pitch(cols);
+    Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Static>> policy(
+        exec, int((rows + per_item - 1) / per_item), 1);
+    policy.set_scratch_size(Tuning::scratch_level,
+                            Kokkos::PerTeam(Kernel::scratch_bytes(n, pitch)));
+    Kokkos::parallel_for("unison::diffusion::history", policy,
+                         Kernel{f, next, history, coeff, rows, cols, per_item, pitch, plane0, n,
+                                Tuning::scratch_level, reverse});
+  }
+}
+
+template <class Exec, class F, class H, class OnHistory>
+void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t steps, double coeff,
+                     const H& history, const DiffusionOptions& options, OnHistory&& on_history,
+                     const DiffusionBuffer<F>* buffer) {
+  static_checks<Exec, F>();
+  using T = typename F::non_const_value_type;
+  static_assert(Kokkos::is_view_v<H> && H::rank() == 3,
+                "unison::diffuse_history: history must be a rank-3 View (planes, nx, ny)");
+  static_assert(
+      std::is_same_v<typename H::value_type, T> && !std::is_const_v<typename F::value_type>,
+      "unison::diffuse_history: f and history must have the same non-const value type");
+  static_assert(accessible_v<Exec, H>,
+                "unison::diffuse_history: history must be accessible from the execution space");
+  require(history.extent(0) >= 1 && history.extent(1) == f.extent(0) &&
+              history.extent(2) == f.extent(1),
+          fn, "history is ", history.extent(0), "x", history.extent(1), "x", history.extent(2),
+          ", expected (planes)x", f.extent(0), "x", f.extent(1), " with at least one plane");
+  check_coeff<Exec, F>(fn, coeff);
+  check_disjoint(fn, "history", history, "f", f);
+  require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
+  check_buffer(fn, buffer, f, "history", history);
+  check_options(fn, options);
+  DiffusionOptions shape_options = options;
+  shape_options.steps_per_pass = 0;  // here: steps per pass of the CPU streaming kernel only
+  const StencilAlgorithm algorithm =
+      resolve<Exec>(options.algorithm, Laplacian::every_step, shape_options);
+  const bool blocking = history_blocking_v<Exec> && algorithm == StencilAlgorithm::streaming;
+  require(options.steps_per_pass <= 1 || blocking, fn, "steps_per_pass ", options.steps_per_pass,
+          " needs the streaming algorithm of a backend whose threads sweep blocks of rows (the "
+          "CPU backends: StencilTuning::strip_rows == 0)");
+  using Tuning = backends::StencilTuning<Exec>;
+  const std::int64_t depth = std::int64_t(history.extent(0));
+  std::int64_t per_pass = !blocking                    ? 1
+                          : options.steps_per_pass > 0 ? options.steps_per_pass
+                                                       : Tuning::history_steps_per_pass;
+  if (per_pass > depth) per_pass = depth;
+  const PassShape shape = pass_shape<Exec, T>(fn, algorithm, options, 1, f.extent(0), f.extent(1));
+  if (steps == 0 || f.size() == 0) return;
+
+  const T c = T(coeff);
+  const std::pair<int, int> strip = strip_shape<Exec>(options, 1);  // rows, rows ahead
+  with_buffers(fn, exec, f, buffer, [&](FieldView<F>& cur, FieldView<F>& nxt) {
+    std::int64_t pass = 0;
+    for (std::int64_t done = 0; done < steps;) {
+      const std::int64_t group = steps - done < depth ? steps - done : depth;
+      for (std::int64_t k = 0; k < group; ++pass) {
+        const int n = int(group - k < per_pass ? group - k : per_pass);
+        const bool reverse = pass % 2 == 1;
+        if constexpr (history_blocking_v<Exec>) {
+          if (blocking)
+            history_pass(exec, ConstFieldView<F>(cur), nxt, history, int(k), n, c, reverse);
+        }
+        if (!blocking)
+          diffusion_pass(exec, algorithm, shape, ConstFieldView<F>(cur), nxt,
+                         Kokkos::subview(history, k, Kokkos::ALL, Kokkos::ALL), c, true, reverse,
+                         strip.first, strip.second);
+        k += n;
+        std::swap(cur, nxt);
+      }
+      on_history(done + 1, group, ConstFieldView<F>(cur), history);
+      done += group;
+    }
+  });
+}
+
+}  // namespace unison::detail

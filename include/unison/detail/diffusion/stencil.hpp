@@ -1,0 +1,171 @@
+#pragma once
+// unison/detail/diffusion/stencil.hpp: part of unison/diffusion.hpp, which includes it after the
+// family's public types (not a header to include on its own).
+// The arithmetic the diffusion kernels share: one cell (stencil), one row of the CPU kernels
+// (stencil_row), the grid's orientation over a View's layout, and the layout of diffuse's buffers.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <Kokkos_Core.hpp>
+#include <unison/backends/tuning.hpp>
+#include <unison/backends/host_arithmetic.hpp>
+#include <unison/backends/memory.hpp>
+#include <unison/detail/allocate.hpp>
+#include <unison/detail/checks.hpp>
+#include <unison/detail/chunk.hpp>
+
+namespace unison::detail {
+
+// 4 x (a scalar or a host vector). On a CPU as (x + x) + (x + x): the same value, since both
+// forms are exact (and overflow alike), but x86 cores take a microcode assist of a hundred or
+// more cycles for a multiply (or a fused multiply-add) that meets a subnormal operand, and none
+// for an addition. The jagged field's diffusion fronts hold subnormal numbers for thousands of
+// steps (docs/tuning.md). On a GPU, 4 x folds into a
+// fused multiply-add at full speed.
+template <class V>
+KOKKOS_FORCEINLINE_FUNCTION V four_times(V x) {
+  KOKKOS_IF_ON_HOST((const V two = x + x; return two + two;))
+  KOKKOS_IF_ON_DEVICE((return 4 * x;))
+}
+
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void stencil(T c, T up, T down, T left, T right, T coeff, T& lap,
+                                         T& next) {
+  lap = four_times(c) - ((up + down) + (left + right));
+  next = c - coeff * lap;
+}
+
+// The tiled kernel indexes a grid of rows x cols whose columns run along the View's contiguous
+// axis: for LayoutLeft, grid (r, c) is element (c, r). The stencil is symmetric, so this
+// changes nothing but the memory access pattern.
+template <class V>
+inline constexpr bool transposed_v = std::is_same_v<typename V::array_layout, Kokkos::LayoutLeft>;
+
+template <bool Transposed, class V>
+KOKKOS_FORCEINLINE_FUNCTION auto& cell(const V& v, std::int64_t r, std::int64_t c) {
+  if constexpr (Transposed) return v(c, r);
+  else return v(r, c);
+}
+
+// The step in memory between neighbouring grid columns of v: 1, known at compile time, when
+// the grid's columns run along the View's contiguous axis (so that row loops vectorize on a CPU).
+template <bool Transposed, class V>
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t column_stride(const V& v) {
+  using Unit = std::conditional_t<Transposed, Kokkos::LayoutLeft, Kokkos::LayoutRight>;
+  if constexpr (std::is_same_v<typename V::array_layout, Unit>) return 1;
+  else return Transposed ? v.stride(0) : v.stride(1);
+}
+
+// One grid row of the `streaming` CPU kernels: cells [0, cols) from the row `mid` and the rows
+// `up` and `down` (all with column stride `is`; Up / Down false: the row is outside the field,
+// its cells 0), the new field to out (stride os) and, if Lapl, the Laplacian to lout (stride
+// ls). Each row is one vectorizable loop. The Laplacian, which no later step reads, is written
+// with non-temporal stores where the columns are contiguous (backends::store_streaming, in
+// aligned chunks of K cells), so that the caches keep the fields; the caller ends its work item
+// with backends::store_streaming_fence().
+template <class T, int K, bool Up, bool Down, bool Lapl>
+KOKKOS_FORCEINLINE_FUNCTION void stencil_row(const T* KOKKOS_RESTRICT up,
+                                             const T* KOKKOS_RESTRICT mid,
+                                             const T* KOKKOS_RESTRICT down, std::int64_t is,
+                                             T* KOKKOS_RESTRICT out, std::int64_t os,
+                                             T* KOKKOS_RESTRICT lout, std::int64_t ls,
+                                             std::int64_t cols, T coef) {
+  // Cell c given its left and right neighbours; stores the new field, returns the Laplacian.
+  const auto value = [&](std::int64_t c, T left, T right) {
+    T lap, v;
+    stencil<T>(mid[c * is], Up ? up[c * is] : T(0), Down ? down[c * is] : T(0), left, right, coef,
+               lap, v);
+    out[c * os] = v;
+    return lap;
+  };
+  const auto one = [&](std::int64_t c) {
+    const T lap = value(c, mid[(c - 1) * is], mid[(c + 1) * is]);
+    if constexpr (Lapl) lout[c * ls] = lap;
+  };
+  const std::int64_t last = cols - 1;
+  const T lap0 = value(0, T(0), last > 0 ? mid[is] : T(0));
+  if constexpr (Lapl) lout[0] = lap0;
+  if (last == 0) return;
+  const T lap1 = value(last, mid[(last - 1) * is], T(0));
+  if constexpr (Lapl) lout[last * ls] = lap1;
+  if (last == 1) return;
+  const auto range = [](int b, int e, const auto& g) {
+    UNISON_IMPL_IVDEP
+    for (int c = b; c < e; ++c) g(c);
+  };
+  if (K == 1 || is != 1 || os != 1 || (Lapl && ls != 1)) {
+    range(1, int(last), one);
+    return;
+  }
+  // Cells 1 .. last - 1, K at a time where the Laplacian (else the new field) is K-aligned.
+#if UNISON_BACKENDS_HOST_VECTORS
+  const backends::ExactScale<T> scale(coef);  // coef * lap without subnormal assists
+#endif
+  by_chunks<T, K>(
+      range, (Lapl ? lout : out) + 1, int(last - 1), [&](int p) { one(p + 1); },
+      [&](int p) {
+        const std::int64_t c = p + 1;
+#if UNISON_BACKENDS_HOST_VECTORS
+        // Host vectors of K cells: the values of stencil() per cell (scale(lap) is
+        // coef * lap to the bit).
+        using Vec = typename backends::HostVector<T>::type;
+        const Vec zero = {}, m = backends::load_vector(mid + c);
+        const Vec u = Up ? backends::load_vector(up + c) : zero;
+        const Vec d = Down ? backends::load_vector(down + c) : zero;
+        const Vec l = backends::load_vector(mid + c - 1);
+        const Vec r = backends::load_vector(mid + c + 1);
+        const Vec lap = four_times(m) - ((u + d) + (l + r));
+        backends::store_vector(out + c, m - scale(lap));
+        if constexpr (Lapl) backends::store_vector_streaming(lout + c, lap);
+#else
+        Chunk<T, K> laps;
+        UNISON_IMPL_IVDEP
+        for (int e = 0; e < K; ++e) laps.v[e] = value(c + e, mid[c + e - 1], mid[c + e + 1]);
+        if constexpr (Lapl)
+          backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + c), laps);
+#endif
+      });
+}
+
+// stencil_row with (Up, Down) chosen at run time from whether rows r - 1 and r + 1 are in a field
+// of `rows` rows.
+template <class T, int K, bool Lapl>
+KOKKOS_FORCEINLINE_FUNCTION void stencil_row(std::int64_t r, std::int64_t rows, const T* up,
+                                             const T* mid, const T* down, std::int64_t is, T* out,
+                                             std::int64_t os, T* lout, std::int64_t ls,
+                                             std::int64_t cols, T coef) {
+  const bool u = r > 0, d = r + 1 < rows;
+  if (u && d) stencil_row<T, K, true, true, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
+  else if (u)
+    stencil_row<T, K, true, false, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
+  else if (d)
+    stencil_row<T, K, false, true, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
+  else stencil_row<T, K, false, false, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
+}
+
+// Cells per non-temporal store of the CPU row kernels.
+template <class T>
+inline constexpr int host_chunk_v = backends::host_stream_bytes / int(sizeof(T)) > 1
+                                        ? backends::host_stream_bytes / int(sizeof(T))
+                                        : 1;
+
+// The rows [r0, r1) a CPU row kernel's work item `item` owns, of `rows` rows in blocks of
+// per_item.
+KOKKOS_INLINE_FUNCTION void owned_rows(std::int64_t item, std::int64_t per_item, std::int64_t rows,
+                                       std::int64_t& r0, std::int64_t& r1) {
+  r0 = item * per_item;
+  r1 = r0 + per_item < rows ? r0 + per_item : rows;
+}
+
+// The buffers diffuse() ping-pongs between: f itself when it is contiguous, and one more of its
+// layout (LayoutRight for strided fields, which are copied in and out).
+template <class F>
+using diffusion_layout_t =
+    std::conditional_t<std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft>,
+                       Kokkos::LayoutLeft, Kokkos::LayoutRight>;
+
+}  // namespace unison::detail

@@ -1,0 +1,186 @@
+#pragma once
+// unison/detail/diffusion/tiled.hpp: part of unison/diffusion.hpp, which includes it after the
+// family's public types (not a header to include on its own).
+// `tiled` and `blocked`: a tile and its halo in team scratch, one step or several per pass.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <Kokkos_Core.hpp>
+#include <unison/backends/tuning.hpp>
+#include <unison/backends/host_arithmetic.hpp>
+#include <unison/backends/memory.hpp>
+#include <unison/detail/allocate.hpp>
+#include <unison/detail/checks.hpp>
+#include <unison/detail/chunk.hpp>
+#include <unison/detail/diffusion/stencil.hpp>
+
+namespace unison::detail {
+
+// One pass of `steps` steps over tiles of tile_rows x tile_cols cells. A team copies its tile
+// with a halo `steps` cells wide (zeros outside the field) into scratch buffer a, then each step
+// computes one ring fewer of halo from a into b and swaps them, so that the last step's region
+// is exactly the tile; that step writes the new field and, if asked, its Laplacian to memory.
+// Cells outside the field are never computed and stay 0 in both buffers, as the neighbour
+// rule requires.
+template <class Exec, bool Tr, class F, class FN, class L>
+struct DiffusionPass {
+  using T = typename FN::non_const_value_type;
+  using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  F f;
+  FN next;
+  L lapl;
+  T coeff;
+  bool write_lapl;
+  std::int64_t rows, cols, tiles_across;
+  int tile_rows, tile_cols, steps;
+  int level;     // team scratch level
+  bool reverse;  // tiles in reverse order (see diffusion_pass)
+
+  static std::size_t scratch_bytes(int tile_rows, int tile_cols, int steps) {
+    // In size_t, and capped: a tile or steps_per_pass near INT_MAX must not overflow into a
+    // small size (any extent over 2^24 is far beyond every backend's team scratch).
+    const std::size_t rows = std::size_t(tile_rows) + 2 * std::size_t(steps),
+                      cols = std::size_t(tile_cols) + 2 * std::size_t(steps);
+    if (rows > (std::size_t(1) << 24) || cols > (std::size_t(1) << 24))
+      return std::numeric_limits<std::size_t>::max();
+    const std::size_t cells = rows * cols;
+    return Scratch::shmem_size(cells) * (steps > 1 ? 2 : 1);
+  }
+
+  // Elements per wide access on this backend (1: none).
+  static constexpr int K = backends::StencilTuning<Exec>::vector_bytes >= int(2 * sizeof(T))
+                               ? backends::StencilTuning<Exec>::vector_bytes / int(sizeof(T))
+                               : 1;
+
+  // Stores the n cells of a row: value(p, lap, v) computes cell p; out[p * stride] = v, and
+  // extra(p, lap) / extra_chunk(p, laps) store the Laplacians. With stride 1, K consecutive
+  // cells are stored with one wide access.
+  template <class Member, class Value, class Extra, class ExtraChunk = int>
+  KOKKOS_FORCEINLINE_FUNCTION static void store_row(const Member& team, T* out, std::int64_t stride,
+                                                    int n, const Value& value, const Extra& extra,
+                                                    const ExtraChunk& extra_chunk = 0) {
+    const auto one = [&](int p) {
+      T lap, v;
+      value(p, lap, v);
+      out[p * stride] = v;
+      extra(p, lap);
+    };
+    if (stride != 1) return vector_for(team, 0, n, one);
+    by_chunks<T, K>([&](int b0, int e0, const auto& g) { vector_for(team, b0, e0, g); }, out, n,
+                    one,
+                    [&](int p) {
+                      Chunk<T, K> vs, laps;
+                      for (int e = 0; e < K; ++e) value(p + e, laps.v[e], vs.v[e]);
+                      *reinterpret_cast<Chunk<T, K>*>(out + p) = vs;
+                      if constexpr (std::is_same_v<ExtraChunk, int>) {
+                        for (int e = 0; e < K; ++e) extra(p + e, laps.v[e]);
+                      } else {
+                        extra_chunk(p, laps);
+                      }
+                    });
+  }
+
+  template <class Member>
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t tile =
+        reverse ? team.league_size() - 1 - team.league_rank() : team.league_rank();
+    const std::int64_t r0 = tile / tiles_across * tile_rows - steps;
+    const std::int64_t c0 = tile % tiles_across * tile_cols - steps;
+    const int h = tile_rows + 2 * steps, w = tile_cols + 2 * steps;
+    Scratch sa(team.team_scratch(level), h * w);
+    Scratch sb = steps > 1 ? Scratch(team.team_scratch(level), h * w) : sa;
+    T* a = sa.data();
+    T* b = sb.data();
+    // The scratch rows [y0, y1) and columns [x0, x1) that lie inside the field.
+    const int y0 = r0 < 0 ? int(-r0) : 0, x0 = c0 < 0 ? int(-c0) : 0;
+    const int y1 = rows - r0 < h ? int(rows - r0) : h, x1 = cols - c0 < w ? int(cols - c0) : w;
+
+    // Load the tile and its halo (asynchronous copies on GPUs: all of a thread's in flight at
+    // once); zeros outside the field, in both buffers.
+    const std::int64_t fs = column_stride<Tr>(f);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, h), [&](int y) {
+      T* ay = a + y * w;
+      T* by = b + y * w;
+      const bool row_inside = y >= y0 && y < y1 && x1 > x0;
+      const int xa = row_inside ? x0 : w, xb = row_inside ? x1 : w;
+      vector_for(team, 0, xa, [&](int x) { ay[x] = 0; });
+      vector_for(team, xb, w, [&](int x) { ay[x] = 0; });
+      if (steps > 1) {
+        vector_for(team, 0, xa, [&](int x) { by[x] = 0; });
+        vector_for(team, xb, w, [&](int x) { by[x] = 0; });
+      }
+      if (row_inside) {
+        const T* src = &cell<Tr>(f, r0 + y, c0 + x0);
+        T* dst = ay + x0;
+        vector_for(team, 0, x1 - x0,
+                   [&](int p) { backends::copy_to_scratch_async(dst + p, src + p * fs); });
+      }
+    });
+    backends::copy_scratch_wait();
+    team.team_barrier();
+
+    const std::int64_t ns = column_stride<Tr>(next), ls = column_stride<Tr>(lapl);
+    for (int s = 1; s <= steps; ++s) {
+      const int ya = s > y0 ? s : y0, yb = h - s < y1 ? h - s : y1;
+      const int xa = s > x0 ? s : x0, xb = w - s < x1 ? w - s : x1;
+      if (xb <= xa) break;  // nothing of the field in this tile's region (cannot happen at s=1)
+      const bool last = s == steps;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ya, yb > ya ? yb : ya), [&](int y) {
+        const T* KOKKOS_RESTRICT up = a + (y - 1) * w;
+        const T* KOKKOS_RESTRICT mid = a + y * w;
+        const T* KOKKOS_RESTRICT down = a + (y + 1) * w;
+        const auto at = [&](int x, T& lap, T& v) {
+          stencil<T>(mid[x], up[x], down[x], mid[x - 1], mid[x + 1], coeff, lap, v);
+        };
+        if (!last) {
+          T* KOKKOS_RESTRICT dst = b + y * w;
+          vector_for(team, xa, xb, [&](int x) {
+            T lap, v;
+            at(x, lap, v);
+            dst[x] = v;
+          });
+          return;
+        }
+        T* out = &cell<Tr>(next, r0 + y, c0 + xa);
+        const int n = xb - xa;
+        if (!write_lapl) {
+          store_row(
+              team, out, ns, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); }, [&](int, T) {});
+          return;
+        }
+        T* lout = &cell<Tr>(lapl, r0 + y, c0 + xa);
+        // Both outputs in chunks when they are equally aligned; else one element at a time.
+        const bool together = reinterpret_cast<std::uintptr_t>(out) % 16 ==
+                              reinterpret_cast<std::uintptr_t>(lout) % 16;
+        if (together && ls == 1) {
+          store_row(
+              team, out, ns, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); },
+              [&](int p, T lap) { backends::store_streaming(lout + p, lap); },
+              [&](int p, const Chunk<T, K>& laps) {
+                backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + p), laps);
+              });
+        } else {
+          vector_for(team, 0, n, [&](int p) {
+            T lap, v;
+            at(xa + p, lap, v);
+            out[p * ns] = v;
+            backends::store_streaming(lout + p * ls, lap);
+          });
+        }
+      });
+      if (!last) {
+        team.team_barrier();
+        T* t = a;
+        a = b;
+        b = t;
+      }
+    }
+  }
+};
+
+}  // namespace unison::detail

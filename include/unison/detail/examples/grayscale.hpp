@@ -1,0 +1,78 @@
+#pragma once
+// unison/detail/examples/grayscale.hpp: part of unison/examples.hpp, which includes it after
+// the family's public types (not a header to include on its own).
+// rgb_to_grayscale's kernels: a pixel per work item, or rows of 8-bit pixels by byte permutes
+// (CPUs with AVX-512 VBMI).
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <Kokkos_Core.hpp>
+#include <unison/backends/simd.hpp>
+#include <unison/detail/checks.hpp>
+
+namespace unison::detail {
+
+template <class RGB, class G>
+struct Grayscale {
+  using In = typename RGB::non_const_value_type;
+  using Out = typename G::non_const_value_type;
+  RGB rgb;
+  G gray;
+  KOKKOS_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
+    const float v =
+        0.299f * float(rgb(i, j, 0)) + 0.587f * float(rgb(i, j, 1)) + 0.114f * float(rgb(i, j, 2));
+    if constexpr (std::is_floating_point_v<Out>) gray(i, j) = Out(v);
+    else gray(i, j) = Out(v + 0.5f);  // uint8: rounded to nearest (v is in [0, 255])
+  }
+};
+
+// CPUs: rows [i0, i1) of a LayoutRight-like image (channels contiguous, pixels 3 apart, gray's
+// pixels contiguous), a row of pixels in a plain loop over raw pointers that the compiler
+// vectorises (its interleaved loads of R, G and B included): the same arithmetic as Grayscale.
+template <class RGB, class G>
+struct GrayscaleRows {
+  using In = typename RGB::non_const_value_type;
+  using Out = typename G::non_const_value_type;
+  RGB rgb;
+  G gray;
+  std::int64_t rows, width, per_item;
+  void operator()(std::int64_t item) const {
+    const std::int64_t i1 = (item + 1) * per_item < rows ? (item + 1) * per_item : rows;
+    const std::int64_t w = width;  // a local: 8-bit stores could alias the member
+    for (std::int64_t i = item * per_item; i < i1; ++i) {
+      const In* src = &rgb(i, 0, 0);
+      Out* dst = &gray(i, 0);
+      std::int64_t j = 0;
+#if UNISON_BACKENDS_PIXELS3
+      // 8-bit pixels 64 at a time, their bytes sorted by channel with the CPU's byte permutes;
+      // the same float arithmetic, in the same order, as the loop below.
+      if constexpr (std::is_same_v<In, std::uint8_t> &&
+                    (std::is_same_v<Out, std::uint8_t> || std::is_same_v<Out, float>)) {
+        using V = backends::Pack<float>;
+        const V r = backends::splat<V>(0.299f), g = backends::splat<V>(0.587f),
+                b = backends::splat<V>(0.114f);
+        for (; j + 64 <= w; j += 64) {
+          V c[3][4];
+          backends::pixels3_to_float(src + 3 * j, c);
+          for (int q = 0; q < 4; ++q) {
+            const V v = r * c[0][q] + g * c[1][q] + b * c[2][q];
+            if constexpr (std::is_same_v<Out, float>) backends::store(dst + j + 16 * q, v);
+            else backends::store_bytes_truncated(dst + j + 16 * q, v + backends::splat<V>(0.5f));
+          }
+        }
+      }
+#endif
+      for (; j < w; ++j) {
+        const float v = 0.299f * float(src[3 * j]) + 0.587f * float(src[3 * j + 1]) +
+                        0.114f * float(src[3 * j + 2]);
+        if constexpr (std::is_floating_point_v<Out>) dst[j] = Out(v);
+        else dst[j] = Out(v + 0.5f);
+      }
+    }
+  }
+};
+
+}  // namespace unison::detail

@@ -1,0 +1,28 @@
+#pragma once
+// unison/detail/examples/loop_sum.hpp: part of unison/examples.hpp, which includes it after
+// the family's public types (not a header to include on its own).
+// loop_sum's kernel.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <Kokkos_Core.hpp>
+#include <unison/backends/simd.hpp>
+#include <unison/detail/checks.hpp>
+#include <unison/detail/examples/grayscale.hpp>
+
+namespace unison::detail {
+
+// Row i of loop_sum: the exact integer sum of i j over j < n.
+struct LoopSum {
+  std::int64_t n;
+  KOKKOS_FUNCTION void operator()(std::int64_t i, std::int64_t& acc) const {
+    std::int64_t row = 0;
+    for (std::int64_t j = 0; j < n; ++j) row += i * j;
+    acc += row;
+  }
+};
+
+}  // namespace unison::detail

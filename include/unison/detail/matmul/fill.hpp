@@ -1,0 +1,44 @@
+#pragma once
+// unison/detail/matmul/fill.hpp: part of unison/matmul.hpp, which includes it after
+// the family's public types (not a header to include on its own).
+// out filled with one value; the layouts a BLAS takes.
+
+#include <cstdint>
+#include <utility>
+#include <string>
+#include <type_traits>
+#include <Kokkos_Core.hpp>
+#include <KokkosBlas3_gemm.hpp>
+#include <KokkosKernels_config.h>
+#include <unison/backends/device_info.hpp>
+#include <unison/backends/host_blas.hpp>
+#include <unison/backends/simd.hpp>
+#include <unison/backends/tuning.hpp>
+#include <unison/detail/allocate.hpp>
+#include <unison/detail/checks.hpp>
+#include <unison/detail/chunk.hpp>
+#include <unison/detail/matmul/tiled_host.hpp>
+
+namespace unison::detail {
+
+template <class O>
+struct Fill {
+  using T = typename O::non_const_value_type;
+  O out;
+  T value;
+  KOKKOS_FUNCTION void operator()(std::int64_t i) const { out(i) = value; }
+};
+
+template <class Exec, class O>
+void fill_output(const Exec& exec, const O& out, typename O::non_const_value_type value) {
+  Kokkos::parallel_for("unison::matmul_reduce::fill",
+                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                           exec, 0, std::int64_t(out.extent(0))),
+                       Fill<O>{out, value});
+}
+
+template <class Layout>
+inline constexpr bool blas_layout_v =
+    std::is_same_v<Layout, Kokkos::LayoutLeft> || std::is_same_v<Layout, Kokkos::LayoutRight>;
+
+}  // namespace unison::detail

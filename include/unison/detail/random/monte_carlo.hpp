@@ -1,0 +1,54 @@
+#pragma once
+// unison/detail/random/monte_carlo.hpp: part of unison/random.hpp, which includes it after
+// the family's public types (not a header to include on its own).
+// monte_carlo_pi's work items: consecutive values of the sequence, counted inside the
+// quarter circle.
+
+#include <cstdint>
+#include <type_traits>
+#include <Kokkos_Core.hpp>
+#include <unison/backends/memory.hpp>
+#include <unison/backends/tuning.hpp>
+#include <unison/detail/checks.hpp>
+#include <unison/detail/random/counter_hash.hpp>
+
+namespace unison::detail {
+
+// Work item w counts the points of values [first + w per, ...) of the sequence (two points per
+// value: its high half, then its low half), `values` full values in all; the last, odd point
+// (the high half of value first + values), where `odd`, by item 0. In rounds of at most 2^30
+// values, so that a round's count fits 32 bits.
+template <bool Packs>
+struct MonteCarloPi {
+  std::uint64_t key, first, values, per;
+  bool odd;
+
+  KOKKOS_FUNCTION void operator()(std::int64_t w, std::uint64_t& hits) const {
+    const std::uint64_t v0 = std::uint64_t(w) * per;
+    const std::uint64_t v1 = v0 + per < values ? v0 + per : values;
+    std::uint64_t inside = 0;
+    for (std::uint64_t r0 = v0; r0 < v1; r0 += std::uint64_t(1) << 30) {
+      const std::uint64_t r1 =
+          v1 - r0 < (std::uint64_t(1) << 30) ? v1 : r0 + (std::uint64_t(1) << 30);
+      std::uint32_t in = 0;
+      std::uint64_t i = r0;
+      if constexpr (Packs) {
+#if UNISON_BACKENDS_HOST_VECTORS
+        in = count_inside_packs(key, first, i, r1, RandomSequence::increment);
+#endif
+      }
+      for (; i < r1; ++i) {
+        const std::uint64_t z = RandomSequence::value(key, first + i);
+        in +=
+            inside_quarter_circle(std::uint32_t(z >> 32)) + inside_quarter_circle(std::uint32_t(z));
+      }
+      inside += in;
+    }
+    if (odd && w == 0)
+      inside +=
+          inside_quarter_circle(std::uint32_t(RandomSequence::value(key, first + values) >> 32));
+    hits += inside;
+  }
+};
+
+}  // namespace unison::detail

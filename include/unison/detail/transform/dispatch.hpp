@@ -1,0 +1,110 @@
+#pragma once
+// unison/detail/transform/dispatch.hpp: part of unison/transform.hpp, which includes it after
+// the family's public types (not a header to include on its own).
+// Rank-2 outputs (flattened where every operand allows it, else a 2-D kernel) and the checks
+// and launch of every element-wise call.
+
+#include <array>
+#include <cstdint>
+#include <type_traits>
+#include <Kokkos_Core.hpp>
+#include <unison/backends/device_info.hpp>
+#include <unison/backends/simd.hpp>
+#include <unison/backends/tuning.hpp>
+#include <unison/detail/checks.hpp>
+#include <unison/detail/chunk.hpp>
+#include <unison/detail/transform/launch_1d.hpp>
+
+namespace unison::detail {
+
+template <class Out, class F, class Ops>
+struct TransformKernel2D {
+  Out out;
+  F f;
+  Ops ops;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
+    out(i, j) = static_cast<typename Out::value_type>(ops.at2(f, i, j));
+  }
+};
+
+// A contiguous rank-2 View seen as the rank-1 array of its span (same memory, no copy).
+template <class V>
+auto flat(const V& v) {
+  if constexpr (Kokkos::is_view_v<V>) {
+    using Flat = Kokkos::View<typename V::value_type*, typename V::memory_space,
+                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    return Flat(v.data(), v.span());
+  } else {
+    return v;
+  }
+}
+
+// A rank-2 operand that is laid out exactly as out (contiguous, same strides), or a scalar.
+template <class Arg, class Out>
+bool flattens_like(const Arg& arg, const Out& out) {
+  if constexpr (Kokkos::is_view_v<Arg>) {
+    return arg.span_is_contiguous() && arg.span() == out.span() && arg.stride(0) == out.stride(0) &&
+           arg.stride(1) == out.stride(1);
+  } else {
+    return true;
+  }
+}
+
+/// What a checked launch is called: `function` in error messages, `kernel` as the Kokkos label.
+struct Names {
+  const char* function;
+  const char* kernel;
+};
+
+/// Checked launch shared by transform() and the named functions. Run-time checks: every View
+/// operand has out's extents and does not partly overlap out; `arg_names` name the operands in
+/// the messages. Vector (consecutive elements read at once) and Unroll (such chunks per work
+/// item) of a rank-1 launch default to the backend's tuning; benchmarks set them to compare.
+template <int Vector = 0, int Unroll = 0, class Exec, class Out, class F, class... Args>
+void transform(Names names, const std::array<const char*, sizeof...(Args)>& arg_names,
+               const Exec& exec, const Out& out, const F& f, const Args&... args) {
+  std::size_t k = 0;
+  ((check_extents(names.function, arg_names[k], args, out),
+    check_no_partial_alias(names.function, arg_names[k], args, out), ++k),
+   ...);
+  const char* label = names.kernel;
+  if (out.size() == 0) return;
+
+  using Tuning = backends::ElementwiseTuning<Exec>;
+  constexpr int K = Vector > 0 ? Vector : Tuning::vector;
+  constexpr int U = Unroll > 0 ? Unroll : Tuning::unroll;
+  // The CPU's blocks, unless a chunk shape is asked for (tests and probes).
+  constexpr bool blocks = Tuning::blocks && Vector == 0 && Unroll == 0;
+  if constexpr (Out::rank() == 1) {
+    if constexpr (blocks) {
+      if (launch_blocks(label, exec, out, f, args...)) return;
+    }
+    launch_1d<K, U>(label, exec, out, f, args...);
+  } else {
+    if (out.span_is_contiguous() && (flattens_like(args, out) && ...)) {
+      if constexpr (blocks) {
+        if (launch_blocks(label, exec, flat(out), f, flat(args)...)) return;
+      }
+      launch_1d<K, U>(label, exec, flat(out), f, flat(args)...);
+    } else if constexpr (takes_packs<F>::value) {
+      using T = typename Out::non_const_value_type;
+      using Kernel = TransformKernel2D<Out, AsType<T, F>, Operands<Args...>>;
+      Kokkos::parallel_for(
+          label,
+          Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(
+              exec, {0, 0},
+              {static_cast<std::int64_t>(out.extent(0)), static_cast<std::int64_t>(out.extent(1))}),
+          Kernel{out, {f}, make_operands(args...)});
+    } else {
+      using Kernel = TransformKernel2D<Out, F, Operands<Args...>>;
+      Kokkos::parallel_for(
+          label,
+          Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(
+              exec, {0, 0},
+              {static_cast<std::int64_t>(out.extent(0)), static_cast<std::int64_t>(out.extent(1))}),
+          Kernel{out, f, make_operands(args...)});
+    }
+  }
+}
+
+}  // namespace unison::detail
