@@ -41,6 +41,7 @@
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 
+#include <unison/backends/enabled.hpp>
 #include <unison/npy.hpp>
 
 #include "../testing/reference.hpp"
@@ -353,23 +354,12 @@ void save_scalar(const std::filesystem::path& folder, const std::string& name, T
   save_npy(folder, name, v);
 }
 
-// Calls f(Backend<Exec>{}) for every enabled backend (Serial, OpenMP, Cuda), in that order: what
-// each family's registration function does with its register_backend<Exec>.
-template <class Exec>
-struct Backend {
-  using type = Exec;
-};
+// Calls f(tag) for every enabled backend (unison/backends/enabled.hpp), in order, with
+// `typename decltype(tag)::type` its execution space: what each family's registration function
+// does with its register_backend<Exec>.
 template <class F>
 void for_each_backend(const F& f) {
-#ifdef KOKKOS_ENABLE_SERIAL
-  f(Backend<Kokkos::Serial>{});
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-  f(Backend<Kokkos::OpenMP>{});
-#endif
-#ifdef KOKKOS_ENABLE_CUDA
-  f(Backend<Kokkos::Cuda>{});
-#endif
+  unison::backends::for_each_enabled_space(f);
 }
 
 // Sets FTZ and DAZ on this thread if UNISON_BENCH_FLUSH_SUBNORMALS=1 (call it before Kokkos

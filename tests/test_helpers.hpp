@@ -15,26 +15,20 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <unison/backends/enabled.hpp>
+
 #include "../testing/reference.hpp"
 
 namespace unison::test {
 
-// Every enabled backend; each typed test body runs once per entry.
-using Backends = ::testing::Types<
-#ifdef KOKKOS_ENABLE_SERIAL
-    Kokkos::Serial
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-#ifdef KOKKOS_ENABLE_SERIAL
-    ,
-#endif
-    Kokkos::OpenMP
-#endif
-#ifdef KOKKOS_ENABLE_CUDA
-    ,
-    Kokkos::Cuda
-#endif
-    >;
+// Every enabled backend (unison/backends/enabled.hpp); each typed test body runs once per entry.
+template <class List>
+struct GTestTypes;
+template <class... Spaces>
+struct GTestTypes<unison::backends::SpaceList<Spaces...>> {
+  using type = ::testing::Types<Spaces...>;
+};
+using Backends = GTestTypes<unison::backends::EnabledSpaces>::type;
 
 // Names typed tests after the backend: Elementwise/Serial.add, Elementwise/Cuda.add, ...
 struct BackendName {

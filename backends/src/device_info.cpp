@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/backends/device_info.hpp>
+#include <unison/backends/enabled.hpp>
 
 namespace unison::backends {
 namespace {
@@ -23,24 +24,36 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 
+// A GPU backend's device: its name, multiprocessors, memory and L2 where the backend tells them.
+template <class Exec>
+DeviceInfo device(const Exec& exec) {
+  return {Exec::name(), "unknown device", exec.concurrency(), 0, 0, 0};
+}
+#ifdef KOKKOS_ENABLE_CUDA
+DeviceInfo device(const Kokkos::Cuda& exec) {
+  const auto& prop = exec.cuda_device_prop();
+  return {"Cuda",
+          prop.name,
+          exec.concurrency(),
+          prop.multiProcessorCount,
+          static_cast<long long>(prop.totalGlobalMem),
+          static_cast<long long>(prop.l2CacheSize)};
+}
+#endif
+
 }  // namespace
 
 std::vector<DeviceInfo> enabled_backends() {
   std::vector<DeviceInfo> out;
-#ifdef KOKKOS_ENABLE_SERIAL
-  out.push_back({"Serial", cpu_model(), Kokkos::Serial().concurrency(), 0, 0, 0});
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-  out.push_back({"OpenMP", cpu_model(), Kokkos::OpenMP().concurrency(), 0, 0, 0});
-#endif
-#ifdef KOKKOS_ENABLE_CUDA
-  {
-    const auto& prop = Kokkos::Cuda().cuda_device_prop();
-    out.push_back({"Cuda", prop.name, Kokkos::Cuda().concurrency(), prop.multiProcessorCount,
-                   static_cast<long long>(prop.totalGlobalMem),
-                   static_cast<long long>(prop.l2CacheSize)});
-  }
-#endif
+  for_each_enabled_space([&](auto tag) {
+    using Exec = typename decltype(tag)::type;
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                             typename Exec::memory_space>::accessible) {
+      out.push_back({Exec::name(), cpu_model(), Exec().concurrency(), 0, 0, 0});
+    } else {
+      out.push_back(device(Exec()));
+    }
+  });
   return out;
 }
 

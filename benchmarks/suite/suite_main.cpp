@@ -33,6 +33,7 @@
 #include <unison/field.hpp>
 #include <unison/npy.hpp>
 #include <unison/backends/device_info.hpp>
+#include <unison/backends/enabled.hpp>
 #include <unison/backends/host_blas.hpp>
 
 #include "../bench_common.hpp"
@@ -45,15 +46,8 @@ namespace {
 
 std::vector<std::string> enabled_backends() {
   std::vector<std::string> b;
-#ifdef KOKKOS_ENABLE_SERIAL
-  b.push_back("Serial");
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-  b.push_back("OpenMP");
-#endif
-#ifdef KOKKOS_ENABLE_CUDA
-  b.push_back("Cuda");
-#endif
+  unison::backends::for_each_enabled_space(
+      [&](auto tag) { b.push_back(decltype(tag)::type::name()); });
   return b;
 }
 
@@ -433,15 +427,10 @@ void diffusion_images(const std::string& out) {
 
 // On the last backend chosen (Cuda where it is, else the CPU's widest).
 void diffusion_images(const std::string& out, const std::string& backend) {
-#ifdef KOKKOS_ENABLE_CUDA
-  if (backend == "Cuda") return diffusion_images<Kokkos::Cuda>(out);
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-  if (backend == "OpenMP") return diffusion_images<Kokkos::OpenMP>(out);
-#endif
-#ifdef KOKKOS_ENABLE_SERIAL
-  if (backend == "Serial") return diffusion_images<Kokkos::Serial>(out);
-#endif
+  unison::backends::for_each_enabled_space([&](auto tag) {
+    using Exec = typename decltype(tag)::type;
+    if (backend == Exec::name()) diffusion_images<Exec>(out);
+  });
 }
 
 }  // namespace
