@@ -105,7 +105,7 @@ struct Variant {
   // OpenMP only: the streaming step's functor (detail::DiffusionRows) run by a raw `omp
   // parallel` region, thread t taking block t (`raw_dispatch`), on arrays from aligned_alloc
   // first touched by the thread that owns their rows (`raw_memory`): is the gap to
-  // scripts/cpu-stencil-probe.cpp in Kokkos' dispatch, in the memory, or neither?
+  // tools/probes/cpu-stencil-probe.cpp in Kokkos' dispatch, in the memory, or neither?
   bool raw_dispatch = false, raw_memory = false;
   // With raw_dispatch and raw_memory: the row written with AVX-512 intrinsics as in the probe
   // (only where __AVX512F__ is defined; else the case is not registered).
@@ -119,7 +119,7 @@ struct Variant {
 
 #if defined(KOKKOS_ENABLE_OPENMP) && defined(__AVX512F__)
 // Variant::raw_kernel: row r of an n x n float field (n a multiple of 16, rows 64-byte
-// aligned), as scripts/cpu-stencil-probe.cpp's owned_nt writes it.
+// aligned), as tools/probes/cpu-stencil-probe.cpp's owned_nt writes it.
 template <class V>
 void probe_row(const V& f, const V& g, const V& l, std::int64_t r, std::int64_t n) {
   static const std::vector<float> zeros(std::size_t(n) + 16, 0.f);
@@ -299,7 +299,7 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
       Kokkos::fill_random(exec, f, pool, 0.5f, 1.0f);
     } else {
       unison::jagged_field(exec, f);
-      // UNISON_BENCH_SAVE_FIELD=file.npy: the jagged field, for scripts/cpu-stencil-probe.cpp.
+      // UNISON_BENCH_SAVE_FIELD=file.npy: the jagged field, for tools/probes/cpu-stencil-probe.cpp.
       if (const char* save = std::getenv("UNISON_BENCH_SAVE_FIELD"))
         unison::write_npy(save, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f));
     }

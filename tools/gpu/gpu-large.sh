@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs the tests of sizes past 2^31 elements (tests/test_large.cpp) on the GPU machine: element-
+# wise functions, the histogram and the convolution (direct and tiled) on N float32 values
+# (default 3e9 + 1: 36 GB for add's three arrays, the most any of them holds at once).
+#   tools/gpu/gpu-large.sh [N]
+# With the device tool, after building build/cuda/tests/unison_tests here:
+#   run(command="bash tools/gpu/gpu-large.sh", carry=["build/cuda/tests/unison_tests","build/carry"])
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export LD_LIBRARY_PATH=$PWD/build/carry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+UNISON_LARGE_TESTS=1 UNISON_LARGE_N=${1:-3000000001} "${UNISON_TESTS:-build/cuda/tests/unison_tests}" \
+  --gtest_filter='Large/Cuda.*'
