@@ -1,8 +1,12 @@
 // What unison_bench and unison-bench share beyond the cases: the settings registrations obey,
 // the floating-point mode of the CPU threads, and the context recorded in the JSON.
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -16,8 +20,35 @@
 #include <unison/core.hpp>
 
 #include "bench_common.hpp"
+#include "suite/suite.hpp"
 
 namespace unison::bench {
+
+namespace {
+std::map<std::string, Registration>& registrations() {
+  static std::map<std::string, Registration> r;
+  return r;
+}
+}  // namespace
+
+bool add_registration(const std::string& family, Registration registration) {
+  registrations()[family] = registration;
+  return true;
+}
+
+void register_workloads(const std::function<bool(const std::string&)>& wanted) {
+  std::vector<Registration> done;
+  for (const auto& w : unison::suite::workloads()) {
+    if (!wanted(w.name)) continue;
+    const auto it = registrations().find(w.name);
+    if (it == registrations().end())
+      throw std::logic_error("unison bench: the workload \"" + w.name +
+                             "\" of the registry has no registration (bench_<family>.cpp)");
+    if (std::find(done.begin(), done.end(), it->second) != done.end()) continue;
+    it->second();
+    done.push_back(it->second);
+  }
+}
 
 Settings& settings() {
   static Settings s;

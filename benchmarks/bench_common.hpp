@@ -369,6 +369,16 @@ bool flush_subnormals_if_asked();
 // Records the build and the machine in the JSON context.
 void add_context(bool flushed);
 
+// A family's registration: the function that adds its cases on every backend. Each
+// bench_<family>.cpp adds its own under the family's name in the workload registry
+// (suite/workloads.cpp) with a static `const bool registered = add_registration(...)`; one
+// function may serve several families (register_stencil: convolve and diffusion).
+using Registration = void (*)();
+bool add_registration(const std::string& family, Registration registration);
+// Registers the cases of every family of the registry that `wanted` accepts, in the registry's
+// order, each registration once. Throws std::logic_error for a family that has none.
+void register_workloads(const std::function<bool(const std::string&)>& wanted);
+
 // Each family's cases on every backend (bench_<family>.cpp).
 void register_elementwise();
 void register_copy();  // the elementwise family's copy case alone: each backend's memory ceiling

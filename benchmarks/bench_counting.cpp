@@ -286,4 +286,9 @@ void register_counting() {
   });
 }
 
+// This file's families in the workload registry (suite/workloads.cpp).
+namespace {
+[[maybe_unused]] const bool registered_counting = add_registration("counting", register_counting);
+}  // namespace
+
 }  // namespace unison::bench

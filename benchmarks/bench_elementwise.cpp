@@ -324,6 +324,12 @@ void register_elementwise() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
 }
 
+// This file's families in the workload registry (suite/workloads.cpp).
+namespace {
+[[maybe_unused]] const bool registered_elementwise =
+    add_registration("elementwise", register_elementwise);
+}  // namespace
+
 void register_crossover_elementwise() {
   for_each_backend([](auto backend) {
     using Exec = typename decltype(backend)::type;

@@ -112,4 +112,9 @@ void register_matmul() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
 }
 
+// This file's families in the workload registry (suite/workloads.cpp).
+namespace {
+[[maybe_unused]] const bool registered_matmul = add_registration("matmul", register_matmul);
+}  // namespace
+
 }  // namespace unison::bench

@@ -124,4 +124,9 @@ void register_rowwise() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
 }
 
+// This file's families in the workload registry (suite/workloads.cpp).
+namespace {
+[[maybe_unused]] const bool registered_rowwise = add_registration("rowwise", register_rowwise);
+}  // namespace
+
 }  // namespace unison::bench

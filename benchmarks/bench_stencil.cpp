@@ -631,4 +631,10 @@ void register_stencil() {
   register_overlap();
 }
 
+// This file's families in the workload registry (suite/workloads.cpp).
+namespace {
+[[maybe_unused]] const bool registered_convolve = add_registration("convolve", register_stencil);
+[[maybe_unused]] const bool registered_diffusion = add_registration("diffusion", register_stencil);
+}  // namespace
+
 }  // namespace unison::bench

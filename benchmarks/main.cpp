@@ -18,11 +18,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   unison::bench::add_context(flushed);
-  unison::bench::register_elementwise();
-  unison::bench::register_stencil();
-  unison::bench::register_matmul();
-  unison::bench::register_rowwise();
-  unison::bench::register_counting();
+  unison::bench::register_workloads([](const std::string&) { return true; });
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

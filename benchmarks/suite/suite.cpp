@@ -14,37 +14,21 @@
 namespace unison::suite {
 
 const std::vector<std::string>& workload_names() {
-  static const std::vector<std::string> names{"elementwise", "rowwise", "convolve",
-                                              "diffusion",   "matmul",  "counting"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& w : workloads()) n.push_back(w.name);
+    return n;
+  }();
   return names;
 }
 
 std::string workload_of(const std::string& case_name) {
-  static const std::map<std::string, std::string> family{{"add_float32", "elementwise"},
-                                                         {"add_int64", "elementwise"},
-                                                         {"copy", "elementwise"},
-                                                         {"fma", "elementwise"},
-                                                         {"gaussian_pdf", "elementwise"},
-                                                         {"hypot", "elementwise"},
-                                                         {"polar_distance", "elementwise"},
-                                                         {"zero_suppress", "elementwise"},
-                                                         {"make_pulses", "elementwise"},
-                                                         {"hidden_layer_fused", "elementwise"},
-                                                         {"hidden_layer_separate", "elementwise"},
-                                                         {"l2_norm", "rowwise"},
-                                                         {"matmul_core", "rowwise"},
-                                                         {"convolve", "convolve"},
-                                                         {"diffusion", "diffusion"},
-                                                         {"matmul_reduce", "matmul"},
-                                                         {"monte_carlo_pi", "counting"},
-                                                         {"histogram", "counting"},
-                                                         {"atomic_counter", "counting"},
-                                                         {"rgb_to_grayscale", "counting"},
-                                                         {"loop_sum", "counting"},
-                                                         {"lucas", "counting"},
-                                                         {"crossover", "crossover"}};
-  const auto it = family.find(case_name.substr(0, case_name.find('/')));
-  return it == family.end() ? std::string() : it->second;
+  const std::string function = case_name.substr(0, case_name.find('/'));
+  if (function == "crossover") return "crossover";
+  for (const auto& w : workloads())
+    if (std::find(w.functions.begin(), w.functions.end(), function) != w.functions.end())
+      return w.name;
+  return "";
 }
 
 std::string crossover_family(const std::string& case_name) {
@@ -726,25 +710,24 @@ std::string exact_text(double x) {
   return buf;
 }
 
-std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads, double scale) {
-  const auto wanted = [&](const char* w) {
-    return std::find(workloads.begin(), workloads.end(), w) != workloads.end();
+std::vector<PeerScript> peer_scripts(const std::vector<std::string>& chosen, double scale) {
+  const auto wanted = [&](const std::string& w) {
+    return std::find(chosen.begin(), chosen.end(), w) != chosen.end();
   };
   std::vector<PeerScript> scripts;
   PeerScript plain{"unison-plain-c", {}};
-  for (const char* part : {"elementwise", "convolve", "counting", "diffusion"})
-    if (wanted(part)) plain.args.push_back(part);
+  for (const auto& w : workloads())
+    if (w.plain_c && wanted(w.name)) plain.args.push_back(w.name);
   if (!plain.args.empty()) scripts.push_back(plain);
-  if (wanted("elementwise")) scripts.push_back({"elementwise_peers.py", {}});
-  if (wanted("rowwise")) scripts.push_back({"rowwise_peers.py", {}});
-  if (wanted("diffusion") || wanted("convolve")) {
-    PeerScript stencil{"stencil_peers.py", {}};
-    if (wanted("diffusion")) stencil.args = {"gpu", "cpu"};
-    if (wanted("convolve")) stencil.args.push_back("convolve");
-    scripts.push_back(stencil);
+  for (const auto& w : workloads()) {
+    if (!wanted(w.name)) continue;
+    for (const auto& peer : w.peers) {
+      auto same = std::find_if(scripts.begin(), scripts.end(),
+                               [&](const PeerScript& s) { return s.script == peer.script; });
+      if (same == scripts.end()) same = scripts.insert(scripts.end(), {peer.script, {}});
+      same->args.insert(same->args.end(), peer.args.begin(), peer.args.end());
+    }
   }
-  if (wanted("matmul")) scripts.push_back({"matmul_peers.py", {}});
-  if (wanted("counting")) scripts.push_back({"counting_peers.py", {}});
   for (auto& s : scripts) s.args.push_back("--scale=" + exact_text(scale));
   return scripts;
 }

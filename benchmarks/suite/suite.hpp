@@ -12,7 +12,25 @@ namespace unison::suite {
 // The items of v separated by sep: join({"a", "b"}, ",") is "a,b".
 std::string join(const std::vector<std::string>& v, const char* sep);
 
-// The workload families of docs/workloads.md that unison-bench can run, in report order.
+// A peer program and its arguments (a part of it, or the suite's scale).
+struct PeerScript {
+  std::string script;
+  std::vector<std::string> args;
+};
+
+// The workload registry (workloads.cpp): one entry per family of docs/workloads.md, in report
+// order. What --workloads takes and the help text names, the family of every case (by its
+// functions), the peers that run beside it; unison_bench and unison-bench register each family's
+// cases by its name (unison::bench::register_workloads).
+struct Workload {
+  std::string name;
+  std::vector<std::string> functions;  // the first part of its cases' names
+  bool plain_c = false;                // unison-plain-c has a part of this name
+  std::vector<PeerScript> peers;       // its Python peers in benchmarks/peers/, with its parts
+};
+const std::vector<Workload>& workloads();
+
+// The workload families' names, in report order.
 const std::vector<std::string>& workload_names();
 
 // The family of a benchmark case by its name's first part ("hypot/f32/1e8/Cuda": elementwise;
@@ -76,18 +94,14 @@ struct Row {
   bool passed() const { return !checked || error <= tolerance; }
 };
 
-// The peers that stand beside the chosen workloads, each with its arguments, in report order:
-// first unison-plain-c, the plain C loops (a program built beside unison-bench, from
-// benchmarks/peers/plain_c.c; its parts elementwise, convolve, counting and diffusion: the
-// caller adds --field=<the start field> for diffusion), then the Python scripts of
-// benchmarks/peers/: elementwise_peers.py, rowwise_peers.py, stencil_peers.py (its parts for
-// convolve and diffusion), matmul_peers.py, counting_peers.py; every one with "--scale=<scale>"
-// last (the shortest text that reads back as the same double), so that its sizes, and so its
-// results' case names, are the suite's at that scale.
-struct PeerScript {
-  std::string script;
-  std::vector<std::string> args;
-};
+// The peers that stand beside the chosen workloads (the registry's), each with its arguments, in
+// report order: first unison-plain-c, the plain C loops (a program built beside unison-bench,
+// from benchmarks/peers/plain_c.c), with the chosen workloads that have a part there (the caller
+// adds --field=<the start field> for diffusion), then each Python script once, at its first
+// workload, with the parts of every chosen workload it serves (stencil_peers.py: convolve's and
+// diffusion's); every one with "--scale=<scale>" last (the shortest text that reads back as the
+// same double), so that its sizes, and so its results' case names, are the suite's at that
+// scale.
 std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads, double scale = 1);
 
 // The shortest "%.<p>g" text of x that strtod reads back as x ("0.01", "0.33333333333333331").

@@ -562,12 +562,8 @@ int main(int argc, char** argv) {
     return wanted(unison::suite::workload_of(name)) || name.rfind("copy/", 0) == 0 ||
            name.rfind("fma/", 0) == 0;
   };
-  if (wanted("elementwise")) unison::bench::register_elementwise();
-  else unison::bench::register_copy();
-  if (wanted("rowwise")) unison::bench::register_rowwise();
-  if (wanted("convolve") || wanted("diffusion")) unison::bench::register_stencil();
-  if (wanted("matmul")) unison::bench::register_matmul();
-  if (wanted("counting")) unison::bench::register_counting();
+  unison::bench::register_workloads(wanted);
+  if (!wanted("elementwise")) unison::bench::register_copy();
   if (opt.crossover && wanted("elementwise")) unison::bench::register_crossover_elementwise();
   if (opt.crossover && (wanted("convolve") || wanted("diffusion")))
     unison::bench::register_crossover_stencil();

@@ -1,0 +1,29 @@
+// The workload registry: each family of docs/workloads.md that unison-bench runs, in report
+// order, with the functions its cases are named after and the peers that run beside it. A new
+// family (or a new function of one) is added here once; --workloads, the help text, the family
+// of each case in the tables and the peers all read this list, and unison_bench and
+// unison-bench register each family's cases by its name (bench_<family>.cpp).
+#include "suite.hpp"
+
+namespace unison::suite {
+
+const std::vector<Workload>& workloads() {
+  static const std::vector<Workload> list{
+      {"elementwise",
+       {"add_float32", "add_int64", "copy", "fma", "gaussian_pdf", "hypot", "polar_distance",
+        "zero_suppress", "make_pulses", "hidden_layer_fused", "hidden_layer_separate"},
+       true,
+       {{"elementwise_peers.py", {}}}},
+      {"rowwise", {"l2_norm", "matmul_core"}, false, {{"rowwise_peers.py", {}}}},
+      {"convolve", {"convolve"}, true, {{"stencil_peers.py", {"convolve"}}}},
+      {"diffusion", {"diffusion"}, true, {{"stencil_peers.py", {"gpu", "cpu"}}}},
+      {"matmul", {"matmul_reduce"}, false, {{"matmul_peers.py", {}}}},
+      {"counting",
+       {"monte_carlo_pi", "histogram", "atomic_counter", "rgb_to_grayscale", "loop_sum", "lucas"},
+       true,
+       {{"counting_peers.py", {}}}},
+  };
+  return list;
+}
+
+}  // namespace unison::suite
