@@ -4,16 +4,6 @@
 // The direct algorithm on CPUs: packs of consecutive outputs per tap (window_sums), the taps as
 // vectors against broadcasts of x from 64 taps on, a block of outputs per work item.
 
-#include <algorithm>
-#include <cstdint>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/device_info.hpp>
-#include <unison/backends/memory.hpp>
-#include <unison/backends/simd.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/convolve/direct.hpp>
 
 namespace unison::detail {

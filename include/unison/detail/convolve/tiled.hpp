@@ -3,16 +3,6 @@
 // the family's public types (not a header to include on its own).
 // The tiled algorithm: a team stages a tile of x and a chunk of the taps in scratch.
 
-#include <algorithm>
-#include <cstdint>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/device_info.hpp>
-#include <unison/backends/memory.hpp>
-#include <unison/backends/simd.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/convolve/host.hpp>
 
 namespace unison::detail {

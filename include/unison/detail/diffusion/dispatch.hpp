@@ -4,19 +4,6 @@
 // One pass of any algorithm: the tile shape checked against the team scratch, the algorithm that
 // `automatic` stands for, the checks every form shares, and the launch of each kernel.
 
-#include <cmath>
-#include <cstdint>
-#include <limits>
-#include <string>
-#include <type_traits>
-#include <utility>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/backends/host_arithmetic.hpp>
-#include <unison/backends/memory.hpp>
-#include <unison/detail/allocate.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/diffusion/plain.hpp>
 #include <unison/detail/diffusion/rows.hpp>
 #include <unison/detail/diffusion/strips.hpp>

@@ -3,19 +3,6 @@
 // family's public types (not a header to include on its own).
 // The reference kernel: one cell per index, neighbours read with bounds checks.
 
-#include <cmath>
-#include <cstdint>
-#include <limits>
-#include <string>
-#include <type_traits>
-#include <utility>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/backends/host_arithmetic.hpp>
-#include <unison/backends/memory.hpp>
-#include <unison/detail/allocate.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/diffusion/stencil.hpp>
 
 namespace unison::detail {

@@ -4,19 +4,6 @@
 // `streaming` on CPUs: a block of whole rows per thread (diffuse), and several steps per pass
 // with every step's Laplacian kept (diffuse_history).
 
-#include <cmath>
-#include <cstdint>
-#include <limits>
-#include <string>
-#include <type_traits>
-#include <utility>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/backends/host_arithmetic.hpp>
-#include <unison/backends/memory.hpp>
-#include <unison/detail/allocate.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/diffusion/stencil.hpp>
 
 namespace unison::detail {

@@ -4,19 +4,6 @@
 // The forms of diffuse and diffuse_history: options resolved and checked, the two buffers, the
 // passes one after another.
 
-#include <cmath>
-#include <cstdint>
-#include <limits>
-#include <string>
-#include <type_traits>
-#include <utility>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/backends/host_arithmetic.hpp>
-#include <unison/backends/memory.hpp>
-#include <unison/detail/allocate.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/diffusion/dispatch.hpp>
 
 namespace unison::detail {

@@ -3,14 +3,6 @@
 // the family's public types (not a header to include on its own).
 // loop_sum's kernel.
 
-#include <cmath>
-#include <cstdint>
-#include <limits>
-#include <string>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/simd.hpp>
-#include <unison/detail/checks.hpp>
 #include <unison/detail/examples/grayscale.hpp>
 
 namespace unison::detail {

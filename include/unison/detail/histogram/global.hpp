@@ -3,16 +3,6 @@
 // the family's public types (not a header to include on its own).
 // Without room in scratch for the bins: one global atomic per value.
 
-#include <cmath>
-#include <cstdint>
-#include <limits>
-#include <string>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/simd.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/histogram/teams.hpp>
 
 namespace unison::detail {

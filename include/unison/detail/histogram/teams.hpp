@@ -4,16 +4,6 @@
 // Private histograms per team in scratch, counted value by value or in packs (CPUs), added
 // to the counts with one atomic per bin and team.
 
-#include <cmath>
-#include <cstdint>
-#include <limits>
-#include <string>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/simd.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/histogram/bins.hpp>
 
 namespace unison::detail {

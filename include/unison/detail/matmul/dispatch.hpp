@@ -4,20 +4,6 @@
 // The checks every form shares, the method that `automatic` stands for, and each method's
 // launches in a workspace.
 
-#include <cstdint>
-#include <utility>
-#include <string>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <KokkosBlas3_gemm.hpp>
-#include <KokkosKernels_config.h>
-#include <unison/backends/device_info.hpp>
-#include <unison/backends/host_blas.hpp>
-#include <unison/backends/simd.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/allocate.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/matmul/fill.hpp>
 
 namespace unison::detail {

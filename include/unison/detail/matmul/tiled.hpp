@@ -3,20 +3,6 @@
 // the family's public types (not a header to include on its own).
 // The tiled method: a tile of A.B in team scratch, summed over its rows (GPUs).
 
-#include <cstdint>
-#include <utility>
-#include <string>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <KokkosBlas3_gemm.hpp>
-#include <KokkosKernels_config.h>
-#include <unison/backends/device_info.hpp>
-#include <unison/backends/host_blas.hpp>
-#include <unison/backends/simd.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/allocate.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/matmul/column_sums.hpp>
 
 namespace unison::detail {

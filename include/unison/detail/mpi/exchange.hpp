@@ -3,25 +3,6 @@
 // the family's public types (not a header to include on its own).
 // The halo exchange with the four neighbours, through device or pinned host buffers.
 
-#include <mpi.h>
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstdint>
-#include <cstring>
-#include <limits>
-#include <memory>
-#include <string>
-#include <type_traits>
-#include <utility>
-#include <vector>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/streams.hpp>
-#include <unison/diffusion.hpp>
-#include <unison/field.hpp>
-#include <unison/detail/allocate.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/matmul.hpp>
 #include <unison/detail/mpi/halo.hpp>
 
 namespace unison::mpi::detail {

@@ -4,25 +4,6 @@
 // The block's kernels: the interior and edge cells of one step from a padded block with its
 // halos, and the halos packed and unpacked.
 
-#include <mpi.h>
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstdint>
-#include <cstring>
-#include <limits>
-#include <memory>
-#include <string>
-#include <type_traits>
-#include <utility>
-#include <vector>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/streams.hpp>
-#include <unison/diffusion.hpp>
-#include <unison/field.hpp>
-#include <unison/detail/allocate.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/matmul.hpp>
 #include <unison/detail/mpi/agreement.hpp>
 
 namespace unison::mpi::detail {

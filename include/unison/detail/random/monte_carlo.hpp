@@ -4,12 +4,6 @@
 // monte_carlo_pi's work items: consecutive values of the sequence, counted inside the
 // quarter circle.
 
-#include <cstdint>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/memory.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/checks.hpp>
 #include <unison/detail/random/counter_hash.hpp>
 
 namespace unison::detail {

@@ -4,14 +4,6 @@
 // l2_norm's kernels: a row per thread or team (any backend), packs of rows or of a row's
 // elements summed in double (CPUs).
 
-#include <cmath>
-#include <cstdint>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/simd.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/rowwise/work_items.hpp>
 
 namespace unison::detail {

@@ -4,14 +4,6 @@
 // matmul_core's kernels: a row of one product per work item (any backend), packs of batch
 // entries (CPUs).
 
-#include <cmath>
-#include <cstdint>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/simd.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/rowwise/l2_norm.hpp>
 
 namespace unison::detail {

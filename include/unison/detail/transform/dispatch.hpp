@@ -4,15 +4,6 @@
 // Rank-2 outputs (flattened where every operand allows it, else a 2-D kernel) and the checks
 // and launch of every element-wise call.
 
-#include <array>
-#include <cstdint>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/device_info.hpp>
-#include <unison/backends/simd.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/transform/launch_1d.hpp>
 
 namespace unison::detail {

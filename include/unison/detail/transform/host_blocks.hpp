@@ -4,15 +4,6 @@
 // The CPU kernel: a block of consecutive elements per work item, in packs where the operation
 // takes them, written with non-temporal stores past the cache.
 
-#include <array>
-#include <cstdint>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/device_info.hpp>
-#include <unison/backends/simd.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/transform/kernel_1d.hpp>
 
 namespace unison::detail {

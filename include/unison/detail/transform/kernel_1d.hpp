@@ -3,15 +3,6 @@
 // the family's public types (not a header to include on its own).
 // The 1-D kernel: chunks of K elements, U chunks per work item in warp-sized groups (GPUs).
 
-#include <array>
-#include <cstdint>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/device_info.hpp>
-#include <unison/backends/simd.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/transform/operands.hpp>
 
 namespace unison::detail {

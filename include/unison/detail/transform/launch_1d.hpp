@@ -3,15 +3,6 @@
 // the family's public types (not a header to include on its own).
 // The choice of 1-D kernel for a call: chunk width, chunks per item, packs or plain loops.
 
-#include <array>
-#include <cstdint>
-#include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/device_info.hpp>
-#include <unison/backends/simd.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
 #include <unison/detail/transform/host_blocks.hpp>
 
 namespace unison::detail {
