@@ -386,8 +386,11 @@ void register_stencil();
 void register_matmul();
 void register_rowwise();
 void register_counting();
-// N small diffusions on N instances at once against one instance (diffusion/overlap/...).
-void register_overlap();
+// N small problems on N instances at once against one instance (bench_overlap.cpp): diffusions
+// (diffusion/overlap/..., registered by register_stencil) and matmul-reduces
+// (matmul_reduce/overlap/..., by register_matmul).
+void register_overlap_diffusion();
+void register_overlap_matmul();
 // Size sweeps for where the GPU overtakes the CPU, with the data on the device and with the
 // host copies: "crossover/<workload>/<size>/(device|with_copies)".
 // gaussian_pdf, 1e3 to 1e8

@@ -110,6 +110,7 @@ void register_backend() {
 
 void register_matmul() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
+  register_overlap_matmul();
 }
 
 // This file's families in the workload registry (suite/workloads.cpp).

@@ -154,10 +154,10 @@ void add_overlap(const std::string& family, const std::string& shape, int count,
 
 }  // namespace
 
-void register_overlap() {
+void register_overlap_diffusion() {
   for_each_backend([](auto backend) {
     using Exec = typename decltype(backend)::type;
-    for (bool separate : {false, true}) {
+    for (bool separate : {false, true})
       for (auto [side, steps] : {std::pair<std::int64_t, std::int64_t>{256, 50}, {1024, 20}})
         add_overlap<Exec>(
             "diffusion",
@@ -165,10 +165,16 @@ void register_overlap() {
             separate, [side = side, steps = steps](const Exec& exec, int i) {
               return DiffusionProblem<Exec>(exec, i, side, steps);
             });
+  });
+}
+
+void register_overlap_matmul() {
+  for_each_backend([](auto backend) {
+    using Exec = typename decltype(backend)::type;
+    for (bool separate : {false, true})
       add_overlap<Exec>(
           "matmul_reduce", "128x2048x1024/tiled", 8, separate,
           [](const Exec& exec, int i) { return MatmulProblem<Exec>(exec, i, 128, 2048, 1024); });
-    }
   });
 }
 

@@ -628,7 +628,7 @@ void register_crossover_stencil() {
 
 void register_stencil() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
-  register_overlap();
+  register_overlap_diffusion();
 }
 
 // This file's families in the workload registry (suite/workloads.cpp).

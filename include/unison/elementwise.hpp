@@ -25,7 +25,7 @@
 
 // The compile-time checks shared by the element-wise functions; `fname` is a string literal
 // naming the function, so that every message names it.
-#define UNISON_IMPL_CHECK_ELEMENTWISE(fname, Exec, Out, ...)                                 \
+#define UNISON_DETAIL_CHECK_ELEMENTWISE(fname, Exec, Out, ...)                               \
   static_assert(Kokkos::is_execution_space_v<Exec>,                                          \
                 fname ": the first argument must be a Kokkos execution space instance");     \
   static_assert(::unison::detail::is_writable_view_v<Out>,                                   \
@@ -42,7 +42,7 @@ namespace unison {
 /// out's value type T on GPUs (and for integers), a pack of T's on CPUs (unison::transform calls
 /// them a vector register of elements at a time); T names the value type they are used with.
 namespace ops {
-#define UNISON_IMPL_OP(Name, params, expr)      \
+#define UNISON_DETAIL_OP(Name, params, expr)    \
   template <class T>                            \
   struct Name {                                 \
     using unison_packs = void;                  \
@@ -51,17 +51,17 @@ namespace ops {
       return expr;                              \
     }                                           \
   };
-UNISON_IMPL_OP(Add, (V x, V y), x + y)
-UNISON_IMPL_OP(Hypot, (V x, V y), math::hypot(x, y))
-UNISON_IMPL_OP(GaussianPdf, (V x, V mean, V sigma), math::gaussian_pdf(x, mean, sigma))
-UNISON_IMPL_OP(PolarDistance, (V r1, V t1, V r2, V t2), math::polar_distance(r1, t1, r2, t2))
-UNISON_IMPL_OP(ZeroSuppress, (V v, V threshold), math::zero_suppress(v, threshold))
-UNISON_IMPL_OP(Pulse, (V t, V period, V amplitude), math::pulse(t, period, amplitude))
-UNISON_IMPL_OP(Normalize, (V g), math::normalize(g))
-UNISON_IMPL_OP(Multiply, (V x, V y), x* y)
-UNISON_IMPL_OP(Activate, (V v), math::activate(v))
-UNISON_IMPL_OP(HiddenNeuron, (V g, V w), math::hidden_neuron(g, w))
-#undef UNISON_IMPL_OP
+UNISON_DETAIL_OP(Add, (V x, V y), x + y)
+UNISON_DETAIL_OP(Hypot, (V x, V y), math::hypot(x, y))
+UNISON_DETAIL_OP(GaussianPdf, (V x, V mean, V sigma), math::gaussian_pdf(x, mean, sigma))
+UNISON_DETAIL_OP(PolarDistance, (V r1, V t1, V r2, V t2), math::polar_distance(r1, t1, r2, t2))
+UNISON_DETAIL_OP(ZeroSuppress, (V v, V threshold), math::zero_suppress(v, threshold))
+UNISON_DETAIL_OP(Pulse, (V t, V period, V amplitude), math::pulse(t, period, amplitude))
+UNISON_DETAIL_OP(Normalize, (V g), math::normalize(g))
+UNISON_DETAIL_OP(Multiply, (V x, V y), x* y)
+UNISON_DETAIL_OP(Activate, (V v), math::activate(v))
+UNISON_DETAIL_OP(HiddenNeuron, (V g, V w), math::hidden_neuron(g, w))
+#undef UNISON_DETAIL_OP
 }  // namespace ops
 
 template <class Out>
@@ -74,7 +74,7 @@ using value_t = typename Out::non_const_value_type;
 /// unison::invalid_argument.
 template <class Exec, class X, class Y, class Out>
 void add(const Exec& exec, const X& x, const Y& y, const Out& out) {
-  UNISON_IMPL_CHECK_ELEMENTWISE("unison::add", Exec, Out, X, Y);
+  UNISON_DETAIL_CHECK_ELEMENTWISE("unison::add", Exec, Out, X, Y);
   static_assert(std::is_arithmetic_v<value_t<Out>>, "unison::add: out must hold arithmetic values");
   if constexpr (std::is_arithmetic_v<X>)
     detail::require(detail::fits_in<value_t<Out>>(x), "unison::add", "x is ", x,
@@ -89,7 +89,7 @@ void add(const Exec& exec, const X& x, const Y& y, const Out& out) {
 /// out = sqrt(x² + y²), computed without overflow (unison::math::hypot).
 template <class Exec, class X, class Y, class Out>
 void hypot(const Exec& exec, const X& x, const Y& y, const Out& out) {
-  UNISON_IMPL_CHECK_ELEMENTWISE("unison::hypot", Exec, Out, X, Y);
+  UNISON_DETAIL_CHECK_ELEMENTWISE("unison::hypot", Exec, Out, X, Y);
   static_assert(std::is_floating_point_v<value_t<Out>>,
                 "unison::hypot: out must hold floating-point values");
   detail::transform({"unison::hypot", "unison::elementwise::hypot"}, {"x", "y"}, exec, out,
@@ -103,7 +103,7 @@ void hypot(const Exec& exec, const X& x, const Y& y, const Out& out) {
 /// (x, and mean or sigma given as Views) are data: NaN propagates element by element.
 template <class Exec, class X, class M, class S, class Out>
 void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, const Out& out) {
-  UNISON_IMPL_CHECK_ELEMENTWISE("unison::gaussian_pdf", Exec, Out, X, M, S);
+  UNISON_DETAIL_CHECK_ELEMENTWISE("unison::gaussian_pdf", Exec, Out, X, M, S);
   using T = value_t<Out>;
   static_assert(std::is_floating_point_v<T>,
                 "unison::gaussian_pdf: out must hold floating-point values");
@@ -128,7 +128,7 @@ void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, c
 template <class Exec, class R1, class T1, class R2, class T2, class Out>
 void polar_distance(const Exec& exec, const R1& rho1, const T1& theta1, const R2& rho2,
                     const T2& theta2, const Out& out) {
-  UNISON_IMPL_CHECK_ELEMENTWISE("unison::polar_distance", Exec, Out, R1, T1, R2, T2);
+  UNISON_DETAIL_CHECK_ELEMENTWISE("unison::polar_distance", Exec, Out, R1, T1, R2, T2);
   static_assert(std::is_floating_point_v<value_t<Out>>,
                 "unison::polar_distance: out must hold floating-point values");
   detail::transform({"unison::polar_distance", "unison::elementwise::polar_distance"},
@@ -144,7 +144,7 @@ void polar_distance(const Exec& exec, const R1& rho1, const T1& theta1, const R2
 /// value). Else unison::invalid_argument. A waveform given as a scalar is data.
 template <class Exec, class W, class T, class Out>
 void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, const Out& out) {
-  UNISON_IMPL_CHECK_ELEMENTWISE("unison::zero_suppress", Exec, Out, W, T);
+  UNISON_DETAIL_CHECK_ELEMENTWISE("unison::zero_suppress", Exec, Out, W, T);
   static_assert(std::is_arithmetic_v<value_t<Out>>,
                 "unison::zero_suppress: out must hold arithmetic values");
   if constexpr (std::is_arithmetic_v<T>) {

@@ -11,7 +11,7 @@
 #                           per tool (default 200)
 #   gpu-async.sh all        both in one call (a fresh machine), the overlap benchmark last, also
 #                           without OMP_PROC_BIND
-# Results in $OUT: tests.txt, overlap.txt, build.log; sanitize-*.txt.
+# Results in $OUT: tests.txt (tests-full.txt.gz), overlap-bound.txt, overlap-unbound.txt (all), build.log; sanitize-*.txt.
 set -u
 overlap() {  # the overlap benchmark into $OUT/overlap$1.txt
   timeout 120 build/cuda/benchmarks/unison_bench --benchmark_filter='overlap' \

@@ -7,7 +7,8 @@
 #                                the earlier one (/tmp/before/build/cuda), then this tree's unit
 #                                tests on Serial, OpenMP and Cuda ($OUT/tests.txt)
 #   gpu-before-after.sh suite X  unison-bench's default run of X (before or after) with the peers,
-#                                into $OUT/X/ (tools/gpu/gpu-full-suite.sh suite)
+#                                into $OUT/X/ (this tree's tools/gpu/gpu-full-suite.sh suite, run
+#                                in X's folder)
 set -u
 root=$PWD
 if [ "${1:-build}" = build ]; then
@@ -15,8 +16,9 @@ if [ "${1:-build}" = build ]; then
   gpu_build unison-bench unison_bench unison_tests || exit 1
   rm -rf /tmp/before && mkdir -p /tmp/before && tar -xf .deps/before.tar -C /tmp/before
   ln -s "$root/.deps" /tmp/before/.deps
+  # (with this tree's build script: the earlier tree may keep its scripts elsewhere)
   (cd /tmp/before && mkdir -p "$OUT/before" && OUT="$OUT/before" bash -c \
-    '. tools/gpu/gpu-build.sh && gpu_build unison-bench unison_bench') || exit 1
+    ". '$root/tools/gpu/gpu-build.sh' && gpu_build unison-bench unison_bench") || exit 1
   t0=$(date +%s)
   timeout 200 build/cuda/tests/unison_tests > $OUT/tests-full.txt 2>&1
   echo "tests exit $? after $(( $(date +%s)-t0 )) s"

@@ -4,7 +4,7 @@
 #                         machine, the exit status and the time taken, and the first errors
 #                         (then returns 1).
 export UNISON_DEPS_DIR=$PWD/.deps CMAKE_BUILD_PARALLEL_LEVEL=16
-. tools/gpu/gpu-openblas.sh
+. "${BASH_SOURCE[0]%/*}/gpu-openblas.sh"
 gpu_build() {
   lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader

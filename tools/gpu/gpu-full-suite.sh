@@ -11,7 +11,7 @@
 # Results in $OUT: table.txt, progress.txt, the CSVs, report.html with the plots and the JSON in
 # report.tar.gz, and everything else in run.tar.gz.
 set -u
-. tools/gpu/gpu-build.sh
+. "${BASH_SOURCE[0]%/*}/gpu-build.sh"
 if [ "${1:-build}" = build ]; then
   gpu_build unison-bench unison_tests || exit 1
   t0=$(date +%s)

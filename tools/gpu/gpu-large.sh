@@ -6,7 +6,7 @@
 # With the device tool, after building build/cuda/tests/unison_tests here:
 #   run(command="bash tools/gpu/gpu-large.sh", carry=["build/cuda/tests/unison_tests","build/carry"])
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."  # the repository root
 export LD_LIBRARY_PATH=$PWD/build/carry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 UNISON_LARGE_TESTS=1 UNISON_LARGE_N=${1:-3000000001} "${UNISON_TESTS:-build/cuda/tests/unison_tests}" \
   --gtest_filter='Large/Cuda.*'

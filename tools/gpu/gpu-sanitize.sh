@@ -12,7 +12,7 @@
 #   run(command="bash tools/gpu/gpu-sanitize.sh", carry=["build/cuda/tests/unison_tests","build/carry"])
 # Environment: UNISON_SANITIZE_TIMEOUT (seconds per tool, default 900), OUT (results folder).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."  # the repository root
 filter=${1:-'*/Cuda.*'}
 shift || true
 tools=("$@")

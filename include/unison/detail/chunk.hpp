@@ -10,16 +10,16 @@
 #include <unison/backends/memory.hpp>
 
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-#define UNISON_IMPL_IVDEP _Pragma("GCC ivdep")
+#define UNISON_DETAIL_IVDEP _Pragma("GCC ivdep")
 #else
-#define UNISON_IMPL_IVDEP
+#define UNISON_DETAIL_IVDEP
 #endif
 
 // Unrolls the loop that follows in GPU code (nvcc's `#pragma unroll`); nothing elsewhere.
 #if defined(__CUDA_ARCH__)
-#define UNISON_IMPL_UNROLL_ON_DEVICE _Pragma("unroll")
+#define UNISON_DETAIL_UNROLL_ON_DEVICE _Pragma("unroll")
 #else
-#define UNISON_IMPL_UNROLL_ON_DEVICE
+#define UNISON_DETAIL_UNROLL_ON_DEVICE
 #endif
 
 namespace unison::detail {
@@ -43,7 +43,7 @@ template <class Member, class F>
 KOKKOS_FORCEINLINE_FUNCTION void vector_for(const Member& team, int begin, int end, const F& f) {
   if (end <= begin) return;
   KOKKOS_IF_ON_DEVICE((Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, begin, end), f);))
-  KOKKOS_IF_ON_HOST(((void)team; UNISON_IMPL_IVDEP for (int p = begin; p < end; ++p) f(p);))
+  KOKKOS_IF_ON_HOST(((void)team; UNISON_DETAIL_IVDEP for (int p = begin; p < end; ++p) f(p);))
 }
 
 // Splits [0, n) of an array that starts at `base` into a head up to the first K-element

@@ -17,11 +17,13 @@ namespace unison::backends {
 /// item. CPUs (`blocks`): a work item is a block of consecutive elements computed a pack at a
 /// time (unison/backends/simd.hpp), about `blocks_per_thread` blocks per thread, each of
 /// `min_block` to `max_block` elements (a multiple of 64). `group`: with unroll > 1, the work
-/// items that share U chunks in turn so that each pass is one coalesced access (a GPU's warp).
+/// items that share U chunks in turn so that each pass is one coalesced access (a GPU's warp;
+/// CPUs take the same 32, which they use only where a caller forces unroll > 1, as the tests
+/// do, so that the GPU's indexing is tested on every backend).
 struct HostElementwiseTuning {
   static constexpr int vector = 1;
   static constexpr int unroll = 1;
-  static constexpr int group = 1;
+  static constexpr int group = 32;
   static constexpr bool blocks = true;
   static constexpr std::int64_t min_block = 1024;
   static constexpr std::int64_t max_block = 1 << 16;

@@ -94,7 +94,7 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_row(const T* KOKKOS_RESTRICT up,
   if constexpr (Lapl) lout[last * ls] = lap1;
   if (last == 1) return;
   const auto range = [](int b, int e, const auto& g) {
-    UNISON_IMPL_IVDEP
+    UNISON_DETAIL_IVDEP
     for (int c = b; c < e; ++c) g(c);
   };
   if (K == 1 || is != 1 || os != 1 || (Lapl && ls != 1)) {
@@ -123,7 +123,7 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_row(const T* KOKKOS_RESTRICT up,
         if constexpr (Lapl) backends::store_vector_streaming(lout + c, lap);
 #else
         Chunk<T, K> laps;
-        UNISON_IMPL_IVDEP
+        UNISON_DETAIL_IVDEP
         for (int e = 0; e < K; ++e) laps.v[e] = value(c + e, mid[c + e - 1], mid[c + e + 1]);
         if constexpr (Lapl)
           backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + c), laps);

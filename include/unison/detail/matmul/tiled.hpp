@@ -112,7 +112,7 @@ struct MatmulReduceTiled {
             for (int j = 0; j < RN; ++j)
               acc[i][j] = k0 == 0 ? T(0) : cs[row_of(pm, i) * TN + col_of(pn, j)];
         }
-        UNISON_IMPL_UNROLL_ON_DEVICE
+        UNISON_DETAIL_UNROLL_ON_DEVICE
         for (int kk = 0; kk < TK; ++kk) {
           // Each half of the micro-tile's rows (columns) is RM / 2 (RN / 2) consecutive words,
           // aligned to its size: a GPU loads each with one 16-byte instruction.

@@ -75,7 +75,7 @@ struct TransformBlocks {
       T* const o = out;
       const F g = f;
       const Ops a = ops;
-      UNISON_IMPL_IVDEP
+      UNISON_DETAIL_IVDEP
       for (std::int64_t i = i0; i < i1; ++i) o[i] = static_cast<T>(a.at1(g, i));
     }
   }
