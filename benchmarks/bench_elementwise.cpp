@@ -230,8 +230,8 @@ void add_chunk_probe() {
         auto x = random_view<float, Mem>(n, -5, 5, "unison::bench::a");
         Kokkos::View<float*, Mem> out(Kokkos::view_alloc("unison::bench::out"), n);
         return [=](const Exec& e) {
-          unison::detail::transform<K, U>({"probe", "unison::bench::probe"}, {"x", "mean", "sigma"},
-                                          e, out, unison::ops::GaussianPdf<float>{}, x, 0.f, 1.f);
+          unison::transform(unison::TransformShape<K, U>{}, e, out,
+                            unison::ops::GaussianPdf<float>{}, x, 0.f, 1.f);
         };
       },
       2.0 * n * sizeof(float));
@@ -242,8 +242,8 @@ void add_chunk_probe() {
         auto w = random_view<float, Mem>(n, 0.3, 0.7, "unison::bench::b");
         Kokkos::View<float*, Mem> out(Kokkos::view_alloc("unison::bench::out"), n);
         return [=](const Exec& e) {
-          unison::detail::transform<K, U>({"probe", "unison::bench::probe"}, {"g", "w"}, e, out,
-                                          unison::ops::HiddenNeuron<float>{}, g, w);
+          unison::transform(unison::TransformShape<K, U>{}, e, out,
+                            unison::ops::HiddenNeuron<float>{}, g, w);
         };
       },
       3.0 * n * sizeof(float));

@@ -502,7 +502,7 @@ void test_history(StencilAlgorithm algorithm) {
   options.algorithm = algorithm;
   check_history<Exec, float, Kokkos::LayoutRight>(options);
   check_history<Exec, double, Kokkos::LayoutLeft>(options);
-  if (algorithm == StencilAlgorithm::streaming && unison::detail::history_blocking_v<Exec>) {
+  if (algorithm == StencilAlgorithm::streaming && unison::streaming_row_blocks_v<Exec>) {
     options.steps_per_pass = 2;  // the CPU form that runs several steps per pass
     check_history<Exec, float, Kokkos::LayoutRight>(options);
   }

@@ -333,7 +333,7 @@ void check_history(long nx, long ny, int steps) {
     EXPECT_TRUE(close(lapls.back(), ref_lapl, tolerance<T>() * (s + 1))) << "step " << s + 1;
   }
   EXPECT_TRUE(close(fields.back(), ref, tolerance<T>() * steps));
-  const bool blocking = unison::detail::history_blocking_v<Exec>;
+  const bool blocking = unison::streaming_row_blocks_v<Exec>;
   const std::vector<int> passes =
       blocking ? std::vector<int>{0, 1, 2, 3, 4, 8} : std::vector<int>{0, 1};
   for (int depth : {1, 3, 4, 8}) {
@@ -481,7 +481,7 @@ void test_jagged() {
   const auto r = to_host(right), l = to_host(left);
   EXPECT_TRUE(close(l, r, 0));
   std::vector<std::int64_t> noise;
-  const unison::detail::JaggedNoise gen{42};
+  const unison::JaggedNoise gen{42};
   for (long i = 0; i < nx; ++i)
     for (long j = 0; j < ny; ++j) noise.push_back(gen(i, j));
   long zeros = 0;
@@ -494,13 +494,12 @@ void test_jagged() {
   EXPECT_GE(share, 0.7);
   EXPECT_LT(share, 0.71);
   // Nonzero cells are exactly the noise above the threshold, scaled.
-  std::int64_t max_zero = -1, min_kept = unison::detail::JaggedNoise::max_value + 1;
+  std::int64_t max_zero = -1, min_kept = unison::JaggedNoise::max_value + 1;
   for (std::size_t c = 0; c < r.size(); ++c) {
     if (r[c] == 0) max_zero = std::max(max_zero, noise[c]);
     else {
       min_kept = std::min(min_kept, noise[c]);
-      EXPECT_EQ(float(r[c]),
-                float(noise[c]) * (1.f / float(unison::detail::JaggedNoise::max_value + 1)));
+      EXPECT_EQ(float(r[c]), float(noise[c]) * (1.f / float(unison::JaggedNoise::max_value + 1)));
     }
   }
   EXPECT_LT(max_zero, min_kept);
@@ -631,7 +630,7 @@ void test_errors() {
   EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, 0.25, history, none, two); },
                              hist, {"steps_per_pass 2 needs the streaming algorithm"}));
   two.algorithm = StencilAlgorithm::streaming;
-  if (unison::detail::history_blocking_v<Exec>) {
+  if (unison::streaming_row_blocks_v<Exec>) {
     EXPECT_NO_THROW(unison::diffuse_history(exec, f, 3, 0.25, history, none, two));
   } else {
     EXPECT_TRUE(throws_invalid(

@@ -114,8 +114,8 @@ void check_chunked() {
           Kokkos::subview(obuf, std::make_pair<std::size_t, std::size_t>(offset, n + offset));
       fill(xbuf, uniform<float>(-3, 3));
       poison_fill(obuf);
-      unison::detail::transform<K, U>(
-          {"unison::test", "unison::test::chunked"}, {"x", "c"}, exec, out,
+      unison::transform(
+          unison::TransformShape<K, U>{}, exec, out,
           KOKKOS_LAMBDA(float v, float c) { return 2 * v + c; }, x, 1.f);
       exec.fence();
       auto hx = to_host(x);

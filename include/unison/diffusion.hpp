@@ -56,6 +56,12 @@ struct DiffusionOptions {
   int strip_prefetch = 0;  ///< rows a strip thread loads ahead, 1 to 4 (0: the backend's choice)
 };
 
+/// Whether Exec's `streaming` algorithm gives each thread a block of whole rows (true on the CPU
+/// backends) rather than strips of rows (GPUs). Only in that form does diffuse_history run
+/// several steps per pass (DiffusionOptions::steps_per_pass > 1).
+template <class Exec>
+inline constexpr bool streaming_row_blocks_v = backends::StencilTuning<Exec>::streaming_row_blocks;
+
 }  // namespace unison
 
 // The kernels and their dispatch (unison/detail/diffusion/).

@@ -40,21 +40,26 @@ namespace unison {
 template <class Exec, class Out, class F, class... Args>
 std::enable_if_t<Kokkos::is_execution_space_v<Exec>> transform(const Exec& exec, const Out& out,
                                                                const F& f, const Args&... args) {
-  static_assert(
-      detail::is_writable_view_v<Out>,
-      "unison::transform: out must be a rank-1 or rank-2 View with a non-const value type");
-  static_assert(detail::accessible_v<Exec, Out>,
-                "unison::transform: out must be accessible from the execution space");
-  static_assert(detail::all_operands_v<Exec, int(Out::rank()), Args...>,
-                "unison::transform: every input must be an arithmetic scalar or a View of out's "
-                "rank accessible from the execution space");
-  std::array<const char*, sizeof...(Args)> arg_names{};
-  static const char* const numbered[] = {"input 0", "input 1", "input 2", "input 3",
-                                         "input 4", "input 5", "input 6", "input 7"};
-  for (std::size_t k = 0; k < arg_names.size(); ++k)
-    arg_names[k] = k < 8 ? numbered[k] : "an input";
-  detail::transform({"unison::transform", "unison::elementwise::transform"}, arg_names, exec, out,
-                    f, args...);
+  detail::checked_transform<0, 0>(exec, out, f, args...);
+}
+
+/// transform with a fixed work shape, for tuning probes and tests: each work item of a rank-1
+/// launch (or of a rank-2 one over contiguous Views, taken as rank 1) reads `Vector` consecutive
+/// elements at once (one wide access where every array is aligned to it) and takes `Unroll`
+/// such chunks. Without it, transform takes the backend's shape (ElementwiseTuning in
+/// unison/backends/tuning.hpp) and, on the CPUs, a block of elements per thread.
+template <int Vector, int Unroll>
+struct TransformShape {
+  static_assert(Vector >= 1 && Unroll >= 1,
+                "unison::TransformShape: Vector and Unroll must be at least 1");
+};
+
+/// transform(exec, out, f, args...) in the work shape `Shape` (TransformShape); the same
+/// results, checks and kernel label.
+template <int Vector, int Unroll, class Exec, class Out, class F, class... Args>
+void transform(TransformShape<Vector, Unroll>, const Exec& exec, const Out& out, const F& f,
+               const Args&... args) {
+  detail::checked_transform<Vector, Unroll>(exec, out, f, args...);
 }
 
 /// transform on out's default execution space.

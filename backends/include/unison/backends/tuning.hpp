@@ -68,8 +68,9 @@ struct HostConvolveTuning {
 /// wanted, with its own tile shape (a larger tile keeps the halo's redundant work small).
 /// `streaming_every_step` / `streaming_final_only`: whether StencilAlgorithm::automatic takes
 /// the `streaming` kernel (no scratch; the neighbours come through the caches) instead of the
-/// tiled one. `strip_rows`: streaming's form, 0 for a block of rows per thread (CPUs), else the
-/// rows each thread walks down one column chunk of `strip_chunk_bytes` (GPUs);
+/// tiled one. `streaming_row_blocks`: streaming's form, a block of whole rows per thread (CPUs,
+/// whose threads are few) or strips (GPUs): `strip_rows` rows each thread walks down one column
+/// chunk of `strip_chunk_bytes` (0 where the backend's form is row blocks);
 /// `strip_rows_two_steps` for two steps per pass; `strip_prefetch_rows`: how many rows ahead a
 /// strip thread loads (one step per pass). `streaming_steps_per_pass`: 1, or 2 (the
 /// strip form computes two steps per pass in registers when only the final Laplacian is wanted;
@@ -77,6 +78,7 @@ struct HostConvolveTuning {
 struct HostStencilTuning {
   static constexpr bool streaming_every_step = true;
   static constexpr bool streaming_final_only = true;
+  static constexpr bool streaming_row_blocks = true;
   static constexpr int strip_rows = 0;
   static constexpr int strip_rows_two_steps = 16;
   static constexpr int strip_chunk_bytes = 16;
@@ -255,6 +257,7 @@ template <>
 struct StencilTuning<Kokkos::Cuda> {
   static constexpr bool streaming_every_step = true;
   static constexpr bool streaming_final_only = true;
+  static constexpr bool streaming_row_blocks = false;
   static constexpr int strip_rows = 8;
   static constexpr int strip_rows_two_steps = 16;
   static constexpr int strip_chunk_bytes = 16;

@@ -120,19 +120,14 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   });
 }
 
-// Whether diffuse_history runs several steps per pass for this backend and algorithm: the CPU
-// form of `streaming` (a block of rows per thread, DiffusionRowsHistory).
-template <class Exec>
-constexpr bool history_blocking_v = backends::StencilTuning<Exec>::strip_rows <= 0;
-
-// Enqueues `n` steps from f into next by DiffusionRowsHistory (where history_blocking_v), step
+// Enqueues `n` steps from f into next by DiffusionRowsHistory (where streaming_row_blocks_v), step
 // s's Laplacian into plane plane0 + s - 1 of history.
 template <class Exec, class F, class FN, class H>
 void history_pass(const Exec& exec, const F& f, const FN& next, const H& history, int plane0, int n,
                   typename FN::non_const_value_type coeff, bool reverse) {
   const std::int64_t nx = f.extent(0), ny = f.extent(1);
   if (nx == 0 || ny == 0) return;
-  if constexpr (history_blocking_v<Exec>) {
+  if constexpr (streaming_row_blocks_v<Exec>) {
     using Tuning = backends::StencilTuning<Exec>;
     constexpr bool tr = transposed_v<F>;
     const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
@@ -176,10 +171,10 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
   shape_options.steps_per_pass = 0;  // here: steps per pass of the CPU streaming kernel only
   const StencilAlgorithm algorithm =
       resolve<Exec>(options.algorithm, Laplacian::every_step, shape_options);
-  const bool blocking = history_blocking_v<Exec> && algorithm == StencilAlgorithm::streaming;
+  const bool blocking = streaming_row_blocks_v<Exec> && algorithm == StencilAlgorithm::streaming;
   require(options.steps_per_pass <= 1 || blocking, fn, "steps_per_pass ", options.steps_per_pass,
           " needs the streaming algorithm of a backend whose threads sweep blocks of rows (the "
-          "CPU backends: StencilTuning::strip_rows == 0)");
+          "CPU backends; unison::streaming_row_blocks_v)");
   using Tuning = backends::StencilTuning<Exec>;
   const std::int64_t depth = std::int64_t(history.extent(0));
   std::int64_t per_pass = !blocking                    ? 1
@@ -198,7 +193,7 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
       for (std::int64_t k = 0; k < group; ++pass) {
         const int n = int(group - k < per_pass ? group - k : per_pass);
         const bool reverse = pass % 2 == 1;
-        if constexpr (history_blocking_v<Exec>) {
+        if constexpr (streaming_row_blocks_v<Exec>) {
           if (blocking)
             history_pass(exec, ConstFieldView<F>(cur), nxt, history, int(k), n, c, reverse);
         }

@@ -98,4 +98,25 @@ void transform(Names names, const std::array<const char*, sizeof...(Args)>& arg_
   }
 }
 
+// unison::transform's checks and call, in the backend's work shape (Vector = Unroll = 0) or a
+// fixed one (TransformShape).
+template <int Vector, int Unroll, class Exec, class Out, class F, class... Args>
+void checked_transform(const Exec& exec, const Out& out, const F& f, const Args&... args) {
+  static_assert(
+      detail::is_writable_view_v<Out>,
+      "unison::transform: out must be a rank-1 or rank-2 View with a non-const value type");
+  static_assert(detail::accessible_v<Exec, Out>,
+                "unison::transform: out must be accessible from the execution space");
+  static_assert(detail::all_operands_v<Exec, int(Out::rank()), Args...>,
+                "unison::transform: every input must be an arithmetic scalar or a View of out's "
+                "rank accessible from the execution space");
+  std::array<const char*, sizeof...(Args)> arg_names{};
+  static const char* const numbered[] = {"input 0", "input 1", "input 2", "input 3",
+                                         "input 4", "input 5", "input 6", "input 7"};
+  for (std::size_t k = 0; k < arg_names.size(); ++k)
+    arg_names[k] = k < 8 ? numbered[k] : "an input";
+  detail::transform<Vector, Unroll>({"unison::transform", "unison::elementwise::transform"},
+                                    arg_names, exec, out, f, args...);
+}
+
 }  // namespace unison::detail
