@@ -116,7 +116,7 @@ using DiffusionBuffer = Kokkos::View<typename F::non_const_value_type**,
 
 }  // namespace unison
 
-#include <unison/detail/diffusion/run.hpp>
+#include <unison/detail/diffusion/interface.hpp>
 
 namespace unison {
 

@@ -141,7 +141,7 @@ template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t steps, double coeff,
              const L& lapl, Laplacian which = Laplacian::every_step,
              const ExchangeOptions& options = {}) {
-  unison::detail::static_checks<Exec, F, L>();
+  detail::diffusion::check_types<Exec, F, L>();
   using T = typename F::non_const_value_type;
   static_assert(std::is_same_v<typename L::non_const_value_type, T>,
                 "unison::mpi::diffuse: f and lapl must have the same value type");
@@ -154,13 +154,12 @@ void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t 
       d.comm, fn,
       [&] {
         detail::check_block(fn, d, f);
-        unison::detail::check_field<Exec>(fn, f, lapl, coeff);
-        unison::detail::check_disjoint(fn, "lapl", lapl, "f", f);
+        detail::diffusion::check_arguments<Exec>(fn, f, lapl, coeff);
         detail::require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
         detail::require(which == Laplacian::every_step || which == Laplacian::final_only, fn,
                         "unknown Laplacian choice ", int(which));
         detail::check_transport<Exec>(fn, options.transport);
-        constexpr bool tr = unison::detail::transposed_v<F>;
+        constexpr bool tr = detail::diffusion::transposed_v<F>;
         using Shape = detail::HaloRowsShape<Exec>;
         const std::int64_t rows = tr ? d.local_ny : d.local_nx, cols = tr ? d.local_nx : d.local_ny;
         detail::require(std::max(rows, cols) <= std::numeric_limits<int>::max() &&
@@ -179,7 +178,7 @@ void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t 
   using P = detail::Padded<F>;
   using Mem = typename F::memory_space;
   using Buffer = Kokkos::View<T*, Mem>;
-  constexpr bool tr = unison::detail::transposed_v<F>;
+  constexpr bool tr = detail::diffusion::transposed_v<F>;
   const std::int64_t nx = d.local_nx, ny = d.local_ny;
   const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;  // the grid of the kernels
   const std::int64_t halo = 2 * (nx + ny);

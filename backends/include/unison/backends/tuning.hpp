@@ -176,6 +176,16 @@ struct HostRandomTuning {
   static constexpr int min_per_item = 4096;
 };
 
+/// The MPI component's diffusion of a block (unison/mpi.hpp): a team of `team_size` threads per
+/// segment of `segment_cols` columns of a grid row (0: the whole row), each thread computing
+/// `cells_per_thread` cells a team's width apart, their loads issued before any store (more
+/// loads in flight per thread; docs/tuning.md).
+struct HostHaloTuning {
+  static constexpr int team_size = 1;
+  static constexpr int cells_per_thread = 4;
+  static constexpr int segment_cols = 0;
+};
+
 /// The families' tuning, per backend. The primary templates refuse an execution space they have
 /// no values for (at compile time, naming the family), so that a new backend cannot fall back to
 /// values chosen for another kind of hardware: each backend specialises every struct. The host
@@ -195,6 +205,7 @@ UNISON_BACKENDS_REFUSING_TUNING(MatmulTuning)
 UNISON_BACKENDS_REFUSING_TUNING(RowwiseTuning)
 UNISON_BACKENDS_REFUSING_TUNING(HistogramTuning)
 UNISON_BACKENDS_REFUSING_TUNING(RandomTuning)
+UNISON_BACKENDS_REFUSING_TUNING(HaloTuning)
 #undef UNISON_BACKENDS_REFUSING_TUNING
 
 #define UNISON_BACKENDS_HOST_TUNING(Space)                    \
@@ -211,7 +222,9 @@ UNISON_BACKENDS_REFUSING_TUNING(RandomTuning)
   template <>                                                 \
   struct HistogramTuning<Space> : HostHistogramTuning {};     \
   template <>                                                 \
-  struct RandomTuning<Space> : HostRandomTuning {};
+  struct RandomTuning<Space> : HostRandomTuning {};           \
+  template <>                                                 \
+  struct HaloTuning<Space> : HostHaloTuning {};
 #ifdef KOKKOS_ENABLE_SERIAL
 UNISON_BACKENDS_HOST_TUNING(Kokkos::Serial)
 #endif
@@ -231,6 +244,13 @@ struct ElementwiseTuning<Kokkos::Cuda> {
   static constexpr int group = 32;  // a warp (CUDA's warpSize)
   static constexpr bool blocks = false;
   static constexpr std::int64_t min_block = 0, max_block = 0, blocks_per_thread = 0;
+};
+
+template <>
+struct HaloTuning<Kokkos::Cuda> {
+  static constexpr int team_size = 256;
+  static constexpr int cells_per_thread = 4;
+  static constexpr int segment_cols = team_size * cells_per_thread;
 };
 
 template <>

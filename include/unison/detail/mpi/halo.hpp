@@ -8,16 +8,19 @@
 
 namespace unison::mpi::detail {
 
+// The diffusion family's interface to other components (unison/detail/diffusion/interface.hpp).
+namespace diffusion = unison::detail::diffusion;
+
 // The padded copy of a block: one ghost cell around it, (local_nx + 2) x (local_ny + 2), in the
 // layout diffuse uses for the field.
 template <class F>
-using Padded = Kokkos::View<typename F::non_const_value_type**,
-                            unison::detail::diffusion_layout_t<F>, typename F::memory_space>;
+using Padded = Kokkos::View<typename F::non_const_value_type**, diffusion::layout_t<F>,
+                            typename F::memory_space>;
 
 // One diffusion step of the cells of a block's grid (rows across its contiguous axis, as the
 // single-rank kernels see it): cell (r, c) is padded cell (r + 1, c + 1) of cur; its neighbours
 // are other cells of the block or ghost cells, which hold the neighbouring blocks' cells (or 0 at
-// the field's edge). The arithmetic is unison::detail::stencil, as in every single-rank kernel.
+// the field's edge). The arithmetic is diffusion::step, as in every single-rank kernel.
 template <bool Tr, class P, class L>
 struct HaloStencil {
   using T = typename P::non_const_value_type;
@@ -28,13 +31,12 @@ struct HaloStencil {
   bool write_lapl;
 
   KOKKOS_FORCEINLINE_FUNCTION void cell(std::int64_t r, std::int64_t c) const {
-    using unison::detail::cell;
     T lap, v;
-    unison::detail::stencil<T>(cell<Tr>(cur, r + 1, c + 1), cell<Tr>(cur, r, c + 1),
-                               cell<Tr>(cur, r + 2, c + 1), cell<Tr>(cur, r + 1, c),
-                               cell<Tr>(cur, r + 1, c + 2), coeff, lap, v);
-    cell<Tr>(next, r + 1, c + 1) = v;
-    if (write_lapl) cell<Tr>(lapl, r, c) = lap;
+    diffusion::step<T>(diffusion::at<Tr>(cur, r + 1, c + 1), diffusion::at<Tr>(cur, r, c + 1),
+                       diffusion::at<Tr>(cur, r + 2, c + 1), diffusion::at<Tr>(cur, r + 1, c),
+                       diffusion::at<Tr>(cur, r + 1, c + 2), coeff, lap, v);
+    diffusion::at<Tr>(next, r + 1, c + 1) = v;
+    if (write_lapl) diffusion::at<Tr>(lapl, r, c) = lap;
   }
 };
 
@@ -49,7 +51,6 @@ struct HaloStencilRows : HaloStencil<Tr, P, L> {
   std::int64_t r0, c0, cols, segments, width;
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team) const {
-    using unison::detail::cell;
     const std::int64_t league = team.league_rank();
     const std::int64_t r = r0 + league / segments + 1;  // padded row
     const std::int64_t begin = league % segments * width;
@@ -60,35 +61,35 @@ struct HaloStencilRows : HaloStencil<Tr, P, L> {
       for (int u = 0; u < U; ++u) {
         const std::int64_t k = base + u * threads, c = c0 + k + 1;  // padded column
         if (k < end) {
-          mid[u] = cell<Tr>(this->cur, r, c);
-          up[u] = cell<Tr>(this->cur, r - 1, c);
-          down[u] = cell<Tr>(this->cur, r + 1, c);
-          left[u] = cell<Tr>(this->cur, r, c - 1);
-          right[u] = cell<Tr>(this->cur, r, c + 1);
+          mid[u] = diffusion::at<Tr>(this->cur, r, c);
+          up[u] = diffusion::at<Tr>(this->cur, r - 1, c);
+          down[u] = diffusion::at<Tr>(this->cur, r + 1, c);
+          left[u] = diffusion::at<Tr>(this->cur, r, c - 1);
+          right[u] = diffusion::at<Tr>(this->cur, r, c + 1);
         }
       }
       for (int u = 0; u < U; ++u) {
         const std::int64_t k = base + u * threads, c = c0 + k + 1;
         if (k < end) {
           T lap, v;
-          unison::detail::stencil<T>(mid[u], up[u], down[u], left[u], right[u], this->coeff, lap,
-                                     v);
-          cell<Tr>(this->next, r, c) = v;
-          if (this->write_lapl) cell<Tr>(this->lapl, r - 1, c - 1) = lap;
+          diffusion::step<T>(mid[u], up[u], down[u], left[u], right[u], this->coeff, lap, v);
+          diffusion::at<Tr>(this->next, r, c) = v;
+          if (this->write_lapl) diffusion::at<Tr>(this->lapl, r - 1, c - 1) = lap;
         }
       }
     }
   }
 };
 
-// The launch shape of HaloStencilRows: on a GPU teams of 256 threads, 4 cells each, over
-// segments of 1024 columns; on the host backends a team of one thread per grid row.
+// The launch shape of HaloStencilRows (HaloTuning in unison/backends/tuning.hpp).
 template <class Exec>
 struct HaloRowsShape {
-  static constexpr bool gpu = backends::asynchronous_v<Exec>;
-  static constexpr int cells = 4;
-  static constexpr int team = gpu ? 256 : 1;
-  static std::int64_t width(std::int64_t cols) { return gpu ? std::int64_t(team) * cells : cols; }
+  using Tuning = backends::HaloTuning<Exec>;
+  static constexpr int cells = Tuning::cells_per_thread;
+  static constexpr int team = Tuning::team_size;
+  static std::int64_t width(std::int64_t cols) {
+    return Tuning::segment_cols > 0 ? std::int64_t(Tuning::segment_cols) : cols;
+  }
   static std::int64_t segments(std::int64_t cols) {
     const std::int64_t w = width(cols);
     return w > 0 ? (cols + w - 1) / w : 1;

@@ -1,0 +1,50 @@
+#pragma once
+// unison/detail/diffusion/interface.hpp: part of unison/diffusion.hpp, which includes it after the
+// family's public types (not a header to include on its own).
+// What the diffusion family lends other components (the MPI component's distributed diffuse):
+// the step's arithmetic on one cell, the cell addressing of either layout, the field layout its
+// buffers take, and the checks of a field and its Laplacian. Everything else in
+// unison/detail/diffusion/ is the family's own and may change without notice to them.
+
+#include <unison/detail/diffusion/run.hpp>
+
+namespace unison::detail::diffusion {
+
+// True where a field's rows run along its first index (LayoutLeft): the kernels then read the
+// field transposed, rows along its contiguous axis.
+template <class F>
+inline constexpr bool transposed_v = detail::transposed_v<F>;
+
+// The layout of the buffers diffuse() keeps for a field of type F.
+template <class F>
+using layout_t = diffusion_layout_t<F>;
+
+// Element (r, c) of v in the kernels' orientation (row r across the contiguous axis).
+template <bool Transposed, class V>
+KOKKOS_FORCEINLINE_FUNCTION auto& at(const V& v, std::int64_t r, std::int64_t c) {
+  return detail::cell<Transposed>(v, r, c);
+}
+
+// One step of one cell from its value and its four neighbours: the Laplacian and the next
+// value, with exactly the operations of every single-rank kernel (unison/diffusion.hpp).
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void step(T mid, T up, T down, T left, T right, T coeff, T& lapl,
+                                      T& next) {
+  detail::stencil<T>(mid, up, down, left, right, coeff, lapl, next);
+}
+
+// The compile-time checks of the execution space and the Views (fields, Laplacians).
+template <class Exec, class... V>
+constexpr void check_types() {
+  detail::static_checks<Exec, V...>();
+}
+
+// The run-time checks of a field and its Laplacian: equal extents, disjoint, a coeff finite in
+// the field's value type. Throws unison::invalid_argument naming fn.
+template <class Exec, class F, class L>
+void check_arguments(const char* fn, const F& f, const L& lapl, double coeff) {
+  detail::check_field<Exec>(fn, f, lapl, coeff);
+  detail::check_disjoint(fn, "lapl", lapl, "f", f);
+}
+
+}  // namespace unison::detail::diffusion
