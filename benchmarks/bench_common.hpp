@@ -327,23 +327,10 @@ double relative_error(std::int64_t n, const Got& got, const Ref& ref) {
 // The tolerance of docs/workloads.md for results of type T (the tests' too).
 using unison::reference::tolerance;
 
-// Writes a host View of rank 1 to 3 (row-major) as folder/<name>.npy.
+// Writes a View of rank 1 to 3 as folder/<name>.npy.
 template <class V>
 void save_npy(const std::filesystem::path& folder, const std::string& name, const V& v) {
-  static_assert(V::rank() == 1 || std::is_same_v<typename V::array_layout, Kokkos::LayoutRight>,
-                "unison::bench::save_npy: rank-1 or LayoutRight Views");
-  using T = typename V::non_const_value_type;
-  const char* descr = std::is_same_v<T, float>          ? "<f4"
-                      : std::is_same_v<T, double>       ? "<f8"
-                      : std::is_same_v<T, std::int64_t> ? "<i8"
-                      : std::is_same_v<T, std::int16_t> ? "<i2"
-                      : std::is_same_v<T, std::uint8_t> ? "|u1"
-                                                        : nullptr;
-  if (!descr) throw std::logic_error("unison::bench::save_npy: no .npy type for this View");
-  std::vector<std::int64_t> shape;
-  for (unsigned r = 0; r < V::rank(); ++r) shape.push_back(std::int64_t(v.extent(r)));
-  unison::detail::write_npy("unison-bench", (folder / (name + ".npy")).string(), descr, shape,
-                            reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  unison::write_npy((folder / (name + ".npy")).string(), v);
 }
 
 // Writes one number as a 1-element array folder/<name>.npy (a result that is a scalar).

@@ -27,12 +27,6 @@
 #include <vector>
 
 #include <Kokkos_Random.hpp>
-#ifdef KOKKOS_ENABLE_OPENMP
-#include <omp.h>
-#endif
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
 
 #include <unison/convolve.hpp>
 #include <unison/diffusion.hpp>
@@ -93,130 +87,17 @@ int seed_run_steps(long n) {
 
 // Probes of what the time depends on besides the kernel's shape.
 struct Variant {
-  // The sweep order: diffuse() alternates the direction of its passes (detail::diffusion_pass's
-  // `reverse`); this calls the internal pass itself, every step's Laplacian by the streaming
-  // kernel, always forward.
-  bool one_direction = false;
   // The start field: uniform in [0.5, 1) instead of the jagged field, whose zero regions fill
   // with subnormal numbers at the diffusion fronts (slow on some CPUs).
   bool dense = false;
   // Or a 2000 x 2000 float32 field read from this .npy file (the peers' field, say).
   std::string npy;
-  // OpenMP only: the streaming step's functor (detail::DiffusionRows) run by a raw `omp
-  // parallel` region, thread t taking block t (`raw_dispatch`), on arrays from aligned_alloc
-  // first touched by the thread that owns their rows (`raw_memory`): is the gap to
-  // tools/probes/cpu-stencil-probe.cpp in Kokkos' dispatch, in the memory, or neither?
-  bool raw_dispatch = false, raw_memory = false;
-  // With raw_dispatch and raw_memory: the row written with AVX-512 intrinsics as in the probe
-  // (only where __AVX512F__ is defined; else the case is not registered).
-  bool raw_kernel = false;
   // Every step's Laplacian by diffuse_history into this many planes (0: diffuse into one lapl).
   int history = 0;
   // The seed workload: each call starts from a fresh field and runs 10,000 steps (a few calls,
   // no repetitions of 100-step calls that continue one field).
   bool seed_run = false;
 };
-
-#if defined(KOKKOS_ENABLE_OPENMP) && defined(__AVX512F__)
-// Variant::raw_kernel: row r of an n x n float field (n a multiple of 16, rows 64-byte
-// aligned), as tools/probes/cpu-stencil-probe.cpp's owned_nt writes it.
-template <class V>
-void probe_row(const V& f, const V& g, const V& l, std::int64_t r, std::int64_t n) {
-  static const std::vector<float> zeros(std::size_t(n) + 16, 0.f);
-  const float* mid = &f(r, 0);
-  const float* up = r > 0 ? &f(r - 1, 0) : zeros.data();
-  const float* dn = r + 1 < n ? &f(r + 1, 0) : zeros.data();
-  float* out = &g(r, 0);
-  float* lo = &l(r, 0);
-  const auto one = [&](std::int64_t c) {
-    const float left = c > 0 ? mid[c - 1] : 0.f, right = c + 1 < n ? mid[c + 1] : 0.f;
-    const float lap = 4.f * mid[c] - ((up[c] + dn[c]) + (left + right));
-    out[c] = mid[c] - 0.25f * lap;
-    lo[c] = lap;
-  };
-  for (std::int64_t c = 0; c < 16; ++c) one(c);
-  for (std::int64_t c0 = 16; c0 + 16 < n; c0 += 16) {
-    const __m512 m = _mm512_load_ps(mid + c0);
-    const __m512 lap = _mm512_sub_ps(
-        _mm512_mul_ps(_mm512_set1_ps(4.f), m),
-        _mm512_add_ps(_mm512_add_ps(_mm512_loadu_ps(up + c0), _mm512_loadu_ps(dn + c0)),
-                      _mm512_add_ps(_mm512_loadu_ps(mid + c0 - 1), _mm512_loadu_ps(mid + c0 + 1))));
-    _mm512_store_ps(out + c0, _mm512_sub_ps(m, _mm512_mul_ps(_mm512_set1_ps(0.25f), lap)));
-    _mm512_stream_ps(lo + c0, lap);
-  }
-  for (std::int64_t c = n - 16; c < n; ++c) one(c);
-}
-#endif
-
-#ifdef KOKKOS_ENABLE_OPENMP
-// Variant::raw_dispatch / raw_memory: `steps` streaming steps from f's values, every Laplacian.
-inline std::function<void(const Kokkos::OpenMP&)> raw_steps(
-    const Kokkos::OpenMP& exec,
-    const Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace>& f, int steps,
-    const Variant& variant) {
-  using V = Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                         Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using CV = Kokkos::View<const float**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  const std::int64_t n = f.extent(0), items = exec.concurrency();
-  const std::int64_t per_item = (n + items - 1) / items;
-  std::vector<V> arrays;
-  std::vector<std::shared_ptr<void>> owners;  // keep the arrays alive as long as the call
-  for (int k = 0; k < 3; ++k) {
-    if (variant.raw_memory) {
-      auto* p = static_cast<float*>(std::aligned_alloc(64, sizeof(float) * n * n));
-      owners.emplace_back(p, std::free);
-      V v(p, n, n);
-#pragma omp parallel for schedule(static, 1) num_threads(int(items))
-      for (std::int64_t item = 0; item < items; ++item)
-        for (std::int64_t r = item * per_item; r < std::min(n, (item + 1) * per_item); ++r)
-          for (std::int64_t c = 0; c < n; ++c) v(r, c) = 0;
-      arrays.push_back(v);
-    } else {
-      Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> v("unison::bench::raw", n, n);
-      owners.push_back(std::make_shared<decltype(v)>(v));
-      arrays.push_back(V(v.data(), n, n));
-    }
-  }
-  Kokkos::deep_copy(arrays[0], f);
-  return [=](const Kokkos::OpenMP& e) {
-    (void)owners;
-    V a = arrays[0], b = arrays[1];
-#if defined(__AVX512F__)
-    if (variant.raw_kernel) {
-      for (int s = 0; s < steps; ++s) {
-#pragma omp parallel num_threads(int(items))
-        {
-          const std::int64_t t = omp_get_thread_num();
-          const std::int64_t r0 = t * per_item, r1 = std::min(n, r0 + per_item);
-          for (std::int64_t k = 0; k < r1 - r0; ++k)
-            probe_row(a, b, arrays[2], s % 2 ? r1 - 1 - k : r0 + k, n);
-          _mm_sfence();
-        }
-        std::swap(a, b);
-      }
-      if (steps % 2) Kokkos::deep_copy(e, arrays[0], a);
-      return;
-    }
-#endif
-    for (int s = 0; s < steps; ++s) {
-      const unison::detail::DiffusionRows<false, CV, V, V> kernel{
-          CV(a), b, arrays[2], 0.25f, true, n, n, per_item, s % 2 == 1};
-      if (variant.raw_dispatch) {
-#pragma omp parallel num_threads(int(items))
-        kernel(omp_get_thread_num());
-      } else {
-        Kokkos::parallel_for("unison::bench::raw_memory",
-                             Kokkos::RangePolicy<Kokkos::OpenMP, Kokkos::Schedule<Kokkos::Static>,
-                                                 Kokkos::IndexType<std::int64_t>>(e, 0, items),
-                             kernel);
-      }
-      std::swap(a, b);
-    }
-    if (steps % 2) Kokkos::deep_copy(e, arrays[0], a);  // the next call continues the field
-  };
-}
-#endif
 
 // The float64 reference of `steps` steps of docs/workloads.md section 4 from f0 (n x n): the field
 // after them and the last step's Laplacian. Computed on the host's threads and kept for the
@@ -302,22 +183,6 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
       // UNISON_BENCH_SAVE_FIELD=file.npy: the jagged field, for tools/probes/cpu-stencil-probe.cpp.
       if (const char* save = std::getenv("UNISON_BENCH_SAVE_FIELD"))
         unison::write_npy(save, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f));
-    }
-#ifdef KOKKOS_ENABLE_OPENMP
-    if constexpr (std::is_same_v<Exec, Kokkos::OpenMP>) {
-      if (variant.raw_dispatch || variant.raw_memory) return raw_steps(exec, f, steps, variant);
-    }
-#endif
-    if (variant.one_direction) {
-      return [=](const Exec& e) {
-        auto a = f, b = buffer;
-        for (int s = 0; s < steps; ++s) {
-          unison::detail::diffusion_pass(e, StencilAlgorithm::streaming, {1, 1, 1},
-                                         Kokkos::View<const float**, Kokkos::LayoutRight, Mem>(a),
-                                         b, lapl, 0.25f, true, false);
-          std::swap(a, b);
-        }
-      };
     }
     const auto run = [=](const Exec& e) {
       if (variant.seed_run) unison::jagged_field(e, f);
@@ -541,33 +406,8 @@ void register_backend() {
                           Laplacian::every_step, o, h);
     }
   }
-  Variant one_direction, dense;
-  one_direction.one_direction = true;
+  Variant dense;
   dense.dense = true;
-  add_diffusion<Exec>("probe/every_step/streaming/one_direction", Laplacian::every_step, {},
-                      one_direction);
-#ifdef KOKKOS_ENABLE_OPENMP
-  if constexpr (std::is_same_v<Exec, Kokkos::OpenMP>) {
-    for (int raw : {1, 2, 3}) {
-      Variant v;
-      v.raw_dispatch = raw & 1;
-      v.raw_memory = raw & 2;
-      add_diffusion<Exec>(std::string("probe/every_step/streaming/raw") +
-                              (v.raw_dispatch ? "_dispatch" : "") + (v.raw_memory ? "_memory" : ""),
-                          Laplacian::every_step, {}, v);
-    }
-#if defined(__AVX512F__)
-    for (bool dense_field : {false, true}) {
-      Variant v;
-      v.raw_dispatch = v.raw_memory = v.raw_kernel = true;
-      v.dense = dense_field;
-      add_diffusion<Exec>(std::string("probe/every_step/streaming/raw_kernel") +
-                              (dense_field ? "/dense_field" : ""),
-                          Laplacian::every_step, {}, v);
-    }
-#endif
-  }
-#endif
   add_diffusion<Exec>("probe/every_step/automatic/dense_field", Laplacian::every_step, {}, dense);
   // UNISON_BENCH_FIELD=file.npy: every step's Laplacian from that field (2000 x 2000 float32),
   // e.g. the one the peers start from (python3 benchmarks/peers/stencil_peers.py save FILE).

@@ -1,11 +1,14 @@
 #pragma once
 /// \file unison/npy.hpp
-/// Reading and writing 2-D float32 / float64 arrays in NumPy's .npy format (versions 1.0, 2.0
-/// and 3.0; little-endian; C or Fortran order on reading, C order on writing), so that a
-/// diffusion can start from a user's own field and its result can be read back into NumPy.
+/// NumPy's .npy format (little-endian): reading 2-D float32 / float64 arrays (versions 1.0, 2.0
+/// and 3.0; C or Fortran order), and writing arrays of rank 1 to 3 (version 1.0, C order), so
+/// that a diffusion can start from a user's own field and any result can be read into NumPy.
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <Kokkos_Core.hpp>
 
@@ -35,34 +38,49 @@ Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> read_npy(const std::st
   return out;
 }
 
-/// Writes v (a rank-2 View of float or double, any layout, any memory space) to a C-order .npy
-/// file (version 1.0). Blocks: waits for v's contents (a copy to the host, fencing). The file
-/// appears complete or not at all.
+/// Writes v (a View of rank 1 to 3 of float, double, int64, int32, int16 or uint8, any layout,
+/// any memory space) to a C-order .npy file (version 1.0) of v's shape. Blocks: waits for v's
+/// contents (a copy to the host, fencing). The file appears complete or not at all.
 /// Throws unison::invalid_argument (naming the path) if the file cannot be written.
 template <class V>
 void write_npy(const std::string& path, const V& v) {
-  static_assert(Kokkos::is_view_v<V> && V::rank() == 2,
-                "unison::write_npy: v must be a rank-2 View");
+  static_assert(Kokkos::is_view_v<V> && V::rank() >= 1 && V::rank() <= 3,
+                "unison::write_npy: v must be a View of rank 1 to 3");
   using T = typename V::non_const_value_type;
+  constexpr const char* descr = detail::npy_descr<T>();
   constexpr const char* fn = "unison::write_npy";
-  using Staged = Kokkos::View<T**, Kokkos::LayoutRight, typename V::memory_space>;
-  using Host = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>;
-  const auto staged =
-      detail::allocate<Staged>(fn, "the C-order copy", typename V::execution_space(),
-                               "unison::npy::staged", v.extent(0), v.extent(1));
+  using Staged =
+      Kokkos::View<typename V::non_const_data_type, Kokkos::LayoutRight, typename V::memory_space>;
+  using Host =
+      Kokkos::View<typename V::non_const_data_type, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  std::array<std::size_t, V::rank()> extents{};
+  std::vector<std::int64_t> shape;
+  for (std::size_t r = 0; r < V::rank(); ++r) {
+    extents[r] = v.extent(r);
+    shape.push_back(std::int64_t(v.extent(r)));
+  }
+  const auto staged = std::apply(
+      [&](auto... n) {
+        return detail::allocate<Staged>(fn, "the C-order copy", typename V::execution_space(),
+                                        "unison::npy::staged", n...);
+      },
+      extents);
   Kokkos::deep_copy(staged, v);
   Host host;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                            typename V::memory_space>::accessible) {
-    host = Host(staged.data(), v.extent(0), v.extent(1));
+    host = Host(staged.data(), staged.layout());
   } else {
-    host = detail::allocate<Host>(fn, "the host copy", Kokkos::DefaultHostExecutionSpace(),
-                                  "unison::npy::host", v.extent(0), v.extent(1));
+    host = std::apply(
+        [&](auto... n) {
+          return detail::allocate<Host>(fn, "the host copy", Kokkos::DefaultHostExecutionSpace(),
+                                        "unison::npy::host", n...);
+        },
+        extents);
     Kokkos::deep_copy(host, staged);
   }
-  detail::write_npy(fn, path, detail::npy_descr<T>(),
-                    {std::int64_t(v.extent(0)), std::int64_t(v.extent(1))},
-                    reinterpret_cast<const char*>(host.data()), host.size() * sizeof(T));
+  detail::write_npy(fn, path, descr, shape, reinterpret_cast<const char*>(host.data()),
+                    host.size() * sizeof(T));
 }
 
 }  // namespace unison

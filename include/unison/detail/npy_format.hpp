@@ -35,11 +35,20 @@ NpyArray read_npy(const char* function, const std::string& path, const char* des
 void write_npy(const char* function, const std::string& path, const char* descr,
                const std::vector<std::int64_t>& shape, const char* data, std::size_t bytes);
 
+// The dtype of T's values: what read_npy reads (float32, float64) and what write_npy writes
+// (those and the integers the benchmarks save: int64, int32, int16, uint8).
 template <class T>
 constexpr const char* npy_descr() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "unison::npy: only float32 and float64 arrays are supported");
-  return std::is_same_v<T, float> ? "<f4" : "<f8";
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                    std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::int32_t> ||
+                    std::is_same_v<T, std::int16_t> || std::is_same_v<T, std::uint8_t>,
+                "unison::npy: arrays of float, double, int64, int32, int16 or uint8 only");
+  return std::is_same_v<T, float>          ? "<f4"
+         : std::is_same_v<T, double>       ? "<f8"
+         : std::is_same_v<T, std::int64_t> ? "<i8"
+         : std::is_same_v<T, std::int32_t> ? "<i4"
+         : std::is_same_v<T, std::int16_t> ? "<i2"
+                                           : "|u1";
 }
 
 }  // namespace unison::detail
