@@ -95,8 +95,8 @@ void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lap
   detail::check_disjoint(fn, "f_next", f_next, "f", f);
   detail::check_disjoint(fn, "lapl", lapl, "f", f);
   detail::check_disjoint(fn, "lapl", lapl, "f_next", f_next);
-  detail::require(detail::known(algorithm), fn, "unknown algorithm ", int(algorithm));
-  algorithm = detail::resolve<Exec>(algorithm, Laplacian::every_step);
+  detail::require(detail::known_algorithm(algorithm), fn, "unknown algorithm ", int(algorithm));
+  algorithm = detail::resolve_algorithm<Exec>(algorithm, Laplacian::every_step);
   const auto shape =
       detail::pass_shape<Exec, T>(fn, algorithm, DiffusionOptions{}, 1, f.extent(0), f.extent(1));
   detail::diffusion_pass(exec, algorithm, shape, f, f_next, lapl, T(coeff), true);

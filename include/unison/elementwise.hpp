@@ -64,8 +64,11 @@ UNISON_DETAIL_OP(HiddenNeuron, (V g, V w), math::hidden_neuron(g, w))
 #undef UNISON_DETAIL_OP
 }  // namespace ops
 
+namespace detail {
+// The value type of an output View.
 template <class Out>
 using value_t = typename Out::non_const_value_type;
+}  // namespace detail
 
 /// out = x + y (any arithmetic type: int64 and float32 in the benchmarks). A scalar x or y is
 /// converted to out's value type, so it must be a value of that type: for an integer out, a
@@ -75,25 +78,26 @@ using value_t = typename Out::non_const_value_type;
 template <class Exec, class X, class Y, class Out>
 void add(const Exec& exec, const X& x, const Y& y, const Out& out) {
   UNISON_DETAIL_CHECK_ELEMENTWISE("unison::add", Exec, Out, X, Y);
-  static_assert(std::is_arithmetic_v<value_t<Out>>, "unison::add: out must hold arithmetic values");
+  static_assert(std::is_arithmetic_v<detail::value_t<Out>>,
+                "unison::add: out must hold arithmetic values");
   if constexpr (std::is_arithmetic_v<X>)
-    detail::require(detail::fits_in<value_t<Out>>(x), "unison::add", "x is ", x,
+    detail::require(detail::fits_in<detail::value_t<Out>>(x), "unison::add", "x is ", x,
                     ", not a value of out's value type");
   if constexpr (std::is_arithmetic_v<Y>)
-    detail::require(detail::fits_in<value_t<Out>>(y), "unison::add", "y is ", y,
+    detail::require(detail::fits_in<detail::value_t<Out>>(y), "unison::add", "y is ", y,
                     ", not a value of out's value type");
   detail::transform({"unison::add", "unison::elementwise::add"}, {"x", "y"}, exec, out,
-                    ops::Add<value_t<Out>>{}, x, y);
+                    ops::Add<detail::value_t<Out>>{}, x, y);
 }
 
 /// out = sqrt(x² + y²), computed without overflow (unison::math::hypot).
 template <class Exec, class X, class Y, class Out>
 void hypot(const Exec& exec, const X& x, const Y& y, const Out& out) {
   UNISON_DETAIL_CHECK_ELEMENTWISE("unison::hypot", Exec, Out, X, Y);
-  static_assert(std::is_floating_point_v<value_t<Out>>,
+  static_assert(std::is_floating_point_v<detail::value_t<Out>>,
                 "unison::hypot: out must hold floating-point values");
   detail::transform({"unison::hypot", "unison::elementwise::hypot"}, {"x", "y"}, exec, out,
-                    ops::Hypot<value_t<Out>>{}, x, y);
+                    ops::Hypot<detail::value_t<Out>>{}, x, y);
 }
 
 /// out = the normal density with the given mean and sigma at x (unison::math::gaussian_pdf).
@@ -104,7 +108,7 @@ void hypot(const Exec& exec, const X& x, const Y& y, const Out& out) {
 template <class Exec, class X, class M, class S, class Out>
 void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, const Out& out) {
   UNISON_DETAIL_CHECK_ELEMENTWISE("unison::gaussian_pdf", Exec, Out, X, M, S);
-  using T = value_t<Out>;
+  using T = detail::value_t<Out>;
   static_assert(std::is_floating_point_v<T>,
                 "unison::gaussian_pdf: out must hold floating-point values");
   if constexpr (std::is_arithmetic_v<S>) {
@@ -118,8 +122,8 @@ void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, c
                     "mean is ", mean, ", expected a finite value (in out's value type)");
   }
   detail::transform({"unison::gaussian_pdf", "unison::elementwise::gaussian_pdf"},
-                    {"x", "mean", "sigma"}, exec, out, ops::GaussianPdf<value_t<Out>>{}, x, mean,
-                    sigma);
+                    {"x", "mean", "sigma"}, exec, out, ops::GaussianPdf<detail::value_t<Out>>{}, x,
+                    mean, sigma);
 }
 
 /// out = distance between the points (rho1, theta1) and (rho2, theta2) given in polar form
@@ -129,11 +133,11 @@ template <class Exec, class R1, class T1, class R2, class T2, class Out>
 void polar_distance(const Exec& exec, const R1& rho1, const T1& theta1, const R2& rho2,
                     const T2& theta2, const Out& out) {
   UNISON_DETAIL_CHECK_ELEMENTWISE("unison::polar_distance", Exec, Out, R1, T1, R2, T2);
-  static_assert(std::is_floating_point_v<value_t<Out>>,
+  static_assert(std::is_floating_point_v<detail::value_t<Out>>,
                 "unison::polar_distance: out must hold floating-point values");
   detail::transform({"unison::polar_distance", "unison::elementwise::polar_distance"},
                     {"rho1", "theta1", "rho2", "theta2"}, exec, out,
-                    ops::PolarDistance<value_t<Out>>{}, rho1, theta1, rho2, theta2);
+                    ops::PolarDistance<detail::value_t<Out>>{}, rho1, theta1, rho2, theta2);
 }
 
 /// out = waveform < threshold ? 0 : waveform (int16 waveforms in the benchmarks). The
@@ -145,16 +149,16 @@ void polar_distance(const Exec& exec, const R1& rho1, const T1& theta1, const R2
 template <class Exec, class W, class T, class Out>
 void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, const Out& out) {
   UNISON_DETAIL_CHECK_ELEMENTWISE("unison::zero_suppress", Exec, Out, W, T);
-  static_assert(std::is_arithmetic_v<value_t<Out>>,
+  static_assert(std::is_arithmetic_v<detail::value_t<Out>>,
                 "unison::zero_suppress: out must hold arithmetic values");
   if constexpr (std::is_arithmetic_v<T>) {
-    detail::require(!detail::is_nan(threshold) && detail::fits_in<value_t<Out>>(threshold),
+    detail::require(!detail::is_nan(threshold) && detail::fits_in<detail::value_t<Out>>(threshold),
                     "unison::zero_suppress", "threshold is ", threshold,
                     ", not a value of out's value type (NaN, or a fraction or out of range for an "
                     "integer out)");
   }
   detail::transform({"unison::zero_suppress", "unison::elementwise::zero_suppress"},
-                    {"waveform", "threshold"}, exec, out, ops::ZeroSuppress<value_t<Out>>{},
+                    {"waveform", "threshold"}, exec, out, ops::ZeroSuppress<detail::value_t<Out>>{},
                     waveform, threshold);
 }
 
@@ -176,7 +180,7 @@ template <class Exec, class TV, class NV, class Out>
 void make_pulses(const Exec& exec, const TV& t, const NV& noise,
                  typename Out::non_const_value_type period,
                  typename Out::non_const_value_type amplitude, const Out& out) {
-  using T = value_t<Out>;
+  using T = detail::value_t<Out>;
   static_assert(
       Kokkos::is_execution_space_v<Exec>,
       "unison::make_pulses: the first argument must be a Kokkos execution space instance");
@@ -238,7 +242,7 @@ enum class Fusion { fused, separate };
 template <class Exec, class G, class W, class Out>
 void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const Out& out,
                   Fusion fusion = Fusion::fused) {
-  using T = value_t<Out>;
+  using T = detail::value_t<Out>;
   static_assert(
       Kokkos::is_execution_space_v<Exec>,
       "unison::hidden_layer: the first argument must be a Kokkos execution space instance");

@@ -183,7 +183,7 @@ void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t 
   const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;  // the grid of the kernels
   const std::int64_t halo = 2 * (nx + ny);
   const bool neighbours = d.has_neighbours();
-  const bool direct = detail::direct<Exec>(options.transport);
+  const bool direct = detail::transport_is_direct<Exec>(options.transport);
   const T c = T(coeff);
 
   // Buffers, allocated on every rank before any message (an allocation refusal is agreed on).
@@ -364,14 +364,14 @@ void matmul_reduce(const Exec& exec, MPI_Comm comm, const AV& A, const BV& B, co
   // MPI adds contiguous arrays: out itself when it is contiguous and MPI may read its memory.
   using Contiguous = Kokkos::View<T*, typename OV::memory_space>;
   using Pinned = Kokkos::View<T*, Kokkos::SharedHostPinnedSpace>;
-  const bool in_place = detail::direct<Exec>(transport) && out.span_is_contiguous();
+  const bool in_place = detail::transport_is_direct<Exec>(transport) && out.span_is_contiguous();
   Contiguous staged;
   Pinned pinned;
   detail::agree(comm, fn, [&] {
     if (!out.span_is_contiguous())
       staged = unison::detail::allocate<Contiguous>(fn, "a contiguous copy of out", exec,
                                                     "unison::mpi::matmul_reduce::out", n);
-    if (!detail::direct<Exec>(transport))
+    if (!detail::transport_is_direct<Exec>(transport))
       pinned = unison::detail::allocate<Pinned>(fn, "the pinned copy of out", exec,
                                                 "unison::mpi::matmul_reduce::out_host", n);
   });
@@ -381,7 +381,7 @@ void matmul_reduce(const Exec& exec, MPI_Comm comm, const AV& A, const BV& B, co
       Kokkos::deep_copy(exec, staged, out);
       data = staged.data();
     }
-    if (!detail::direct<Exec>(transport)) {
+    if (!detail::transport_is_direct<Exec>(transport)) {
       if (out.span_is_contiguous()) Kokkos::deep_copy(exec, pinned, Contiguous(out.data(), n));
       else Kokkos::deep_copy(exec, pinned, staged);
       data = pinned.data();
@@ -391,7 +391,7 @@ void matmul_reduce(const Exec& exec, MPI_Comm comm, const AV& A, const BV& B, co
   detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, data, int(n), detail::datatype<T>(), MPI_SUM, comm),
                     fn, "MPI_Allreduce");
   if (!in_place) {
-    if (!detail::direct<Exec>(transport)) {
+    if (!detail::transport_is_direct<Exec>(transport)) {
       if (out.span_is_contiguous()) Kokkos::deep_copy(exec, Contiguous(out.data(), n), pinned);
       else Kokkos::deep_copy(exec, staged, pinned);
     }

@@ -23,8 +23,8 @@ struct ConvolveTiled {
   ConvolveShape s;
   int tile;
   int chunk;
-  int level;       // team scratch level
-  bool streaming;  // CPUs: y written with non-temporal stores where one chunk holds every tap
+  int scratch_level;  // team scratch level
+  bool streaming;     // CPUs: y written with non-temporal stores where one chunk holds every tap
 
   static std::size_t scratch_bytes(int tile, int chunk) {
     return Scratch::shmem_size(tile + chunk - 1) + Scratch::shmem_size(chunk);
@@ -34,8 +34,8 @@ struct ConvolveTiled {
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const std::int64_t i0 = std::int64_t(team.league_rank()) * tile;
     const int count = s.out - i0 < tile ? int(s.out - i0) : tile;
-    Scratch xs(team.team_scratch(level), tile + chunk - 1);
-    Scratch ks(team.team_scratch(level), chunk);
+    Scratch xs(team.team_scratch(scratch_level), tile + chunk - 1);
+    Scratch ks(team.team_scratch(scratch_level), chunk);
     for (std::int64_t c0 = 0; c0 < s.m; c0 += chunk) {
       const int cm = s.m - c0 < chunk ? int(s.m - c0) : chunk;
       // xs[p] = x[xbase + p]; output t = i0 + offset + r and tap j = c0 + d read

@@ -182,8 +182,8 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
 // The algorithm `automatic` stands for: the backend's choice, or `tiled` when the caller set a
 // tile shape or several steps per pass.
 template <class Exec>
-StencilAlgorithm resolve(StencilAlgorithm algorithm, Laplacian which,
-                         const DiffusionOptions& options = {}) {
+StencilAlgorithm resolve_algorithm(StencilAlgorithm algorithm, Laplacian which,
+                                   const DiffusionOptions& options = {}) {
   using Tuning = backends::StencilTuning<Exec>;
   if (algorithm != StencilAlgorithm::automatic) return algorithm;
   if (options.tile_rows > 0 || options.tile_cols > 0 || options.steps_per_pass > 1)
@@ -193,7 +193,7 @@ StencilAlgorithm resolve(StencilAlgorithm algorithm, Laplacian which,
   return streaming ? StencilAlgorithm::streaming : StencilAlgorithm::tiled;
 }
 
-inline bool known(StencilAlgorithm a) {
+inline bool known_algorithm(StencilAlgorithm a) {
   return a == StencilAlgorithm::automatic || a == StencilAlgorithm::plain ||
          a == StencilAlgorithm::tiled || a == StencilAlgorithm::streaming;
 }

@@ -14,7 +14,7 @@ namespace unison::detail {
 // pass sweeps its block bottom-up, starting on the rows the last pass left there. Rows by
 // stencil_row, reading the rows above and below straight from memory, the Laplacian stored
 // non-temporally (docs/tuning.md).
-template <bool Tr, class F, class FN, class L>
+template <bool Transposed, class F, class FN, class L>
 struct DiffusionRows {
   using T = typename FN::non_const_value_type;
   static constexpr int K = host_chunk_v<T>;
@@ -28,14 +28,15 @@ struct DiffusionRows {
 
   template <bool Lapl>
   KOKKOS_FORCEINLINE_FUNCTION void row(std::int64_t r) const {
-    const T* mid = &cell<Tr>(f, r, 0);
+    const T* mid = &cell<Transposed>(f, r, 0);
     // A local copy of coeff: the functor is shared by the threads, and the stores through out
     // and lout might alias it as far as the compiler knows (it would reload it every iteration).
-    stencil_row<T, K, Lapl>(r, rows, r > 0 ? &cell<Tr>(f, r - 1, 0) : mid, mid,
-                            r + 1 < rows ? &cell<Tr>(f, r + 1, 0) : mid, column_stride<Tr>(f),
-                            &cell<Tr>(next, r, 0), column_stride<Tr>(next),
-                            Lapl ? &cell<Tr>(lapl, r, 0) : nullptr, column_stride<Tr>(lapl), cols,
-                            T(coeff));
+    stencil_row<T, K, Lapl>(r, rows, r > 0 ? &cell<Transposed>(f, r - 1, 0) : mid, mid,
+                            r + 1 < rows ? &cell<Transposed>(f, r + 1, 0) : mid,
+                            column_stride<Transposed>(f), &cell<Transposed>(next, r, 0),
+                            column_stride<Transposed>(next),
+                            Lapl ? &cell<Transposed>(lapl, r, 0) : nullptr,
+                            column_stride<Transposed>(lapl), cols, T(coeff));
   }
 
   KOKKOS_FUNCTION void operator()(std::int64_t item) const {
@@ -59,7 +60,7 @@ struct DiffusionRows {
 // s < steps keeps only its last three rows, in a ring in the item's team scratch (a few rows:
 // the core's L1 or L2 cache). Halo rows are computed again by the neighbouring item, with the
 // same operations, so the result is bitwise that of single steps; only owned rows are written.
-template <class Exec, bool Tr, class F, class FN, class H>
+template <class Exec, bool Transposed, class F, class FN, class H>
 struct DiffusionRowsHistory {
   using T = typename FN::non_const_value_type;
   using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space,
@@ -70,7 +71,7 @@ struct DiffusionRowsHistory {
   H history;
   T coeff;
   std::int64_t rows, cols, per_item, pitch;  // pitch: ring row length, a multiple of K
-  int plane0, steps, level;
+  int plane0, steps, scratch_level;
   bool reverse;
 
   static std::int64_t ring_pitch(std::int64_t cols) { return (cols + K - 1) / K * K; }
@@ -82,15 +83,19 @@ struct DiffusionRowsHistory {
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     std::int64_t r0, r1;
     owned_rows(team.league_rank(), per_item, rows, r0, r1);
-    T* ring = steps > 1 ? static_cast<T*>(team.team_scratch(level).get_shmem_aligned(
-                              std::size_t(steps - 1) * 3 * pitch * sizeof(T), 64))
-                        : nullptr;
-    const T coef = coeff;
-    const std::int64_t fs = column_stride<Tr>(f), ns = column_stride<Tr>(next),
-                       hs = Tr ? history.stride(1) : history.stride(2);
+    T* ring = steps > 1
+                  ? static_cast<T*>(
+                        team.team_scratch(scratch_level)
+                            .get_shmem_aligned(std::size_t(steps - 1) * 3 * pitch * sizeof(T), 64))
+                  : nullptr;
+    const T step_coeff = coeff;
+    const std::int64_t f_stride = column_stride<Transposed>(f),
+                       next_stride = column_stride<Transposed>(next),
+                       history_stride = Transposed ? history.stride(1) : history.stride(2);
     // Row r of the field after s steps of this pass (s < steps), and its column stride.
     const auto level_row = [&](int s, std::int64_t r) -> T* {
-      return s == 0 ? const_cast<T*>(&cell<Tr>(f, r, 0)) : ring + ((s - 1) * 3 + r % 3) * pitch;
+      return s == 0 ? const_cast<T*>(&cell<Transposed>(f, r, 0))
+                    : ring + ((s - 1) * 3 + r % 3) * pitch;
     };
     const std::int64_t span = (r1 - r0) + 2 * steps;
     for (std::int64_t k = 0; k <= span; ++k) {
@@ -99,18 +104,20 @@ struct DiffusionRowsHistory {
         const std::int64_t r = reverse ? i + s : i - s;
         const std::int64_t halo = steps - s;
         if (r < 0 || r >= rows || r < r0 - halo || r >= r1 + halo) continue;
-        const std::int64_t is = s == 1 ? fs : 1;
+        const std::int64_t in_stride = s == 1 ? f_stride : 1;
         const T* mid = level_row(s - 1, r);
         const T* up = r > 0 ? level_row(s - 1, r - 1) : mid;
         const T* down = r + 1 < rows ? level_row(s - 1, r + 1) : mid;
-        T* out = s == steps ? &cell<Tr>(next, r, 0) : level_row(s, r);
-        const std::int64_t os = s == steps ? ns : 1;
+        T* out = s == steps ? &cell<Transposed>(next, r, 0) : level_row(s, r);
+        const std::int64_t out_stride = s == steps ? next_stride : 1;
         if (r >= r0 && r < r1) {
           const int p = plane0 + s - 1;
-          T* lout = Tr ? &history(p, 0, r) : &history(p, r, 0);
-          stencil_row<T, K, true>(r, rows, up, mid, down, is, out, os, lout, hs, cols, coef);
+          T* lout = Transposed ? &history(p, 0, r) : &history(p, r, 0);
+          stencil_row<T, K, true>(r, rows, up, mid, down, in_stride, out, out_stride, lout,
+                                  history_stride, cols, step_coeff);
         } else {
-          stencil_row<T, K, false>(r, rows, up, mid, down, is, out, os, nullptr, 1, cols, coef);
+          stencil_row<T, K, false>(r, rows, up, mid, down, in_stride, out, out_stride, nullptr, 1,
+                                   cols, step_coeff);
         }
       }
     }

@@ -10,7 +10,7 @@ namespace unison::detail {
 
 // The checks of DiffusionOptions that every form of diffuse shares.
 inline void check_options(const char* fn, const DiffusionOptions& options) {
-  require(known(options.algorithm), fn, "unknown algorithm ", int(options.algorithm));
+  require(known_algorithm(options.algorithm), fn, "unknown algorithm ", int(options.algorithm));
   require(options.tile_rows >= 0 && options.tile_cols >= 0 && options.steps_per_pass >= 0 &&
               options.strip_rows >= 0,
           fn, "tile ", options.tile_rows, "x", options.tile_cols, ", steps_per_pass ",
@@ -90,7 +90,7 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   require(options.steps_per_pass <= 1 || which == Laplacian::final_only, fn, "steps_per_pass ",
           options.steps_per_pass,
           " needs Laplacian::final_only (every step's Laplacian is written otherwise)");
-  const StencilAlgorithm algorithm = resolve<Exec>(options.algorithm, which, options);
+  const StencilAlgorithm algorithm = resolve_algorithm<Exec>(options.algorithm, which, options);
   require(options.steps_per_pass <= 1 || algorithm != StencilAlgorithm::plain, fn,
           "steps_per_pass ", options.steps_per_pass, " needs the tiled or streaming algorithm");
   require(options.steps_per_pass <= 2 || algorithm != StencilAlgorithm::streaming, fn,
@@ -170,7 +170,7 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
   DiffusionOptions shape_options = options;
   shape_options.steps_per_pass = 0;  // here: steps per pass of the CPU streaming kernel only
   const StencilAlgorithm algorithm =
-      resolve<Exec>(options.algorithm, Laplacian::every_step, shape_options);
+      resolve_algorithm<Exec>(options.algorithm, Laplacian::every_step, shape_options);
   const bool blocking = streaming_row_blocks_v<Exec> && algorithm == StencilAlgorithm::streaming;
   require(options.steps_per_pass <= 1 || blocking, fn, "steps_per_pass ", options.steps_per_pass,
           " needs the streaming algorithm of a backend whose threads sweep blocks of rows (the "

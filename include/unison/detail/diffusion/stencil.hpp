@@ -70,40 +70,40 @@ KOKKOS_FORCEINLINE_FUNCTION std::int64_t column_stride(const V& v) {
 template <class T, int K, bool Up, bool Down, bool Lapl>
 KOKKOS_FORCEINLINE_FUNCTION void stencil_row(const T* KOKKOS_RESTRICT up,
                                              const T* KOKKOS_RESTRICT mid,
-                                             const T* KOKKOS_RESTRICT down, std::int64_t is,
-                                             T* KOKKOS_RESTRICT out, std::int64_t os,
-                                             T* KOKKOS_RESTRICT lout, std::int64_t ls,
-                                             std::int64_t cols, T coef) {
+                                             const T* KOKKOS_RESTRICT down, std::int64_t in_stride,
+                                             T* KOKKOS_RESTRICT out, std::int64_t out_stride,
+                                             T* KOKKOS_RESTRICT lout, std::int64_t lapl_stride,
+                                             std::int64_t cols, T coeff) {
   // Cell c given its left and right neighbours; stores the new field, returns the Laplacian.
   const auto value = [&](std::int64_t c, T left, T right) {
     T lap, v;
-    stencil<T>(mid[c * is], Up ? up[c * is] : T(0), Down ? down[c * is] : T(0), left, right, coef,
-               lap, v);
-    out[c * os] = v;
+    stencil<T>(mid[c * in_stride], Up ? up[c * in_stride] : T(0), Down ? down[c * in_stride] : T(0),
+               left, right, coeff, lap, v);
+    out[c * out_stride] = v;
     return lap;
   };
   const auto one = [&](std::int64_t c) {
-    const T lap = value(c, mid[(c - 1) * is], mid[(c + 1) * is]);
-    if constexpr (Lapl) lout[c * ls] = lap;
+    const T lap = value(c, mid[(c - 1) * in_stride], mid[(c + 1) * in_stride]);
+    if constexpr (Lapl) lout[c * lapl_stride] = lap;
   };
   const std::int64_t last = cols - 1;
-  const T lap0 = value(0, T(0), last > 0 ? mid[is] : T(0));
+  const T lap0 = value(0, T(0), last > 0 ? mid[in_stride] : T(0));
   if constexpr (Lapl) lout[0] = lap0;
   if (last == 0) return;
-  const T lap1 = value(last, mid[(last - 1) * is], T(0));
-  if constexpr (Lapl) lout[last * ls] = lap1;
+  const T lap1 = value(last, mid[(last - 1) * in_stride], T(0));
+  if constexpr (Lapl) lout[last * lapl_stride] = lap1;
   if (last == 1) return;
   const auto range = [](int b, int e, const auto& g) {
     UNISON_DETAIL_IVDEP
     for (int c = b; c < e; ++c) g(c);
   };
-  if (K == 1 || is != 1 || os != 1 || (Lapl && ls != 1)) {
+  if (K == 1 || in_stride != 1 || out_stride != 1 || (Lapl && lapl_stride != 1)) {
     range(1, int(last), one);
     return;
   }
   // Cells 1 .. last - 1, K at a time where the Laplacian (else the new field) is K-aligned.
 #if UNISON_BACKENDS_HOST_VECTORS
-  const backends::ExactScale<T> scale(coef);  // coef * lap without subnormal assists
+  const backends::ExactScale<T> scale(coeff);  // coef * lap without subnormal assists
 #endif
   by_chunks<T, K>(
       range, (Lapl ? lout : out) + 1, int(last - 1), [&](int p) { one(p + 1); },
@@ -135,16 +135,22 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_row(const T* KOKKOS_RESTRICT up,
 // of `rows` rows.
 template <class T, int K, bool Lapl>
 KOKKOS_FORCEINLINE_FUNCTION void stencil_row(std::int64_t r, std::int64_t rows, const T* up,
-                                             const T* mid, const T* down, std::int64_t is, T* out,
-                                             std::int64_t os, T* lout, std::int64_t ls,
-                                             std::int64_t cols, T coef) {
+                                             const T* mid, const T* down, std::int64_t in_stride,
+                                             T* out, std::int64_t out_stride, T* lout,
+                                             std::int64_t lapl_stride, std::int64_t cols, T coeff) {
   const bool u = r > 0, d = r + 1 < rows;
-  if (u && d) stencil_row<T, K, true, true, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
+  if (u && d)
+    stencil_row<T, K, true, true, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
+                                        lapl_stride, cols, coeff);
   else if (u)
-    stencil_row<T, K, true, false, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
+    stencil_row<T, K, true, false, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
+                                         lapl_stride, cols, coeff);
   else if (d)
-    stencil_row<T, K, false, true, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
-  else stencil_row<T, K, false, false, Lapl>(up, mid, down, is, out, os, lout, ls, cols, coef);
+    stencil_row<T, K, false, true, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
+                                         lapl_stride, cols, coeff);
+  else
+    stencil_row<T, K, false, false, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
+                                          lapl_stride, cols, coeff);
 }
 
 // Cells per non-temporal store of the CPU row kernels.

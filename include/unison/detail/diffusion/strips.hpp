@@ -10,31 +10,32 @@ namespace unison::detail {
 
 // The strip kernels' stores: cells [c0, c0 + K) of row r of next and, if asked, lapl; one
 // wide access each (streaming for lapl) when the chunk is whole, else cell by cell.
-template <bool Tr, class FN, class L, class T, int K>
+template <bool Transposed, class FN, class L, class T, int K>
 KOKKOS_FORCEINLINE_FUNCTION void store_chunk(const FN& next, const L& lapl, bool write_lapl,
                                              std::int64_t r, std::int64_t c0, std::int64_t cols,
                                              bool full, const Chunk<T, K>& v,
                                              const Chunk<T, K>& lap) {
   if (full && K > 1) {
-    *reinterpret_cast<Chunk<T, K>*>(&cell<Tr>(next, r, c0)) = v;
+    *reinterpret_cast<Chunk<T, K>*>(&cell<Transposed>(next, r, c0)) = v;
     if (write_lapl)
-      backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(&cell<Tr>(lapl, r, c0)), lap);
+      backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(&cell<Transposed>(lapl, r, c0)),
+                                lap);
     return;
   }
   for (int e = 0; e < K && c0 + e < cols; ++e) {
-    cell<Tr>(next, r, c0 + e) = v.v[e];
-    if (write_lapl) cell<Tr>(lapl, r, c0 + e) = lap.v[e];
+    cell<Transposed>(next, r, c0 + e) = v.v[e];
+    if (write_lapl) cell<Transposed>(lapl, r, c0 + e) = lap.v[e];
   }
 }
 
 // `streaming` on GPUs: a thread per chunk of K consecutive cells of a grid row (K * sizeof(T) =
 // StencilTuning::strip_chunk_bytes where every array allows 16-byte accesses, else 1), walking
 // down a strip of `strip` rows. The rows above, at and below stay in registers, with the next
-// D - 1 rows already loaded: each row costs one new chunk load (D rows ahead, issued before
-// this row's stores, so D + 1 rows are in flight), two single loads (the left and right
-// neighbours, which the neighbouring threads have just brought into the L1 cache), and the
-// stores. No scratch, no barrier.
-template <int K, int D, bool Tr, class F, class FN, class L>
+// RowsAhead - 1 rows already loaded: each row costs one new chunk load (RowsAhead rows ahead,
+// issued before this row's stores, so RowsAhead + 1 rows are in flight), two single loads (the left
+// and right neighbours, which the neighbouring threads have just brought into the L1 cache), and
+// the stores. No scratch, no barrier.
+template <int K, int RowsAhead, bool Transposed, class F, class FN, class L>
 struct DiffusionStrips {
   using T = typename FN::non_const_value_type;
   using C = Chunk<T, K>;
@@ -52,9 +53,9 @@ struct DiffusionStrips {
     if (r < 0 || r >= rows) {
       for (int e = 0; e < K; ++e) v.v[e] = T(0);
     } else if (full && K > 1) {
-      v = *reinterpret_cast<const C*>(&cell<Tr>(f, r, c0));
+      v = *reinterpret_cast<const C*>(&cell<Transposed>(f, r, c0));
     } else {
-      for (int e = 0; e < K; ++e) v.v[e] = c0 + e < cols ? cell<Tr>(f, r, c0 + e) : T(0);
+      for (int e = 0; e < K; ++e) v.v[e] = c0 + e < cols ? cell<Transposed>(f, r, c0 + e) : T(0);
     }
     return v;
   }
@@ -65,19 +66,20 @@ struct DiffusionStrips {
     const bool full = c0 + K <= cols;
     // w[j] is row r - 1 + j: above, at, below, then the rows loaded ahead. The strip reads
     // rows r0 - 1 .. r1.
-    C w[D + 2];
-    for (int j = 0; j < D + 2; ++j) w[j] = r0 - 1 + j <= r1 ? load(r0 - 1 + j, c0, full) : C{};
+    C w[RowsAhead + 2];
+    for (int j = 0; j < RowsAhead + 2; ++j)
+      w[j] = r0 - 1 + j <= r1 ? load(r0 - 1 + j, c0, full) : C{};
     for (std::int64_t r = r0; r < r1; ++r) {
-      const C ahead = r + D + 1 <= r1 ? load(r + D + 1, c0, full) : C{};
-      const T left = c0 > 0 ? cell<Tr>(f, r, c0 - 1) : T(0);
-      const T right = c0 + K < cols ? cell<Tr>(f, r, c0 + K) : T(0);
+      const C ahead = r + RowsAhead + 1 <= r1 ? load(r + RowsAhead + 1, c0, full) : C{};
+      const T left = c0 > 0 ? cell<Transposed>(f, r, c0 - 1) : T(0);
+      const T right = c0 + K < cols ? cell<Transposed>(f, r, c0 + K) : T(0);
       C v, lap;
       for (int e = 0; e < K; ++e)
         stencil<T>(w[1].v[e], w[0].v[e], w[2].v[e], e > 0 ? w[1].v[e - 1] : left,
                    e + 1 < K ? w[1].v[e + 1] : right, coeff, lap.v[e], v.v[e]);
-      store_chunk<Tr>(next, lapl, write_lapl, r, c0, cols, full, v, lap);
-      for (int j = 0; j + 1 < D + 2; ++j) w[j] = w[j + 1];
-      w[D + 1] = ahead;
+      store_chunk<Transposed>(next, lapl, write_lapl, r, c0, cols, full, v, lap);
+      for (int j = 0; j + 1 < RowsAhead + 2; ++j) w[j] = w[j + 1];
+      w[RowsAhead + 1] = ahead;
     }
   }
 };
@@ -88,7 +90,7 @@ struct DiffusionStrips {
 // registers: rows of f and g slide down the strip. The field crosses memory once per two steps.
 // The widened cells of g are computed again by the neighbouring threads, with the same
 // operands: every cell still gets exactly the arithmetic of one plain step after another.
-template <int K, bool Tr, class F, class FN, class L>
+template <int K, bool Transposed, class F, class FN, class L>
 struct DiffusionStripsTwoSteps {
   using T = typename FN::non_const_value_type;
   using C = Chunk<T, K>;
@@ -107,7 +109,7 @@ struct DiffusionStripsTwoSteps {
   int strip;
 
   KOKKOS_FORCEINLINE_FUNCTION T at(std::int64_t r, std::int64_t c) const {
-    return c >= 0 && c < cols ? cell<Tr>(f, r, c) : T(0);
+    return c >= 0 && c < cols ? cell<Transposed>(f, r, c) : T(0);
   }
 
   KOKKOS_FORCEINLINE_FUNCTION FRow load(std::int64_t r, std::int64_t c0, bool full) const {
@@ -119,7 +121,7 @@ struct DiffusionStripsTwoSteps {
     a.v[0] = at(r, c0 - 2);
     a.v[1] = at(r, c0 - 1);
     if (full && K > 1) {
-      const C m = *reinterpret_cast<const C*>(&cell<Tr>(f, r, c0));
+      const C m = *reinterpret_cast<const C*>(&cell<Transposed>(f, r, c0));
       for (int e = 0; e < K; ++e) a.v[e + 2] = m.v[e];
     } else {
       for (int e = 0; e < K; ++e) a.v[e + 2] = at(r, c0 + e);
@@ -156,7 +158,7 @@ struct DiffusionStripsTwoSteps {
       for (int e = 0; e < K; ++e)
         stencil<T>(gb.v[e + 1], ga.v[e + 1], gc.v[e + 1], gb.v[e], gb.v[e + 2], coeff, lap.v[e],
                    v.v[e]);
-      store_chunk<Tr>(next, lapl, write_lapl, r, c0, cols, full, v, lap);
+      store_chunk<Transposed>(next, lapl, write_lapl, r, c0, cols, full, v, lap);
       fc = fd;
       fd = fe;
       fe = fn;

@@ -13,7 +13,7 @@ namespace unison::detail {
 // is exactly the tile; that step writes the new field and, if asked, its Laplacian to memory.
 // Cells outside the field are never computed and stay 0 in both buffers, as the neighbour
 // rule requires.
-template <class Exec, bool Tr, class F, class FN, class L>
+template <class Exec, bool Transposed, class F, class FN, class L>
 struct DiffusionPass {
   using T = typename FN::non_const_value_type;
   using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space,
@@ -25,8 +25,8 @@ struct DiffusionPass {
   bool write_lapl;
   std::int64_t rows, cols, tiles_across;
   int tile_rows, tile_cols, steps;
-  int level;     // team scratch level
-  bool reverse;  // tiles in reverse order (see diffusion_pass)
+  int scratch_level;  // team scratch level
+  bool reverse;       // tiles in reverse order (see diffusion_pass)
 
   static std::size_t scratch_bytes(int tile_rows, int tile_cols, int steps) {
     // In size_t, and capped: a tile or steps_per_pass near INT_MAX must not overflow into a
@@ -79,8 +79,8 @@ struct DiffusionPass {
     const std::int64_t r0 = tile / tiles_across * tile_rows - steps;
     const std::int64_t c0 = tile % tiles_across * tile_cols - steps;
     const int h = tile_rows + 2 * steps, w = tile_cols + 2 * steps;
-    Scratch sa(team.team_scratch(level), h * w);
-    Scratch sb = steps > 1 ? Scratch(team.team_scratch(level), h * w) : sa;
+    Scratch sa(team.team_scratch(scratch_level), h * w);
+    Scratch sb = steps > 1 ? Scratch(team.team_scratch(scratch_level), h * w) : sa;
     T* a = sa.data();
     T* b = sb.data();
     // The scratch rows [y0, y1) and columns [x0, x1) that lie inside the field.
@@ -89,7 +89,7 @@ struct DiffusionPass {
 
     // Load the tile and its halo (asynchronous copies on GPUs: all of a thread's in flight at
     // once); zeros outside the field, in both buffers.
-    const std::int64_t fs = column_stride<Tr>(f);
+    const std::int64_t f_stride = column_stride<Transposed>(f);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, h), [&](int y) {
       T* ay = a + y * w;
       T* by = b + y * w;
@@ -102,16 +102,17 @@ struct DiffusionPass {
         vector_for(team, xb, w, [&](int x) { by[x] = 0; });
       }
       if (row_inside) {
-        const T* src = &cell<Tr>(f, r0 + y, c0 + x0);
+        const T* src = &cell<Transposed>(f, r0 + y, c0 + x0);
         T* dst = ay + x0;
         vector_for(team, 0, x1 - x0,
-                   [&](int p) { backends::copy_to_scratch_async(dst + p, src + p * fs); });
+                   [&](int p) { backends::copy_to_scratch_async(dst + p, src + p * f_stride); });
       }
     });
     backends::copy_scratch_wait();
     team.team_barrier();
 
-    const std::int64_t ns = column_stride<Tr>(next), ls = column_stride<Tr>(lapl);
+    const std::int64_t next_stride = column_stride<Transposed>(next),
+                       lapl_stride = column_stride<Transposed>(lapl);
     for (int s = 1; s <= steps; ++s) {
       const int ya = s > y0 ? s : y0, yb = h - s < y1 ? h - s : y1;
       const int xa = s > x0 ? s : x0, xb = w - s < x1 ? w - s : x1;
@@ -133,20 +134,21 @@ struct DiffusionPass {
           });
           return;
         }
-        T* out = &cell<Tr>(next, r0 + y, c0 + xa);
+        T* out = &cell<Transposed>(next, r0 + y, c0 + xa);
         const int n = xb - xa;
         if (!write_lapl) {
           store_row(
-              team, out, ns, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); }, [&](int, T) {});
+              team, out, next_stride, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); },
+              [&](int, T) {});
           return;
         }
-        T* lout = &cell<Tr>(lapl, r0 + y, c0 + xa);
+        T* lout = &cell<Transposed>(lapl, r0 + y, c0 + xa);
         // Both outputs in chunks when they are equally aligned; else one element at a time.
         const bool together = reinterpret_cast<std::uintptr_t>(out) % 16 ==
                               reinterpret_cast<std::uintptr_t>(lout) % 16;
-        if (together && ls == 1) {
+        if (together && lapl_stride == 1) {
           store_row(
-              team, out, ns, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); },
+              team, out, next_stride, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); },
               [&](int p, T lap) { backends::store_streaming(lout + p, lap); },
               [&](int p, const Chunk<T, K>& laps) {
                 backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + p), laps);
@@ -155,8 +157,8 @@ struct DiffusionPass {
           vector_for(team, 0, n, [&](int p) {
             T lap, v;
             at(xa + p, lap, v);
-            out[p * ns] = v;
-            backends::store_streaming(lout + p * ls, lap);
+            out[p * next_stride] = v;
+            backends::store_streaming(lout + p * lapl_stride, lap);
           });
         }
       });

@@ -135,10 +135,11 @@ struct HistogramTeams {
 
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team) const {
-    constexpr int level = Tuning::scratch_level;  // (a local: no device reference to Tuning)
+    constexpr int scratch_level =
+        Tuning::scratch_level;  // (a local: no device reference to Tuning)
     const int nbins = int(bins.nbins);
-    Table edge(team.team_scratch(level), nbins + 1);
-    Scratch hist(team.team_scratch(level), nbins + 1, copies);
+    Table edge(team.team_scratch(scratch_level), nbins + 1);
+    Scratch hist(team.team_scratch(scratch_level), nbins + 1, copies);
     const int threads = team.team_size(), t = team.team_rank();
     for (int k = t; k <= nbins; k += threads) edge(k) = threshold<T>(bins.edge(k));
     for (int b = t; b < (nbins + 1) * copies; b += threads) hist.data()[b] = 0;

@@ -8,7 +8,7 @@
 namespace unison::detail {
 
 template <class O>
-struct Fill {
+struct FillOutput {
   using T = typename O::non_const_value_type;
   O out;
   T value;
@@ -20,7 +20,7 @@ void fill_output(const Exec& exec, const O& out, typename O::non_const_value_typ
   Kokkos::parallel_for("unison::matmul_reduce::fill",
                        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
                            exec, 0, std::int64_t(out.extent(0))),
-                       Fill<O>{out, value});
+                       FillOutput<O>{out, value});
 }
 
 template <class Layout>

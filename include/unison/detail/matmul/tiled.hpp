@@ -72,10 +72,12 @@ struct MatmulReduceTiled {
     const std::int64_t i0 = std::int64_t(team.league_rank() / tiles_n) * TM;
     const std::int64_t j0 = std::int64_t(team.league_rank() % tiles_n) * TN;
     const int t = team.team_rank();
-    const int level = Tuning::scratch_level;  // (a copy: team_scratch takes a reference)
-    T* as = static_cast<T*>(team.team_scratch(level).get_shmem_aligned(
-        ((slices > sums ? slices : sums) + (in_registers ? 0 : std::size_t(TM) * TN)) * sizeof(T),
-        64));
+    const int scratch_level = Tuning::scratch_level;  // (a copy: team_scratch takes a reference)
+    T* as = static_cast<T*>(team.team_scratch(scratch_level)
+                                .get_shmem_aligned(((slices > sums ? slices : sums) +
+                                                    (in_registers ? 0 : std::size_t(TM) * TN)) *
+                                                       sizeof(T),
+                                                   64));
     T* bs = as + TK * LDA;
     T* cs = as + (slices > sums ? slices : sums);  // the tile's products (CPU)
     T acc[RM][RN];

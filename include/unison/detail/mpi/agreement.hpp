@@ -72,7 +72,7 @@ inline long long bits(double x) {
 
 /// Whether buffers of exec's memory go to MPI as they are.
 template <class Exec>
-bool direct(Transport t) {
+bool transport_is_direct(Transport t) {
   if constexpr (!backends::asynchronous_v<Exec>) return true;
   else return t == Transport::device || (t == Transport::automatic && gpu_aware());
 }

@@ -21,7 +21,7 @@ using Padded = Kokkos::View<typename F::non_const_value_type**, diffusion::layou
 // single-rank kernels see it): cell (r, c) is padded cell (r + 1, c + 1) of cur; its neighbours
 // are other cells of the block or ghost cells, which hold the neighbouring blocks' cells (or 0 at
 // the field's edge). The arithmetic is diffusion::step, as in every single-rank kernel.
-template <bool Tr, class P, class L>
+template <bool Transposed, class P, class L>
 struct HaloStencil {
   using T = typename P::non_const_value_type;
   typename P::const_type cur;
@@ -32,11 +32,12 @@ struct HaloStencil {
 
   KOKKOS_FORCEINLINE_FUNCTION void cell(std::int64_t r, std::int64_t c) const {
     T lap, v;
-    diffusion::step<T>(diffusion::at<Tr>(cur, r + 1, c + 1), diffusion::at<Tr>(cur, r, c + 1),
-                       diffusion::at<Tr>(cur, r + 2, c + 1), diffusion::at<Tr>(cur, r + 1, c),
-                       diffusion::at<Tr>(cur, r + 1, c + 2), coeff, lap, v);
-    diffusion::at<Tr>(next, r + 1, c + 1) = v;
-    if (write_lapl) diffusion::at<Tr>(lapl, r, c) = lap;
+    diffusion::step<T>(
+        diffusion::at<Transposed>(cur, r + 1, c + 1), diffusion::at<Transposed>(cur, r, c + 1),
+        diffusion::at<Transposed>(cur, r + 2, c + 1), diffusion::at<Transposed>(cur, r + 1, c),
+        diffusion::at<Transposed>(cur, r + 1, c + 2), coeff, lap, v);
+    diffusion::at<Transposed>(next, r + 1, c + 1) = v;
+    if (write_lapl) diffusion::at<Transposed>(lapl, r, c) = lap;
   }
 };
 
@@ -45,8 +46,8 @@ struct HaloStencil {
 // axis). Each thread loads the neighbours of U cells, a team's width apart, before it computes
 // and stores any: U cells' loads in flight at once (one cell at a time, the stores of a cell
 // could alias the next cell's loads as far as the compiler knows; docs/tuning.md).
-template <bool Tr, class P, class L, int U>
-struct HaloStencilRows : HaloStencil<Tr, P, L> {
+template <bool Transposed, class P, class L, int U>
+struct HaloStencilRows : HaloStencil<Transposed, P, L> {
   using T = typename P::non_const_value_type;
   std::int64_t r0, c0, cols, segments, width;
   template <class Member>
@@ -61,11 +62,11 @@ struct HaloStencilRows : HaloStencil<Tr, P, L> {
       for (int u = 0; u < U; ++u) {
         const std::int64_t k = base + u * threads, c = c0 + k + 1;  // padded column
         if (k < end) {
-          mid[u] = diffusion::at<Tr>(this->cur, r, c);
-          up[u] = diffusion::at<Tr>(this->cur, r - 1, c);
-          down[u] = diffusion::at<Tr>(this->cur, r + 1, c);
-          left[u] = diffusion::at<Tr>(this->cur, r, c - 1);
-          right[u] = diffusion::at<Tr>(this->cur, r, c + 1);
+          mid[u] = diffusion::at<Transposed>(this->cur, r, c);
+          up[u] = diffusion::at<Transposed>(this->cur, r - 1, c);
+          down[u] = diffusion::at<Transposed>(this->cur, r + 1, c);
+          left[u] = diffusion::at<Transposed>(this->cur, r, c - 1);
+          right[u] = diffusion::at<Transposed>(this->cur, r, c + 1);
         }
       }
       for (int u = 0; u < U; ++u) {
@@ -73,8 +74,8 @@ struct HaloStencilRows : HaloStencil<Tr, P, L> {
         if (k < end) {
           T lap, v;
           diffusion::step<T>(mid[u], up[u], down[u], left[u], right[u], this->coeff, lap, v);
-          diffusion::at<Tr>(this->next, r, c) = v;
-          if (this->write_lapl) diffusion::at<Tr>(this->lapl, r - 1, c - 1) = lap;
+          diffusion::at<Transposed>(this->next, r, c) = v;
+          if (this->write_lapl) diffusion::at<Transposed>(this->lapl, r - 1, c - 1) = lap;
         }
       }
     }
@@ -100,8 +101,8 @@ struct HaloRowsShape {
 // The ring of a grid of rows x cols cells that is not [1, rows - 1) x [1, cols - 1): the cells
 // that read ghost cells. Item k: the first row, then the last, then the first and last cells of
 // the rows between.
-template <bool Tr, class P, class L>
-struct HaloStencilRing : HaloStencil<Tr, P, L> {
+template <bool Transposed, class P, class L>
+struct HaloStencilRing : HaloStencil<Transposed, P, L> {
   std::int64_t rows, cols;
   static std::int64_t size(std::int64_t rows, std::int64_t cols) {
     return cols * std::min<std::int64_t>(rows, 2) +

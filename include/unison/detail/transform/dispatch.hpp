@@ -20,7 +20,7 @@ struct TransformKernel2D {
 
 // A contiguous rank-2 View seen as the rank-1 array of its span (same memory, no copy).
 template <class V>
-auto flat(const V& v) {
+auto as_rank1(const V& v) {
   if constexpr (Kokkos::is_view_v<V>) {
     using Flat = Kokkos::View<typename V::value_type*, typename V::memory_space,
                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -42,7 +42,7 @@ bool flattens_like(const Arg& arg, const Out& out) {
 }
 
 /// What a checked launch is called: `function` in error messages, `kernel` as the Kokkos label.
-struct Names {
+struct CallNames {
   const char* function;
   const char* kernel;
 };
@@ -52,7 +52,7 @@ struct Names {
 /// the messages. Vector (consecutive elements read at once) and Unroll (such chunks per work
 /// item) of a rank-1 launch default to the backend's tuning; benchmarks set them to compare.
 template <int Vector = 0, int Unroll = 0, class Exec, class Out, class F, class... Args>
-void transform(Names names, const std::array<const char*, sizeof...(Args)>& arg_names,
+void transform(CallNames names, const std::array<const char*, sizeof...(Args)>& arg_names,
                const Exec& exec, const Out& out, const F& f, const Args&... args) {
   std::size_t k = 0;
   ((check_extents(names.function, arg_names[k], args, out),
@@ -74,9 +74,9 @@ void transform(Names names, const std::array<const char*, sizeof...(Args)>& arg_
   } else {
     if (out.span_is_contiguous() && (flattens_like(args, out) && ...)) {
       if constexpr (blocks) {
-        if (launch_blocks(label, exec, flat(out), f, flat(args)...)) return;
+        if (launch_blocks(label, exec, as_rank1(out), f, as_rank1(args)...)) return;
       }
-      launch_1d<K, U>(label, exec, flat(out), f, flat(args)...);
+      launch_1d<K, U>(label, exec, as_rank1(out), f, as_rank1(args)...);
     } else if constexpr (takes_packs<F>::value) {
       using T = typename Out::non_const_value_type;
       using Kernel = TransformKernel2D<Out, AsType<T, F>, Operands<Args...>>;
