@@ -1,8 +1,9 @@
 #pragma once
 /// \file unison/backends/device_info.hpp
 /// What each backend runs on, in words and numbers, for benchmark contexts and reports. The
-/// per-backend queries live in backends/src/device_info.cpp: the only place that talks to a
-/// backend's runtime directly.
+/// per-backend queries live in backends/src/device_info.cpp; the other calls into a backend's
+/// runtime (streams, events, streaming stores) in that backend's folder, e.g.
+/// unison/backends/cuda/.
 
 #include <string>
 #include <vector>

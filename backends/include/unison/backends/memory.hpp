@@ -15,6 +15,11 @@
 #include <immintrin.h>
 #endif
 
+// The CUDA forms (streaming stores).
+#ifdef KOKKOS_ENABLE_CUDA
+#include <unison/backends/cuda/memory.hpp>
+#endif
+
 namespace unison::backends {
 
 /// The widest non-temporal store this host compiler may emit (x86: 64 bytes with AVX-512, 32
@@ -42,16 +47,7 @@ inline constexpr int host_stream_bytes = 0;
 template <class V>
 KOKKOS_FORCEINLINE_FUNCTION void store_streaming(V* p, const V& v) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  if constexpr (sizeof(V) % 16 == 0) {  // 16 bytes at a time
-    for (std::size_t b = 0; b < sizeof(V) / 16; ++b)
-      __stcs(reinterpret_cast<float4*>(p) + b, reinterpret_cast<const float4*>(&v)[b]);
-  } else if constexpr (sizeof(V) == 8) {
-    __stcs(reinterpret_cast<float2*>(p), *reinterpret_cast<const float2*>(&v));
-  } else if constexpr (sizeof(V) == 4) {
-    __stcs(reinterpret_cast<float*>(p), *reinterpret_cast<const float*>(&v));
-  } else {
-    *p = v;
-  }
+  cuda::store_streaming(p, v);
 #elif defined(__AVX512F__) || defined(__AVX__) || defined(__SSE2__)
   if constexpr (sizeof(V) == 64 && host_stream_bytes >= 64) {
 #if defined(__AVX512F__)

@@ -10,8 +10,9 @@
 
 #include <Kokkos_Core.hpp>
 
+// Each backend's own forms, which call into its runtime (a priority stream, events).
 #ifdef KOKKOS_ENABLE_CUDA
-#include <cuda_runtime.h>
+#include <unison/backends/cuda/streams.hpp>
 #endif
 
 namespace unison::backends {
@@ -32,22 +33,7 @@ inline constexpr bool asynchronous_v =
 template <class Exec>
 Exec side_instance(const Exec& exec) {
 #ifdef KOKKOS_ENABLE_CUDA
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    const auto check = [](cudaError_t e, const char* what) {
-      if (e != cudaSuccess)
-        throw std::runtime_error(std::string("unison::backends::side_instance: ") + what + ": " +
-                                 cudaGetErrorString(e));
-    };
-    int current = 0, least = 0, greatest = 0;
-    check(cudaGetDevice(&current), "cudaGetDevice");
-    check(cudaSetDevice(exec.cuda_device()), "cudaSetDevice");
-    check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
-    cudaStream_t stream = nullptr;
-    check(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest),
-          "cudaStreamCreateWithPriority");
-    check(cudaSetDevice(current), "cudaSetDevice");
-    return Kokkos::Cuda(stream, Kokkos::Impl::ManageStream::yes);
-  }
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return cuda::priority_instance(exec);
 #endif
   if constexpr (asynchronous_v<Exec>) return Kokkos::Experimental::partition_space(exec, 1)[0];
   else return exec;
@@ -68,29 +54,5 @@ class StreamOrder {
     waited.fence("unison::backends::StreamOrder");
   }
 };
-
-#ifdef KOKKOS_ENABLE_CUDA
-template <>
-class StreamOrder<Kokkos::Cuda> {
- public:
-  StreamOrder() { check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "create"); }
-  ~StreamOrder() { cudaEventDestroy(event_); }
-  StreamOrder(const StreamOrder&) = delete;
-  StreamOrder& operator=(const StreamOrder&) = delete;
-  void after(const Kokkos::Cuda& waiter, const Kokkos::Cuda& waited) {
-    if (waiter.cuda_stream() == waited.cuda_stream()) return;
-    check(cudaEventRecord(event_, waited.cuda_stream()), "record");
-    check(cudaStreamWaitEvent(waiter.cuda_stream(), event_, 0), "wait for");
-  }
-
- private:
-  static void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess)
-      throw std::runtime_error(std::string("unison::backends::StreamOrder: could not ") + what +
-                               " a CUDA event: " + cudaGetErrorString(e));
-  }
-  cudaEvent_t event_ = nullptr;
-};
-#endif
 
 }  // namespace unison::backends

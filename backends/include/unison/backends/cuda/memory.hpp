@@ -1,0 +1,29 @@
+#pragma once
+/// \file unison/backends/cuda/memory.hpp
+/// The CUDA forms behind unison/backends/memory.hpp (which includes this file in CUDA builds).
+
+#include <cstddef>
+
+#include <Kokkos_Core.hpp>
+#ifdef KOKKOS_ENABLE_CUDA
+
+namespace unison::backends::cuda {
+
+/// *p = v by streaming stores (st.global.cs, evict first) of 4, 8 or 16 bytes each, for V of 4,
+/// 8 or a multiple of 16 bytes; a plain store otherwise. Device code only.
+template <class V>
+__device__ __forceinline__ void store_streaming(V* p, const V& v) {
+  if constexpr (sizeof(V) % 16 == 0) {  // 16 bytes at a time
+    for (std::size_t b = 0; b < sizeof(V) / 16; ++b)
+      __stcs(reinterpret_cast<float4*>(p) + b, reinterpret_cast<const float4*>(&v)[b]);
+  } else if constexpr (sizeof(V) == 8) {
+    __stcs(reinterpret_cast<float2*>(p), *reinterpret_cast<const float2*>(&v));
+  } else if constexpr (sizeof(V) == 4) {
+    __stcs(reinterpret_cast<float*>(p), *reinterpret_cast<const float*>(&v));
+  } else {
+    *p = v;
+  }
+}
+
+}  // namespace unison::backends::cuda
+#endif  // KOKKOS_ENABLE_CUDA
