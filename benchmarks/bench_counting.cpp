@@ -180,9 +180,11 @@ void add_small() {
   add_case<Exec>(
       "atomic_counter/" + size_tag(n),
       [=](const Exec&) -> Call<Exec> {
-        return {[=](const Exec& e) { benchmark::DoNotOptimize(unison::atomic_counter(e, n)); },
+        return {[=](const Exec& e) {
+                  benchmark::DoNotOptimize(unison::examples::atomic_counter(e, n));
+                },
                 [=](const Exec& e) {
-                  const std::int64_t count = unison::atomic_counter(e, n);
+                  const std::int64_t count = unison::examples::atomic_counter(e, n);
                   Check c = check_exact(std::abs(count - n));
                   c.bytes = sizeof count;
                   c.save = [=](const std::filesystem::path& folder) {
@@ -205,7 +207,7 @@ void add_small() {
         Call<Exec> call{
             [=](const Exec& e) {
               (void)flat;
-              unison::rgb_to_grayscale(e, rgb, gray);
+              unison::examples::rgb_to_grayscale(e, rgb, gray);
             },
             [=](const Exec&) { return check_grayscale(host_copy(rgb), host_copy(gray)); }};
         copy_in(call, rgb);
@@ -227,7 +229,7 @@ void add_small() {
         Kokkos::deep_copy(exec, rgb, host_rgb);
         exec.fence();
         Call<Exec> call{
-            [=](const Exec& e) { unison::rgb_to_grayscale(e, rgb, gray); },
+            [=](const Exec& e) { unison::examples::rgb_to_grayscale(e, rgb, gray); },
             [=](const Exec&) { return check_grayscale(host_copy(rgb), host_copy(gray)); }};
         copy_in(call, rgb);
         copy_out(call, gray);
@@ -237,18 +239,20 @@ void add_small() {
   add_case<Exec>(
       "loop_sum/" + size_tag(sum_n),
       [=](const Exec&) -> Call<Exec> {
-        return {[=](const Exec& e) { benchmark::DoNotOptimize(unison::loop_sum(e, sum_n)); },
-                [=](const Exec& e) {  // exactly the integer sum times 0.1, rounded once
-                  const std::int64_t half = sum_n * (sum_n - 1) / 2;
-                  const double ref = double(half * half) * 0.1, got = unison::loop_sum(e, sum_n);
-                  Check c;
-                  c.error = ref != 0 ? std::abs(got - ref) / ref : std::abs(got);
-                  c.bytes = sizeof got;
-                  c.save = [=](const std::filesystem::path& folder) {
-                    save_scalar(folder, "sum", got);
-                  };
-                  return c;
-                }};
+        return {
+            [=](const Exec& e) { benchmark::DoNotOptimize(unison::examples::loop_sum(e, sum_n)); },
+            [=](const Exec& e) {  // exactly the integer sum times 0.1, rounded once
+              const std::int64_t half = sum_n * (sum_n - 1) / 2;
+              const double ref = double(half * half) * 0.1,
+                           got = unison::examples::loop_sum(e, sum_n);
+              Check c;
+              c.error = ref != 0 ? std::abs(got - ref) / ref : std::abs(got);
+              c.bytes = sizeof got;
+              c.save = [=](const std::filesystem::path& folder) {
+                save_scalar(folder, "sum", got);
+              };
+              return c;
+            }};
       },
       0, 0, 1, double(sum_n) * double(sum_n), benchmark::kMicrosecond, 3, 5, "Gterms/s");
   add_case_and_copies<Exec>(
@@ -256,7 +260,7 @@ void add_small() {
       [=](const Exec& exec) -> Call<Exec> {
         Kokkos::View<std::int64_t*, Mem> out(
             Kokkos::view_alloc(exec, std::string("unison::bench::lucas")), 41);
-        Call<Exec> call{[=](const Exec& e) { unison::lucas(e, out); },
+        Call<Exec> call{[=](const Exec& e) { unison::examples::lucas(e, out); },
                         [=](const Exec&) {
                           auto got = host_copy(out);
                           std::int64_t off = 0, a = 2, b = 1;  // L(i), L(i + 1)

@@ -1,7 +1,8 @@
 #pragma once
 /// \file unison/examples.hpp
-/// The tutorials' small examples (docs/workloads.md section 6), done once for every backend:
-/// rgb_to_grayscale, loop_sum and lucas.
+/// The tutorials' small examples (docs/workloads.md section 6), done once for every backend and
+/// kept apart from the library's functions, in namespace unison::examples: rgb_to_grayscale,
+/// loop_sum, lucas and atomic_counter (the tutorials' race example done right).
 ///
 /// Common contract: see unison/core.hpp. Kernels: "unison::examples::<name>".
 
@@ -20,7 +21,7 @@ namespace unison {}  // namespace unison
 
 #include <unison/detail/examples/loop_sum.hpp>
 
-namespace unison {
+namespace unison::examples {
 
 /// gray(i, j) = 0.299 R + 0.587 G + 0.114 B for every pixel of rgb (h x w x 3, channels R, G, B
 /// along the last axis), computed in float. rgb: a rank-3 View of float or std::uint8_t, any
@@ -30,24 +31,26 @@ namespace unison {
 /// h x w, or gray overlaps rgb. Kernel: "unison::examples::rgb_to_grayscale".
 template <class Exec, class RV, class GV>
 void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
-  static_assert(Kokkos::is_execution_space_v<Exec>,
-                "unison::rgb_to_grayscale: the first argument must be a Kokkos execution space");
+  static_assert(
+      Kokkos::is_execution_space_v<Exec>,
+      "unison::examples::rgb_to_grayscale: the first argument must be a Kokkos execution space");
   using In = typename RV::non_const_value_type;
   using Out = typename GV::non_const_value_type;
-  static_assert(Kokkos::is_view_v<RV> && RV::rank() == 3 &&
-                    (std::is_same_v<In, float> || std::is_same_v<In, std::uint8_t>),
-                "unison::rgb_to_grayscale: rgb must be a rank-3 View (h x w x 3) of float or "
-                "std::uint8_t");
-  static_assert(Kokkos::is_view_v<GV> && GV::rank() == 2 &&
-                    !std::is_const_v<typename GV::value_type> &&
-                    (std::is_floating_point_v<Out> ||
-                     (std::is_same_v<Out, std::uint8_t> && std::is_same_v<In, std::uint8_t>)),
-                "unison::rgb_to_grayscale: gray must be a rank-2 View of float or double, or of "
-                "std::uint8_t for std::uint8_t input");
   static_assert(
-      detail::accessible_v<Exec, RV> && detail::accessible_v<Exec, GV>,
-      "unison::rgb_to_grayscale: rgb and gray must be accessible from the execution space");
-  constexpr const char* fn = "unison::rgb_to_grayscale";
+      Kokkos::is_view_v<RV> && RV::rank() == 3 &&
+          (std::is_same_v<In, float> || std::is_same_v<In, std::uint8_t>),
+      "unison::examples::rgb_to_grayscale: rgb must be a rank-3 View (h x w x 3) of float or "
+      "std::uint8_t");
+  static_assert(
+      Kokkos::is_view_v<GV> && GV::rank() == 2 && !std::is_const_v<typename GV::value_type> &&
+          (std::is_floating_point_v<Out> ||
+           (std::is_same_v<Out, std::uint8_t> && std::is_same_v<In, std::uint8_t>)),
+      "unison::examples::rgb_to_grayscale: gray must be a rank-2 View of float or double, or of "
+      "std::uint8_t for std::uint8_t input");
+  static_assert(detail::accessible_v<Exec, RV> && detail::accessible_v<Exec, GV>,
+                "unison::examples::rgb_to_grayscale: rgb and gray must be accessible from the "
+                "execution space");
+  constexpr const char* fn = "unison::examples::rgb_to_grayscale";
   detail::require(rgb.extent(2) == 3, fn, "rgb is ", detail::extents_string(rgb),
                   ": its last extent must be 3 (R, G, B)");
   detail::require(gray.extent(0) == rgb.extent(0) && gray.extent(1) == rgb.extent(1), fn,
@@ -90,15 +93,15 @@ inline constexpr std::int64_t loop_sum_max_n = 77936;
 template <class Exec>
 double loop_sum(const Exec& exec, std::int64_t n) {
   static_assert(Kokkos::is_execution_space_v<Exec>,
-                "unison::loop_sum: the first argument must be a Kokkos execution space");
-  detail::require(n >= 0 && n <= loop_sum_max_n, "unison::loop_sum", "n is ", n, ", expected 0 to ",
-                  loop_sum_max_n, " (beyond, the exact sum overflows 64 bits)");
+                "unison::examples::loop_sum: the first argument must be a Kokkos execution space");
+  detail::require(n >= 0 && n <= loop_sum_max_n, "unison::examples::loop_sum", "n is ", n,
+                  ", expected 0 to ", loop_sum_max_n, " (beyond, the exact sum overflows 64 bits)");
   if (n == 0) return 0.0;  // nothing to launch (docs/RELIABILITY.md: an empty reduction crashed)
   std::int64_t sum = 0;
   Kokkos::parallel_reduce("unison::examples::loop_sum",
                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
                           detail::LoopSum{n}, sum);
-  exec.fence("unison::loop_sum: the result");
+  exec.fence("unison::examples::loop_sum: the result");
   return double(sum) * 0.1;
 }
 
@@ -132,16 +135,16 @@ std::int64_t lucas_max_index() {
 template <class Exec, class OV>
 void lucas(const Exec& exec, const OV& out) {
   static_assert(Kokkos::is_execution_space_v<Exec>,
-                "unison::lucas: the first argument must be a Kokkos execution space");
+                "unison::examples::lucas: the first argument must be a Kokkos execution space");
   using T = typename OV::non_const_value_type;
-  static_assert(Kokkos::is_view_v<OV> && OV::rank() == 1 &&
-                    !std::is_const_v<typename OV::value_type> && std::is_arithmetic_v<T> &&
-                    !std::is_same_v<T, bool>,
-                "unison::lucas: out must be a rank-1 View of a non-const arithmetic type");
+  static_assert(
+      Kokkos::is_view_v<OV> && OV::rank() == 1 && !std::is_const_v<typename OV::value_type> &&
+          std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
+      "unison::examples::lucas: out must be a rank-1 View of a non-const arithmetic type");
   static_assert(detail::accessible_v<Exec, OV>,
-                "unison::lucas: out must be accessible from the execution space");
+                "unison::examples::lucas: out must be accessible from the execution space");
   const std::int64_t n = out.extent(0);
-  detail::require(n - 1 <= lucas_max_index<T>(), "unison::lucas", "out has ", n,
+  detail::require(n - 1 <= lucas_max_index<T>(), "unison::examples::lucas", "out has ", n,
                   " elements, but L(", n - 1,
                   ") does not fit this value type: its largest exact "
                   "index is ",
@@ -161,4 +164,30 @@ void lucas(const Exec& exec, const OV& out) {
       });
 }
 
-}  // namespace unison
+/// n work items each add 1 to one counter with an atomic; returns the total, which is n (the
+/// tutorials' race example: with a plain `+= 1` concurrent updates are lost). Returns on the
+/// host: waits for the result on `exec`, and frees its counter (Kokkos then fences every
+/// instance of the backend). Throws unison::invalid_argument when n < 0. Kernel:
+/// "unison::examples::atomic_counter".
+template <class Exec>
+std::int64_t atomic_counter(const Exec& exec, std::int64_t n) {
+  static_assert(
+      Kokkos::is_execution_space_v<Exec>,
+      "unison::examples::atomic_counter: the first argument must be a Kokkos execution space");
+  detail::require(n >= 0, "unison::examples::atomic_counter", "n is ", n, ", expected 0 or more");
+  std::int64_t total = 0;
+  Kokkos::View<std::int64_t, typename Exec::memory_space> counter(Kokkos::view_alloc(
+      exec, Kokkos::WithoutInitializing, std::string("unison::examples::counter")));
+  const Kokkos::View<std::int64_t, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> zero(
+      &total);
+  Kokkos::deep_copy(exec, counter, zero);  // a copy, not a fill kernel
+  Kokkos::parallel_for(
+      "unison::examples::atomic_counter",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+      KOKKOS_LAMBDA(std::int64_t) { Kokkos::atomic_inc(&counter()); });
+  Kokkos::deep_copy(exec, total, counter);
+  exec.fence("unison::examples::atomic_counter: the result");
+  return total;
+}
+
+}  // namespace unison::examples

@@ -1,11 +1,10 @@
 #pragma once
 /// \file unison/histogram.hpp
 /// Counting with atomics (docs/workloads.md section 6): histogram, with per-team histograms in
-/// scratch memory merged once, and atomic_counter, the tutorials' race example done right.
+/// scratch memory merged once.
 ///
 /// Common contract: see unison/core.hpp. Counts are integers: exact and deterministic.
-/// Kernels: "unison::histogram::zero", "unison::histogram::bins",
-/// "unison::histogram::atomic_counter".
+/// Kernels: "unison::histogram::zero", "unison::histogram::bins".
 
 #include <cmath>
 #include <cstdint>
@@ -139,31 +138,6 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
 template <class XV, class CV>
 void histogram(const XV& x, double xmin, double xmax, const CV& counts) {
   histogram(typename CV::execution_space(), x, xmin, xmax, counts);
-}
-
-/// n work items each add 1 to one counter with an atomic; returns the total, which is n (the
-/// tutorials' race example: with a plain `+= 1` concurrent updates are lost). Returns on the
-/// host: waits for the result on `exec`, and frees its counter (Kokkos then fences every
-/// instance of the backend). Throws unison::invalid_argument when n < 0. Kernel:
-/// "unison::histogram::atomic_counter".
-template <class Exec>
-std::int64_t atomic_counter(const Exec& exec, std::int64_t n) {
-  static_assert(Kokkos::is_execution_space_v<Exec>,
-                "unison::atomic_counter: the first argument must be a Kokkos execution space");
-  detail::require(n >= 0, "unison::atomic_counter", "n is ", n, ", expected 0 or more");
-  std::int64_t total = 0;
-  Kokkos::View<std::int64_t, typename Exec::memory_space> counter(Kokkos::view_alloc(
-      exec, Kokkos::WithoutInitializing, std::string("unison::histogram::counter")));
-  const Kokkos::View<std::int64_t, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> zero(
-      &total);
-  Kokkos::deep_copy(exec, counter, zero);  // a copy, not a fill kernel
-  Kokkos::parallel_for(
-      "unison::histogram::atomic_counter",
-      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
-      KOKKOS_LAMBDA(std::int64_t) { Kokkos::atomic_inc(&counter()); });
-  Kokkos::deep_copy(exec, total, counter);
-  exec.fence("unison::atomic_counter: the result");
-  return total;
 }
 
 }  // namespace unison

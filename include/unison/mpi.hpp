@@ -143,11 +143,6 @@ void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t 
              const ExchangeOptions& options = {}) {
   detail::diffusion::check_types<Exec, F, L>();
   using T = typename F::non_const_value_type;
-  static_assert(std::is_same_v<typename L::non_const_value_type, T>,
-                "unison::mpi::diffuse: f and lapl must have the same value type");
-  static_assert(
-      !std::is_const_v<typename F::value_type> && !std::is_const_v<typename L::value_type>,
-      "unison::mpi::diffuse: f and lapl must have a non-const value type");
   constexpr const char* fn = "unison::mpi::diffuse";
   detail::check_decomposition(d, fn);
   detail::agree(

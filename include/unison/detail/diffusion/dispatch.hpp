@@ -222,4 +222,15 @@ constexpr void static_checks() {
                 "unison::diffusion: every View must be accessible from the execution space");
 }
 
+// static_checks for a field f advanced in place and its Laplacian lapl.
+template <class Exec, class F, class L>
+constexpr void static_checks_field_lapl() {
+  static_checks<Exec, F, L>();
+  static_assert(std::is_same_v<typename L::non_const_value_type, typename F::non_const_value_type>,
+                "unison::diffusion: f and lapl must have the same value type");
+  static_assert(
+      !std::is_const_v<typename F::value_type> && !std::is_const_v<typename L::value_type>,
+      "unison::diffusion: f and lapl must have a non-const value type");
+}
+
 }  // namespace unison::detail

@@ -33,10 +33,11 @@ KOKKOS_FORCEINLINE_FUNCTION void step(T mid, T up, T down, T left, T right, T co
   detail::stencil<T>(mid, up, down, left, right, coeff, lapl, next);
 }
 
-// The compile-time checks of the execution space and the Views (fields, Laplacians).
-template <class Exec, class... V>
+// The compile-time checks of the execution space, a field f advanced in place and its
+// Laplacian lapl.
+template <class Exec, class F, class L>
 constexpr void check_types() {
-  detail::static_checks<Exec, V...>();
+  detail::static_checks_field_lapl<Exec, F, L>();
 }
 
 // The run-time checks of a field and its Laplacian: equal extents, disjoint, a coeff finite in

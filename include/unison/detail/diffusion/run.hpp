@@ -73,13 +73,8 @@ template <class Exec, class F, class L, class OnStep>
 void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, double coeff,
              const L& lapl, Laplacian which, const DiffusionOptions& options, OnStep&& on_step,
              const DiffusionBuffer<F>* buffer) {
-  static_checks<Exec, F, L>();
+  static_checks_field_lapl<Exec, F, L>();
   using T = typename F::non_const_value_type;
-  static_assert(std::is_same_v<typename L::non_const_value_type, T>,
-                "unison::diffuse: f and lapl must have the same value type");
-  static_assert(
-      !std::is_const_v<typename F::value_type> && !std::is_const_v<typename L::value_type>,
-      "unison::diffuse: f and lapl must have a non-const value type");
   check_field<Exec>(fn, f, lapl, coeff);
   check_disjoint(fn, "lapl", lapl, "f", f);
   require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
