@@ -8,9 +8,10 @@
 #include <unison/backends/device_info.hpp>
 
 int main(int argc, char* argv[]) {
-  // The tests that record Kokkos Tools events (test_labels.cpp) ask Kokkos, as a tool would,
-  // not to fence every instance around each event it reports: else the fences they look for
-  // would be Kokkos' own. Asked before Kokkos starts, which is when it asks its tools.
+  // The tests that record Kokkos Tools events (the <Family>Labels and <Family>Instance suites,
+  // tests/labels.hpp) ask Kokkos, as a tool would, not to fence every instance around each
+  // event it reports: else the fences they look for would be Kokkos' own. Asked before Kokkos
+  // starts, which is when it asks its tools.
   Kokkos::Tools::Experimental::set_request_tool_settings_callback(
       [](std::uint32_t, Kokkos::Tools::Experimental::ToolSettings* settings) {
         settings->requires_global_fencing = false;

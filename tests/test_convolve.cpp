@@ -1,13 +1,20 @@
 // convolve against a float64 host reference (np.convolve's definition), on every backend: every
 // mode, both algorithms, float and double, odd sizes, more taps than one scratch chunk, strided
 // inputs, and every documented error.
+// Beside them, the suites every family has: ConvolvePreconditions, ConvolveDeterminism,
+// ConvolveLabels and ConvolveInstance (tests/preconditions.hpp, determinism.hpp, labels.hpp).
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include <unison/convolve.hpp>
 
+#include "determinism.hpp"
+#include "labels.hpp"
+#include "preconditions.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -259,5 +266,142 @@ TYPED_TEST(Convolve, offsets) { test_offsets<TypeParam>(); }
 TYPED_TEST(Convolve, strided) { test_strided<TypeParam>(); }
 TYPED_TEST(Convolve, errors) { test_errors<TypeParam>(); }
 TYPED_TEST(Convolve, infinity) { test_infinity<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Preconditions (tests/preconditions.hpp, docs/PRECONDITIONS.md): bad input refused with its
+// message, nothing written.
+
+namespace preconditions {
+
+// convolve: empty inputs refused, as the table says; an unknown algorithm; more tiles than
+// one launch holds.
+template <class Exec>
+void test_convolve() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  Kokkos::View<float*, Mem> empty("empty", 0), none;
+  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, none, none, none, ConvolveMode::full); },
+                             "unison::convolve", {"x is empty"}));
+  Kokkos::View<float*, Mem> x("x", 4), k("k", 2), y("y", 3);
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::convolve(exec, x, k, y, ConvolveMode::valid, unison::ConvolveAlgorithm(-1)); },
+      "unison::convolve", {"unknown algorithm -1"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, k, empty, ConvolveMode::valid); },
+                             "unison::convolve", {"y is 0, expected 3"}));
+  // The tiled algorithm on 2^50 outputs (x and y: Views whose stride is 0): more tiles than one
+  // launch holds.
+  using Stride0 =
+      Kokkos::View<float*, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Kokkos::View<float*, Mem> two("two", 2);
+  const std::int64_t huge = std::int64_t(1) << 50;
+  const Stride0 hx(two.data(), Kokkos::LayoutStride(huge, 0)),
+      hy(two.data() + 1, Kokkos::LayoutStride(huge, 0));
+  EXPECT_TRUE(throws_invalid(
+      [&] {
+        unison::convolve(exec, hx, k, hy, ConvolveMode::same, unison::ConvolveAlgorithm::tiled);
+      },
+      "unison::convolve", {"y (1125899906842624) has", "more than 2^31 - 1 for one launch"}));
+}
+
+}  // namespace preconditions
+
+template <class Exec>
+struct ConvolvePreconditions : ::testing::Test {};
+TYPED_TEST_SUITE(ConvolvePreconditions, Backends, BackendName);
+TYPED_TEST(ConvolvePreconditions, convolve) { preconditions::test_convolve<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Determinism (tests/determinism.hpp): each function run twice, the results compared bitwise.
+// Each output's terms in a fixed order (ascending taps), whoever computes it.
+
+namespace determinism {
+
+const std::vector<ConvolveMode> all_modes = {ConvolveMode::full, ConvolveMode::same,
+                                             ConvolveMode::valid};
+
+template <class Exec, class T>
+void check_convolve(ConvolveAlgorithm algorithm, long n, long m,
+                    const std::vector<ConvolveMode>& modes = all_modes) {
+  Exec exec;
+  Kokkos::View<T*, Mem<Exec>> x("x", n), k("k", m);
+  fill(x, uniform<T>(-1, 1));
+  fill(k, uniform<T>(-1, 1));
+  for (auto mode : modes) {
+    const long len = long(unison::convolve_extent(n, m, mode));
+    Kokkos::View<T*, Mem<Exec>> a("a", len), b("b", len);
+    twice("mode " + std::to_string(int(mode)) + ", " + std::to_string(n) + " x " +
+              std::to_string(m) + " taps",
+          a, b, [&](const auto& y) { unison::convolve(exec, x, k, y, mode, algorithm); });
+  }
+}
+
+template <class Exec>
+void test_convolve_direct() {
+  // A few taps (the windowed form on a GPU) and more.
+  check_convolve<Exec, float>(ConvolveAlgorithm::direct, 20011, 5);
+  check_convolve<Exec, double>(ConvolveAlgorithm::direct, 10007, 33);
+}
+
+template <class Exec>
+void test_convolve_tiled() {
+  // Several tiles of outputs (a CPU tile is 4096 outputs, a GPU one 2048), and (separately, to
+  // keep the work small) two chunks of taps (1024 a chunk).
+  check_convolve<Exec, float>(ConvolveAlgorithm::tiled, 4501, 41, {ConvolveMode::full});
+  check_convolve<Exec, double>(ConvolveAlgorithm::tiled, 4501, 77, {ConvolveMode::same});
+  check_convolve<Exec, float>(ConvolveAlgorithm::tiled, 1500, 1031, {ConvolveMode::valid});
+}
+
+template <class Exec>
+void test_convolve_automatic() {
+  check_convolve<Exec, double>(ConvolveAlgorithm::automatic, 4001, 129);
+}
+
+}  // namespace determinism
+
+template <class Exec>
+struct ConvolveDeterminism : ::testing::Test {};
+TYPED_TEST_SUITE(ConvolveDeterminism, Backends, BackendName);
+TYPED_TEST(ConvolveDeterminism, convolve_direct) { determinism::test_convolve_direct<TypeParam>(); }
+TYPED_TEST(ConvolveDeterminism, convolve_tiled) { determinism::test_convolve_tiled<TypeParam>(); }
+TYPED_TEST(ConvolveDeterminism, convolve_automatic) {
+  determinism::test_convolve_automatic<TypeParam>();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Labels and instances (tests/labels.hpp): every kernel and allocation labelled "unison::...",
+// every kernel and fence on the instance given.
+
+namespace labels {
+
+template <class Exec>
+void test_labels(const Exec& exec) {
+  using Mem = typename Exec::memory_space;
+  Kokkos::View<float*, Mem> x("x", 1000), k("k", 5), y("y", 996);
+  exec.fence();
+  auto seen = record([&] {
+    unison::convolve(exec, x, k, y, unison::ConvolveMode::valid, unison::ConvolveAlgorithm::direct);
+    unison::convolve(exec, x, k, y, unison::ConvolveMode::valid, unison::ConvolveAlgorithm::tiled);
+    exec.fence();
+  });
+  expect_on(exec, seen);
+  expect_unison_labels(seen.labels);
+  auto has = [&](const std::string& l) {
+    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
+  };
+  for (const char* name : {"kernel unison::convolve::direct", "kernel unison::convolve::tiled"})
+    EXPECT_TRUE(has(name)) << name;
+}
+
+}  // namespace labels
+
+template <class Exec>
+struct ConvolveLabels : ::testing::Test {};
+TYPED_TEST_SUITE(ConvolveLabels, Backends, BackendName);
+TYPED_TEST(ConvolveLabels, convolve) { labels::test_labels(TypeParam()); }
+
+template <class Exec>
+struct ConvolveInstance : ::testing::Test {};
+TYPED_TEST_SUITE(ConvolveInstance, Backends, BackendName);
+TYPED_TEST(ConvolveInstance, convolve) { labels::test_labels(another_instance<TypeParam>()); }
 
 }  // namespace

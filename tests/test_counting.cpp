@@ -1,19 +1,23 @@
 // docs/workloads.md section 6 on every backend: monte_carlo_pi (statistics, reproducibility, the
 // same estimate on every backend), histogram (exact counts against a host count by the edges,
-// adversarial values, both kernels), atomic_counter, rgb_to_grayscale, loop_sum and lucas, and
-// every bad input's error.
+// adversarial values, both kernels) and atomic_counter, and every bad input's error.
+// Beside them, the suites every family has: CountingPreconditions, CountingDeterminism,
+// CountingLabels and CountingInstance (tests/preconditions.hpp, determinism.hpp, labels.hpp).
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
-#include <unison/examples.hpp>
 #include <unison/histogram.hpp>
 #include <unison/random.hpp>
 
+#include "determinism.hpp"
+#include "labels.hpp"
+#include "preconditions.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -281,137 +285,179 @@ void test_atomic_counter() {
                              {"n is -1"}));
 }
 
-template <class Exec, class In, class Out>
-void check_grayscale(long h, long w) {
-  Exec exec;
-  using Mem = typename Exec::memory_space;
-  Kokkos::View<In*, Mem> flat("flat", h * w * 3);
-  if constexpr (std::is_same_v<In, float>) fill(flat, uniform<float>(0, 1));
-  else fill(flat, uniform<std::uint8_t>(0, 255));
-  Kokkos::View<In***, Kokkos::LayoutRight, Mem> rgb(flat.data(), h, w, 3);
-  Kokkos::View<Out**, Mem> gray("gray", h, w);
-  poison_fill(gray);
-  unison::rgb_to_grayscale(exec, rgb, gray);
-  exec.fence();
-  auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rgb);
-  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gray);
-  int bad = 0;
-  for (long i = 0; i < h; ++i)
-    for (long j = 0; j < w; ++j) {
-      const double want =
-          0.299 * double(hr(i, j, 0)) + 0.587 * double(hr(i, j, 1)) + 0.114 * double(hr(i, j, 2));
-      const double got = double(hg(i, j));
-      // float: a few float roundings of values up to 255; uint8: the nearest integer, or the
-      // other one when want is within float rounding of a half.
-      const bool ok = std::is_floating_point_v<Out>
-                          ? std::abs(got - want) <= 4e-7 * (std::abs(want) + 1)
-                          : std::abs(got - want) <= 0.5 + 1e-4;
-      if (!ok && ++bad <= 5)
-        ADD_FAILURE() << h << "x" << w << " (" << i << ", " << j << "): got " << got
-                      << ", expected " << want;
-      // On the CPU, 8-bit pixels (64 at a time with AVX-512 VBMI, else one by one): exactly the
-      // documented float arithmetic, in its order (this file has no FMA contraction).
-      if constexpr (std::is_same_v<In, std::uint8_t> &&
-                    Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible) {
-        const float v =
-            0.299f * float(hr(i, j, 0)) + 0.587f * float(hr(i, j, 1)) + 0.114f * float(hr(i, j, 2));
-        const Out exact = std::is_floating_point_v<Out> ? Out(v) : Out(v + 0.5f);
-        if (hg(i, j) != exact && ++bad <= 5)
-          ADD_FAILURE() << h << "x" << w << " (" << i << ", " << j << "): got " << got
-                        << ", the float formula gives " << double(exact);
-      }
-    }
-}
-
-template <class Exec>
-void test_grayscale() {
-  for (auto [h, w] : {std::pair<long, long>{1, 1}, {37, 53}, {300, 401}, {3, 64}, {2, 128}}) {
-    check_grayscale<Exec, float, float>(h, w);
-    check_grayscale<Exec, float, double>(h, w);
-    check_grayscale<Exec, std::uint8_t, std::uint8_t>(h, w);
-    check_grayscale<Exec, std::uint8_t, float>(h, w);
-  }
-  Exec exec;
-  using Mem = typename Exec::memory_space;
-  Kokkos::View<float***, Mem> rgba("rgba", 4, 5, 4), rgb("rgb", 4, 5, 3);
-  Kokkos::View<float**, Mem> gray("gray", 4, 5), wrong("wrong", 5, 4);
-  EXPECT_TRUE(throws_invalid([&] { unison::rgb_to_grayscale(exec, rgba, gray); },
-                             "unison::rgb_to_grayscale", {"last extent must be 3"}));
-  EXPECT_TRUE(throws_invalid([&] { unison::rgb_to_grayscale(exec, rgb, wrong); },
-                             "unison::rgb_to_grayscale", {"gray is 5x4, expected 4x5"}));
-  Kokkos::View<float**, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> alias(rgb.data(), 4, 5);
-  EXPECT_TRUE(throws_invalid([&] { unison::rgb_to_grayscale(exec, rgb, alias); },
-                             "unison::rgb_to_grayscale", {"overlaps rgb"}));
-}
-
-template <class Exec>
-void test_loop_sum() {
-  Exec exec;
-  EXPECT_EQ(unison::loop_sum(exec, 10000), 249950002500000.0);
-  for (std::int64_t n : {0, 1, 2, 3, 17, 1001}) {
-    std::int64_t s = 0;
-    for (std::int64_t i = 0; i < n; ++i)
-      for (std::int64_t j = 0; j < n; ++j) s += i * j;
-    EXPECT_EQ(unison::loop_sum(exec, n), double(s) * 0.1) << n;
-  }
-  const std::int64_t m = unison::loop_sum_max_n, half = m * (m - 1) / 2;
-  EXPECT_EQ(unison::loop_sum(exec, m), double(half * half) * 0.1);
-  EXPECT_TRUE(throws_invalid([&] { unison::loop_sum(exec, m + 1); }, "unison::loop_sum",
-                             {"overflows 64 bits"}));
-  EXPECT_TRUE(throws_invalid([&] { unison::loop_sum(exec, -1); }, "unison::loop_sum", {"n is -1"}));
-}
-
-template <class Exec, class T>
-void check_lucas(std::int64_t n) {
-  Exec exec;
-  Kokkos::View<T*, typename Exec::memory_space> out("out", n);
-  unison::lucas(exec, out);
-  exec.fence();
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-  unsigned long long a = 2, b = 1;  // L(i), L(i + 1): exact up to L(92)
-  for (std::int64_t i = 0; i < n; ++i) {
-    EXPECT_EQ(h(i), T(a)) << i;
-    const unsigned long long c = a + b;
-    a = b;
-    b = c;
-  }
-}
-
-template <class Exec>
-void test_lucas() {
-  Exec exec;
-  using Mem = typename Exec::memory_space;
-  Kokkos::View<std::int32_t*, Mem> out41("out", 41);
-  unison::lucas(exec, out41);
-  exec.fence();
-  auto h41 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out41);
-  EXPECT_EQ(h41(40), 228826127);
-  check_lucas<Exec, std::int32_t>(45);  // up to L(44), the largest below 2^31
-  check_lucas<Exec, std::uint32_t>(47);
-  check_lucas<Exec, std::int64_t>(91);
-  check_lucas<Exec, std::uint64_t>(93);
-  check_lucas<Exec, float>(35);
-  check_lucas<Exec, double>(77);
-  check_lucas<Exec, std::int64_t>(0);
-  check_lucas<Exec, std::int64_t>(1);
-  const auto too_long = [&](auto zero, std::int64_t n, std::int64_t max) {
-    Kokkos::View<decltype(zero)*, Mem> out("out", n);
-    EXPECT_TRUE(throws_invalid([&] { unison::lucas(exec, out); }, "unison::lucas",
-                               {"largest exact index is " + std::to_string(max)}))
-        << n;
-  };
-  too_long(std::int32_t(0), 46, 44);
-  too_long(std::int64_t(0), 92, 90);
-  too_long(std::uint64_t(0), 94, 92);
-  too_long(float(0), 36, 34);
-  too_long(double(0), 78, 76);
-}
-
 TYPED_TEST(Counting, monte_carlo_pi) { test_monte_carlo<TypeParam>(); }
 TYPED_TEST(Counting, histogram) { test_histogram<TypeParam>(); }
 TYPED_TEST(Counting, atomic_counter) { test_atomic_counter<TypeParam>(); }
-TYPED_TEST(Counting, rgb_to_grayscale) { test_grayscale<TypeParam>(); }
-TYPED_TEST(Counting, loop_sum) { test_loop_sum<TypeParam>(); }
-TYPED_TEST(Counting, lucas) { test_lucas<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Preconditions (tests/preconditions.hpp, docs/PRECONDITIONS.md): bad input refused with its
+// message, nothing written.
+
+namespace preconditions {
+
+// histogram: parameters, empty x, counts' type, and a refused call writes nothing.
+template <class Exec>
+void test_histogram() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  const char* fn = "unison::histogram";
+  Kokkos::View<float*, Mem> x("x", 10), empty("empty", 0);
+  Kokkos::View<std::int32_t*, Mem> counts("counts", 4);
+  for (const auto& range : {std::pair{nan_d, 1.0}, std::pair{0.0, inf_d}, std::pair{-inf_d, inf_d}})
+    EXPECT_TRUE(
+        throws_invalid([&] { unison::histogram(exec, x, range.first, range.second, counts); }, fn,
+                       {"xmin and xmax must be finite"}));
+  // xmax - xmin overflows double: the bin width is infinite.
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, -1e308, 1e308, counts); }, fn,
+                             {"the bin width (xmax - xmin) / 4 is not a positive finite number"}));
+  // 32-bit unsigned counts: x with 2^32 elements is one too many (an unmanaged View, never read).
+  Kokkos::View<std::uint32_t*, Mem> ucounts("ucounts", 2);
+  Kokkos::View<float*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> huge(
+      x.data(), std::size_t(std::numeric_limits<std::uint32_t>::max()) + 1);
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, huge, 0.0, 1.0, ucounts); }, fn,
+                             {"x has 4294967296 elements", "more than counts' type can count"}));
+  // Refused: counts untouched. Empty x: valid, counts zeroed.
+  Kokkos::deep_copy(counts, 7);
+  EXPECT_ANY_THROW(unison::histogram(exec, x, 1.0, nan_d, counts));
+  EXPECT_ANY_THROW(unison::histogram(exec, x, 0.0, 1.0, Kokkos::subview(counts, std::pair(0, 0))));
+  exec.fence();
+  EXPECT_TRUE(all_equal(counts, 7.0));
+  unison::histogram(exec, empty, 0.0, 1.0, counts);
+  exec.fence();
+  EXPECT_TRUE(all_equal(counts, 0.0));
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::atomic_counter(exec, std::numeric_limits<std::int64_t>::min()); },
+      "unison::atomic_counter", {"expected 0 or more"}));
+}
+
+// Random sequences: any seed is valid (0 too); samples.
+template <class Exec>
+void test_random() {
+  Exec exec;
+  unison::RandomSequence zero(0), again(0);
+  const double p0 = unison::monte_carlo_pi(exec, 1000, zero);
+  EXPECT_EQ(p0, unison::monte_carlo_pi(exec, 1000, again));
+  EXPECT_TRUE(p0 > 2 && p0 < 4);
+  EXPECT_TRUE(throws_invalid(
+      [&] {
+        unison::monte_carlo_pi(exec, std::numeric_limits<std::int64_t>::min(), std::uint64_t(1));
+      },
+      "unison::monte_carlo_pi", {"expected at least 1"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::monte_carlo_pi(exec, 0, zero); },
+                             "unison::monte_carlo_pi", {"expected at least 1"}));
+}
+
+}  // namespace preconditions
+
+template <class Exec>
+struct CountingPreconditions : ::testing::Test {};
+TYPED_TEST_SUITE(CountingPreconditions, Backends, BackendName);
+TYPED_TEST(CountingPreconditions, histogram) { preconditions::test_histogram<TypeParam>(); }
+TYPED_TEST(CountingPreconditions, random) { preconditions::test_random<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Determinism (tests/determinism.hpp): each function run twice, the results compared bitwise.
+// Integer results (exact) or one value per call.
+
+namespace determinism {
+
+template <class Exec>
+void test_histogram() {
+  Exec exec;
+  // Per-team histograms in scratch: several blocks of x.
+  Kokkos::View<float*, Mem<Exec>> x("x", 300007);
+  fill(x, uniform<float>(-3.5, 3.5));
+  Kokkos::View<std::int32_t*, Mem<Exec>> a("a", 101), b("b", 101);
+  twice("101 bins", a, b, [&](const auto& counts) { unison::histogram(exec, x, -3, 3, counts); });
+  // Too many bins for a team's scratch: one global atomic per value.
+  Kokkos::View<double*, Mem<Exec>> y("y", 200001);
+  fill(y, uniform<double>(-3.5, 3.5));
+  Kokkos::View<std::int64_t*, Mem<Exec>> c("c", 200003), d("d", 200003);
+  twice("200003 bins", c, d,
+        [&](const auto& counts) { unison::histogram(exec, y, -3, 3, counts); });
+}
+
+template <class Exec>
+void test_atomic_counter() {
+  Exec exec;
+  const std::int64_t n = 1000003;
+  const auto first = unison::atomic_counter(exec, n), second = unison::atomic_counter(exec, n);
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(first, n);
+}
+
+template <class Exec>
+void test_monte_carlo_pi() {
+  Exec exec;
+  // The same seed twice.
+  const std::int64_t samples = 1000003;
+  const double a = unison::monte_carlo_pi(exec, samples, std::uint64_t(2024));
+  const double b = unison::monte_carlo_pi(exec, samples, std::uint64_t(2024));
+  EXPECT_TRUE(same_bits_scalar(a, b)) << "seed 2024";
+  // Two RandomSequences of one seed: the same estimates, call after call (they advance alike).
+  unison::RandomSequence s1(99), s2(99);
+  for (int call = 0; call < 2; ++call) {
+    const double c = unison::monte_carlo_pi(exec, 300007, s1);
+    const double d = unison::monte_carlo_pi(exec, 300007, s2);
+    EXPECT_TRUE(same_bits_scalar(c, d)) << "sequences, call " << call;
+  }
+}
+
+}  // namespace determinism
+
+template <class Exec>
+struct CountingDeterminism : ::testing::Test {};
+TYPED_TEST_SUITE(CountingDeterminism, Backends, BackendName);
+TYPED_TEST(CountingDeterminism, histogram) { determinism::test_histogram<TypeParam>(); }
+TYPED_TEST(CountingDeterminism, atomic_counter) { determinism::test_atomic_counter<TypeParam>(); }
+TYPED_TEST(CountingDeterminism, monte_carlo_pi) { determinism::test_monte_carlo_pi<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Labels and instances (tests/labels.hpp): every kernel and allocation labelled "unison::...",
+// every kernel and fence on the instance given.
+
+namespace labels {
+
+// Random numbers and the histogram.
+template <class Exec>
+void test_labels(const Exec& exec) {
+  using Mem = typename Exec::memory_space;
+  unison::RandomSequence sequence(5);
+  Kokkos::View<float*, Mem> x("x", 1000);
+  Kokkos::View<std::int32_t*, Mem> counts("counts", 10), many("many", 1 << 22);
+  exec.fence();
+  auto seen = record([&] {
+    unison::monte_carlo_pi(exec, 1000, sequence);
+    unison::histogram(exec, x, 0.0, 1.0, counts);
+    unison::histogram(exec, x, 0.0, 1.0, many);  // the global-atomics kernel
+    exec.fence();
+  });
+  expect_on(exec, seen);
+  // atomic_counter allocates its counter.
+  const auto allocating = record([&] { unison::atomic_counter(exec, 100); });
+  expect_on(exec, allocating, Memory::allocated);
+  seen.labels.insert(seen.labels.end(), allocating.labels.begin(), allocating.labels.end());
+  expect_unison_labels(seen.labels);
+  auto has = [&](const std::string& l) {
+    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
+  };
+  for (const char* k :
+       {"kernel unison::random::monte_carlo_pi", "kernel unison::histogram::zero",
+        "kernel unison::histogram::bins", "kernel unison::histogram::atomic_counter",
+        "allocation unison::histogram::counter"})
+    EXPECT_TRUE(has(k)) << k;
+}
+
+}  // namespace labels
+
+template <class Exec>
+struct CountingLabels : ::testing::Test {};
+TYPED_TEST_SUITE(CountingLabels, Backends, BackendName);
+TYPED_TEST(CountingLabels, counting) { labels::test_labels(TypeParam()); }
+
+template <class Exec>
+struct CountingInstance : ::testing::Test {};
+TYPED_TEST_SUITE(CountingInstance, Backends, BackendName);
+TYPED_TEST(CountingInstance, counting) { labels::test_labels(another_instance<TypeParam>()); }
 
 }  // namespace

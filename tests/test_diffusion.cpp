@@ -1,13 +1,23 @@
 // Diffusion against a float64 host reference, on every backend: odd sizes, both layouts, every
 // tile shape and steps per pass the backends use, bitwise equality of every variant with the
 // plain kernel, run-to-run determinism, the per-step callback, the jagged field, every error.
+// Beside them, the suites every family has: DiffusionPreconditions, DiffusionDeterminism,
+// DiffusionLabels and DiffusionInstance (tests/preconditions.hpp, determinism.hpp, labels.hpp).
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include <unison/diffusion.hpp>
 #include <unison/field.hpp>
 
+#include "determinism.hpp"
+#include "labels.hpp"
+#include "preconditions.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -663,5 +673,423 @@ TYPED_TEST(Diffusion, history) { test_history<TypeParam>(); }
 TYPED_TEST(Diffusion, jagged_field) { test_jagged<TypeParam>(); }
 TYPED_TEST(Diffusion, subnormal_field) { test_subnormal<TypeParam>(); }
 TYPED_TEST(Diffusion, errors) { test_errors<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Preconditions (tests/preconditions.hpp, docs/PRECONDITIONS.md): bad input refused with its
+// message, nothing written.
+
+namespace preconditions {
+
+// Diffusion: empty fields, coefficients and options out of range, a refused step writing nothing.
+template <class Exec>
+void test_diffusion() {
+  using Mem = typename Exec::memory_space;
+  using F = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
+  Exec exec;
+  const char* step = "unison::diffusion_step";
+  const char* dif = "unison::diffuse";
+  const char* hist = "unison::diffuse_history";
+  const auto none = [](auto...) {};
+  // Empty fields: valid, nothing to do.
+  F e0("e0", 0, 5), e1("e1", 0, 5), e2("e2", 0, 5);
+  EXPECT_NO_THROW(unison::diffusion_step(exec, e0, e1, e2, 0.25));
+  EXPECT_NO_THROW(unison::diffuse(exec, e0, 3, 0.25, e1));
+  Kokkos::View<float***, Kokkos::LayoutRight, Mem> eh("eh", 2, 0, 5);
+  EXPECT_NO_THROW(unison::diffuse_history(exec, e0, 3, 0.25, eh, none));
+  EXPECT_NO_THROW(unison::jagged_field(exec, e0));
+
+  F f("f", 8, 9), g("g", 8, 9), lapl("lapl", 8, 9);
+  Kokkos::View<float***, Kokkos::LayoutRight, Mem> history("history", 2, 8, 9);
+  // coeff: finite, and finite in the field's value type, in every form.
+  for (double bad : {-inf_d, 1e300})
+    EXPECT_TRUE(throws_invalid([&] { unison::diffuse(exec, f, 3, bad, lapl); }, dif, {"coeff"}))
+        << bad;
+  EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, nan_d, history, none); },
+                             hist, {"coeff is nan"}));
+  // Enum values cast from bad integers.
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::diffuse(exec, f, 3, 0.25, lapl, static_cast<Laplacian>(5)); },
+                     dif, {"unknown Laplacian choice 5"}));
+  DiffusionOptions bad_algorithm;
+  bad_algorithm.algorithm = StencilAlgorithm(-3);
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::diffuse_history(exec, f, 3, 0.25, history, none, bad_algorithm); }, hist,
+      {"unknown algorithm -3"}));
+  // Options: negative extents, strip rows and steps per pass.
+  const auto negative = [&](auto set) {
+    DiffusionOptions o;
+    set(o);
+    EXPECT_TRUE(
+        throws_invalid([&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, o); },
+                       dif, {"must not be negative"}));
+    EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, 0.25, history, none, o); },
+                               hist, {"must not be negative"}));
+  };
+  negative([](DiffusionOptions& o) { o.tile_cols = -1; });
+  negative([](DiffusionOptions& o) { o.steps_per_pass = -1; });
+  negative([](DiffusionOptions& o) { o.strip_rows = -4; });
+  // A tile the backend cannot hold, asked for with many steps per pass or a huge tile (up to
+  // INT_MAX: its size must not overflow into a small number).
+  DiffusionOptions deep;
+  deep.algorithm = StencilAlgorithm::tiled;
+  for (int s : {1 << 20, std::numeric_limits<int>::max()}) {
+    deep.steps_per_pass = s;
+    EXPECT_TRUE(throws_invalid(
+        [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, deep); }, dif,
+        {"steps per pass needs", "bytes of team scratch"}))
+        << s;
+  }
+  DiffusionOptions wide;
+  wide.tile_rows = std::numeric_limits<int>::max();
+  wide.tile_cols = std::numeric_limits<int>::max();
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::every_step, wide); },
+                     dif, {"tile 2147483647x2147483647", "bytes of team scratch"}));
+  // More tiles than one launch can hold: a 1x1 tile on a field of 2^32 cells (a View whose
+  // strides are 0 shows one element as 65536 x 65536, so nothing large is allocated).
+  Kokkos::View<float*, Mem> two("two", 2);
+  using Stride0 =
+      Kokkos::View<float**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Stride0 big(two.data(), Kokkos::LayoutStride(65536, 0, 65536, 0)),
+      big_lapl(two.data() + 1, Kokkos::LayoutStride(65536, 0, 65536, 0));
+  DiffusionOptions tiny;
+  tiny.algorithm = StencilAlgorithm::tiled;
+  tiny.tile_rows = tiny.tile_cols = 1;
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::diffuse(exec, big, 3, 0.25, big_lapl, Laplacian::every_step, tiny); }, dif,
+      {"tile 1x1 on a field of 65536x65536 makes more than 2^31 - 1 tiles"}));
+  // jagged_field: zero_fraction must be a number in [0, 1].
+  for (double z : {nan_d, -0.1, inf_d})
+    EXPECT_TRUE(throws_invalid([&] { unison::jagged_field(exec, f, 1, z); }, "unison::jagged_field",
+                               {"zero_fraction is", "must be in [0, 1]"}))
+        << z;
+  // Refused calls write nothing.
+  Kokkos::deep_copy(f, 1.f);
+  Kokkos::deep_copy(g, 7.f);
+  Kokkos::deep_copy(lapl, 7.f);
+  EXPECT_ANY_THROW(unison::diffusion_step(exec, f, g, lapl, nan_d));
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::diffusion_step(exec, f, g, lapl, 0.25, StencilAlgorithm(11)); },
+                     step, {"unknown algorithm 11"}));
+  EXPECT_ANY_THROW(unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, deep));
+  EXPECT_ANY_THROW(unison::jagged_field(exec, g, 1, nan_d));
+  exec.fence();
+  EXPECT_TRUE(all_equal(f, 1.0));
+  EXPECT_TRUE(all_equal(g, 7.0));
+  EXPECT_TRUE(all_equal(lapl, 7.0));
+}
+
+}  // namespace preconditions
+
+template <class Exec>
+struct DiffusionPreconditions : ::testing::Test {};
+TYPED_TEST_SUITE(DiffusionPreconditions, Backends, BackendName);
+TYPED_TEST(DiffusionPreconditions, diffusion) { preconditions::test_diffusion<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Determinism (tests/determinism.hpp): each function run twice, the results compared bitwise.
+// Every cell's arithmetic is fixed, whichever kernel and thread computes it.
+
+namespace determinism {
+
+constexpr int diffusion_steps = 5;
+constexpr double diffusion_coeff = 0.25;
+
+// The grid: 35 rows of 523 cells along the contiguous axis (LayoutRight 35 x 523, LayoutLeft
+// 523 x 35): several tiles both ways (CPU tiles 16 x 512, blocked 32 x 512; GPU 32 x 256 and
+// 24 x 120), a block of rows per OpenMP thread, strips cut by the bottom edge.
+template <class Layout>
+std::pair<long, long> grid() {
+  return std::is_same_v<Layout, Kokkos::LayoutLeft> ? std::pair<long, long>{523, 35}
+                                                    : std::pair<long, long>{35, 523};
+}
+
+template <class Exec, class T, class Layout>
+void check_step(StencilAlgorithm algorithm) {
+  Exec exec;
+  const auto [nx, ny] = grid<Layout>();
+  Field<Exec, T, Layout> f("f", nx, ny), n1("n1", nx, ny), n2("n2", nx, ny), l1("l1", nx, ny),
+      l2("l2", nx, ny);
+  fill(f, uniform<T>(-1, 1));
+  poison_pair(n1, n2);
+  poison_pair(l1, l2);
+  unison::diffusion_step(exec, f, n1, l1, diffusion_coeff, algorithm);
+  unison::diffusion_step(exec, f, n2, l2, diffusion_coeff, algorithm);
+  exec.fence();
+  const std::string where =
+      std::string(sizeof(T) == 4 ? "float " : "double ") + typeid(Layout).name();
+  EXPECT_TRUE(bitwise_equal(n1, n2)) << "f_next, " << where;
+  EXPECT_TRUE(bitwise_equal(l1, l2)) << "lapl, " << where;
+}
+
+template <class Exec>
+void test_step(StencilAlgorithm algorithm) {
+  check_step<Exec, float, Kokkos::LayoutRight>(algorithm);
+  check_step<Exec, double, Kokkos::LayoutLeft>(algorithm);
+}
+
+// diffuse in place from the same field twice; with_buffer: the caller's buffers, poisoned
+// differently (their contents must not matter).
+template <class Exec, class T, class Layout>
+void check_diffuse(Laplacian which, const DiffusionOptions& options, bool with_buffer) {
+  Exec exec;
+  const auto [nx, ny] = grid<Layout>();
+  Field<Exec, T, Layout> f0("f0", nx, ny), f1("f1", nx, ny), f2("f2", nx, ny), l1("l1", nx, ny),
+      l2("l2", nx, ny);
+  unison::DiffusionBuffer<Field<Exec, T, Layout>> b1("b1", nx, ny), b2("b2", nx, ny);
+  fill(f0, uniform<T>(-1, 1));
+  Kokkos::deep_copy(f1, f0);
+  Kokkos::deep_copy(f2, f0);
+  poison_pair(l1, l2);
+  poison_pair(b1, b2);
+  if (with_buffer) {
+    unison::diffuse(exec, f1, b1, diffusion_steps, diffusion_coeff, l1, which, options);
+    unison::diffuse(exec, f2, b2, diffusion_steps, diffusion_coeff, l2, which, options);
+  } else {
+    unison::diffuse(exec, f1, diffusion_steps, diffusion_coeff, l1, which, options);
+    unison::diffuse(exec, f2, diffusion_steps, diffusion_coeff, l2, which, options);
+  }
+  exec.fence();
+  const std::string where = std::string(sizeof(T) == 4 ? "float " : "double ") +
+                            typeid(Layout).name() + ", steps_per_pass " +
+                            std::to_string(options.steps_per_pass) + ", strip_rows " +
+                            std::to_string(options.strip_rows);
+  EXPECT_TRUE(bitwise_equal(f1, f2)) << "f, " << where;
+  EXPECT_TRUE(bitwise_equal(l1, l2)) << "lapl, " << where;
+}
+
+template <class Exec>
+void test_diffuse(StencilAlgorithm algorithm, Laplacian which) {
+  DiffusionOptions options;
+  options.algorithm = algorithm;
+  const bool final_only = which == Laplacian::final_only;
+  check_diffuse<Exec, float, Kokkos::LayoutRight>(which, options, final_only);
+  check_diffuse<Exec, double, Kokkos::LayoutLeft>(which, options, false);
+  if (final_only && algorithm == StencilAlgorithm::tiled) {
+    options.steps_per_pass = 3;  // besides the backend's default (4): a pass of 3, then of 2
+    check_diffuse<Exec, float, Kokkos::LayoutRight>(which, options, false);
+  }
+  if (algorithm == StencilAlgorithm::streaming) {
+    // The strip form on every backend (a GPU's default), one and (final_only) two steps a pass.
+    options.strip_rows = 8;
+    options.steps_per_pass = final_only ? 2 : 0;
+    check_diffuse<Exec, float, Kokkos::LayoutRight>(which, options, false);
+  }
+}
+
+// diffuse with a per-step callback that records every step's field and Laplacian.
+template <class Exec, class T, class Layout>
+void check_callback(StencilAlgorithm algorithm) {
+  Exec exec;
+  const auto [nx, ny] = grid<Layout>();
+  Field<Exec, T, Layout> f0("f0", nx, ny), f1("f1", nx, ny), f2("f2", nx, ny), l1("l1", nx, ny),
+      l2("l2", nx, ny);
+  using Record = Kokkos::View<T***, Kokkos::LayoutRight, Mem<Exec>>;
+  Record fields1("fields1", diffusion_steps, nx, ny), fields2("fields2", diffusion_steps, nx, ny),
+      laps1("laps1", diffusion_steps, nx, ny), laps2("laps2", diffusion_steps, nx, ny);
+  fill(f0, uniform<T>(-1, 1));
+  Kokkos::deep_copy(f1, f0);
+  Kokkos::deep_copy(f2, f0);
+  poison_pair(l1, l2);
+  poison_pair(fields1, fields2);
+  poison_pair(laps1, laps2);
+  DiffusionOptions options;
+  options.algorithm = algorithm;
+  int calls1 = 0, calls2 = 0;
+  const auto recorder = [&exec](const Record& fields, const Record& laps, int& calls) {
+    return [&exec, fields, laps, &calls](std::int64_t step, const auto& field, const auto& lapl) {
+      ++calls;
+      Kokkos::deep_copy(exec, Kokkos::subview(fields, step - 1, Kokkos::ALL, Kokkos::ALL), field);
+      Kokkos::deep_copy(exec, Kokkos::subview(laps, step - 1, Kokkos::ALL, Kokkos::ALL), lapl);
+    };
+  };
+  unison::diffuse(exec, f1, diffusion_steps, diffusion_coeff, l1, recorder(fields1, laps1, calls1),
+                  options);
+  unison::diffuse(exec, f2, diffusion_steps, diffusion_coeff, l2, recorder(fields2, laps2, calls2),
+                  options);
+  exec.fence();
+  EXPECT_EQ(calls1, diffusion_steps);
+  EXPECT_EQ(calls2, diffusion_steps);
+  EXPECT_TRUE(bitwise_equal(f1, f2)) << "f";
+  EXPECT_TRUE(bitwise_equal(l1, l2)) << "lapl";
+  EXPECT_TRUE(bitwise_equal(fields1, fields2)) << "every step's field";
+  EXPECT_TRUE(bitwise_equal(laps1, laps2)) << "every step's Laplacian";
+}
+
+template <class Exec>
+void test_callback(StencilAlgorithm algorithm) {
+  check_callback<Exec, float, Kokkos::LayoutRight>(algorithm);
+  check_callback<Exec, double, Kokkos::LayoutLeft>(algorithm);
+}
+
+// diffuse_history, 5 steps in groups of 2 planes; every group's planes recorded.
+template <class Exec, class T, class Layout>
+void check_history(const DiffusionOptions& options) {
+  Exec exec;
+  const auto [nx, ny] = grid<Layout>();
+  constexpr int steps = 5, depth = 2;
+  Field<Exec, T, Layout> f0("f0", nx, ny), f1("f1", nx, ny), f2("f2", nx, ny);
+  using History = Kokkos::View<T***, Layout, Mem<Exec>>;
+  using Record = Kokkos::View<T***, Kokkos::LayoutRight, Mem<Exec>>;
+  History h1("h1", depth, nx, ny), h2("h2", depth, nx, ny);
+  Record r1("r1", steps, nx, ny), r2("r2", steps, nx, ny);
+  fill(f0, uniform<T>(-1, 1));
+  Kokkos::deep_copy(f1, f0);
+  Kokkos::deep_copy(f2, f0);
+  poison_pair(h1, h2);
+  poison_pair(r1, r2);
+  const auto recorder = [&exec](const Record& record) {
+    return [&exec, record](std::int64_t first, std::int64_t count, const auto&, const auto& h) {
+      for (std::int64_t k = 0; k < count; ++k)
+        Kokkos::deep_copy(exec, Kokkos::subview(record, first - 1 + k, Kokkos::ALL, Kokkos::ALL),
+                          Kokkos::subview(h, k, Kokkos::ALL, Kokkos::ALL));
+    };
+  };
+  unison::diffuse_history(exec, f1, steps, diffusion_coeff, h1, recorder(r1), options);
+  unison::diffuse_history(exec, f2, steps, diffusion_coeff, h2, recorder(r2), options);
+  exec.fence();
+  const std::string where = std::string(sizeof(T) == 4 ? "float " : "double ") +
+                            typeid(Layout).name() + ", steps_per_pass " +
+                            std::to_string(options.steps_per_pass);
+  EXPECT_TRUE(bitwise_equal(f1, f2)) << "f, " << where;
+  EXPECT_TRUE(bitwise_equal(h1, h2)) << "history, " << where;
+  EXPECT_TRUE(bitwise_equal(r1, r2)) << "every step's Laplacian, " << where;
+}
+
+template <class Exec>
+void test_history(StencilAlgorithm algorithm) {
+  DiffusionOptions options;
+  options.algorithm = algorithm;
+  check_history<Exec, float, Kokkos::LayoutRight>(options);
+  check_history<Exec, double, Kokkos::LayoutLeft>(options);
+  if (algorithm == StencilAlgorithm::streaming && unison::streaming_row_blocks_v<Exec>) {
+    options.steps_per_pass = 2;  // the CPU form that runs several steps per pass
+    check_history<Exec, float, Kokkos::LayoutRight>(options);
+  }
+}
+
+// (One field: each call runs some 30 counting passes, each a parallel reduction and a fence.)
+template <class Exec>
+void test_jagged_field() {
+  Exec exec;
+  Field<Exec, float, Kokkos::LayoutRight> a("a", 67, 131), b("b", 67, 131);
+  twice("float", a, b, [&](const auto& f) { unison::jagged_field(exec, f, 42); });
+}
+
+}  // namespace determinism
+
+template <class Exec>
+struct DiffusionDeterminism : ::testing::Test {};
+TYPED_TEST_SUITE(DiffusionDeterminism, Backends, BackendName);
+TYPED_TEST(DiffusionDeterminism, diffusion_step_plain) {
+  determinism::test_step<TypeParam>(StencilAlgorithm::plain);
+}
+TYPED_TEST(DiffusionDeterminism, diffusion_step_tiled) {
+  determinism::test_step<TypeParam>(StencilAlgorithm::tiled);
+}
+TYPED_TEST(DiffusionDeterminism, diffusion_step_streaming) {
+  determinism::test_step<TypeParam>(StencilAlgorithm::streaming);
+}
+TYPED_TEST(DiffusionDeterminism, diffuse_every_step_plain) {
+  determinism::test_diffuse<TypeParam>(StencilAlgorithm::plain, Laplacian::every_step);
+}
+TYPED_TEST(DiffusionDeterminism, diffuse_every_step_tiled) {
+  determinism::test_diffuse<TypeParam>(StencilAlgorithm::tiled, Laplacian::every_step);
+}
+TYPED_TEST(DiffusionDeterminism, diffuse_every_step_streaming) {
+  determinism::test_diffuse<TypeParam>(StencilAlgorithm::streaming, Laplacian::every_step);
+}
+TYPED_TEST(DiffusionDeterminism, diffuse_final_only_plain) {
+  determinism::test_diffuse<TypeParam>(StencilAlgorithm::plain, Laplacian::final_only);
+}
+TYPED_TEST(DiffusionDeterminism, diffuse_final_only_tiled) {
+  determinism::test_diffuse<TypeParam>(StencilAlgorithm::tiled, Laplacian::final_only);
+}
+TYPED_TEST(DiffusionDeterminism, diffuse_final_only_streaming) {
+  determinism::test_diffuse<TypeParam>(StencilAlgorithm::streaming, Laplacian::final_only);
+}
+TYPED_TEST(DiffusionDeterminism, diffuse_callback_plain) {
+  determinism::test_callback<TypeParam>(StencilAlgorithm::plain);
+}
+TYPED_TEST(DiffusionDeterminism, diffuse_callback_tiled) {
+  determinism::test_callback<TypeParam>(StencilAlgorithm::tiled);
+}
+TYPED_TEST(DiffusionDeterminism, diffuse_callback_streaming) {
+  determinism::test_callback<TypeParam>(StencilAlgorithm::streaming);
+}
+TYPED_TEST(DiffusionDeterminism, diffuse_history_plain) {
+  determinism::test_history<TypeParam>(StencilAlgorithm::plain);
+}
+TYPED_TEST(DiffusionDeterminism, diffuse_history_tiled) {
+  determinism::test_history<TypeParam>(StencilAlgorithm::tiled);
+}
+TYPED_TEST(DiffusionDeterminism, diffuse_history_streaming) {
+  determinism::test_history<TypeParam>(StencilAlgorithm::streaming);
+}
+TYPED_TEST(DiffusionDeterminism, jagged_field) { determinism::test_jagged_field<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Labels and instances (tests/labels.hpp): every kernel and allocation labelled "unison::...",
+// every kernel and fence on the instance given.
+
+namespace labels {
+
+// Every algorithm, diffuse with each Laplacian choice and a caller's buffer, diffuse_history, the
+// jagged field.
+template <class Exec>
+void test_labels(const Exec& exec) {
+  using Mem = typename Exec::memory_space;
+  using Field = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
+  Field f("f", 37, 53), g("g", 37, 53), lapl("lapl", 37, 53);
+  unison::DiffusionBuffer<Field> buffer("buffer", 37, 53);
+  Kokkos::View<float***, Kokkos::LayoutRight, Mem> history("history", 3, 37, 53);
+  exec.fence();
+  using unison::StencilAlgorithm;
+  // jagged_field and diffuse without a buffer allocate theirs.
+  const auto allocating = record([&] {
+    unison::jagged_field(exec, f, 3);
+    unison::diffuse(exec, f, 5, 0.25, lapl, unison::Laplacian::every_step);
+  });
+  expect_on(exec, allocating, Memory::allocated);
+  auto seen = record([&] {
+    for (auto a : {StencilAlgorithm::plain, StencilAlgorithm::tiled, StencilAlgorithm::streaming})
+      unison::diffusion_step(exec, f, g, lapl, 0.25, a);
+    unison::diffuse(exec, f, buffer, 5, 0.25, lapl, unison::Laplacian::every_step);
+    unison::diffuse(exec, f, buffer, 5, 0.25, lapl, unison::Laplacian::final_only);
+    unison::DiffusionOptions blocked;
+    blocked.algorithm = StencilAlgorithm::tiled;
+    blocked.steps_per_pass = 2;
+    unison::diffuse(exec, f, buffer, 4, 0.25, lapl, unison::Laplacian::final_only, blocked);
+    unison::diffuse_history(exec, f, buffer, 6, 0.25, history, [](auto...) {});
+    exec.fence();
+  });
+  expect_on(exec, seen);
+  seen.labels.insert(seen.labels.end(), allocating.labels.begin(), allocating.labels.end());
+  expect_unison_labels(seen.labels);
+  auto has = [&](const std::string& l) {
+    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
+  };
+  for (const char* name : {"kernel unison::field::jagged_noise", "kernel unison::diffusion::plain",
+                           "kernel unison::diffusion::tiled", "kernel unison::diffusion::blocked"})
+    EXPECT_TRUE(has(name)) << name;
+  EXPECT_TRUE(has("kernel unison::diffusion::streaming") ||
+              has("kernel unison::diffusion::streaming2"));
+  // On CPUs diffuse_history runs its own kernel; on GPUs diffuse's single steps.
+  if (is_host_v<Exec>) {
+    EXPECT_TRUE(has("kernel unison::diffusion::history"));
+  }
+}
+
+}  // namespace labels
+
+template <class Exec>
+struct DiffusionLabels : ::testing::Test {};
+TYPED_TEST_SUITE(DiffusionLabels, Backends, BackendName);
+TYPED_TEST(DiffusionLabels, diffusion) { labels::test_labels(TypeParam()); }
+
+template <class Exec>
+struct DiffusionInstance : ::testing::Test {};
+TYPED_TEST_SUITE(DiffusionInstance, Backends, BackendName);
+TYPED_TEST(DiffusionInstance, diffusion) { labels::test_labels(another_instance<TypeParam>()); }
 
 }  // namespace

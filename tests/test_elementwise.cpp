@@ -1,10 +1,18 @@
 // The element-wise family against float64 host references, on every enabled backend.
+// Beside them, the suites every family has: ElementwisePreconditions, ElementwiseDeterminism,
+// ElementwiseLabels and ElementwiseInstance (tests/preconditions.hpp, determinism.hpp, labels.hpp).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <tuple>
+#include <utility>
 
 #include <unison/elementwise.hpp>
 
+#include "determinism.hpp"
+#include "labels.hpp"
+#include "preconditions.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -433,5 +441,295 @@ TYPED_TEST(Elementwise, hidden_layer_in_place) { test_hidden_layer_in_place<Type
 TYPED_TEST(Elementwise, make_pulses_in_place) { test_make_pulses_in_place<TypeParam>(); }
 TYPED_TEST(Elementwise, errors) { test_errors<TypeParam>(); }
 TYPED_TEST(Elementwise, empty) { test_empty<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Preconditions (tests/preconditions.hpp, docs/PRECONDITIONS.md): bad input refused with its
+// message, nothing written.
+
+namespace preconditions {
+
+// Scalar parameters of the element-wise family: NaN, infinities and values out of out's range
+// are refused where they would make the output meaningless; NaN data propagates.
+template <class Exec>
+void test_elementwise_parameters() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  Kokkos::View<float*, Mem> a("a", 8), out("out", 8);
+  Kokkos::deep_copy(a, 1.f);
+
+  // gaussian_pdf: mean must be finite, sigma positive and finite, both in out's value type.
+  for (double mean : {nan_d, inf_d, -inf_d, 1e300})
+    EXPECT_TRUE(throws_invalid([&] { unison::gaussian_pdf(exec, a, mean, 1.f, out); },
+                               "unison::gaussian_pdf", {"mean is", "expected a finite value"}))
+        << mean;
+  for (double sigma : {1e300, 1e-300, -0.0})
+    EXPECT_TRUE(throws_invalid([&] { unison::gaussian_pdf(exec, a, 0.f, sigma, out); },
+                               "unison::gaussian_pdf", {"sigma is", "positive finite value"}))
+        << sigma;
+  EXPECT_NO_THROW(unison::gaussian_pdf(exec, a, 0, 1, out));  // integer scalars are fine
+  // A NaN in the data is not refused: it propagates to its own element only.
+  Kokkos::View<float*, Mem> x("x", 2), y("y", 2);
+  Kokkos::deep_copy(Kokkos::subview(x, 0), nan_f);
+  Kokkos::deep_copy(Kokkos::subview(x, 1), 0.f);
+  unison::gaussian_pdf(exec, x, 0.f, 1.f, y);
+  exec.fence();
+  const auto g = to_host(y);
+  EXPECT_TRUE(std::isnan(g[0]));
+  EXPECT_NEAR(g[1], 0.3989422804, 1e-6);
+
+  // zero_suppress: the threshold must be a value of out's type.
+  EXPECT_TRUE(throws_invalid([&] { unison::zero_suppress(exec, a, nan_f, out); },
+                             "unison::zero_suppress", {"threshold is nan", "not a value"}));
+  Kokkos::View<std::int16_t*, Mem> w16("w16", 8), o16("o16", 8);
+  for (double t : {2.5, 1e9, -1e9, inf_d, nan_d})
+    EXPECT_TRUE(throws_invalid([&] { unison::zero_suppress(exec, w16, t, o16); },
+                               "unison::zero_suppress", {"threshold is", "not a value"}))
+        << t;
+  EXPECT_TRUE(throws_invalid([&] { unison::zero_suppress(exec, w16, 70000, o16); },
+                             "unison::zero_suppress", {"threshold is 70000"}));
+  EXPECT_NO_THROW(unison::zero_suppress(exec, w16, 3.0, o16));  // a whole number converts exactly
+  EXPECT_NO_THROW(unison::zero_suppress(exec, w16, -32768, o16));
+  // An infinite threshold for a floating-point out means something: +inf suppresses all.
+  unison::zero_suppress(exec, a, inf_f, out);
+  exec.fence();
+  EXPECT_TRUE(all_equal(out, 0.0));
+  unison::zero_suppress(exec, a, -inf_f, out);
+  exec.fence();
+  EXPECT_TRUE(all_equal(out, 1.0));
+
+  // make_pulses: period non-zero and finite, amplitude finite.
+  for (float period : {nan_f, inf_f, -inf_f})
+    EXPECT_TRUE(throws_invalid([&] { unison::make_pulses(exec, a, a, period, 1.f, out); },
+                               "unison::make_pulses", {"period is", "non-zero finite"}))
+        << period;
+  for (float amplitude : {nan_f, inf_f, -inf_f})
+    EXPECT_TRUE(throws_invalid([&] { unison::make_pulses(exec, a, a, 1.f, amplitude, out); },
+                               "unison::make_pulses", {"amplitude is", "expected a finite value"}))
+        << amplitude;
+
+  // add: a scalar must be a value of out's type; NaN and infinities are data for a float out.
+  Kokkos::View<std::int64_t*, Mem> i64("i64", 8), o64("o64", 8);
+  for (double s : {0.5, nan_d, inf_d, 1e19})
+    EXPECT_TRUE(throws_invalid([&] { unison::add(exec, i64, s, o64); }, "unison::add",
+                               {"y is", "not a value of out's value type"}))
+        << s;
+  EXPECT_TRUE(throws_invalid([&] { unison::add(exec, 1e300, a, out); }, "unison::add",
+                             {"x is 1e+300", "not a value of out's value type"}));
+  Kokkos::View<std::uint16_t*, Mem> u16("u16", 8);
+  EXPECT_TRUE(throws_invalid([&] { unison::add(exec, u16, -1, u16); }, "unison::add", {"y is -1"}));
+  EXPECT_NO_THROW(unison::add(exec, i64, 2.0, o64));
+  unison::add(exec, a, nan_f, out);
+  exec.fence();
+  for (double v : to_host(out)) EXPECT_TRUE(std::isnan(v));
+}
+
+// A refused element-wise call leaves its output as it was.
+template <class Exec>
+void test_elementwise_writes_nothing() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  Kokkos::View<float*, Mem> a("a", 8), out("out", 8);
+  Kokkos::deep_copy(a, 1.f);
+  Kokkos::deep_copy(out, 7.f);
+  EXPECT_ANY_THROW(unison::gaussian_pdf(exec, a, nan_f, 1.f, out));
+  EXPECT_ANY_THROW(unison::make_pulses(exec, a, a, 1.f, inf_f, out));
+  EXPECT_ANY_THROW(unison::zero_suppress(exec, a, nan_f, out));
+  EXPECT_ANY_THROW(unison::hidden_layer(exec, a, a, out, static_cast<unison::Fusion>(3)));
+  exec.fence();
+  EXPECT_TRUE(all_equal(out, 7.0));
+  Kokkos::View<std::int16_t*, Mem> w16("w16", 8), o16("o16", 8);
+  Kokkos::deep_copy(o16, std::int16_t(7));
+  EXPECT_ANY_THROW(unison::zero_suppress(exec, w16, 2.5, o16));
+  exec.fence();
+  EXPECT_TRUE(all_equal(o16, 7.0));
+}
+
+}  // namespace preconditions
+
+template <class Exec>
+struct ElementwisePreconditions : ::testing::Test {};
+TYPED_TEST_SUITE(ElementwisePreconditions, Backends, BackendName);
+TYPED_TEST(ElementwisePreconditions, elementwise_parameters) {
+  preconditions::test_elementwise_parameters<TypeParam>();
+}
+TYPED_TEST(ElementwisePreconditions, elementwise_writes_nothing) {
+  preconditions::test_elementwise_writes_nothing<TypeParam>();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Determinism (tests/determinism.hpp): each function run twice, the results compared bitwise.
+// One output per element: no arithmetic is shared between elements, so any split over
+// threads gives the same bits.
+
+namespace determinism {
+
+template <class Exec>
+void test_add() {
+  Exec exec;
+  Kokkos::View<std::int64_t*, Mem<Exec>> x("x", elements), y("y", elements), a("a", elements),
+      b("b", elements);
+  fill(x, uniform<std::int64_t>(-1e15, 1e15));
+  fill(y, uniform<std::int64_t>(-1e15, 1e15));
+  twice("int64", a, b, [&](const auto& out) { unison::add(exec, x, y, out); });
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem<Exec>> fx("fx", rows2, cols2),
+      fy("fy", rows2, cols2), wa("wa", rows2, 2 * cols2), wb("wb", rows2, 2 * cols2);
+  fill(fx, uniform<float>(-1e3, 1e3));
+  fill(fy, uniform<float>(-1e3, 1e3));
+  const std::pair<long, long> half(0, cols2);
+  twice("float, rank 2 strided", Kokkos::subview(wa, Kokkos::ALL, half),
+        Kokkos::subview(wb, Kokkos::ALL, half),
+        [&](const auto& out) { unison::add(exec, fx, fy, out); });
+}
+
+template <class Exec>
+void test_hypot() {
+  Exec exec;
+  Kokkos::View<float*, Mem<Exec>> x("x", elements), y("y", elements), a("a", elements),
+      b("b", elements);
+  fill(x, uniform<float>(-1e3, 1e3));
+  fill(y, uniform<float>(-1e3, 1e3));
+  twice("float", a, b, [&](const auto& out) { unison::hypot(exec, x, y, out); });
+}
+
+template <class Exec>
+void test_gaussian_pdf() {
+  Exec exec;
+  Kokkos::View<double*, Mem<Exec>> x("x", elements), sigma("sigma", elements), a("a", elements),
+      b("b", elements);
+  fill(x, uniform<double>(-5, 5));
+  fill(sigma, uniform<double>(0.5, 2));
+  twice("double, scalar mean", a, b,
+        [&](const auto& out) { unison::gaussian_pdf(exec, x, 0.25, sigma, out); });
+}
+
+template <class Exec>
+void test_polar_distance() {
+  Exec exec;
+  Kokkos::View<float*, Mem<Exec>> r1("r1", elements), t1("t1", elements), r2("r2", elements),
+      t2("t2", elements), a("a", elements), b("b", elements);
+  fill(r1, uniform<float>(0, 10));
+  fill(t1, uniform<float>(-3.2, 3.2));
+  fill(r2, uniform<float>(0, 10));
+  fill(t2, uniform<float>(-3.2, 3.2));
+  twice("float", a, b, [&](const auto& out) { unison::polar_distance(exec, r1, t1, r2, t2, out); });
+}
+
+template <class Exec>
+void test_zero_suppress() {
+  Exec exec;
+  Kokkos::View<std::int16_t*, Mem<Exec>> w("w", elements), a("a", elements), b("b", elements);
+  fill(w, uniform<std::int16_t>(-2000, 2000));
+  twice("int16", a, b,
+        [&](const auto& out) { unison::zero_suppress(exec, w, std::int16_t(100), out); });
+}
+
+template <class Exec>
+void test_make_pulses() {
+  Exec exec;
+  Kokkos::View<float*, Mem<Exec>> t("t", elements), noise("noise", elements), a("a", elements),
+      b("b", elements);
+  fill(t, uniform<float>(0, 1e4));
+  fill(noise, uniform<float>(-3, 3));
+  twice("float", a, b, [&](const auto& out) {
+    unison::make_pulses(exec, t, noise, float(elements) / 23, 100.f, out);
+  });
+}
+
+template <class Exec>
+void check_hidden_layer(unison::Fusion fusion) {
+  Exec exec;
+  Kokkos::View<float*, Mem<Exec>> g("g", elements), w("w", elements), a("a", elements),
+      b("b", elements);
+  fill(g, [](std::mt19937_64& r) {
+    return std::floor(float(std::uniform_real_distribution<double>(0, 255)(r)));
+  });
+  fill(w, uniform<float>(-2, 2));
+  twice("into a View", a, b,
+        [&](const auto& out) { unison::hidden_layer(exec, g, w, out, fusion); });
+  // The overload that returns a new host View.
+  const auto h1 = unison::hidden_layer(exec, g, w, fusion);
+  const auto h2 = unison::hidden_layer(exec, g, w, fusion);
+  EXPECT_TRUE(bitwise_equal(h1, h2)) << "returned host View";
+}
+
+}  // namespace determinism
+
+template <class Exec>
+struct ElementwiseDeterminism : ::testing::Test {};
+TYPED_TEST_SUITE(ElementwiseDeterminism, Backends, BackendName);
+TYPED_TEST(ElementwiseDeterminism, add) { determinism::test_add<TypeParam>(); }
+TYPED_TEST(ElementwiseDeterminism, hypot) { determinism::test_hypot<TypeParam>(); }
+TYPED_TEST(ElementwiseDeterminism, gaussian_pdf) { determinism::test_gaussian_pdf<TypeParam>(); }
+TYPED_TEST(ElementwiseDeterminism, polar_distance) {
+  determinism::test_polar_distance<TypeParam>();
+}
+TYPED_TEST(ElementwiseDeterminism, zero_suppress) { determinism::test_zero_suppress<TypeParam>(); }
+TYPED_TEST(ElementwiseDeterminism, make_pulses) { determinism::test_make_pulses<TypeParam>(); }
+TYPED_TEST(ElementwiseDeterminism, hidden_layer_fused) {
+  determinism::check_hidden_layer<TypeParam>(unison::Fusion::fused);
+}
+TYPED_TEST(ElementwiseDeterminism, hidden_layer_separate) {
+  determinism::check_hidden_layer<TypeParam>(unison::Fusion::separate);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Labels and instances (tests/labels.hpp): every kernel and allocation labelled "unison::...",
+// every kernel and fence on the instance given.
+
+namespace labels {
+
+template <class Exec>
+void test_labels(const Exec& exec) {
+  using Mem = typename Exec::memory_space;
+  const int n = 100;
+  Kokkos::View<float*, Mem> a("a", n), b("b", n), out("out", n);
+  Kokkos::View<float*, Kokkos::HostSpace> ha("ha", n), hb("hb", n), hout("hout", n);
+  Kokkos::View<std::int16_t*, Mem> w("w", n);
+  Kokkos::deep_copy(a, 1.f);
+  Kokkos::deep_copy(b, 2.f);
+  Kokkos::deep_copy(ha, 1.f);
+  Kokkos::deep_copy(hb, 2.f);
+  exec.fence();
+  auto seen = record([&] {
+    unison::add(exec, a, b, out);
+    unison::hypot(exec, a, b, out);
+    unison::gaussian_pdf(exec, a, 0.f, 1.f, out);
+    unison::polar_distance(exec, a, b, a, b, out);
+    unison::zero_suppress(exec, w, std::int16_t(3), w);
+    unison::make_pulses(exec, ha, hb, 3.f, 2.f, hout);
+    unison::hidden_layer(exec, ha, hb, hout, unison::Fusion::separate);
+    unison::hidden_layer(exec, a, b, out, unison::Fusion::fused);
+    exec.fence();
+  });
+  EXPECT_GE(seen.labels.size(), 11u);
+  for (const auto& label : seen.labels) {
+    auto name = label.substr(label.find(' ') + 1);
+    EXPECT_EQ(name.rfind("unison::", 0), 0u) << label;
+  }
+  expect_on(exec, seen);
+  auto has = [&](const std::string& l) {
+    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
+  };
+  for (const char* k : {"add", "hypot", "gaussian_pdf", "polar_distance", "zero_suppress",
+                        "make_pulses", "normalize", "weigh", "activate", "hidden_layer"})
+    EXPECT_TRUE(has(std::string("kernel unison::elementwise::") + k)) << k;
+  // The form that returns a new host View (kept past the recording: its release is the test's).
+  Kokkos::View<float*, Kokkos::HostSpace> result;
+  seen = record([&] { result = unison::hidden_layer(exec, a, b, unison::Fusion::fused); });
+  expect_on(exec, seen, Memory::allocated);
+  EXPECT_TRUE(has("allocation unison::elementwise::hidden_layer::host"));
+}
+
+}  // namespace labels
+
+template <class Exec>
+struct ElementwiseLabels : ::testing::Test {};
+TYPED_TEST_SUITE(ElementwiseLabels, Backends, BackendName);
+TYPED_TEST(ElementwiseLabels, elementwise) { labels::test_labels(TypeParam()); }
+
+template <class Exec>
+struct ElementwiseInstance : ::testing::Test {};
+TYPED_TEST_SUITE(ElementwiseInstance, Backends, BackendName);
+TYPED_TEST(ElementwiseInstance, elementwise) { labels::test_labels(another_instance<TypeParam>()); }
 
 }  // namespace

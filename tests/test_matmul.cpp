@@ -2,10 +2,15 @@
 // double, LayoutRight, LayoutLeft and strided operands, sizes around the tile shapes, the seed
 // size on GPUs (positive data: relative error per element below 1e-5 in float32; signed data
 // elsewhere, each element within 1e-5 of the size of its terms), and every documented error.
+// Beside them, the suites every family has: MatmulPreconditions, MatmulDeterminism,
+// MatmulLabels and MatmulInstance (tests/preconditions.hpp, determinism.hpp, labels.hpp).
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -13,7 +18,10 @@
 #include <unison/backends/host_blas.hpp>
 #include <unison/matmul.hpp>
 
+#include "determinism.hpp"
+#include "labels.hpp"
 #include "matmul_names.hpp"
+#include "preconditions.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -304,6 +312,222 @@ TYPED_TEST(Matmul, strided_and_empty) { test_strided_and_empty<TypeParam>(); }
 TYPED_TEST(Matmul, seed_size) { test_seed_size<TypeParam>(); }
 TYPED_TEST(Matmul, errors) { test_errors<TypeParam>(); }
 TYPED_TEST(Matmul, gemm_runs_on_the_library_it_names) { test_gemm_library<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Preconditions (tests/preconditions.hpp, docs/PRECONDITIONS.md): bad input refused with its
+// message, nothing written.
+
+namespace preconditions {
+
+// matmul_reduce: its workspace size's arguments, and a refused call writing nothing.
+template <class Exec>
+void test_matmul() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  const char* ws = "unison::matmul_reduce_workspace_size";
+  EXPECT_TRUE(throws_invalid([&] { unison::matmul_reduce_workspace_size<Exec>(-1, 2, 3); }, ws,
+                             {"m, k, n are -1, 2, 3", "expected 0 or more"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::matmul_reduce_workspace_size<Exec>(1, 2, -3); }, ws,
+                             {"expected 0 or more"}));
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::matmul_reduce_workspace_size<Exec>(2, 2, 2, MatmulMethod(9)); },
+                     ws, {"unknown method 9"}));
+  const std::int64_t big = std::int64_t(1) << 40;
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::matmul_reduce_workspace_size<Exec>(big, 1, big, MatmulMethod::gemm); }, ws,
+      {"overflows a 64-bit count"}));
+  EXPECT_EQ(unison::matmul_reduce_workspace_size<Exec>(big, 1, big, MatmulMethod::tiled), 0);
+  EXPECT_EQ(unison::matmul_reduce_workspace_size<Exec>(0, 5, 4, MatmulMethod::gemm), 0);
+
+  Kokkos::View<float**, Mem> A("A", 6, 5), B("B", 5, 4);
+  Kokkos::View<float*, Mem> out("out", 4);
+  Kokkos::deep_copy(out, 7.f);
+  for (auto method : {MatmulMethod(7), MatmulMethod(-1)})
+    EXPECT_TRUE(throws_invalid([&] { unison::matmul_reduce(exec, A, B, out, method); },
+                               "unison::matmul_reduce", {"unknown method"}));
+  Kokkos::View<float*, Mem> work("work", 1);
+  EXPECT_ANY_THROW(unison::matmul_reduce(exec, A, B, out, MatmulMethod::gemm, work));
+  exec.fence();
+  EXPECT_TRUE(all_equal(out, 7.0));
+
+  // The tiled method: more tiles of A.B than one launch holds (2^26 x 2^22, from Views whose
+  // strides are 0, over one element each), refused with out unwritten.
+  using Stride0 =
+      Kokkos::View<float**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Kokkos::View<float*, Mem> two("two", 2), wide_out("wide_out", std::int64_t(1) << 22);
+  const Stride0 tall(two.data(), Kokkos::LayoutStride(std::int64_t(1) << 26, 0, 1, 0)),
+      wide(two.data() + 1, Kokkos::LayoutStride(1, 0, std::int64_t(1) << 22, 0));
+  Kokkos::deep_copy(wide_out, 7.f);
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::matmul_reduce(exec, tall, wide, wide_out, MatmulMethod::tiled); },
+      "unison::matmul_reduce",
+      {"A.B (67108864x4194304) has", "more than 2^31 - 1 for one launch"}));
+  exec.fence();
+  EXPECT_TRUE(all_equal(wide_out, 7.0));
+}
+
+}  // namespace preconditions
+
+template <class Exec>
+struct MatmulPreconditions : ::testing::Test {};
+TYPED_TEST_SUITE(MatmulPreconditions, Backends, BackendName);
+TYPED_TEST(MatmulPreconditions, matmul) { preconditions::test_matmul<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Determinism (tests/determinism.hpp): each function run twice, the results compared bitwise.
+// The one exception is the tiled method: each team adds its tile's column sums into out
+// with a floating-point atomic, and the order of those additions (so the rounding) varies from
+// run to run on a parallel backend, as its documentation says. Its two runs are compared within
+// the float tolerance instead.
+
+namespace determinism {
+
+// Twice into out and twice with a caller's workspace (poisoned differently each time): bitwise.
+template <class Exec, class T, class Layout>
+void check_matmul_bitwise(MatmulMethod method, long m, long k, long n) {
+  Exec exec;
+  Kokkos::View<T**, Layout, Mem<Exec>> A("A", m, k), B("B", k, n);
+  fill(A, uniform<T>(-1, 1));
+  fill(B, uniform<T>(-1, 1));
+  Kokkos::View<T*, Mem<Exec>> a("a", n), b("b", n);
+  const std::string where = std::string(name(method)) + ", " + std::to_string(m) + "x" +
+                            std::to_string(k) + "x" + std::to_string(n);
+  twice(where, a, b, [&](const auto& out) { unison::matmul_reduce(exec, A, B, out, method); });
+  const auto size = unison::matmul_reduce_workspace_size<Exec>(m, k, n, method);
+  Kokkos::View<T*, Mem<Exec>> w1("w1", size), w2("w2", size), c("c", n), d("d", n);
+  poison_pair(w1, w2);
+  poison_pair(c, d);
+  unison::matmul_reduce(exec, A, B, c, method, w1);
+  unison::matmul_reduce(exec, A, B, d, method, w2);
+  exec.fence();
+  EXPECT_TRUE(bitwise_equal(c, d)) << where << ", with a workspace";
+  EXPECT_TRUE(bitwise_equal(a, c)) << where << ", with and without a workspace";
+}
+
+template <class Exec>
+void test_matmul_reduce_gemm() {
+  // More rows than one block of the column sums (1024 on a CPU, 64 on a GPU); LayoutLeft too.
+  // (Small k and n: Kokkos Kernels' own gemm, which the Serial backend gets, is slow in a Debug
+  // build.)
+  check_matmul_bitwise<Exec, float, Kokkos::LayoutRight>(MatmulMethod::gemm, 1031, 7, 37);
+  check_matmul_bitwise<Exec, double, Kokkos::LayoutLeft>(MatmulMethod::gemm, 67, 5, 21);
+}
+
+template <class Exec>
+void test_matmul_reduce_reassociated() {
+  // More rows of A, then of B, than one block of the column sums; automatic is reassociated.
+  check_matmul_bitwise<Exec, float, Kokkos::LayoutRight>(MatmulMethod::reassociated, 1031, 37, 131);
+  check_matmul_bitwise<Exec, double, Kokkos::LayoutLeft>(MatmulMethod::automatic, 67, 1031, 53);
+}
+
+// The tiled method cannot promise bitwise equal runs: each team adds its tile's column sums to
+// out with Kokkos::atomic_add (MatmulReduceTiled), and on a parallel backend the teams of one
+// column finish in a different order from run to run, so the float additions round differently
+// (matmul.hpp: "The order of the atomic additions varies from run to run: so do the last bits").
+// The two runs must agree within the float tolerance, and neither may leave an element unwritten
+// (poisons are NaN).
+template <class Exec, class T>
+void check_matmul_tiled(long m, long k, long n) {
+  Exec exec;
+  Kokkos::View<T**, Kokkos::LayoutRight, Mem<Exec>> A("A", m, k), B("B", k, n);
+  fill(A, uniform<T>(-1, 1));
+  fill(B, uniform<T>(-1, 1));
+  Kokkos::View<T*, Mem<Exec>> a("a", n), b("b", n);
+  poison_pair(a, b);
+  unison::matmul_reduce(exec, A, B, a, MatmulMethod::tiled);
+  unison::matmul_reduce(exec, A, B, b, MatmulMethod::tiled);
+  exec.fence();
+  const auto ha = to_host(a), hb = to_host(b);
+  for (std::size_t j = 0; j < ha.size(); ++j) {
+    ASSERT_TRUE(std::isfinite(ha[j])) << "run 1, [" << j << "] " << ha[j];
+    ASSERT_TRUE(std::isfinite(hb[j])) << "run 2, [" << j << "] " << hb[j];
+  }
+  EXPECT_TRUE(close(hb, ha, tolerance<T>())) << m << "x" << k << "x" << n;
+}
+
+template <class Exec>
+void test_matmul_reduce_tiled() {
+  // Several tiles along m (whose column sums meet in out's atomics) and n, and several slices of
+  // k: 64 x 64 x 64 tiles on a CPU, 128 x 128 x 8 on a GPU.
+  using Tuning = unison::backends::MatmulTuning<Exec>;
+  check_matmul_tiled<Exec, float>(3 * Tuning::tile_m + 1, Tuning::tile_k + 7, Tuning::tile_n + 3);
+}
+
+}  // namespace determinism
+
+template <class Exec>
+struct MatmulDeterminism : ::testing::Test {};
+TYPED_TEST_SUITE(MatmulDeterminism, Backends, BackendName);
+TYPED_TEST(MatmulDeterminism, matmul_reduce_tiled) {
+  determinism::test_matmul_reduce_tiled<TypeParam>();
+}
+TYPED_TEST(MatmulDeterminism, matmul_reduce_gemm) {
+  determinism::test_matmul_reduce_gemm<TypeParam>();
+}
+TYPED_TEST(MatmulDeterminism, matmul_reduce_reassociated) {
+  determinism::test_matmul_reduce_reassociated<TypeParam>();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Labels and instances (tests/labels.hpp): every kernel and allocation labelled "unison::...",
+// every kernel and fence on the instance given.
+
+namespace labels {
+
+// matmul_reduce's own kernels and allocations (KokkosBlas::gemm's are Kokkos Kernels').
+template <class Exec>
+void test_labels(const Exec& exec) {
+  using Mem = typename Exec::memory_space;
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> A("A", 9, 5), B("B", 5, 7);
+  Kokkos::View<float*, Mem> out("out", 7);
+  using unison::MatmulMethod;
+  Kokkos::View<float*, Mem> work(
+      "work",
+      std::max(unison::matmul_reduce_workspace_size<Exec>(9, 5, 7, MatmulMethod::gemm),
+               unison::matmul_reduce_workspace_size<Exec>(9, 5, 7, MatmulMethod::reassociated)));
+  exec.fence();
+  auto seen = record([&] {
+    unison::matmul_reduce(exec, A, B, out, MatmulMethod::tiled);
+    unison::matmul_reduce(exec, A, B, out, MatmulMethod::reassociated, work);
+    unison::matmul_reduce(exec, A, B, out, MatmulMethod::gemm, work);
+    exec.fence();
+  });
+  expect_unison_labels(seen.labels);
+  expect_on(exec, seen);
+  auto has = [&](const std::string& l) {
+    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
+  };
+  for (const char* k :
+       {"kernel unison::matmul_reduce::fill", "kernel unison::matmul_reduce::tiled",
+        "kernel unison::matmul_reduce::a_partials", "kernel unison::matmul_reduce::a_sum",
+        "kernel unison::matmul_reduce::b_partials", "kernel unison::matmul_reduce::b_sum",
+        "kernel unison::matmul_reduce::product_partials",
+        "kernel unison::matmul_reduce::product_sum"})
+    EXPECT_TRUE(has(k)) << k;
+  // The methods that allocate their temporary memory: it is labelled.
+  seen = record([&] {
+    unison::matmul_reduce(exec, A, B, out, MatmulMethod::gemm);
+    unison::matmul_reduce(exec, A, B, out, MatmulMethod::reassociated);
+    exec.fence();
+  });
+  expect_on(exec, seen, Memory::allocated);
+  for (const char* k :
+       {"allocation unison::matmul_reduce::work", "kernel unison::matmul_reduce::product_partials",
+        "kernel unison::matmul_reduce::product_sum"})
+    EXPECT_TRUE(has(k)) << k;
+}
+
+}  // namespace labels
+
+template <class Exec>
+struct MatmulLabels : ::testing::Test {};
+TYPED_TEST_SUITE(MatmulLabels, Backends, BackendName);
+TYPED_TEST(MatmulLabels, matmul) { labels::test_labels(TypeParam()); }
+
+template <class Exec>
+struct MatmulInstance : ::testing::Test {};
+TYPED_TEST_SUITE(MatmulInstance, Backends, BackendName);
+TYPED_TEST(MatmulInstance, matmul) { labels::test_labels(another_instance<TypeParam>()); }
 
 }  // namespace
 

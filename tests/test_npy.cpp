@@ -1,14 +1,20 @@
 // .npy reading and writing: round trips from every backend's memory, Fortran order, versions 2
 // and 3, and each malformed file the reader must refuse with the documented error.
+// Beside them: NpyPreconditions (host code) and NpyDeterminism (tests/preconditions.hpp,
+// tests/determinism.hpp).
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <unison/npy.hpp>
 
+#include "determinism.hpp"
+#include "preconditions.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -203,5 +209,100 @@ template <class Exec>
 struct NpyBackend : ::testing::Test {};
 TYPED_TEST_SUITE(NpyBackend, Backends, BackendName);
 TYPED_TEST(NpyBackend, round_trip) { test_round_trip<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Preconditions (tests/preconditions.hpp, docs/PRECONDITIONS.md): bad input refused with its
+// message, nothing written.
+
+// .npy files: extents in the header that are negative or too large; an empty array round trip.
+std::string npy_file(const std::string& name, const std::string& shape) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  const std::size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header.push_back('\n');
+  std::string bytes = "\x93NUMPY";
+  bytes.push_back(1);
+  bytes.push_back(0);
+  bytes.push_back(char(header.size() & 0xff));
+  bytes.push_back(char(header.size() >> 8));
+  const std::string path = ::testing::TempDir() + "unison_preconditions_" + name + ".npy";
+  std::ofstream(path, std::ios::binary) << bytes << header;
+  return path;
+}
+
+TEST(NpyPreconditions, npy_extents) {
+  const std::string fn = "unison::read_npy";
+  const struct {
+    const char* name;
+    const char* shape;
+    const char* message;
+  } cases[] = {{"negative", "(-1, 3)", "malformed header"},  // the parser reads digits only
+               {"extent", "(2251799813685249, 1)", "too large"},
+               {"product", "(1125899906842624, 4)", "shape too large"}};
+  for (const auto& c : cases) {
+    const auto path = npy_file(c.name, c.shape);
+    EXPECT_TRUE(throws_invalid([&] { unison::read_npy<float>(path); }, fn, {c.message})) << c.name;
+    std::remove(path.c_str());
+  }
+  // An empty array is valid both ways.
+  const std::string path = ::testing::TempDir() + "unison_preconditions_empty.npy";
+  Kokkos::View<float**, Kokkos::HostSpace> empty("empty", 0, 3);
+  unison::write_npy(path, empty);
+  const auto back = unison::read_npy<float>(path);
+  EXPECT_EQ(back.extent(0), 0u);
+  EXPECT_EQ(back.extent(1), 3u);
+  std::remove(path.c_str());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Determinism (tests/determinism.hpp): each function run twice, the results compared bitwise.
+// The same View written twice gives the same file, read back bit for bit (NaN payloads,
+// -0.0, subnormals and infinities included).
+
+namespace determinism {
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+template <class Exec, class T>
+void check_npy() {
+  Kokkos::View<T**, Kokkos::LayoutLeft, Mem<Exec>> v("v", 37, 53);
+  fill(v, uniform<T>(-1e3, 1e3));
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  h(0, 0) = T(-0.0);
+  h(1, 0) = other_poison<T>();
+  h(2, 0) = std::numeric_limits<T>::denorm_min();
+  h(3, 0) = -std::numeric_limits<T>::infinity();
+  h(4, 0) = poison<T>();
+  Kokkos::deep_copy(v, h);
+  const std::string base =
+      ::testing::TempDir() + "unison_determinism_" + Exec::name() + "_" + std::to_string(sizeof(T));
+  const std::string p1 = base + "_1.npy", p2 = base + "_2.npy";
+  unison::write_npy(p1, v);
+  unison::write_npy(p2, v);
+  const std::string bytes1 = file_bytes(p1), bytes2 = file_bytes(p2);
+  EXPECT_FALSE(bytes1.empty());
+  EXPECT_TRUE(bytes1 == bytes2) << "the two files differ";
+  const auto r1 = unison::read_npy<T>(p1), r2 = unison::read_npy<T>(p2);
+  EXPECT_TRUE(bitwise_equal(r1, r2)) << "read back twice";
+  EXPECT_TRUE(bitwise_equal(r1, v)) << "round trip";
+  std::remove(p1.c_str());
+  std::remove(p2.c_str());
+}
+
+template <class Exec>
+void test_npy() {
+  check_npy<Exec, float>();
+  check_npy<Exec, double>();
+}
+
+}  // namespace determinism
+
+template <class Exec>
+struct NpyDeterminism : ::testing::Test {};
+TYPED_TEST_SUITE(NpyDeterminism, Backends, BackendName);
+TYPED_TEST(NpyDeterminism, npy_round_trip) { determinism::test_npy<TypeParam>(); }
 
 }  // namespace

@@ -2,13 +2,20 @@
 // double / double: odd sizes, the seed sizes, LayoutRight, LayoutLeft and strided Views, the
 // extremes of l2_norm (huge, tiny, zero, infinite and NaN rows), determinism, and every
 // documented error.
+// Beside them, the suites every family has: RowwisePreconditions, RowwiseDeterminism,
+// RowwiseLabels and RowwiseInstance (tests/preconditions.hpp, determinism.hpp, labels.hpp).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include <unison/rowwise.hpp>
 
+#include "determinism.hpp"
+#include "labels.hpp"
+#include "preconditions.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -344,5 +351,131 @@ TYPED_TEST(Rowwise, l2_norm_extremes_strided_empty) { test_l2_extremes<TypeParam
 TYPED_TEST(Rowwise, matmul_core_sizes_layouts) { test_core_sizes<TypeParam>(); }
 TYPED_TEST(Rowwise, matmul_core_strided_and_empty) { test_core_strided_and_empty<TypeParam>(); }
 TYPED_TEST(Rowwise, errors) { test_errors<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Preconditions (tests/preconditions.hpp, docs/PRECONDITIONS.md): bad input refused with its
+// message, nothing written.
+
+namespace preconditions {
+
+// The row-wise functions: empty inputs valid, as the table says.
+template <class Exec>
+void test_rowwise() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  // l2_norm of a matrix with no columns: zeros, like NumPy.
+  Kokkos::View<float**, Mem> V("V", 3, 0);
+  Kokkos::View<float*, Mem> norms("norms", 3);
+  Kokkos::deep_copy(norms, 7.f);
+  unison::l2_norm(exec, V, norms);
+  exec.fence();
+  EXPECT_TRUE(all_equal(norms, 0.0));
+  // matmul_core with n = 0: C is zeros.
+  Kokkos::View<float***, Mem> A("A", 2, 3, 0), B("B", 2, 0, 4), C("C", 2, 3, 4);
+  Kokkos::deep_copy(C, 7.f);
+  unison::matmul_core(exec, A, B, C);
+  exec.fence();
+  const auto c = to_host(
+      Kokkos::View<float*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(C.data(), C.size()));
+  for (double v : c) EXPECT_EQ(v, 0.0);
+}
+
+}  // namespace preconditions
+
+template <class Exec>
+struct RowwisePreconditions : ::testing::Test {};
+TYPED_TEST_SUITE(RowwisePreconditions, Backends, BackendName);
+TYPED_TEST(RowwisePreconditions, rowwise) { preconditions::test_rowwise<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Determinism (tests/determinism.hpp): each function run twice, the results compared bitwise.
+
+namespace determinism {
+
+template <class Exec>
+void test_l2_norm() {
+  Exec exec;
+  // float rows, contiguous: several teams of rows (256 rows per CPU team).
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem<Exec>> v("v", 1031, 257);
+  fill(v, uniform<float>(-10, 10));
+  Kokkos::View<float*, Mem<Exec>> a("a", 1031), b("b", 1031);
+  twice("float", a, b, [&](const auto& out) { unison::l2_norm(exec, v, out); });
+  // double rows, strided (LayoutLeft), some huge or tiny: the rescaled second pass.
+  Kokkos::View<double**, Kokkos::LayoutLeft, Mem<Exec>> w("w", 1031, 129);
+  fill(w, uniform<double>(-1, 1));
+  auto hw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+  for (std::size_t i = 0; i < hw.extent(0); ++i)
+    for (std::size_t j = 0; j < hw.extent(1); ++j)
+      hw(i, j) *= i % 7 == 0 ? 1e200 : i % 11 == 0 ? 1e-170 : 1.0;
+  Kokkos::deep_copy(w, hw);
+  Kokkos::View<double*, Mem<Exec>> c("c", 1031), d("d", 1031);
+  twice("double, rescaled rows", c, d, [&](const auto& out) { unison::l2_norm(exec, w, out); });
+}
+
+template <class Exec, class T, class Layout>
+void check_matmul_core(long batch, long m, long n, long p) {
+  Exec exec;
+  using V = Kokkos::View<T***, Layout, Mem<Exec>>;
+  V A("A", batch, m, n), B("B", batch, n, p), a("a", batch, m, p), b("b", batch, m, p);
+  // fill() takes rank 1 and 2: fill the data through a rank-1 View of the same memory.
+  Kokkos::View<T*, Mem<Exec>, Kokkos::MemoryTraits<Kokkos::Unmanaged>> fa(A.data(), A.size()),
+      fb(B.data(), B.size());
+  fill(fa, uniform<T>(-1, 1));
+  fill(fb, uniform<T>(-1, 1));
+  twice(typeid(Layout).name(), a, b, [&](const auto& C) { unison::matmul_core(exec, A, B, C); });
+}
+
+template <class Exec>
+void test_matmul_core() {
+  check_matmul_core<Exec, double, Kokkos::LayoutRight>(1001, 5, 7, 3);
+  check_matmul_core<Exec, float, Kokkos::LayoutLeft>(1001, 4, 9, 5);  // batch fastest
+}
+
+}  // namespace determinism
+
+template <class Exec>
+struct RowwiseDeterminism : ::testing::Test {};
+TYPED_TEST_SUITE(RowwiseDeterminism, Backends, BackendName);
+TYPED_TEST(RowwiseDeterminism, l2_norm) { determinism::test_l2_norm<TypeParam>(); }
+TYPED_TEST(RowwiseDeterminism, matmul_core) { determinism::test_matmul_core<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Labels and instances (tests/labels.hpp): every kernel and allocation labelled "unison::...",
+// every kernel and fence on the instance given.
+
+namespace labels {
+
+template <class Exec>
+void test_labels(const Exec& exec) {
+  using Mem = typename Exec::memory_space;
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> A("A", 9, 5);
+  Kokkos::View<float*, Mem> norms("norms", 9);
+  Kokkos::View<float***, Mem> a3("a3", 3, 2, 4), b3("b3", 3, 4, 5), c3("c3", 3, 2, 5);
+  exec.fence();
+  auto seen = record([&] {
+    unison::l2_norm(exec, A, norms);
+    unison::matmul_core(exec, a3, b3, c3);
+    exec.fence();
+  });
+  expect_unison_labels(seen.labels);
+  expect_on(exec, seen);
+  auto has = [&](const std::string& l) {
+    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
+  };
+  for (const char* k : {"kernel unison::rowwise::l2_norm", "kernel unison::rowwise::matmul_core"})
+    EXPECT_TRUE(has(k)) << k;
+}
+
+}  // namespace labels
+
+template <class Exec>
+struct RowwiseLabels : ::testing::Test {};
+TYPED_TEST_SUITE(RowwiseLabels, Backends, BackendName);
+TYPED_TEST(RowwiseLabels, rowwise) { labels::test_labels(TypeParam()); }
+
+template <class Exec>
+struct RowwiseInstance : ::testing::Test {};
+TYPED_TEST_SUITE(RowwiseInstance, Backends, BackendName);
+TYPED_TEST(RowwiseInstance, rowwise) { labels::test_labels(another_instance<TypeParam>()); }
 
 }  // namespace

@@ -1,9 +1,18 @@
 // The generic transform: any device callable, rank 1 and 2, every layout, scalars in place of
 // arrays; and its errors.
+// Beside them, the suites every family has: TransformPreconditions, TransformDeterminism,
+// TransformLabels and TransformInstance (tests/preconditions.hpp, determinism.hpp, labels.hpp).
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <unison/transform.hpp>
 
+#include "determinism.hpp"
+#include "labels.hpp"
+#include "preconditions.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -147,5 +156,126 @@ TYPED_TEST(Transform, rank1_strided_and_nullary) { test_rank1_strided_and_nullar
 TYPED_TEST(Transform, default_exec_overload) { test_default_exec_overload<TypeParam>(); }
 TYPED_TEST(Transform, errors) { test_transform_errors<TypeParam>(); }
 TYPED_TEST(Transform, chunked) { test_chunked<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Preconditions (tests/preconditions.hpp, docs/PRECONDITIONS.md): bad input refused with its
+// message, nothing written.
+
+namespace preconditions {
+
+// transform: empty operands, more than eight inputs (named "an input"), scalars passed as-is.
+template <class Exec>
+void test_transform() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  Kokkos::View<float*, Mem> a("a", 4), b("b", 3), none;
+  auto f9 = KOKKOS_LAMBDA(float p, float, float, float, float, float, float, float, float q) {
+    return p + q;
+  };
+  EXPECT_TRUE(throws_invalid([&] { unison::transform(exec, a, f9, a, a, a, a, a, a, a, a, b); },
+                             "unison::transform", {"an input is 3, expected 4"}));
+  auto f1 = KOKKOS_LAMBDA(float p) { return p; };
+  EXPECT_NO_THROW(unison::transform(exec, none, f1, none));
+  EXPECT_TRUE(throws_invalid([&] { unison::transform(exec, none, f1, a); }, "unison::transform",
+                             {"input 0 is 4, expected 0"}));
+  exec.fence();
+}
+
+}  // namespace preconditions
+
+template <class Exec>
+struct TransformPreconditions : ::testing::Test {};
+TYPED_TEST_SUITE(TransformPreconditions, Backends, BackendName);
+TYPED_TEST(TransformPreconditions, transform) { preconditions::test_transform<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Determinism (tests/determinism.hpp): each function run twice, the results compared bitwise.
+// One output per element: no arithmetic is shared between elements, so any split over
+// threads gives the same bits.
+
+namespace determinism {
+
+struct Axpy {
+  template <class T>
+  KOKKOS_FUNCTION T operator()(T a, T x, T y) const {
+    return a * x + y - T(0.75);
+  }
+};
+
+template <class Exec>
+void test_transform() {
+  Exec exec;
+  Kokkos::View<float*, Mem<Exec>> x("x", elements), y("y", elements), a("a", elements),
+      b("b", elements);
+  fill(x, uniform<float>(-4, 4));
+  fill(y, uniform<float>(-4, 4));
+  twice("rank 1", a, b, [&](const auto& out) { unison::transform(exec, out, Axpy{}, 2.5f, x, y); });
+  // Rank 2: contiguous (one flat launch), mixed layouts (the 2-D kernel), strided.
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem<Exec>> xr("xr", rows2, cols2),
+      yr("yr", rows2, cols2), ar("ar", rows2, cols2), br("br", rows2, cols2);
+  Kokkos::View<double**, Kokkos::LayoutLeft, Mem<Exec>> al("al", rows2, cols2),
+      bl("bl", rows2, cols2);
+  fill(xr, uniform<double>(-4, 4));
+  fill(yr, uniform<double>(-4, 4));
+  twice("rank 2 contiguous", ar, br,
+        [&](const auto& out) { unison::transform(exec, out, Axpy{}, 2.5, xr, yr); });
+  twice("rank 2 mixed layouts", al, bl,
+        [&](const auto& out) { unison::transform(exec, out, Axpy{}, 2.5, xr, yr); });
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem<Exec>> wa("wa", rows2, 2 * cols2),
+      wb("wb", rows2, 2 * cols2);
+  const std::pair<long, long> half(cols2, 2 * cols2);
+  twice("rank 2 strided", Kokkos::subview(wa, Kokkos::ALL, half),
+        Kokkos::subview(wb, Kokkos::ALL, half),
+        [&](const auto& out) { unison::transform(exec, out, Axpy{}, 2.5, xr, yr); });
+}
+
+}  // namespace determinism
+
+template <class Exec>
+struct TransformDeterminism : ::testing::Test {};
+TYPED_TEST_SUITE(TransformDeterminism, Backends, BackendName);
+TYPED_TEST(TransformDeterminism, transform) { determinism::test_transform<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Labels and instances (tests/labels.hpp): every kernel and allocation labelled "unison::...",
+// every kernel and fence on the instance given.
+
+namespace labels {
+
+template <class Exec>
+void test_labels(const Exec& exec) {
+  using Mem = typename Exec::memory_space;
+  const int n = 100;
+  Kokkos::View<float*, Mem> a("a", n), out("out", n);
+  Kokkos::deep_copy(a, 1.f);
+  exec.fence();
+  auto seen = record([&] {
+    unison::transform(
+        exec, out, KOKKOS_LAMBDA(float x) { return x; }, a);
+    exec.fence();
+  });
+  EXPECT_GE(seen.labels.size(), 1u);
+  for (const auto& label : seen.labels) {
+    auto name = label.substr(label.find(' ') + 1);
+    EXPECT_EQ(name.rfind("unison::", 0), 0u) << label;
+  }
+  expect_on(exec, seen);
+  auto has = [&](const std::string& l) {
+    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
+  };
+  EXPECT_TRUE(has("kernel unison::elementwise::transform")) << "transform";
+}
+
+}  // namespace labels
+
+template <class Exec>
+struct TransformLabels : ::testing::Test {};
+TYPED_TEST_SUITE(TransformLabels, Backends, BackendName);
+TYPED_TEST(TransformLabels, transform) { labels::test_labels(TypeParam()); }
+
+template <class Exec>
+struct TransformInstance : ::testing::Test {};
+TYPED_TEST_SUITE(TransformInstance, Backends, BackendName);
+TYPED_TEST(TransformInstance, transform) { labels::test_labels(another_instance<TypeParam>()); }
 
 }  // namespace

@@ -22,7 +22,7 @@ overlap() {  # the overlap benchmark into $OUT/overlap$1.txt
 if [ "${1:-build}" = all ]; then
   . tools/gpu/gpu-build.sh
   gpu_build unison_tests unison_bench || exit 1
-  timeout 60 build/cuda/tests/unison_tests --gtest_filter='Instance*:Concurrency*:Labels*' > $OUT/tests.txt 2>&1
+  timeout 60 build/cuda/tests/unison_tests --gtest_filter='*Instance/*:Concurrency*:*Labels/*' > $OUT/tests.txt 2>&1
   echo "instance and concurrency tests exit $?"; grep -E "^\[  (PASSED|FAILED)" $OUT/tests.txt
   S_TIMEOUT=${S_TIMEOUT:-60} bash tools/gpu/gpu-async.sh sanitize
   OMP_PROC_BIND=spread OMP_PLACES=threads overlap -bound
@@ -43,7 +43,7 @@ fi
 status=0
 for tool in racecheck synccheck; do
   OUT=/tmp/s-$tool UNISON_SANITIZE_TIMEOUT=${S_TIMEOUT:-200} bash tools/gpu/gpu-sanitize.sh \
-    'Instance/Cuda.*:Concurrency/Cuda.*' $tool || status=1
+    '*Instance/Cuda.*:Concurrency/Cuda.*' $tool || status=1
   cp /tmp/s-$tool/sanitize/summary.txt $OUT/sanitize-$tool.txt
 done
 UNISON_MATMUL_SIZE=${UNISON_MATMUL_SIZE:-"2000 1000 1400"} OUT=/tmp/s-matmul UNISON_SANITIZE_TIMEOUT=${S_TIMEOUT:-200} \

@@ -11,7 +11,7 @@ set -u
 . tools/gpu/gpu-build.sh
 if [ "${1:-build}" = build ]; then
 gpu_build unison-bench unison_tests || exit 1
-build/cuda/tests/unison_tests --gtest_filter="${TESTS:-Matmul/*:Determinism/*.matmul*}" 2>&1 | tail -4 | tee $OUT/tests.txt
+build/cuda/tests/unison_tests --gtest_filter="${TESTS:-Matmul/*:MatmulDeterminism/*:RowwiseDeterminism/*.matmul_core}" 2>&1 | tail -4 | tee $OUT/tests.txt
 exit 0
 fi
 mkdir -p build/cuda/share/unison && cp benchmarks/suite/plot.py build/cuda/share/unison/
