@@ -1,6 +1,6 @@
 // docs/workloads.md section 6 on every backend: monte_carlo_pi (statistics, reproducibility, the
 // same estimate on every backend), histogram (exact counts against a host count by the edges,
-// adversarial values, both kernels) and atomic_counter, and every bad input's error.
+// adversarial values, both kernels), and every bad input's error.
 // Beside them, the suites every family has: CountingPreconditions, CountingDeterminism,
 // CountingLabels and CountingInstance (tests/preconditions.hpp, determinism.hpp, labels.hpp).
 #include <algorithm>
@@ -275,19 +275,8 @@ void test_histogram() {
                              "unison::histogram", {"more than counts' type can count"}));
 }
 
-template <class Exec>
-void test_atomic_counter() {
-  Exec exec;
-  EXPECT_EQ(unison::atomic_counter(exec, 1000003), 1000003);
-  EXPECT_EQ(unison::atomic_counter(exec, 1), 1);
-  EXPECT_EQ(unison::atomic_counter(exec, 0), 0);
-  EXPECT_TRUE(throws_invalid([&] { unison::atomic_counter(exec, -1); }, "unison::atomic_counter",
-                             {"n is -1"}));
-}
-
 TYPED_TEST(Counting, monte_carlo_pi) { test_monte_carlo<TypeParam>(); }
 TYPED_TEST(Counting, histogram) { test_histogram<TypeParam>(); }
-TYPED_TEST(Counting, atomic_counter) { test_atomic_counter<TypeParam>(); }
 
 // ---------------------------------------------------------------------------------------------
 // Preconditions (tests/preconditions.hpp, docs/PRECONDITIONS.md): bad input refused with its
@@ -325,9 +314,6 @@ void test_histogram() {
   unison::histogram(exec, empty, 0.0, 1.0, counts);
   exec.fence();
   EXPECT_TRUE(all_equal(counts, 0.0));
-  EXPECT_TRUE(throws_invalid(
-      [&] { unison::atomic_counter(exec, std::numeric_limits<std::int64_t>::min()); },
-      "unison::atomic_counter", {"expected 0 or more"}));
 }
 
 // Random sequences: any seed is valid (0 too); samples.
@@ -378,15 +364,6 @@ void test_histogram() {
 }
 
 template <class Exec>
-void test_atomic_counter() {
-  Exec exec;
-  const std::int64_t n = 1000003;
-  const auto first = unison::atomic_counter(exec, n), second = unison::atomic_counter(exec, n);
-  EXPECT_EQ(first, second);
-  EXPECT_EQ(first, n);
-}
-
-template <class Exec>
 void test_monte_carlo_pi() {
   Exec exec;
   // The same seed twice.
@@ -409,7 +386,6 @@ template <class Exec>
 struct CountingDeterminism : ::testing::Test {};
 TYPED_TEST_SUITE(CountingDeterminism, Backends, BackendName);
 TYPED_TEST(CountingDeterminism, histogram) { determinism::test_histogram<TypeParam>(); }
-TYPED_TEST(CountingDeterminism, atomic_counter) { determinism::test_atomic_counter<TypeParam>(); }
 TYPED_TEST(CountingDeterminism, monte_carlo_pi) { determinism::test_monte_carlo_pi<TypeParam>(); }
 
 // ---------------------------------------------------------------------------------------------
@@ -433,18 +409,12 @@ void test_labels(const Exec& exec) {
     exec.fence();
   });
   expect_on(exec, seen);
-  // atomic_counter allocates its counter.
-  const auto allocating = record([&] { unison::atomic_counter(exec, 100); });
-  expect_on(exec, allocating, Memory::allocated);
-  seen.labels.insert(seen.labels.end(), allocating.labels.begin(), allocating.labels.end());
   expect_unison_labels(seen.labels);
   auto has = [&](const std::string& l) {
     return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
   };
-  for (const char* k :
-       {"kernel unison::random::monte_carlo_pi", "kernel unison::histogram::zero",
-        "kernel unison::histogram::bins", "kernel unison::histogram::atomic_counter",
-        "allocation unison::histogram::counter"})
+  for (const char* k : {"kernel unison::random::monte_carlo_pi", "kernel unison::histogram::zero",
+                        "kernel unison::histogram::bins"})
     EXPECT_TRUE(has(k)) << k;
 }
 

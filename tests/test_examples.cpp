@@ -1,12 +1,14 @@
 // The small examples of docs/workloads.md section 6 on every backend: rgb_to_grayscale (against the
 // documented formula, float and 8-bit pixels), loop_sum (exact sums, up to loop_sum_max_n) and
-// lucas (every value type, up to its largest exact index); run-to-run determinism, labels and
+// lucas (every value type, up to its largest exact index), atomic_counter (the count is exact);
+// run-to-run determinism, labels and
 // instances, and every bad input's error.
 // Beside them, the suites every family has: ExamplesPreconditions, ExamplesDeterminism,
 // ExamplesLabels and ExamplesInstance (tests/preconditions.hpp, determinism.hpp, labels.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -36,7 +38,7 @@ void check_grayscale(long h, long w) {
   Kokkos::View<In***, Kokkos::LayoutRight, Mem> rgb(flat.data(), h, w, 3);
   Kokkos::View<Out**, Mem> gray("gray", h, w);
   poison_fill(gray);
-  unison::rgb_to_grayscale(exec, rgb, gray);
+  unison::examples::rgb_to_grayscale(exec, rgb, gray);
   exec.fence();
   auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rgb);
   auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gray);
@@ -80,37 +82,38 @@ void test_grayscale() {
   using Mem = typename Exec::memory_space;
   Kokkos::View<float***, Mem> rgba("rgba", 4, 5, 4), rgb("rgb", 4, 5, 3);
   Kokkos::View<float**, Mem> gray("gray", 4, 5), wrong("wrong", 5, 4);
-  EXPECT_TRUE(throws_invalid([&] { unison::rgb_to_grayscale(exec, rgba, gray); },
-                             "unison::rgb_to_grayscale", {"last extent must be 3"}));
-  EXPECT_TRUE(throws_invalid([&] { unison::rgb_to_grayscale(exec, rgb, wrong); },
-                             "unison::rgb_to_grayscale", {"gray is 5x4, expected 4x5"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::examples::rgb_to_grayscale(exec, rgba, gray); },
+                             "unison::examples::rgb_to_grayscale", {"last extent must be 3"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::examples::rgb_to_grayscale(exec, rgb, wrong); },
+                             "unison::examples::rgb_to_grayscale", {"gray is 5x4, expected 4x5"}));
   Kokkos::View<float**, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> alias(rgb.data(), 4, 5);
-  EXPECT_TRUE(throws_invalid([&] { unison::rgb_to_grayscale(exec, rgb, alias); },
-                             "unison::rgb_to_grayscale", {"overlaps rgb"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::examples::rgb_to_grayscale(exec, rgb, alias); },
+                             "unison::examples::rgb_to_grayscale", {"overlaps rgb"}));
 }
 
 template <class Exec>
 void test_loop_sum() {
   Exec exec;
-  EXPECT_EQ(unison::loop_sum(exec, 10000), 249950002500000.0);
+  EXPECT_EQ(unison::examples::loop_sum(exec, 10000), 249950002500000.0);
   for (std::int64_t n : {0, 1, 2, 3, 17, 1001}) {
     std::int64_t s = 0;
     for (std::int64_t i = 0; i < n; ++i)
       for (std::int64_t j = 0; j < n; ++j) s += i * j;
-    EXPECT_EQ(unison::loop_sum(exec, n), double(s) * 0.1) << n;
+    EXPECT_EQ(unison::examples::loop_sum(exec, n), double(s) * 0.1) << n;
   }
-  const std::int64_t m = unison::loop_sum_max_n, half = m * (m - 1) / 2;
-  EXPECT_EQ(unison::loop_sum(exec, m), double(half * half) * 0.1);
-  EXPECT_TRUE(throws_invalid([&] { unison::loop_sum(exec, m + 1); }, "unison::loop_sum",
-                             {"overflows 64 bits"}));
-  EXPECT_TRUE(throws_invalid([&] { unison::loop_sum(exec, -1); }, "unison::loop_sum", {"n is -1"}));
+  const std::int64_t m = unison::examples::loop_sum_max_n, half = m * (m - 1) / 2;
+  EXPECT_EQ(unison::examples::loop_sum(exec, m), double(half * half) * 0.1);
+  EXPECT_TRUE(throws_invalid([&] { unison::examples::loop_sum(exec, m + 1); },
+                             "unison::examples::loop_sum", {"overflows 64 bits"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::examples::loop_sum(exec, -1); },
+                             "unison::examples::loop_sum", {"n is -1"}));
 }
 
 template <class Exec, class T>
 void check_lucas(std::int64_t n) {
   Exec exec;
   Kokkos::View<T*, typename Exec::memory_space> out("out", n);
-  unison::lucas(exec, out);
+  unison::examples::lucas(exec, out);
   exec.fence();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   unsigned long long a = 2, b = 1;  // L(i), L(i + 1): exact up to L(92)
@@ -127,7 +130,7 @@ void test_lucas() {
   Exec exec;
   using Mem = typename Exec::memory_space;
   Kokkos::View<std::int32_t*, Mem> out41("out", 41);
-  unison::lucas(exec, out41);
+  unison::examples::lucas(exec, out41);
   exec.fence();
   auto h41 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out41);
   EXPECT_EQ(h41(40), 228826127);
@@ -141,7 +144,8 @@ void test_lucas() {
   check_lucas<Exec, std::int64_t>(1);
   const auto too_long = [&](auto zero, std::int64_t n, std::int64_t max) {
     Kokkos::View<decltype(zero)*, Mem> out("out", n);
-    EXPECT_TRUE(throws_invalid([&] { unison::lucas(exec, out); }, "unison::lucas",
+    EXPECT_TRUE(throws_invalid([&] { unison::examples::lucas(exec, out); },
+                               "unison::examples::lucas",
                                {"largest exact index is " + std::to_string(max)}))
         << n;
   };
@@ -151,9 +155,20 @@ void test_lucas() {
   too_long(float(0), 36, 34);
   too_long(double(0), 78, 76);
 }
+template <class Exec>
+void test_atomic_counter() {
+  Exec exec;
+  EXPECT_EQ(unison::examples::atomic_counter(exec, 1000003), 1000003);
+  EXPECT_EQ(unison::examples::atomic_counter(exec, 1), 1);
+  EXPECT_EQ(unison::examples::atomic_counter(exec, 0), 0);
+  EXPECT_TRUE(throws_invalid([&] { unison::examples::atomic_counter(exec, -1); },
+                             "unison::examples::atomic_counter", {"n is -1"}));
+}
+
 TYPED_TEST(Examples, rgb_to_grayscale) { test_grayscale<TypeParam>(); }
 TYPED_TEST(Examples, loop_sum) { test_loop_sum<TypeParam>(); }
 TYPED_TEST(Examples, lucas) { test_lucas<TypeParam>(); }
+TYPED_TEST(Examples, atomic_counter) { test_atomic_counter<TypeParam>(); }
 
 // ---------------------------------------------------------------------------------------------
 // Preconditions (tests/preconditions.hpp, docs/PRECONDITIONS.md): bad input refused with its
@@ -170,32 +185,34 @@ void test_examples() {
   Kokkos::View<float***, Mem> none("none", 0, 5, 3), no_channels("no_channels", 4, 5, 0),
       rgb("rgb", 4, 5, 3);
   Kokkos::View<float**, Mem> gray0("gray0", 0, 5), gray("gray", 4, 5), wrong("wrong", 4, 4);
-  EXPECT_NO_THROW(unison::rgb_to_grayscale(exec, none, gray0));
-  EXPECT_TRUE(throws_invalid([&] { unison::rgb_to_grayscale(exec, no_channels, gray); },
-                             "unison::rgb_to_grayscale",
+  EXPECT_NO_THROW(unison::examples::rgb_to_grayscale(exec, none, gray0));
+  EXPECT_TRUE(throws_invalid([&] { unison::examples::rgb_to_grayscale(exec, no_channels, gray); },
+                             "unison::examples::rgb_to_grayscale",
                              {"rgb is 4x5x0", "last extent must be 3"}));
   Kokkos::deep_copy(gray, 7.f);
   Kokkos::deep_copy(rgb, 1.f);
-  EXPECT_ANY_THROW(unison::rgb_to_grayscale(exec, no_channels, gray));
+  EXPECT_ANY_THROW(unison::examples::rgb_to_grayscale(exec, no_channels, gray));
   exec.fence();
   EXPECT_TRUE(all_equal(gray, 7.0));
-  EXPECT_TRUE(throws_invalid([&] { unison::rgb_to_grayscale(exec, rgb, wrong); },
-                             "unison::rgb_to_grayscale", {"gray is 4x4, expected 4x5"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::examples::rgb_to_grayscale(exec, rgb, wrong); },
+                             "unison::examples::rgb_to_grayscale", {"gray is 4x4, expected 4x5"}));
 
   // loop_sum: 0 is valid; the extremes of int64 are refused.
-  EXPECT_EQ(unison::loop_sum(exec, 0), 0.0);
+  EXPECT_EQ(unison::examples::loop_sum(exec, 0), 0.0);
   for (std::int64_t n :
        {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()})
-    EXPECT_TRUE(throws_invalid([&] { unison::loop_sum(exec, n); }, "unison::loop_sum",
+    EXPECT_TRUE(throws_invalid([&] { unison::examples::loop_sum(exec, n); },
+                               "unison::examples::loop_sum",
                                {"n is " + std::to_string(n), "expected 0 to 77936"}));
 
   // lucas: an empty out is valid; one element too many for the type is refused, unwritten.
   Kokkos::View<std::int64_t*, Mem> empty("empty", 0);
-  EXPECT_NO_THROW(unison::lucas(exec, empty));
+  EXPECT_NO_THROW(unison::examples::lucas(exec, empty));
   const auto too_long = [&](auto zero, std::int64_t max) {
     Kokkos::View<decltype(zero)*, Mem> out("out", max + 2);
     Kokkos::deep_copy(out, decltype(zero)(7));
-    EXPECT_TRUE(throws_invalid([&] { unison::lucas(exec, out); }, "unison::lucas",
+    EXPECT_TRUE(throws_invalid([&] { unison::examples::lucas(exec, out); },
+                               "unison::examples::lucas",
                                {"out has " + std::to_string(max + 2) + " elements",
                                 "largest exact index is " + std::to_string(max)}));
     exec.fence();
@@ -205,8 +222,11 @@ void test_examples() {
   too_long(std::uint64_t(0), 92);
   too_long(float(0), 34);
   too_long(double(0), 76);
-  too_long(std::int8_t(0), unison::lucas_max_index<std::int8_t>());
-  EXPECT_EQ(unison::lucas_max_index<std::int8_t>(), 10);  // L(10) = 123, L(11) = 199
+  too_long(std::int8_t(0), unison::examples::lucas_max_index<std::int8_t>());
+  EXPECT_EQ(unison::examples::lucas_max_index<std::int8_t>(), 10);  // L(10) = 123, L(11) = 199
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::examples::atomic_counter(exec, std::numeric_limits<std::int64_t>::min()); },
+      "unison::examples::atomic_counter", {"expected 0 or more"}));
 }
 
 }  // namespace preconditions
@@ -233,20 +253,23 @@ void test_rgb_to_grayscale() {
                Kokkos::MemoryTraits<Kokkos::Unmanaged>>
       rgb8(bytes.data(), h, w, 3);
   Kokkos::View<std::uint8_t**, Mem<Exec>> a("a", h, w), b("b", h, w);
-  twice("uint8", a, b, [&](const auto& gray) { unison::rgb_to_grayscale(exec, rgb8, gray); });
+  twice("uint8", a, b,
+        [&](const auto& gray) { unison::examples::rgb_to_grayscale(exec, rgb8, gray); });
   // float to float, LayoutLeft pixels.
   Kokkos::View<float*, Mem<Exec>> floats("floats", h * w * 3);
   fill(floats, uniform<float>(0, 1));
   Kokkos::View<float***, Kokkos::LayoutLeft, Mem<Exec>, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
       rgbf(floats.data(), h, w, 3);
   Kokkos::View<float**, Mem<Exec>> c("c", h, w), d("d", h, w);
-  twice("float", c, d, [&](const auto& gray) { unison::rgb_to_grayscale(exec, rgbf, gray); });
+  twice("float", c, d,
+        [&](const auto& gray) { unison::examples::rgb_to_grayscale(exec, rgbf, gray); });
 }
 
 template <class Exec>
 void test_loop_sum() {
   Exec exec;
-  const double a = unison::loop_sum(exec, 3001), b = unison::loop_sum(exec, 3001);
+  const double a = unison::examples::loop_sum(exec, 3001),
+               b = unison::examples::loop_sum(exec, 3001);
   EXPECT_TRUE(same_bits_scalar(a, b));
 }
 
@@ -254,9 +277,19 @@ template <class Exec>
 void test_lucas() {
   Exec exec;
   Kokkos::View<std::int64_t*, Mem<Exec>> a("a", 91), b("b", 91);
-  twice("int64", a, b, [&](const auto& out) { unison::lucas(exec, out); });
+  twice("int64", a, b, [&](const auto& out) { unison::examples::lucas(exec, out); });
   Kokkos::View<double*, Mem<Exec>> c("c", 77), d("d", 77);
-  twice("double", c, d, [&](const auto& out) { unison::lucas(exec, out); });
+  twice("double", c, d, [&](const auto& out) { unison::examples::lucas(exec, out); });
+}
+
+template <class Exec>
+void test_atomic_counter() {
+  Exec exec;
+  const std::int64_t n = 1000003;
+  const auto first = unison::examples::atomic_counter(exec, n),
+             second = unison::examples::atomic_counter(exec, n);
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(first, n);
 }
 
 }  // namespace determinism
@@ -269,6 +302,7 @@ TYPED_TEST(ExamplesDeterminism, rgb_to_grayscale) {
 }
 TYPED_TEST(ExamplesDeterminism, loop_sum) { determinism::test_loop_sum<TypeParam>(); }
 TYPED_TEST(ExamplesDeterminism, lucas) { determinism::test_lucas<TypeParam>(); }
+TYPED_TEST(ExamplesDeterminism, atomic_counter) { determinism::test_atomic_counter<TypeParam>(); }
 
 // ---------------------------------------------------------------------------------------------
 // Labels and instances (tests/labels.hpp): every kernel and allocation labelled "unison::...",
@@ -284,18 +318,24 @@ void test_labels(const Exec& exec) {
   Kokkos::View<std::int64_t*, Mem> lucas("lucas", 20);
   exec.fence();
   auto seen = record([&] {
-    unison::rgb_to_grayscale(exec, rgb, gray);
-    unison::loop_sum(exec, 100);
-    unison::lucas(exec, lucas);
+    unison::examples::rgb_to_grayscale(exec, rgb, gray);
+    unison::examples::loop_sum(exec, 100);
+    unison::examples::lucas(exec, lucas);
     exec.fence();
   });
   expect_on(exec, seen);
+  // atomic_counter allocates its counter.
+  const auto allocating = record([&] { unison::examples::atomic_counter(exec, 100); });
+  expect_on(exec, allocating, Memory::allocated);
+  seen.labels.insert(seen.labels.end(), allocating.labels.begin(), allocating.labels.end());
   expect_unison_labels(seen.labels);
   auto has = [&](const std::string& l) {
     return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
   };
-  for (const char* k : {"kernel unison::examples::rgb_to_grayscale",
-                        "kernel unison::examples::loop_sum", "kernel unison::examples::lucas"})
+  for (const char* k :
+       {"kernel unison::examples::rgb_to_grayscale", "kernel unison::examples::loop_sum",
+        "kernel unison::examples::lucas", "kernel unison::examples::atomic_counter",
+        "allocation unison::examples::counter"})
     EXPECT_TRUE(has(k)) << k;
 }
 
