@@ -289,6 +289,10 @@ void register_backend() {
       "zero_suppress", 100'000, 1, -100, 100,
       [](auto& e, auto& w, auto&, auto& o) { unison::zero_suppress(e, w, std::int16_t(15), o); },
       [](double v, double) { return v < 15 ? 0.0 : v; });
+  add_elementwise<Exec, float>(
+      "clip", 100'000'000, 1, -3, 3,
+      [](auto& e, auto& x, auto&, auto& o) { unison::clip(e, x, -1.f, 1.f, o); },
+      [](double x, double) { return std::min(std::max(x, -1.0), 1.0); });
   const float period = float(100'000) / 23;
   add_host_capable<Exec>(
       "make_pulses", 100'000, 0, 255, 0.3, 0.7,

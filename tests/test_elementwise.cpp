@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -206,6 +207,71 @@ void test_zero_suppress() {
         n, [](auto& e, auto& w, auto& o) { unison::zero_suppress(e, w, std::int16_t(15), o); },
         [](double v) { return v < 15 ? 0.0 : v; }, uniform<std::int16_t>(0, 30));
   }
+}
+
+template <class Exec>
+void test_clip() {
+  const auto ref = [](double x, double lo, double hi) { return std::min(std::max(x, lo), hi); };
+  for (auto n : sizes) {
+    // Scalar bounds, float, double and int16.
+    check_family<Exec, float>(
+        n, [](auto& e, auto& x, auto& o) { unison::clip(e, x, -1.f, 1.f, o); },
+        [&](double x) { return ref(x, -1, 1); }, uniform<float>(-3, 3));
+    check_family<Exec, double>(
+        n, [](auto& e, auto& x, auto& o) { unison::clip(e, x, 0.25, 0.5, o); },
+        [&](double x) { return ref(x, 0.25, 0.5); }, uniform<double>(0, 1));
+    check_family<Exec, std::int16_t>(
+        n, [](auto& e, auto& x, auto& o) { unison::clip(e, x, -100, 300, o); },
+        [&](double x) { return ref(x, -100, 300); }, uniform<std::int16_t>(-32768, 32767));
+    // View bounds, some with lo > hi (then hi, as NumPy).
+    check_family<Exec, float>(
+        n, [](auto& e, auto& x, auto& lo, auto& hi, auto& o) { unison::clip(e, x, lo, hi, o); },
+        ref, uniform<float>(-3, 3), uniform<float>(-2, 1), uniform<float>(-1, 2));
+  }
+  // NaN stays NaN; the bounds themselves and values between them are kept exactly.
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  Kokkos::View<float*, Mem> x("x", 4), out("out", 4);
+  auto hx = Kokkos::create_mirror_view(x);
+  hx(0) = std::numeric_limits<float>::quiet_NaN();
+  hx(1) = -1.f;
+  hx(2) = 0.3f;
+  hx(3) = -std::numeric_limits<float>::infinity();
+  Kokkos::deep_copy(x, hx);
+  unison::clip(exec, x, -1.f, 1.f, out);
+  exec.fence();
+  const auto ho = to_host(out);
+  EXPECT_TRUE(std::isnan(ho[0]));
+  EXPECT_EQ(ho[1], -1.f);
+  EXPECT_EQ(ho[2], 0.3f);
+  EXPECT_EQ(ho[3], -1.f);
+  // Every bad input's error.
+  Kokkos::View<float*, Mem> short_x("short", 3), bounds("bounds", 4);
+  EXPECT_TRUE(throws_invalid([&] { unison::clip(exec, short_x, -1.f, 1.f, out); }, "unison::clip",
+                             {"x is 3", "expected 4"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::clip(exec, x, short_x, 1.f, out); }, "unison::clip",
+                             {"lo is 3", "expected 4"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::clip(exec, x, bounds, short_x, out); }, "unison::clip",
+                             {"hi is 3", "expected 4"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::clip(exec, x, nan_f, 1.f, out); }, "unison::clip",
+                             {"lo is nan", "not a value of out's value type"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::clip(exec, x, -1.f, nan_f, out); }, "unison::clip",
+                             {"hi is nan"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::clip(exec, x, 2.f, 1.f, out); }, "unison::clip",
+                             {"lo (2) is greater than hi (1)"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::clip(exec, x, 0.f, 1e300, out); }, "unison::clip",
+                             {"hi is 1e+300"}));
+  Kokkos::View<std::int16_t*, Mem> w16("w16", 4), o16("o16", 4);
+  EXPECT_TRUE(throws_invalid([&] { unison::clip(exec, w16, 0.5, 10, o16); }, "unison::clip",
+                             {"lo is 0.5"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::clip(exec, w16, 0, 70000, o16); }, "unison::clip",
+                             {"hi is 70000"}));
+  EXPECT_NO_THROW(unison::clip(exec, x, -1.f, 1.f, x));  // in place is allowed
+  // A refused call writes nothing.
+  Kokkos::deep_copy(out, 7.f);
+  EXPECT_ANY_THROW(unison::clip(exec, x, 2.f, 1.f, out));
+  exec.fence();
+  EXPECT_TRUE(all_equal(out, 7.0));
 }
 
 // make_pulses and hidden_layer take Views in any memory space: each case runs with the inputs
@@ -434,6 +500,7 @@ TYPED_TEST(Elementwise, hypot) { test_hypot<TypeParam>(); }
 TYPED_TEST(Elementwise, gaussian_pdf) { test_gaussian_pdf<TypeParam>(); }
 TYPED_TEST(Elementwise, polar_distance) { test_polar_distance<TypeParam>(); }
 TYPED_TEST(Elementwise, zero_suppress) { test_zero_suppress<TypeParam>(); }
+TYPED_TEST(Elementwise, clip) { test_clip<TypeParam>(); }
 TYPED_TEST(Elementwise, make_pulses) { test_make_pulses<TypeParam>(); }
 TYPED_TEST(Elementwise, hidden_layer) { test_hidden_layer<TypeParam>(); }
 TYPED_TEST(Elementwise, in_place) { test_in_place<TypeParam>(); }
@@ -624,6 +691,14 @@ void test_zero_suppress() {
 }
 
 template <class Exec>
+void test_clip() {
+  Exec exec;
+  Kokkos::View<float*, Mem<Exec>> x("x", elements), a("a", elements), b("b", elements);
+  fill(x, uniform<float>(-3, 3));
+  twice("float", a, b, [&](const auto& out) { unison::clip(exec, x, -1.f, 1.f, out); });
+}
+
+template <class Exec>
 void test_make_pulses() {
   Exec exec;
   Kokkos::View<float*, Mem<Exec>> t("t", elements), noise("noise", elements), a("a", elements),
@@ -664,6 +739,7 @@ TYPED_TEST(ElementwiseDeterminism, polar_distance) {
   determinism::test_polar_distance<TypeParam>();
 }
 TYPED_TEST(ElementwiseDeterminism, zero_suppress) { determinism::test_zero_suppress<TypeParam>(); }
+TYPED_TEST(ElementwiseDeterminism, clip) { determinism::test_clip<TypeParam>(); }
 TYPED_TEST(ElementwiseDeterminism, make_pulses) { determinism::test_make_pulses<TypeParam>(); }
 TYPED_TEST(ElementwiseDeterminism, hidden_layer_fused) {
   determinism::check_hidden_layer<TypeParam>(unison::Fusion::fused);
@@ -696,12 +772,13 @@ void test_labels(const Exec& exec) {
     unison::gaussian_pdf(exec, a, 0.f, 1.f, out);
     unison::polar_distance(exec, a, b, a, b, out);
     unison::zero_suppress(exec, w, std::int16_t(3), w);
+    unison::clip(exec, a, -1.f, 1.f, out);
     unison::make_pulses(exec, ha, hb, 3.f, 2.f, hout);
     unison::hidden_layer(exec, ha, hb, hout, unison::Fusion::separate);
     unison::hidden_layer(exec, a, b, out, unison::Fusion::fused);
     exec.fence();
   });
-  EXPECT_GE(seen.labels.size(), 11u);
+  EXPECT_GE(seen.labels.size(), 12u);
   for (const auto& label : seen.labels) {
     auto name = label.substr(label.find(' ') + 1);
     EXPECT_EQ(name.rfind("unison::", 0), 0u) << label;
@@ -710,7 +787,7 @@ void test_labels(const Exec& exec) {
   auto has = [&](const std::string& l) {
     return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
   };
-  for (const char* k : {"add", "hypot", "gaussian_pdf", "polar_distance", "zero_suppress",
+  for (const char* k : {"add", "hypot", "gaussian_pdf", "polar_distance", "zero_suppress", "clip",
                         "make_pulses", "normalize", "weigh", "activate", "hidden_layer"})
     EXPECT_TRUE(has(std::string("kernel unison::elementwise::") + k)) << k;
   // The form that returns a new host View (kept past the recording: its release is the test's).

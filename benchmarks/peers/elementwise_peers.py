@@ -5,7 +5,7 @@ CPU part (always; NumPy and Numba): every element-wise case of the tutorials, fl
 case says otherwise (add_int64, zero_suppress's int16), on host arrays:
   - numba_cpu: the tutorials' ufuncs as @vectorize(..., target='parallel') (every core):
     add, hypot (the tutorial's formula, with 0 for hypot(0, 0)), gaussian_pdf, polar_distance
-    (its polar_to_cartesian an @njit helper), zero_suppress, make_pulses then add (chained, as
+    (its polar_to_cartesian an @njit helper), zero_suppress, clip, make_pulses then add (chained, as
     the tutorial does), hidden_layer fused (one ufunc) and separate (normalize, weigh,
     activate: three ufuncs);
   - numpy: the same as NumPy array expressions (one thread; hidden_layer as
@@ -82,6 +82,14 @@ def numba_cpu_ufuncs():
         return waveform_value
 
     @vectorize(["float32(float32, float32, float32)"], **par)
+    def clip(x, lo, hi):
+        if x < lo:
+            return lo
+        if x > hi:
+            return hi
+        return x
+
+    @vectorize(["float32(float32, float32, float32)"], **par)
     def make_pulses(i, period, amplitude):
         return max(math.sin(i / period) - 0.3, 0.0) * amplitude
 
@@ -104,7 +112,7 @@ def numba_cpu_ufuncs():
 
     return SimpleNamespace(add=add, hypot=hypot, gaussian_pdf=gaussian_pdf,
                            polar_distance=polar_distance, zero_suppress=zero_suppress,
-                           make_pulses=make_pulses, hidden_layer=hidden_layer, normalize=normalize,
+                           clip=clip, make_pulses=make_pulses, hidden_layer=hidden_layer, normalize=normalize,
                            weigh=weigh, activate=activate)
 
 
@@ -203,6 +211,14 @@ def cpu(scale):
     both(f"make_pulses/{size_tag(n)}/device", nb_pulses,
          lambda: np.maximum(np.sin(t / period) - np.float32(0.3), np.float32(0)) * amplitude + noise,
          np.maximum(np.sin(s(t) / float(period)) - 0.3, 0) * 100 + s(noise))
+    # clip, float32, 1e8: x uniform in [-3, 3) limited to [-1, 1]
+    n = scaled(100_000_000, scale)
+    x = uniform(rng, n, -3, 3)
+    out = np.empty(n, np.float32)
+    lo, hi = np.float32(-1), np.float32(1)
+    both(f"clip/{size_tag(n)}/device", lambda: nb.clip(x, lo, hi, out=out),
+         lambda: np.clip(x, lo, hi, out=out), np.clip(s(x), -1.0, 1.0))
+    x = out = None
     # hidden_layer, 1e6 and 1e8: fused (one ufunc) and separate (three)
     for seed_n in (1_000_000, 100_000_000):
         n = scaled(seed_n, scale)

@@ -1,7 +1,7 @@
 #pragma once
 /// \file unison/elementwise.hpp
 /// The element-wise family (docs/workloads.md section 1): add, hypot, gaussian_pdf, polar_distance,
-/// zero_suppress, make_pulses and hidden_layer, built on unison::transform.
+/// zero_suppress, clip, make_pulses and hidden_layer, built on unison::transform.
 ///
 /// Common contract (see unison/core.hpp): the execution space instance comes first, the work is
 /// enqueued on it and the call returns without waiting, except where a function says it
@@ -56,6 +56,7 @@ UNISON_DETAIL_OP(Hypot, (V x, V y), math::hypot(x, y))
 UNISON_DETAIL_OP(GaussianPdf, (V x, V mean, V sigma), math::gaussian_pdf(x, mean, sigma))
 UNISON_DETAIL_OP(PolarDistance, (V r1, V t1, V r2, V t2), math::polar_distance(r1, t1, r2, t2))
 UNISON_DETAIL_OP(ZeroSuppress, (V v, V threshold), math::zero_suppress(v, threshold))
+UNISON_DETAIL_OP(Clip, (V x, V lo, V hi), math::clip(x, lo, hi))
 UNISON_DETAIL_OP(Pulse, (V t, V period, V amplitude), math::pulse(t, period, amplitude))
 UNISON_DETAIL_OP(Normalize, (V g), math::normalize(g))
 UNISON_DETAIL_OP(Multiply, (V x, V y), x* y)
@@ -160,6 +161,30 @@ void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, cons
   detail::transform({"unison::zero_suppress", "unison::elementwise::zero_suppress"},
                     {"waveform", "threshold"}, exec, out, ops::ZeroSuppress<detail::value_t<Out>>{},
                     waveform, threshold);
+}
+
+/// out = x limited to [lo, hi] (NumPy's clip): lo where x < lo, hi where x > hi, x otherwise; a
+/// NaN x stays NaN. lo and hi are scalars or Views like x. Scalar bounds must be values of out's
+/// value type (not NaN; for an integer out, whole numbers within its range), and lo <= hi when
+/// both are scalars; else unison::invalid_argument. Where View bounds give lo > hi, hi (as
+/// NumPy). Kernel: "unison::elementwise::clip".
+template <class Exec, class X, class Lo, class Hi, class Out>
+void clip(const Exec& exec, const X& x, const Lo& lo, const Hi& hi, const Out& out) {
+  UNISON_DETAIL_CHECK_ELEMENTWISE("unison::clip", Exec, Out, X, Lo, Hi);
+  using T = detail::value_t<Out>;
+  static_assert(std::is_arithmetic_v<T>, "unison::clip: out must hold arithmetic values");
+  const auto check_bound = [](const char* name, const auto& bound) {
+    if constexpr (std::is_arithmetic_v<std::decay_t<decltype(bound)>>)
+      detail::require(!detail::is_nan(bound) && detail::fits_in<T>(bound), "unison::clip", name,
+                      " is ", bound, ", not a value of out's value type");
+  };
+  check_bound("lo", lo);
+  check_bound("hi", hi);
+  if constexpr (std::is_arithmetic_v<Lo> && std::is_arithmetic_v<Hi>)
+    detail::require(!(T(hi) < T(lo)), "unison::clip", "lo (", lo, ") is greater than hi (", hi,
+                    ")");
+  detail::transform({"unison::clip", "unison::elementwise::clip"}, {"x", "lo", "hi"}, exec, out,
+                    ops::Clip<T>{}, x, lo, hi);
 }
 
 }  // namespace unison
@@ -318,6 +343,10 @@ void polar_distance(const R1& rho1, const T1& theta1, const R2& rho2, const T2& 
 template <class W, class T, class Out>
 void zero_suppress(const W& waveform, const T& threshold, const Out& out) {
   zero_suppress(typename Out::execution_space{}, waveform, threshold, out);
+}
+template <class X, class Lo, class Hi, class Out>
+void clip(const X& x, const Lo& lo, const Hi& hi, const Out& out) {
+  clip(typename Out::execution_space{}, x, lo, hi, out);
 }
 
 /// hidden_layer returning a new host View with the result (the tutorial's "return a host

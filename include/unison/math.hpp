@@ -134,6 +134,14 @@ KOKKOS_INLINE_FUNCTION T zero_suppress(T v, T threshold) {
   return v < threshold ? T{} : v;
 }
 
+/// x limited to [lo, hi]: lo where x < lo, hi where x > hi, x otherwise (NaN stays NaN). Where
+/// lo > hi, hi (as NumPy's clip).
+template <class T>
+KOKKOS_INLINE_FUNCTION T clip(T x, T lo, T hi) {
+  const T above = x < lo ? lo : x;
+  return above > hi ? hi : above;
+}
+
 /// max(sin(t / period) - 0.3, 0) * amplitude.
 template <class T>
 KOKKOS_INLINE_FUNCTION T pulse(T t, T period, T amplitude) {
