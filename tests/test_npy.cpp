@@ -205,10 +205,65 @@ TEST(Npy, failed_write_leaves_nothing) {
   EXPECT_FALSE(exists(path + ".tmp"));
 }
 
+// Ranks 1 and 3 and the integer types: the file holds NumPy's header for the dtype and shape,
+// then the values in C order (LayoutLeft Views are reordered).
+template <class Exec>
+void test_write_ranks_and_types() {
+  using Mem = typename Exec::memory_space;
+  const auto path = temp_path(std::string("ranks_") + Exec::name());
+  const auto read_all = [&] {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const auto header_has = [&](const std::string& bytes, const std::string& what) {
+    const std::size_t header_len = std::uint8_t(bytes[8]) | std::uint8_t(bytes[9]) << 8;
+    return bytes.compare(0, 6, "\x93NUMPY") == 0 &&
+           bytes.substr(10, header_len).find(what) != std::string::npos;
+  };
+  const auto data = [&](const std::string& bytes) {
+    const std::size_t header_len = std::uint8_t(bytes[8]) | std::uint8_t(bytes[9]) << 8;
+    return bytes.substr(10 + header_len);
+  };
+  Kokkos::View<std::int16_t*, Mem> v16("v16", 5);
+  fill(v16, uniform<std::int16_t>(-30000, 30000));
+  unison::write_npy(path, v16);
+  auto bytes = read_all();
+  EXPECT_TRUE(header_has(bytes, "'descr': '<i2'"));
+  EXPECT_TRUE(header_has(bytes, "'shape': (5,)"));
+  auto h16 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v16);
+  EXPECT_EQ(data(bytes), std::string(reinterpret_cast<const char*>(h16.data()), 10));
+
+  Kokkos::View<std::uint8_t***, Kokkos::LayoutLeft, Mem> u8("u8", 2, 3, 4);
+  auto hu = Kokkos::create_mirror_view(u8);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 4; ++k) hu(i, j, k) = std::uint8_t(37 * i + 11 * j + 3 * k + 1);
+  Kokkos::deep_copy(u8, hu);
+  unison::write_npy(path, u8);
+  bytes = read_all();
+  EXPECT_TRUE(header_has(bytes, "'descr': '|u1'"));
+  EXPECT_TRUE(header_has(bytes, "'shape': (2, 3, 4)"));
+  std::string c_order;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 4; ++k) c_order += char(hu(i, j, k));
+  EXPECT_EQ(data(bytes), c_order);
+
+  Kokkos::View<std::int64_t*, Mem> v64("v64", 3);
+  Kokkos::deep_copy(v64, std::int64_t(-5));
+  unison::write_npy(path, v64);
+  bytes = read_all();
+  EXPECT_TRUE(header_has(bytes, "'descr': '<i8'"));
+  const std::vector<std::int64_t> minus5(3, -5);
+  EXPECT_EQ(data(bytes), raw(minus5));
+  std::remove(path.c_str());
+}
+
 template <class Exec>
 struct NpyBackend : ::testing::Test {};
 TYPED_TEST_SUITE(NpyBackend, Backends, BackendName);
 TYPED_TEST(NpyBackend, round_trip) { test_round_trip<TypeParam>(); }
+TYPED_TEST(NpyBackend, write_ranks_and_types) { test_write_ranks_and_types<TypeParam>(); }
 
 // ---------------------------------------------------------------------------------------------
 // Preconditions (tests/preconditions.hpp, docs/PRECONDITIONS.md): bad input refused with its
