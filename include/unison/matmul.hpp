@@ -50,7 +50,7 @@ std::string matmul_gemm_library() {
 
 }  // namespace unison
 
-#include <unison/detail/matmul/fill.hpp>
+#include <unison/detail/matmul/workspace.hpp>
 
 namespace unison {
 
@@ -66,31 +66,16 @@ std::int64_t matmul_reduce_workspace_size(std::int64_t m, std::int64_t k, std::i
   constexpr const char* fn = "unison::matmul_reduce_workspace_size";
   detail::require(m >= 0 && k >= 0 && n >= 0, fn, "m, k, n are ", m, ", ", k, ", ", n,
                   ", expected 0 or more");
-  detail::require(method == MatmulMethod::automatic || method == MatmulMethod::tiled ||
-                      method == MatmulMethod::gemm || method == MatmulMethod::reassociated,
-                  fn, "unknown method ", int(method));
+  detail::check_method(fn, method);
   if (m == 0 || k == 0 || n == 0) return 0;
-  {
-    // The same sum in long double: every term at most ~2^126, no overflow.
-    using L = long double;
-    const L size = method == MatmulMethod::tiled ? L(0)
-                   : method == MatmulMethod::gemm
-                       ? L(m) * L(n) + L(detail::column_blocks<Exec>(m)) * L(n)
-                       : L(k) + L(detail::column_blocks<Exec>(m)) * L(k) +
-                             L(detail::column_blocks<Exec>(k)) * L(n);
-    detail::require(size <= L(std::numeric_limits<std::int64_t>::max()), fn, "m, k, n are ", m,
-                    ", ", k, ", ", n, ": the workspace of about ", size,
-                    " elements overflows a 64-bit count");
-  }
-  switch (method) {
-    case MatmulMethod::automatic:
-    case MatmulMethod::reassociated:
-      return k + detail::column_blocks<Exec>(m) * k + detail::column_blocks<Exec>(k) * n;
-    case MatmulMethod::gemm:
-      return m * n + detail::column_blocks<Exec>(m) * n;
-    default:
-      return 0;
-  }
+  const auto parts = detail::workspace_parts<Exec>(m, k, n, method);
+  // The sum in long double first: every term at most ~2^126, no overflow.
+  long double size = 0;
+  for (const auto& part : parts) size += (long double)(part.rows) * (long double)(part.cols);
+  detail::require(size <= (long double)(std::numeric_limits<std::int64_t>::max()), fn,
+                  "m, k, n are ", m, ", ", k, ", ", n, ": the workspace of about ", size,
+                  " elements overflows a 64-bit count");
+  return detail::workspace_offset(parts, 3);
 }
 
 }  // namespace unison

@@ -151,8 +151,7 @@ void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t 
         detail::check_block(fn, d, f);
         detail::diffusion::check_arguments<Exec>(fn, f, lapl, coeff);
         detail::require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
-        detail::require(which == Laplacian::every_step || which == Laplacian::final_only, fn,
-                        "unknown Laplacian choice ", int(which));
+        detail::diffusion::check_laplacian(fn, which);
         detail::check_transport<Exec>(fn, options.transport);
         constexpr bool tr = detail::diffusion::transposed_v<F>;
         using Shape = detail::HaloRowsShape<Exec>;

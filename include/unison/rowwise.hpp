@@ -22,7 +22,7 @@
 
 namespace unison {}  // namespace unison
 
-#include <unison/detail/rowwise/matmul_core.hpp>
+#include <unison/detail/rowwise/dispatch.hpp>
 
 namespace unison {
 
@@ -50,39 +50,13 @@ void l2_norm(const Exec& exec, const VV& V, const OV& out) {
   static_assert(detail::accessible_v<Exec, VV> && detail::accessible_v<Exec, OV>,
                 "unison::l2_norm: V and out must be accessible from the execution space");
   constexpr const char* fn = "unison::l2_norm";
-  const std::int64_t rows = V.extent(0), cols = V.extent(1);
+  const std::int64_t rows = V.extent(0);
   detail::require(std::int64_t(out.extent(0)) == rows, fn, "out is ", out.extent(0), ", expected ",
                   rows, " (V's rows; V is ", detail::extents_string(V), ")");
   detail::check_disjoint(fn, "out", out, "V", V);
   if (rows == 0) return;
 
-  using Tuning = backends::RowwiseTuning<Exec>;
-  if constexpr (Tuning::packs && std::is_same_v<T, float>) {
-#if UNISON_BACKENDS_HOST_VECTORS
-    if (V.stride(1) == 1 && cols > 0 && detail::L2NormFloatRows<VV, OV>::fits(V)) {
-      const std::int64_t per = detail::items_of(rows, exec.concurrency(), 64);
-      Kokkos::parallel_for("unison::rowwise::l2_norm",
-                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                               exec, 0, (rows + per - 1) / per),
-                           detail::L2NormFloatRows<VV, OV>{V, out, rows, cols, per});
-      return;
-    }
-#endif
-  }
-  // Lanes per row: a power of two, at most one per 16-byte chunk of the row, when the rows are
-  // contiguous; else one (consecutive threads take consecutive rows).
-  constexpr int per_chunk = detail::L2Norm<VV, OV>::K;
-  int lanes = 1;
-  if (V.stride(1) == 1)
-    while (lanes * 2 <= Tuning::max_vector_length && lanes * 2 * per_chunk <= cols) lanes *= 2;
-  const int threads = Tuning::team_lanes / lanes > 0 ? Tuning::team_lanes / lanes : 1;
-  const int rows_per_team = threads * Tuning::rows_per_thread;
-  const std::int64_t league = (rows + rows_per_team - 1) / rows_per_team;
-  detail::require(league <= std::int64_t(INT32_MAX), fn, "V has ", rows,
-                  " rows, more than this backend's launch can cover");
-  Kokkos::parallel_for(
-      "unison::rowwise::l2_norm", Kokkos::TeamPolicy<Exec>(exec, int(league), threads, lanes),
-      detail::L2Norm<VV, OV>{V, out, rows, cols, rows_per_team, lanes, V.stride(1) == 1});
+  detail::l2_norm_launch(fn, exec, V, out);
 }
 
 /// l2_norm on out's default execution space instance.
@@ -119,7 +93,7 @@ void matmul_core(const Exec& exec, const AV& A, const BV& B, const CV& C) {
                     detail::accessible_v<Exec, CV>,
                 "unison::matmul_core: A, B and C must be accessible from the execution space");
   constexpr const char* fn = "unison::matmul_core";
-  const std::int64_t batch = A.extent(0), m = A.extent(1), n = A.extent(2), p = B.extent(2);
+  const std::int64_t batch = A.extent(0), m = A.extent(1), p = B.extent(2);
   detail::require(B.extent(0) == A.extent(0), fn, "A is ", detail::extents_string(A), " and B is ",
                   detail::extents_string(B), ": the batch extents differ");
   detail::require(B.extent(1) == A.extent(2), fn, "A is ", detail::extents_string(A), " and B is ",
@@ -131,31 +105,7 @@ void matmul_core(const Exec& exec, const AV& A, const BV& B, const CV& C) {
   detail::check_disjoint(fn, "C", C, "B", B);
   const std::int64_t total = batch * m;
   if (total == 0 || p == 0) return;
-  using Tuning = backends::RowwiseTuning<Exec>;
-  if constexpr (Tuning::packs && backends::has_pack_v<T>) {
-#if UNISON_BACKENDS_HOST_VECTORS
-    if (detail::MatmulCoreBatches<AV, BV, CV>::fits(A, B, C)) {
-      const std::int64_t per = detail::items_of(batch, exec.concurrency(), 64);
-      Kokkos::parallel_for("unison::rowwise::matmul_core",
-                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                               exec, 0, (batch + per - 1) / per),
-                           detail::MatmulCoreBatches<AV, BV, CV>{A, B, C, batch, m, n, p, per});
-      return;
-    }
-#endif
-  }
-  const bool batch_fastest = C.stride(0) == 1 && batch > 1;
-  if (total < std::int64_t(INT32_MAX) && n < std::int64_t(INT32_MAX) &&
-      p < std::int64_t(INT32_MAX)) {
-    Kokkos::parallel_for("unison::rowwise::matmul_core", Kokkos::RangePolicy<Exec>(exec, 0, total),
-                         detail::MatmulCore<int, AV, BV, CV>{A, B, C, int(batch), int(m), int(n),
-                                                             int(p), batch_fastest});
-  } else {
-    Kokkos::parallel_for(
-        "unison::rowwise::matmul_core",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, total),
-        detail::MatmulCore<std::int64_t, AV, BV, CV>{A, B, C, batch, m, n, p, batch_fastest});
-  }
+  detail::matmul_core_launch(exec, A, B, C);
 }
 
 /// matmul_core on C's default execution space instance.

@@ -198,6 +198,11 @@ inline bool known_algorithm(StencilAlgorithm a) {
          a == StencilAlgorithm::tiled || a == StencilAlgorithm::streaming;
 }
 
+inline void check_laplacian(const char* fn, Laplacian which) {
+  require(which == Laplacian::every_step || which == Laplacian::final_only, fn,
+          "unknown Laplacian choice ", int(which));
+}
+
 template <class Exec, class F>
 void check_coeff(const char* fn, double coeff) {
   require(std::isfinite(coeff), fn, "coeff is ", coeff, ", must be finite");

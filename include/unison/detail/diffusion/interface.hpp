@@ -3,8 +3,8 @@
 // family's public types (not a header to include on its own).
 // What the diffusion family lends other components (the MPI component's distributed diffuse):
 // the step's arithmetic on one cell, the cell addressing of either layout, the field layout its
-// buffers take, and the checks of a field and its Laplacian. Everything else in
-// unison/detail/diffusion/ is the family's own and may change without notice to them.
+// buffers take, and the checks of a field, its Laplacian and the Laplacian choice. Everything else
+// in unison/detail/diffusion/ is the family's own and may change without notice to them.
 
 #include <unison/detail/diffusion/run.hpp>
 
@@ -47,5 +47,8 @@ void check_arguments(const char* fn, const F& f, const L& lapl, double coeff) {
   detail::check_field<Exec>(fn, f, lapl, coeff);
   detail::check_disjoint(fn, "lapl", lapl, "f", f);
 }
+
+// Throws unison::invalid_argument naming fn unless which is a Laplacian choice.
+inline void check_laplacian(const char* fn, Laplacian which) { detail::check_laplacian(fn, which); }
 
 }  // namespace unison::detail::diffusion

@@ -79,8 +79,7 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   check_disjoint(fn, "lapl", lapl, "f", f);
   require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
   check_buffer(fn, buffer, f, "lapl", lapl);
-  require(which == Laplacian::every_step || which == Laplacian::final_only, fn,
-          "unknown Laplacian choice ", int(which));
+  check_laplacian(fn, which);
   check_options(fn, options);
   require(options.steps_per_pass <= 1 || which == Laplacian::final_only, fn, "steps_per_pass ",
           options.steps_per_pass,

@@ -4,7 +4,7 @@
 // The checks every form shares, the method that `automatic` stands for, and each method's
 // launches in a workspace.
 
-#include <unison/detail/matmul/fill.hpp>
+#include <unison/detail/matmul/workspace.hpp>
 
 namespace unison::detail {
 
@@ -38,9 +38,7 @@ MatmulMethod check_matmul_reduce(const AV& A, const BV& B, const OV& out, Matmul
                   B.extent(1), " (B's columns)");
   detail::check_disjoint(fn, "out", out, "A", A);
   detail::check_disjoint(fn, "out", out, "B", B);
-  detail::require(method == MatmulMethod::automatic || method == MatmulMethod::tiled ||
-                      method == MatmulMethod::gemm || method == MatmulMethod::reassociated,
-                  fn, "unknown method ", int(method));
+  detail::check_method(fn, method);
   if (method == MatmulMethod::gemm) {
     constexpr bool same = std::is_same_v<typename AV::array_layout, typename BV::array_layout> &&
                           detail::blas_layout_v<typename AV::array_layout>;
@@ -105,11 +103,14 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
   }
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   using Partials = Kokkos::View<T**, Kokkos::LayoutRight, Mem, Unmanaged>;
+  const auto parts = workspace_parts<Exec>(m, k, n, method);
+  const auto part = [&](int i) {
+    return Partials(work + workspace_offset(parts, i), parts[i].rows, parts[i].cols);
+  };
   if (method == MatmulMethod::reassociated) {
-    const std::int64_t ba = detail::column_blocks<Exec>(m), bb = detail::column_blocks<Exec>(k);
-    Kokkos::View<T*, Mem, Unmanaged> s(work, k);
-    detail::weighted_column_sums(exec, "a", A, s, false, Partials(work + k, ba, k), s);
-    detail::weighted_column_sums(exec, "b", B, s, true, Partials(work + k + ba * k, bb, n), out);
+    Kokkos::View<T*, Mem, Unmanaged> s(work + workspace_offset(parts, 0), k);
+    detail::weighted_column_sums(exec, "a", A, s, false, part(1), s);
+    detail::weighted_column_sums(exec, "b", B, s, true, part(2), out);
     return;
   }
   // gemm: C = A B in the workspace, in A's layout, then its column sums.
@@ -125,15 +126,15 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
     const Kokkos::View<const T**, Layout, Kokkos::Device<Exec, typename BV::memory_space>,
                        Unmanaged>
         b(B);
-    const Kokkos::View<T**, Layout, Kokkos::Device<Exec, Mem>, Unmanaged> C(work, m, n);
+    const Kokkos::View<T**, Layout, Kokkos::Device<Exec, Mem>, Unmanaged> C(
+        work + workspace_offset(parts, 0), m, n);
 #ifdef KOKKOSKERNELS_ENABLE_TPL_BLAS
     // The host BLAS on the cores exec runs on (its threads could be bound to one).
     if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible)
       backends::host_blas_for(exec);
 #endif
     KokkosBlas::gemm(exec, "N", "N", T(1), a, b, T(0), C);
-    detail::weighted_column_sums(exec, "product", C, out, false,
-                                 Partials(work + m * n, detail::column_blocks<Exec>(m), n), out);
+    detail::weighted_column_sums(exec, "product", C, out, false, part(1), out);
   }
 }
 
