@@ -4,6 +4,7 @@
 // the execution-space instance it is given: recorded through Kokkos Tools callbacks while each
 // function runs. (tests/main.cpp asks Kokkos, as a tool would, not to fence every instance around
 // each event it reports.)
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -64,6 +65,11 @@ Events record(F&& f) {
   tools::set_begin_fence_callback(nullptr);
   tools::set_begin_deep_copy_callback(nullptr);
   return events;
+}
+
+// Whether `seen` recorded `label` ("kernel NAME" or "allocation NAME").
+inline bool has_label(const Events& seen, const std::string& label) {
+  return std::find(seen.labels.begin(), seen.labels.end(), label) != seen.labels.end();
 }
 
 // Every label seen starts with "unison::", but the team scratch that Kokkos allocates and

@@ -385,9 +385,7 @@ void test_labels(const Exec& exec) {
   });
   expect_on(exec, seen);
   expect_unison_labels(seen.labels);
-  auto has = [&](const std::string& l) {
-    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
-  };
+  auto has = [&](const std::string& l) { return has_label(seen, l); };
   for (const char* name : {"kernel unison::convolve::direct", "kernel unison::convolve::tiled"})
     EXPECT_TRUE(has(name)) << name;
 }

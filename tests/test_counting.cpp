@@ -410,9 +410,7 @@ void test_labels(const Exec& exec) {
   });
   expect_on(exec, seen);
   expect_unison_labels(seen.labels);
-  auto has = [&](const std::string& l) {
-    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
-  };
+  auto has = [&](const std::string& l) { return has_label(seen, l); };
   for (const char* k : {"kernel unison::random::monte_carlo_pi", "kernel unison::histogram::zero",
                         "kernel unison::histogram::bins"})
     EXPECT_TRUE(has(k)) << k;

@@ -1066,9 +1066,7 @@ void test_labels(const Exec& exec) {
   expect_on(exec, seen);
   seen.labels.insert(seen.labels.end(), allocating.labels.begin(), allocating.labels.end());
   expect_unison_labels(seen.labels);
-  auto has = [&](const std::string& l) {
-    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
-  };
+  auto has = [&](const std::string& l) { return has_label(seen, l); };
   for (const char* name : {"kernel unison::field::jagged_noise", "kernel unison::diffusion::plain",
                            "kernel unison::diffusion::tiled", "kernel unison::diffusion::blocked"})
     EXPECT_TRUE(has(name)) << name;

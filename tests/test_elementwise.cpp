@@ -784,9 +784,7 @@ void test_labels(const Exec& exec) {
     EXPECT_EQ(name.rfind("unison::", 0), 0u) << label;
   }
   expect_on(exec, seen);
-  auto has = [&](const std::string& l) {
-    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
-  };
+  auto has = [&](const std::string& l) { return has_label(seen, l); };
   for (const char* k : {"add", "hypot", "gaussian_pdf", "polar_distance", "zero_suppress", "clip",
                         "make_pulses", "normalize", "weigh", "activate", "hidden_layer"})
     EXPECT_TRUE(has(std::string("kernel unison::elementwise::") + k)) << k;

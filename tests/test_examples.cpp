@@ -329,9 +329,7 @@ void test_labels(const Exec& exec) {
   expect_on(exec, allocating, Memory::allocated);
   seen.labels.insert(seen.labels.end(), allocating.labels.begin(), allocating.labels.end());
   expect_unison_labels(seen.labels);
-  auto has = [&](const std::string& l) {
-    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
-  };
+  auto has = [&](const std::string& l) { return has_label(seen, l); };
   for (const char* k :
        {"kernel unison::examples::rgb_to_grayscale", "kernel unison::examples::loop_sum",
         "kernel unison::examples::lucas", "kernel unison::examples::atomic_counter",

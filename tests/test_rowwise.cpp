@@ -459,9 +459,7 @@ void test_labels(const Exec& exec) {
   });
   expect_unison_labels(seen.labels);
   expect_on(exec, seen);
-  auto has = [&](const std::string& l) {
-    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
-  };
+  auto has = [&](const std::string& l) { return has_label(seen, l); };
   for (const char* k : {"kernel unison::rowwise::l2_norm", "kernel unison::rowwise::matmul_core"})
     EXPECT_TRUE(has(k)) << k;
 }

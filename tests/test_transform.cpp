@@ -267,9 +267,7 @@ void test_labels(const Exec& exec) {
     EXPECT_EQ(name.rfind("unison::", 0), 0u) << label;
   }
   expect_on(exec, seen);
-  auto has = [&](const std::string& l) {
-    return std::find(seen.labels.begin(), seen.labels.end(), l) != seen.labels.end();
-  };
+  auto has = [&](const std::string& l) { return has_label(seen, l); };
   EXPECT_TRUE(has("kernel unison::elementwise::transform")) << "transform";
 }
 
