@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 #include <Kokkos_Core.hpp>
+#include <unison/backends/memory.hpp>
 #include <unison/backends/simd.hpp>
 #include <unison/detail/checks.hpp>
 
@@ -31,7 +32,8 @@ struct Grayscale {
 
 // CPUs: rows [i0, i1) of a LayoutRight-like image (channels contiguous, pixels 3 apart, gray's
 // pixels contiguous), a row of pixels in a plain loop over raw pointers that the compiler
-// vectorises (its interleaved loads of R, G and B included): the same arithmetic as Grayscale.
+// vectorises (its interleaved loads of R, G and B included), 64 pixels at a time with their
+// data asked for ahead (backends::prefetch_ahead): the same arithmetic as Grayscale.
 template <class RGB, class G>
 struct GrayscaleRows {
   using In = typename RGB::non_const_value_type;
@@ -45,6 +47,10 @@ struct GrayscaleRows {
     for (std::int64_t i = item * per_item; i < i1; ++i) {
       const In* src = &rgb(i, 0, 0);
       Out* dst = &gray(i, 0);
+      // Pixels [j, j + 64)'s channels, asked for backends::host_prefetch_bytes ahead.
+      const auto ask = [src](std::int64_t j) {
+        backends::prefetch_ahead(src + 3 * j, 3 * 64 * sizeof(In));
+      };
       std::int64_t j = 0;
 #if UNISON_BACKENDS_PIXELS3
       // 8-bit pixels 64 at a time, their bytes sorted by channel with the CPU's byte permutes;
@@ -55,6 +61,7 @@ struct GrayscaleRows {
         const V r = backends::splat<V>(0.299f), g = backends::splat<V>(0.587f),
                 b = backends::splat<V>(0.114f);
         for (; j + 64 <= w; j += 64) {
+          ask(j);
           V c[3][4];
           backends::pixels3_to_float(src + 3 * j, c);
           for (int q = 0; q < 4; ++q) {
@@ -65,6 +72,15 @@ struct GrayscaleRows {
         }
       }
 #endif
+      for (; j + 64 <= w; j += 64) {
+        ask(j);
+        for (std::int64_t q = j; q < j + 64; ++q) {
+          const float v = 0.299f * float(src[3 * q]) + 0.587f * float(src[3 * q + 1]) +
+                          0.114f * float(src[3 * q + 2]);
+          if constexpr (std::is_floating_point_v<Out>) dst[q] = Out(v);
+          else dst[q] = Out(v + 0.5f);
+        }
+      }
       for (; j < w; ++j) {
         const float v = 0.299f * float(src[3 * j]) + 0.587f * float(src[3 * j + 1]) +
                         0.114f * float(src[3 * j + 2]);

@@ -122,7 +122,10 @@ struct HistogramTeams {
     for (std::int64_t i = 0; i < n; i += block) {
       const int count = n - i < block ? int(n - i) : block;
       int j = 0;
-      for (; j + L <= count; j += L) bin(backends::load<V>(x + i + j), L, j);
+      for (; j + L <= count; j += L) {
+        backends::prefetch_ahead(x + i + j);  // (backends/memory.hpp: one core's overlap)
+        bin(backends::load<V>(x + i + j), L, j);
+      }
       if (j < count) bin(backends::load_partial<V>(x + i + j, count - j), count - j, j);
       const int counted = (count + L - 1) / L * L;  // the last pack's unused lanes: the discard row
       int c = 0;

@@ -109,7 +109,8 @@ struct L2Norm {
 #if UNISON_BACKENDS_HOST_VECTORS
 // CPUs: the norms of rows of floats, summed in double (exact squares, as L2Norm), `per_item`
 // rows per work item. Short rows (fewer than two packs) a pack of rows at a time, one row per
-// lane (gathered); long rows a pack of elements at a time, in four interleaved sums.
+// lane (gathered, the pack's rows asked for ahead: backends::prefetch_ahead); long rows a pack
+// of elements at a time, in four interleaved sums.
 template <class VV, class OV>
 struct L2NormFloatRows {
   using D = backends::Pack<double>;
@@ -130,6 +131,7 @@ struct L2NormFloatRows {
       std::int64_t r = r0;
       for (; r + L <= r1; r += L) {
         const float* first = &v(r, 0);
+        backends::prefetch_ahead(first, L * std::size_t(v.stride(0)) * sizeof(float));
         D acc = {};
         for (std::int64_t j = 0; j < cols; ++j) {
           F x;

@@ -36,8 +36,9 @@ struct MatmulCore {
 #if UNISON_BACKENDS_HOST_VECTORS
 // CPUs: the products of a block of `per_item` batch entries, a pack of consecutive entries at a
 // time (lane e: entry q + e), each element of C the same ascending fused multiply-adds as
-// MatmulCore's. A pack's operands are gathered once (the batch stride apart), B's n x p of
-// them kept in `bp` (n p <= max_np), and C scattered.
+// MatmulCore's. A pack's operands are gathered once (the batch stride apart; the pack's A and B
+// asked for ahead, backends::prefetch_ahead), B's n x p of them kept in `bp` (n p <= max_np),
+// and C scattered.
 template <class A, class B, class C>
 struct MatmulCoreBatches {
   using T = typename C::non_const_value_type;
@@ -72,6 +73,8 @@ struct MatmulCoreBatches {
             MatmulCore<std::int64_t, A, B, C>{a, b, c, batch, m, n, p, false}(e * m + i);
         break;
       }
+      backends::prefetch_ahead(a.data() + q * a.stride(0), L * a.stride(0) * sizeof(*a.data()));
+      backends::prefetch_ahead(b.data() + q * b.stride(0), L * b.stride(0) * sizeof(*b.data()));
       for (std::int64_t l = 0; l < n; ++l)
         for (std::int64_t j = 0; j < p; ++j) bp[l * p + j] = backends::gather<V>(&b(q, l, j), ib);
       for (std::int64_t i = 0; i < m; ++i) {

@@ -31,11 +31,12 @@ struct AsType {
 // CPUs: a work item computes `block` consecutive elements (the last one the rest). With Packs,
 // a pack of elements at a time (the last pack of a block partly), every operand a pointer to
 // contiguous values of out's type or a scalar, so that every element goes through the same
-// vector code, whatever the block boundaries; with `streaming` (arrays larger than the cache)
-// out is written with non-temporal stores from its first vector-aligned element on, which saves
-// the read of every output line that an ordinary store makes. Without Packs, a plain loop over
-// the block, which the compiler vectorises where f allows (contiguous operands, given as
-// pointers).
+// vector code, whatever the block boundaries, each pointer operand's data asked for
+// backends::host_prefetch_bytes ahead (backends::prefetch_ahead); with `streaming` (arrays
+// larger than the cache) out is written with non-temporal stores from its first vector-aligned
+// element on, which saves the read of every output line that an ordinary store makes. Without
+// Packs, a plain loop over the block, which the compiler vectorises where f allows (contiguous
+// operands, given as pointers).
 template <bool Packs, class T, class F, class Ops>
 struct TransformBlocks {
   T* out;
@@ -62,11 +63,16 @@ struct TransformBlocks {
           partial(i0, int(head < i1 - i0 ? head : i1 - i0));
           i += head;
         }
-        for (; i + L <= i1; i += L)
+        for (; i + L <= i1; i += L) {
+          ops.prefetch(i);
           backends::store_vector_streaming(out + i, ops.template packs_at<V>(f, i, L));
+        }
         backends::store_streaming_fence();
       } else {
-        for (; i + L <= i1; i += L) backends::store(out + i, ops.template packs_at<V>(f, i, L));
+        for (; i + L <= i1; i += L) {
+          ops.prefetch(i);
+          backends::store(out + i, ops.template packs_at<V>(f, i, L));
+        }
       }
       if (i < i1) partial(i, int(i1 - i));
 #endif

@@ -88,6 +88,7 @@ struct Operands<> {
   V packs_at(const F& f, std::int64_t, int, const Vals&... v) const {
     return f(v...);
   }
+  void prefetch(std::int64_t) const {}
 };
 template <class Head, class... Tail>
 struct Operands<Head, Tail...> {
@@ -123,6 +124,11 @@ struct Operands<Head, Tail...> {
     } else {
       return tail.template packs_at<V>(f, i, count, v..., backends::splat<V>(static_cast<T>(head)));
     }
+  }
+  // Asks for every pointer operand's line backends::host_prefetch_bytes past element i.
+  void prefetch(std::int64_t i) const {
+    if constexpr (std::is_pointer_v<Head>) backends::prefetch_ahead(head + i);
+    tail.prefetch(i);
   }
 #endif
 };

@@ -1,0 +1,164 @@
+// Probe (not library code): what one CPU core reaches on 1e8 float32 (400 MB an array, far past
+// the caches), for issue 22's Serial targets (0.8 of Serial's copy, which is glibc's memcpy):
+//   memcpy          glibc's memcpy (the Serial copy: non-temporal stores past its threshold)
+//   read            a sum of x: the read alone
+//   copy_store/_nt  a vector loop y = x, ordinary or non-temporal stores
+//   gauss_*         y = k exp(-z^2 / 2), z = (x - m) / s, libmvec's 16-lane expf (the library's
+//                   gaussian_pdf on packs), ordinary (store) or non-temporal (nt) stores,
+//                   pf<D>: each vector's loop step also prefetches x D bytes ahead (T0: into L1;
+//                   _l2: prefetcht1, into L2)
+//   gauss_cache     the same arithmetic over 128 KB arrays (L2), repeated to 1e8 values: the
+//                   arithmetic alone
+// every form with the arrays on 4 KB pages (madvise MADV_NOHUGEPAGE) and on 2 MB pages
+// (MADV_HUGEPAGE, where the kernel's transparent huge pages allow it). Prints the median of 7
+// in ms and GB/s (bytes read + bytes written) and the fraction of memcpy's rate.
+// Build: g++ -O3 -march=native tools/probes/cpu-one-core-probe.cpp -o /tmp/one -lmvec -lm
+// Run:   taskset -c 3 /tmp/one
+#include <immintrin.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#if !defined(__AVX512F__)
+int main() {
+  std::puts("cpu-one-core-probe: needs AVX-512 (-march=native on an AVX-512 host)");
+  return 2;
+}
+#else
+extern "C" __m512 _ZGVeN16v_expf(__m512);
+
+namespace {
+
+constexpr std::int64_t n = 100'000'000;
+
+float* allocate(std::int64_t count, bool huge) {
+  const std::size_t bytes = (count * sizeof(float) + (2 << 20) - 1) / (2 << 20) * (2 << 20);
+  void* p = std::aligned_alloc(2 << 20, bytes);
+  madvise(p, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+  std::memset(p, 0, bytes);
+  return static_cast<float*>(p);
+}
+
+inline __m512 gauss(__m512 v) {
+  const __m512 m = _mm512_set1_ps(0.25f), inv_s = _mm512_set1_ps(1.0f / 0.75f);
+  const __m512 k = _mm512_set1_ps(0.398942280f / 0.75f), h = _mm512_set1_ps(-0.5f);
+  const __m512 z = _mm512_mul_ps(_mm512_sub_ps(v, m), inv_s);
+  return _mm512_mul_ps(k, _ZGVeN16v_expf(_mm512_mul_ps(h, _mm512_mul_ps(z, z))));
+}
+
+enum class Store { plain, nt };
+
+template <Store S, int D, int Hint>
+void gauss_loop(const float* x, float* y, std::int64_t count) {
+  for (std::int64_t i = 0; i < count; i += 16) {
+    if constexpr (D > 0)
+      _mm_prefetch(reinterpret_cast<const char*>(x + i) + D, static_cast<_mm_hint>(Hint));
+    const __m512 r = gauss(_mm512_load_ps(x + i));
+    if constexpr (S == Store::nt) _mm512_stream_ps(y + i, r);
+    else _mm512_store_ps(y + i, r);
+  }
+  if constexpr (S == Store::nt) _mm_sfence();
+}
+
+template <Store S, int D>
+void copy_loop(const float* x, float* y, std::int64_t count) {
+  for (std::int64_t i = 0; i < count; i += 16) {
+    if constexpr (D > 0) _mm_prefetch(reinterpret_cast<const char*>(x + i) + D, _MM_HINT_T0);
+    const __m512 r = _mm512_load_ps(x + i);
+    if constexpr (S == Store::nt) _mm512_stream_ps(y + i, r);
+    else _mm512_store_ps(y + i, r);
+  }
+  if constexpr (S == Store::nt) _mm_sfence();
+}
+
+volatile float sink;
+
+void read_loop(const float* x, float*, std::int64_t count) {
+  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+  for (std::int64_t i = 0; i < count; i += 64) {
+    a0 = _mm512_add_ps(a0, _mm512_load_ps(x + i));
+    a1 = _mm512_add_ps(a1, _mm512_load_ps(x + i + 16));
+    a2 = _mm512_add_ps(a2, _mm512_load_ps(x + i + 32));
+    a3 = _mm512_add_ps(a3, _mm512_load_ps(x + i + 48));
+  }
+  sink = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+}
+
+double median_ms(const std::function<void()>& f) {
+  std::vector<double> t;
+  f();
+  for (int r = 0; r < 7; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[3];
+}
+
+}  // namespace
+
+int main() {
+  std::FILE* thp = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  char line[256] = "unknown";
+  if (thp && std::fgets(line, sizeof line, thp)) line[std::strcspn(line, "\n")] = 0;
+  if (thp) std::fclose(thp);
+  std::printf("transparent huge pages: %s\n", line);
+  using Form = void (*)(const float*, float*, std::int64_t);
+  struct Named {
+    const char* name;
+    Form f;
+    int words;  // bytes moved per element / 4
+  };
+  const std::vector<Named> forms = {
+      {"read", read_loop, 1},
+      {"copy_store", copy_loop<Store::plain, 0>, 2},
+      {"copy_nt", copy_loop<Store::nt, 0>, 2},
+      {"copy_nt_pf1k", copy_loop<Store::nt, 1024>, 2},
+      {"copy_nt_pf4k", copy_loop<Store::nt, 4096>, 2},
+      {"gauss_store", gauss_loop<Store::plain, 0, _MM_HINT_T0>, 2},
+      {"gauss_nt", gauss_loop<Store::nt, 0, _MM_HINT_T0>, 2},
+      {"gauss_store_pf2k", gauss_loop<Store::plain, 2048, _MM_HINT_T0>, 2},
+      {"gauss_nt_pf512", gauss_loop<Store::nt, 512, _MM_HINT_T0>, 2},
+      {"gauss_nt_pf1k", gauss_loop<Store::nt, 1024, _MM_HINT_T0>, 2},
+      {"gauss_nt_pf2k", gauss_loop<Store::nt, 2048, _MM_HINT_T0>, 2},
+      {"gauss_nt_pf4k", gauss_loop<Store::nt, 4096, _MM_HINT_T0>, 2},
+      {"gauss_nt_pf8k", gauss_loop<Store::nt, 8192, _MM_HINT_T0>, 2},
+      {"gauss_nt_pf2k_l2", gauss_loop<Store::nt, 2048, _MM_HINT_T1>, 2},
+      {"gauss_nt_pf8k_l2", gauss_loop<Store::nt, 8192, _MM_HINT_T1>, 2},
+  };
+  for (const bool huge : {false, true}) {
+    float* x = allocate(n, huge);
+    float* y = allocate(n, huge);
+    for (std::int64_t i = 0; i < n; ++i) x[i] = float(i % 1000) * 0.001f;
+    const double copy_ms = median_ms([&] { std::memcpy(y, x, n * sizeof(float)); });
+    const double gb = double(n) * sizeof(float) * 1e-6;  // one array, in GB per ms... x1e3
+    std::printf("== %s pages\n%-18s %9.2f ms %7.2f GB/s  1.00\n", huge ? "2 MB" : "4 KB", "memcpy",
+                copy_ms, 2 * gb / copy_ms, 1.0);
+    for (const auto& form : forms) {
+      const double ms = median_ms([&] { form.f(x, y, n); });
+      std::printf("%-18s %9.2f ms %7.2f GB/s  %.2f\n", form.name, ms, form.words * gb / ms,
+                  (form.words * gb / ms) / (2 * gb / copy_ms));
+    }
+    // The arithmetic alone: 128 KB arrays, from L2, to n values in all.
+    constexpr std::int64_t small = 32768;
+    const double cache_ms = median_ms([&] {
+      for (std::int64_t r = 0; r < n / small; ++r) gauss_loop<Store::plain, 0, 0>(x, y, small);
+    });
+    std::printf("%-18s %9.2f ms %7.2f GB/s  %.2f\n", "gauss_cache", cache_ms, 2 * gb / cache_ms,
+                (2 * gb / cache_ms) / (2 * gb / copy_ms));
+    std::free(x);
+    std::free(y);
+  }
+  return 0;
+}
+#endif
