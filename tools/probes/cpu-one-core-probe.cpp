@@ -9,6 +9,12 @@
 //                   _l2: prefetcht1, into L2)
 //   gauss_cache     the same arithmetic over 128 KB arrays (L2), repeated to 1e8 values: the
 //                   arithmetic alone
+//   sincos_l1       sin x + cos x (libmvec's 16-lane sinf and cosf) over 8 KB arrays (L1),
+//                   repeated to 1e8 values: what polar_distance's one sine and one cosine an
+//                   element cost at the least (ns an element)
+//   sqrtpd_l1       rows of 2 floats (x, y) to sqrt(x^2 + y^2) with the squares summed and the
+//                   root taken in double, 8 rows a vector (the l2_norm numerics), over 8 KB
+//                   (L1), repeated to 1e8 rows (ns a row)
 // every form with the arrays on 4 KB pages (madvise MADV_NOHUGEPAGE) and on 2 MB pages
 // (MADV_HUGEPAGE, where the kernel's transparent huge pages allow it). Prints the median of 7
 // in ms and GB/s (bytes read + bytes written) and the fraction of memcpy's rate.
@@ -34,6 +40,8 @@ int main() {
 }
 #else
 extern "C" __m512 _ZGVeN16v_expf(__m512);
+extern "C" __m512 _ZGVeN16v_sinf(__m512);
+extern "C" __m512 _ZGVeN16v_cosf(__m512);
 
 namespace {
 
@@ -80,6 +88,32 @@ void copy_loop(const float* x, float* y, std::int64_t count) {
 }
 
 volatile float sink;
+
+// sin x + cos x, 16 lanes at a time.
+void sincos_loop(const float* x, float* y, std::int64_t count) {
+  for (std::int64_t i = 0; i < count; i += 16) {
+    const __m512 v = _mm512_load_ps(x + i);
+    _mm512_store_ps(y + i, _mm512_add_ps(_ZGVeN16v_sinf(v), _ZGVeN16v_cosf(v)));
+  }
+}
+
+// Rows of 2 floats at x (count rows): y[r] = sqrt(x0^2 + x1^2) in double, 8 rows a vector.
+void norm2_loop(const float* x, float* y, std::int64_t count) {
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  for (std::int64_t r = 0; r < count; r += 16) {
+    const __m512 a = _mm512_load_ps(x + 2 * r), b = _mm512_load_ps(x + 2 * r + 16);
+    const __m512 u = _mm512_permutex2var_ps(a, even, b), v = _mm512_permutex2var_ps(a, odd, b);
+    const __m512d u0 = _mm512_cvtps_pd(_mm512_castps512_ps256(u));
+    const __m512d u1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(u, 1));
+    const __m512d v0 = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+    const __m512d v1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1));
+    const __m512d s0 = _mm512_sqrt_pd(_mm512_fmadd_pd(u0, u0, _mm512_mul_pd(v0, v0)));
+    const __m512d s1 = _mm512_sqrt_pd(_mm512_fmadd_pd(u1, u1, _mm512_mul_pd(v1, v1)));
+    _mm256_store_ps(y + r, _mm512_cvtpd_ps(s0));
+    _mm256_store_ps(y + r + 8, _mm512_cvtpd_ps(s1));
+  }
+}
 
 void read_loop(const float* x, float*, std::int64_t count) {
   __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
@@ -143,7 +177,7 @@ int main() {
     const double copy_ms = median_ms([&] { std::memcpy(y, x, n * sizeof(float)); });
     const double gb = double(n) * sizeof(float) * 1e-6;  // one array, in GB per ms... x1e3
     std::printf("== %s pages\n%-18s %9.2f ms %7.2f GB/s  1.00\n", huge ? "2 MB" : "4 KB", "memcpy",
-                copy_ms, 2 * gb / copy_ms, 1.0);
+                copy_ms, 2 * gb / copy_ms);
     for (const auto& form : forms) {
       const double ms = median_ms([&] { form.f(x, y, n); });
       std::printf("%-18s %9.2f ms %7.2f GB/s  %.2f\n", form.name, ms, form.words * gb / ms,
@@ -156,6 +190,17 @@ int main() {
     });
     std::printf("%-18s %9.2f ms %7.2f GB/s  %.2f\n", "gauss_cache", cache_ms, 2 * gb / cache_ms,
                 (2 * gb / cache_ms) / (2 * gb / copy_ms));
+    // The arithmetic of polar_distance's sine and cosine and of l2_norm's rows of 2, from L1.
+    constexpr std::int64_t tiny = 2048;
+    const double sincos_ms = median_ms([&] {
+      for (std::int64_t r = 0; r < n / tiny; ++r) sincos_loop(x, y, tiny);
+    });
+    std::printf("%-18s %9.2f ms %7.3f ns an element\n", "sincos_l1", sincos_ms,
+                sincos_ms * 1e6 / double(n));
+    const double norm_ms = median_ms([&] {
+      for (std::int64_t r = 0; r < n / (tiny / 2); ++r) norm2_loop(x, y, tiny / 2);
+    });
+    std::printf("%-18s %9.2f ms %7.3f ns a row\n", "sqrtpd_l1", norm_ms, norm_ms * 1e6 / double(n));
     std::free(x);
     std::free(y);
   }

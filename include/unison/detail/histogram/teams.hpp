@@ -40,10 +40,11 @@ struct HistogramTeams {
   T margin;
 
   // CPUs that count in packs: the number of copies (a power of two, at most; fewer where the
-  // bins do not fit): 32 where 16 lanes' counters are incremented at once
-  // (backends::increment16: two sets of 16 lanes' histograms, taken by packs in turn), else 4.
+  // bins do not fit): 64 where 16 lanes' counters are incremented at once
+  // (backends::increment16: four sets of 16 lanes' histograms, taken by packs in turn, so that
+  // a pack's gather seldom waits on the previous pack's scatter), else 4.
 #if UNISON_BACKENDS_HOST_VECTORS
-  static constexpr int host_copies = backends::scatter_counts ? 32 : 4;
+  static constexpr int host_copies = backends::scatter_counts ? 64 : 4;
 #else
   static constexpr int host_copies = 4;
 #endif
