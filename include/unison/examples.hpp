@@ -14,7 +14,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <unison/backends/device_info.hpp>
 #include <unison/backends/simd.hpp>
 #include <unison/detail/checks.hpp>
 
@@ -65,14 +64,11 @@ void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
     if (rgb.stride(2) == 1 && rgb.stride(1) == 3 && gray.stride(1) == 1) {
       const std::int64_t rows = gray.extent(0), threads = exec.concurrency();
       const std::int64_t per = (rows + 4 * threads - 1) / (4 * threads);
-      const bool streaming = std::int64_t(rgb.span() * sizeof(typename RV::value_type) +
-                                          gray.span() * sizeof(typename GV::value_type)) >=
-                             backends::host_streaming_bytes();
-      Kokkos::parallel_for("unison::examples::rgb_to_grayscale",
-                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                               exec, 0, (rows + per - 1) / per),
-                           detail::GrayscaleRows<RV, GV>{
-                               rgb, gray, rows, std::int64_t(gray.extent(1)), per, streaming});
+      Kokkos::parallel_for(
+          "unison::examples::rgb_to_grayscale",
+          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0,
+                                                                     (rows + per - 1) / per),
+          detail::GrayscaleRows<RV, GV>{rgb, gray, rows, std::int64_t(gray.extent(1)), per});
       return;
     }
   }

@@ -3,7 +3,6 @@
 // the family's public types (not a header to include on its own).
 // The tiled algorithm: a team stages a tile of x and a chunk of the taps in scratch.
 
-#include <cstring>
 #include <unison/detail/convolve/host.hpp>
 
 namespace unison::detail {
@@ -51,19 +50,7 @@ struct ConvolveTiled {
       };
       threads(0, p0, [&](int p) { xs(p) = T(0); });
       threads(p1 > p0 ? p1 : p0, span, [&](int p) { xs(p) = T(0); });
-      bool staged = false;
-      if constexpr (Tuning::packs && backends::has_pack_v<T>) {
-#if UNISON_BACKENDS_HOST_VECTORS
-        // A CPU team of one thread and a contiguous x: one memcpy (its lines were asked for
-        // while the previous tile was computed).
-        if (team.team_size() == 1 && x.stride(0) == 1 && p1 > p0) {
-          std::memcpy(xs.data() + p0, x.data() + (xbase + p0), std::size_t(p1 - p0) * sizeof(T));
-          staged = true;
-        }
-#endif
-      }
-      if (!staged)
-        threads(p0, p1, [&](int p) { backends::copy_to_scratch_async(&xs(p), &x(xbase + p)); });
+      threads(p0, p1, [&](int p) { backends::copy_to_scratch_async(&xs(p), &x(xbase + p)); });
       threads(0, cm, [&](int d) { backends::copy_to_scratch_async(&ks(d), &k(c0 + d)); });
       backends::copy_scratch_wait();
       team.team_barrier();

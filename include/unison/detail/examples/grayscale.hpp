@@ -33,8 +33,7 @@ struct Grayscale {
 // CPUs: rows [i0, i1) of a LayoutRight-like image (channels contiguous, pixels 3 apart, gray's
 // pixels contiguous), a row of pixels in a plain loop over raw pointers that the compiler
 // vectorises (its interleaved loads of R, G and B included), 64 pixels at a time with their
-// data asked for ahead (backends::prefetch_ahead), floating-point gray written with
-// non-temporal stores where `streaming`: the same arithmetic as Grayscale.
+// data asked for ahead (backends::prefetch_ahead): the same arithmetic as Grayscale.
 template <class RGB, class G>
 struct GrayscaleRows {
   using In = typename RGB::non_const_value_type;
@@ -42,7 +41,6 @@ struct GrayscaleRows {
   RGB rgb;
   G gray;
   std::int64_t rows, width, per_item;
-  bool streaming;  // floating-point gray written with non-temporal stores (arrays past the cache)
   void operator()(std::int64_t item) const {
     const std::int64_t i1 = (item + 1) * per_item < rows ? (item + 1) * per_item : rows;
     const std::int64_t w = width;  // a local: 8-bit stores could alias the member
@@ -71,33 +69,6 @@ struct GrayscaleRows {
             if constexpr (std::is_same_v<Out, float>) backends::store(dst + j + 16 * q, v);
             else backends::store_bytes_truncated(dst + j + 16 * q, v + backends::splat<V>(0.5f));
           }
-        }
-      }
-#endif
-#if UNISON_BACKENDS_HOST_VECTORS
-      // Floating-point gray past the cache: pixel by pixel up to its first 64-byte boundary,
-      // then 64 pixels at a time computed into a buffer and written with non-temporal stores
-      // (no read of the output's lines); the same arithmetic as the loop below.
-      if constexpr (std::is_floating_point_v<Out>) {
-        const auto addr = reinterpret_cast<std::uintptr_t>(dst + j);
-        if (streaming && j < w && addr % sizeof(Out) == 0) {
-          using HV = typename backends::HostVector<Out>::type;
-          constexpr int L = int(sizeof(HV) / sizeof(Out));
-          std::int64_t head = std::int64_t((64 - addr % 64) % 64 / sizeof(Out));
-          for (const std::int64_t h = j + head < w ? j + head : w; j < h; ++j)
-            dst[j] = Out(0.299f * float(src[3 * j]) + 0.587f * float(src[3 * j + 1]) +
-                         0.114f * float(src[3 * j + 2]));
-          for (; j + 64 <= w; j += 64) {
-            ask(j);
-            alignas(64) Out buffer[64];
-            for (int q = 0; q < 64; ++q) {
-              const In* p = src + 3 * (j + q);
-              buffer[q] = Out(0.299f * float(p[0]) + 0.587f * float(p[1]) + 0.114f * float(p[2]));
-            }
-            for (int q = 0; q < 64; q += L)
-              backends::store_vector_streaming(dst + j + q, backends::load_vector(buffer + q));
-          }
-          backends::store_streaming_fence();
         }
       }
 #endif
