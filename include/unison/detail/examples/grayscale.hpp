@@ -51,6 +51,13 @@ struct GrayscaleRows {
       const auto ask = [src](std::int64_t j) {
         backends::prefetch_ahead(src + 3 * j, 3 * 64 * sizeof(In));
       };
+      // Pixel q: Grayscale's arithmetic.
+      const auto pixel = [src, dst](std::int64_t q) {
+        const float v = 0.299f * float(src[3 * q]) + 0.587f * float(src[3 * q + 1]) +
+                        0.114f * float(src[3 * q + 2]);
+        if constexpr (std::is_floating_point_v<Out>) dst[q] = Out(v);
+        else dst[q] = Out(v + 0.5f);
+      };
       std::int64_t j = 0;
 #if UNISON_BACKENDS_PIXELS3
       // 8-bit pixels 64 at a time, their bytes sorted by channel with the CPU's byte permutes;
@@ -74,19 +81,9 @@ struct GrayscaleRows {
 #endif
       for (; j + 64 <= w; j += 64) {
         ask(j);
-        for (std::int64_t q = j; q < j + 64; ++q) {
-          const float v = 0.299f * float(src[3 * q]) + 0.587f * float(src[3 * q + 1]) +
-                          0.114f * float(src[3 * q + 2]);
-          if constexpr (std::is_floating_point_v<Out>) dst[q] = Out(v);
-          else dst[q] = Out(v + 0.5f);
-        }
+        for (std::int64_t q = j; q < j + 64; ++q) pixel(q);
       }
-      for (; j < w; ++j) {
-        const float v = 0.299f * float(src[3 * j]) + 0.587f * float(src[3 * j + 1]) +
-                        0.114f * float(src[3 * j + 2]);
-        if constexpr (std::is_floating_point_v<Out>) dst[j] = Out(v);
-        else dst[j] = Out(v + 0.5f);
-      }
+      for (; j < w; ++j) pixel(j);
     }
   }
 };
