@@ -460,6 +460,92 @@ inline bool any(const M& m) {
   }
 }
 
+/// Whether every lane of the mask m (a comparison's result) is set.
+template <class M>
+inline bool all(const M& m) {
+  return !any(m == 0);
+}
+
+/// Whether every lane l has lo <= x[l] <= hi (not NaN) and 0 <= k[l] < bound: with AVX-512, three
+/// masked comparisons and one test of the mask (a comparison's result as a vector, tested with
+/// `all`, costs three instructions more).
+template <class V>
+inline bool all_within(const V& x, scalar_of_t<V> lo, scalar_of_t<V> hi, const IndexPack<V>& k,
+                       int bound) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<scalar_of_t<V>, float>) {
+    __m512i kk;
+    __builtin_memcpy(&kk, &k, sizeof kk);
+    __mmask16 m = _mm512_cmp_ps_mask((__m512)x, _mm512_set1_ps(lo), _CMP_GE_OQ);
+    m = _mm512_mask_cmp_ps_mask(m, (__m512)x, _mm512_set1_ps(hi), _CMP_LE_OQ);
+    m = _mm512_mask_cmplt_epu32_mask(m, kk, _mm512_set1_epi32(bound));
+    return m == __mmask16(0xFFFF);
+  }
+#endif
+  using U = typename detail::GenericVector<std::uint32_t, int(sizeof(k))>::type;
+  const IndexPack<V> in = __builtin_convertvector((x >= lo) & (x <= hi), IndexPack<V>);
+  return all(in & ((U)k < (U)(IndexPack<V>{} + bound)));
+}
+
+/// Each lane of the pack v truncated toward zero to a 32-bit integer, and INT32_MIN where it is
+/// NaN or outside the 32-bit range (the CPU's conversion, which C++'s leaves undefined).
+template <class V>
+inline IndexPack<V> truncate_to_index(const V& v) {
+  using T = scalar_of_t<V>;
+  IndexPack<V> r;
+#if defined(__AVX512F__)
+  // (the zero-masked forms with every lane set: see gather below)
+  if constexpr (std::is_same_v<T, float>) {
+    const __m512i k = _mm512_maskz_cvttps_epi32(__mmask16(-1), (__m512)v);
+    __builtin_memcpy(&r, &k, sizeof r);
+  } else {
+    const __m256i k = _mm512_maskz_cvttpd_epi32(__mmask8(-1), (__m512d)v);
+    __builtin_memcpy(&r, &k, sizeof r);
+  }
+#elif defined(__AVX__)
+  if constexpr (std::is_same_v<T, float>) {
+    const __m256i k = _mm256_cvttps_epi32((__m256)v);
+    __builtin_memcpy(&r, &k, sizeof r);
+  } else {
+    const __m128i k = _mm256_cvttpd_epi32((__m256d)v);
+    __builtin_memcpy(&r, &k, sizeof r);
+  }
+#else
+  if constexpr (std::is_same_v<T, float>) {
+    const __m128i k = _mm_cvttps_epi32((__m128)v);
+    __builtin_memcpy(&r, &k, sizeof r);
+  } else {
+    const __m128i k = _mm_cvttpd_epi32((__m128d)v);  // the two lanes in the low half
+    __builtin_memcpy(&r, &k, sizeof r);
+  }
+#endif
+  return r;
+}
+
+/// v's lanes rearranged: lane l of the result is v[index[l]] (every index below V's lanes): one
+/// permute instruction with AVX-512 (and AVX2 for floats), else lane by lane.
+template <class V>
+inline V permute(const V& v, const IndexPack<V>& index) {
+#if defined(__AVX512F__) || defined(__AVX2__)
+  using T = scalar_of_t<V>;
+#endif
+#if defined(__AVX512F__)
+  // (the zero-masked forms with every lane set: see gather below)
+  if constexpr (std::is_same_v<T, float>) {
+    return (V)_mm512_maskz_permutexvar_ps(__mmask16(-1), (__m512i)index, (__m512)v);
+  } else {
+    const __m512i wide = _mm512_maskz_cvtepi32_epi64(__mmask8(-1), (__m256i)index);
+    return (V)_mm512_maskz_permutexvar_pd(__mmask8(-1), wide, (__m512d)v);
+  }
+#elif defined(__AVX2__)
+  if constexpr (std::is_same_v<T, float>)
+    return (V)_mm256_permutevar8x32_ps((__m256)v, (__m256i)index);
+#endif
+  V r;
+  for (int l = 0; l < lanes_v<V>; ++l) r[l] = v[index[l]];
+  return r;
+}
+
 /// The largest integral value not above each lane.
 inline Pack<double> floor(const Pack<double>& x) {
 #if defined(__AVX512F__)

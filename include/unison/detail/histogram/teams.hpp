@@ -56,8 +56,10 @@ struct HistogramTeams {
 
 #if UNISON_BACKENDS_HOST_VECTORS
   // CPUs: count x[begin, end) (contiguous) in blocks of `block` values. First the block's bins,
-  // a pack of T at a time: each lane's estimate from E_0 in T (lo, hi: E_0 and E_nbins), then,
-  // a pack of doubles at a time, steps until every lane has e_k <= v < e_{k+1}, with the edges
+  // a pack of T at a time: each lane's estimate from E_0 in T (lo, hi: E_0 and E_nbins), which
+  // alone places a full pack whose every lane it makes certain (the common case: no range
+  // check, no clamp); else the lanes outside [E_0, E_nbins) go to the discard row and, a pack
+  // of doubles at a time, steps until every lane has e_k <= v < e_{k+1}, with the edges
   // computed as Bins computes them, fma(k, width, xmin) in double (v >= E_k exactly when
   // v >= e_k: the same bins as the scalar code's thresholds); values outside [xmin, xmax) or
   // NaN go to the discard row. Each value's counter (its bin's row, copy i % copies) goes into a
@@ -84,9 +86,28 @@ struct HistogramTeams {
     const int shift = __builtin_ctz(unsigned(copies));  // copies is a power of two
     I lane = {};
     for (int l = 0; l < L; ++l) lane[l] = l;
+    // The copies of a pack's lanes, (lane + j) & (copies - 1), for the packs j / L of a period.
+    constexpr int periods = 64 / L > 1 ? 64 / L : 1;
+    const int period = copies > L ? copies / L : 1;
+    I copy_of[periods];
+    for (int p = 0; p < period; ++p) copy_of[p] = (lane + p * L) & (copies - 1);
     alignas(64) std::int32_t offset[block];
     // The counters of values j .. j + L - 1 of the block (the first `lanes` of them real).
     const auto bin = [&](const V& v, int lanes, int j) {
+      if (lanes == L) {
+        // Certain in every lane (the common case): the estimate's bin k in [0, nbins) and its
+        // fraction at least `margin` from 0 and 1, so that E_k <= v < E_{k+1}: v in range (a
+        // value below E_0 has a negative estimate, truncated to 0 with a fraction below 0 or to
+        // k < 0; one at or above E_nbins an estimate at least nbins - margin; NaN and values
+        // past 2^31 bins truncate to INT32_MIN).
+        const V estimate = (v - first) * inverse;
+        const I k = backends::truncate_to_index(estimate);
+        const V fraction = estimate - __builtin_convertvector(k, V);
+        if (backends::all_within(fraction, margin, T(1) - margin, k, nbins)) {
+          backends::store(offset + j, (k << shift) + copy_of[(j / L) & (period - 1)]);
+          return;
+        }
+      }
       const auto in = (v >= first) & (v < end);
       const I valid = __builtin_convertvector(in, I) & (lane < lanes);
       const V safe = in ? v : first;
