@@ -257,6 +257,15 @@ void test_core_sizes() {
   }
   check_core<Exec, float, L, R, L>(9, 4, 6, 5);
   check_core<Exec, double, R, L, R>(9, 6, 4, 5);
+  // Products small enough for one or more whole entries per CPU pack (4 or 8 doubles, 8 or 16
+  // floats): whole and part packs, a group's last entries one by one, every lane's A and B
+  // from a different place.
+  const long small[][4] = {{1001, 2, 2, 2}, {999, 2, 3, 2}, {37, 1, 16, 1}, {50, 16, 1, 1},
+                           {23, 1, 4, 2},   {41, 2, 1, 4},  {10, 3, 3, 3}};
+  for (auto& s : small) {
+    check_core<Exec, float, R, R, R>(s[0], s[1], s[2], s[3]);
+    check_core<Exec, double, R, R, R>(s[0], s[1], s[2], s[3]);
+  }
   // docs/workloads.md's seed size: 1e5 products of 4 x 4 by 4 x 4.
   check_core<Exec, float, R, R, R>(100000, 4, 4, 4);
   check_core<Exec, float, L, L, L>(100000, 4, 4, 4);

@@ -4,6 +4,7 @@
 // The choice of kernel and launch shape for l2_norm and matmul_core, once their arguments are
 // checked.
 
+#include <unison/backends/device_info.hpp>
 #include <unison/detail/rowwise/matmul_core.hpp>
 
 namespace unison::detail {
@@ -51,12 +52,15 @@ void matmul_core_launch(const Exec& exec, const AV& A, const BV& B, const CV& C)
   using Tuning = backends::RowwiseTuning<Exec>;
   if constexpr (Tuning::packs && backends::has_pack_v<T>) {
 #if UNISON_BACKENDS_HOST_VECTORS
-    if (MatmulCoreBatches<AV, BV, CV>::fits(A, B, C)) {
+    using Batches = MatmulCoreBatches<AV, BV, CV>;
+    if (Batches::fits(A, B, C)) {
       const std::int64_t per = items_of(batch, exec.concurrency(), 64);
+      const std::int64_t bytes = std::int64_t(sizeof(T)) * batch * (m * n + n * p + m * p);
       Kokkos::parallel_for("unison::rowwise::matmul_core",
                            Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
                                exec, 0, (batch + per - 1) / per),
-                           MatmulCoreBatches<AV, BV, CV>{A, B, C, batch, m, n, p, per});
+                           Batches{A, B, C, batch, m, n, p, per, Batches::group_of(A, B, C),
+                                   bytes >= backends::host_streaming_bytes()});
       return;
     }
 #endif
