@@ -6,6 +6,11 @@
 //   scatter<S>: AVX-512 gather, add and scatter into lane-private histograms (counter
 //              bin * 16 + lane, so that no two lanes of a vector touch one counter), S sets of
 //              them taken in turn by consecutive vectors.
+//   scatter<2> t0 4K, t1 8K, t1 16K: scatter<2> with each line asked for 4 KiB ahead into L1
+//              (the library's prefetch), or 8 or 16 KiB ahead into L2.
+// and, to compare with: "read only", an OpenMP simd reduction into one float (slow: not a floor
+// for the read), "read" forms, a vector sum per thread without and with those prefetches (the
+// read's floor), and "copy (memcpy)", each thread's part copied (its time moves 2 n floats).
 // Build: g++ -O3 -march=native -fopenmp tools/probes/cpu-histogram-probe.cpp -o /tmp/hist
 // Run: /tmp/hist [threads]  (prints ms and ns per value for each form; counts checked equal)
 #include <immintrin.h>
@@ -15,8 +20,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <random>
+#include <utility>
 #include <vector>
 
 constexpr int nbins = 100;
@@ -56,6 +63,39 @@ void scatter_form(const float* x, std::int64_t n, std::uint32_t* h /* S * nbins 
       _mm512_i32scatter_epi32(hs, o, _mm512_add_epi32(c, one), 4);
     }
   }
+}
+
+#define PROBE_HINT(h) (h == 0 ? _MM_HINT_T0 : h == 1 ? _MM_HINT_T1 : _MM_HINT_T2)
+
+// scatter<2> with a software prefetch of the line Dist bytes ahead (Hint: _MM_HINT_T0 into L1,
+// _MM_HINT_T1 into L2) at every 16 values.
+template <int Hint, int Dist>
+void scatter_pf_form(const float* x, std::int64_t n, std::uint32_t* h /* 2 * nbins * 16 */) {
+  const __m512 inv = _mm512_set1_ps(float(nbins)), last = _mm512_set1_ps(float(nbins - 1));
+  const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i one = _mm512_set1_epi32(1);
+  for (std::int64_t i = 0; i + 32 <= n; i += 32) {
+    for (int s = 0; s < 2; ++s) {
+      _mm_prefetch(reinterpret_cast<const char*>(x + i + 16 * s) + Dist, PROBE_HINT(Hint));
+      __m512 v = _mm512_loadu_ps(x + i + 16 * s);
+      __m512i k = _mm512_cvttps_epi32(_mm512_min_ps(_mm512_mul_ps(v, inv), last));
+      __m512i o = _mm512_add_epi32(_mm512_slli_epi32(k, 4), lane);
+      std::uint32_t* hs = h + s * nbins * 16;
+      __m512i c = _mm512_i32gather_epi32(o, hs, 4);
+      _mm512_i32scatter_epi32(hs, o, _mm512_add_epi32(c, one), 4);
+    }
+  }
+}
+
+// The read alone with the same prefetch (Dist 0: none): a sum of the values.
+template <int Hint, int Dist>
+float read_pf(const float* x, std::int64_t n) {
+  __m512 s = _mm512_setzero_ps();
+  for (std::int64_t i = 0; i + 16 <= n; i += 16) {
+    if (Dist > 0) _mm_prefetch(reinterpret_cast<const char*>(x + i) + Dist, PROBE_HINT(Hint));
+    s = _mm512_add_ps(s, _mm512_loadu_ps(x + i));
+  }
+  return _mm512_reduce_add_ps(s);
 }
 
 template <class F>
@@ -146,4 +186,54 @@ int main(int argc, char** argv) {
       },
       reps, &got);
   report("read only", t);
+  // Prefetch forms: scatter<2> and the read, the line 4 KiB ahead into L1 (the library's
+  // form), 8 and 16 KiB ahead into L2.
+  t = timed("scatter2 t0 4K", run(scatter_pf_form<0, 4096>, 2 * nbins * 16, fold_scatter(2)), reps,
+            &got);
+  report("scatter<2> t0 4K", t);
+  t = timed("scatter2 t1 8K", run(scatter_pf_form<1, 8192>, 2 * nbins * 16, fold_scatter(2)), reps,
+            &got);
+  report("scatter<2> t1 8K", t);
+  t = timed("scatter2 t1 16K", run(scatter_pf_form<1, 16384>, 2 * nbins * 16, fold_scatter(2)),
+            reps, &got);
+  report("scatter<2> t1 16K", t);
+  const auto reader = [&](auto f) {
+    return [&, f]() {
+      float total = 0;
+#pragma omp parallel reduction(+ : total)
+      {
+        const int t = omp_get_thread_num(), p = omp_get_num_threads();
+        const std::int64_t per = (n / p) / 512 * 512;
+        const std::int64_t b = t * per, e = t == p - 1 ? n / 512 * 512 : b + per;
+        total += f(x.data() + b, e - b);
+      }
+      return std::uint64_t(total > 0 ? ref : 0);
+    };
+  };
+  for (auto [name, f] :
+       {std::pair{"read", &read_pf<0, 0>}, std::pair{"read t0 4K", &read_pf<0, 4096>},
+        std::pair{"read t0 8K", &read_pf<0, 8192>}, std::pair{"read t1 8K", &read_pf<1, 8192>},
+        std::pair{"read t1 16K", &read_pf<1, 16384>},
+        std::pair{"read t2 16K", &read_pf<2, 16384>}}) {
+    t = timed(name, reader(f), reps, &got);
+    report(name, t);
+  }
+  // The copy of the values (memcpy of each thread's part), for the same run's copy rate (its
+  // time covers twice the bytes: 2 n floats moved).
+  std::vector<float> y(n);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) y[i] = 0;
+  t = timed(
+      "copy",
+      [&]() {
+#pragma omp parallel
+        {
+          const int t = omp_get_thread_num(), p = omp_get_num_threads();
+          const std::int64_t per = n / p, b = t * per, e = t == p - 1 ? n : b + per;
+          std::memcpy(y.data() + b, x.data() + b, std::size_t(e - b) * sizeof(float));
+        }
+        return ref;
+      },
+      reps, &got);
+  report("copy (memcpy)", t);
 }

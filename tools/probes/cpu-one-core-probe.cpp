@@ -1,7 +1,7 @@
 // Probe (not library code): what one CPU core reaches on 1e8 float32 (400 MB an array, far past
 // the caches), for issue 22's Serial targets (0.8 of Serial's copy, which is glibc's memcpy):
 //   memcpy          glibc's memcpy (the Serial copy: non-temporal stores past its threshold)
-//   read            a sum of x: the read alone
+//   read            a sum of x: the read alone (_pf4k: each line asked for 4 KiB ahead)
 //   copy_store/_nt  a vector loop y = x, ordinary or non-temporal stores
 //   gauss_*         y = k exp(-z^2 / 2), z = (x - m) / s, libmvec's 16-lane expf (the library's
 //                   gaussian_pdf on packs), ordinary (store) or non-temporal (nt) stores,
@@ -12,6 +12,8 @@
 //   sincos_l1       sin x + cos x (libmvec's 16-lane sinf and cosf) over 8 KB arrays (L1),
 //                   repeated to 1e8 values: what polar_distance's one sine and one cosine an
 //                   element cost at the least (ns an element)
+//   polar_l1        polar_distance's rotated form at its least (polar_loop) over 8 KB arrays
+//                   (L1), repeated to 1e8 values (ns an element)
 //   sqrtpd_l1       rows of 2 floats (x, y) to sqrt(x^2 + y^2) with the squares summed and the
 //                   root taken in double, 8 rows a vector (the l2_norm numerics), over 8 KB
 //                   (L1), repeated to 1e8 rows (ns a row)
@@ -97,6 +99,23 @@ void sincos_loop(const float* x, float* y, std::int64_t count) {
   }
 }
 
+// The least of polar_distance's rotated form (unison/math.hpp) with the benchmark's operands
+// (rho1 = theta2, theta1 = rho2: here x's values and their neighbours'): the difference of the
+// angles and its two-sum error, one sine and one cosine, their correction, and sqrt(a^2 + b^2)
+// without hypot's range checks; y = the distance (count a multiple of 32).
+void polar_loop(const float* x, float* y, std::int64_t count) {
+  for (std::int64_t i = 0; i < count; i += 16) {
+    const __m512 r1 = _mm512_load_ps(x + i), t1 = _mm512_load_ps(x + (i ^ 16)), r2 = t1, t2 = r1;
+    const __m512 s = _mm512_sub_ps(t2, t1), back = _mm512_sub_ps(s, t2);
+    const __m512 e =
+        _mm512_sub_ps(_mm512_sub_ps(t2, _mm512_sub_ps(s, back)), _mm512_add_ps(t1, back));
+    const __m512 c = _ZGVeN16v_cosf(s), sn = _ZGVeN16v_sinf(s);
+    const __m512 cd = _mm512_fnmadd_ps(e, sn, c), sd = _mm512_fmadd_ps(e, c, sn);
+    const __m512 a = _mm512_fnmadd_ps(r2, cd, r1), b = _mm512_mul_ps(r2, sd);
+    _mm512_store_ps(y + i, _mm512_sqrt_ps(_mm512_fmadd_ps(a, a, _mm512_mul_ps(b, b))));
+  }
+}
+
 // Rows of 2 floats at x (count rows): y[r] = sqrt(x0^2 + x1^2) in double, 8 rows a vector.
 void norm2_loop(const float* x, float* y, std::int64_t count) {
   const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
@@ -115,9 +134,13 @@ void norm2_loop(const float* x, float* y, std::int64_t count) {
   }
 }
 
+template <int PF>
 void read_loop(const float* x, float*, std::int64_t count) {
   __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
   for (std::int64_t i = 0; i < count; i += 64) {
+    if (PF > 0)
+      for (int b = 0; b < 256; b += 64)
+        _mm_prefetch(reinterpret_cast<const char*>(x + i) + b + PF, _MM_HINT_T0);
     a0 = _mm512_add_ps(a0, _mm512_load_ps(x + i));
     a1 = _mm512_add_ps(a1, _mm512_load_ps(x + i + 16));
     a2 = _mm512_add_ps(a2, _mm512_load_ps(x + i + 32));
@@ -154,7 +177,8 @@ int main() {
     int words;  // bytes moved per element / 4
   };
   const std::vector<Named> forms = {
-      {"read", read_loop, 1},
+      {"read", read_loop<0>, 1},
+      {"read_pf4k", read_loop<4096>, 1},
       {"copy_store", copy_loop<Store::plain, 0>, 2},
       {"copy_nt", copy_loop<Store::nt, 0>, 2},
       {"copy_nt_pf1k", copy_loop<Store::nt, 1024>, 2},
@@ -197,6 +221,11 @@ int main() {
     });
     std::printf("%-18s %9.2f ms %7.3f ns an element\n", "sincos_l1", sincos_ms,
                 sincos_ms * 1e6 / double(n));
+    const double polar_ms = median_ms([&] {
+      for (std::int64_t r = 0; r < n / tiny; ++r) polar_loop(x, y, tiny);
+    });
+    std::printf("%-18s %9.2f ms %7.3f ns an element\n", "polar_l1", polar_ms,
+                polar_ms * 1e6 / double(n));
     const double norm_ms = median_ms([&] {
       for (std::int64_t r = 0; r < n / (tiny / 2); ++r) norm2_loop(x, y, tiny / 2);
     });
