@@ -77,9 +77,14 @@ struct ConvolveTiled {
           lo = lo < 0 ? 0 : lo > count ? count : lo;
           hi = hi > count ? count : hi < lo ? lo : hi;
           for (int r = 0; r < int(lo); ++r) output(r);
+          // While it computes, the next tile's x is asked for (into the caches, for its
+          // staging) where x is contiguous.
+          const std::int64_t next = xbase + tile + lo;
+          const T* ahead =
+              x.stride(0) == 1 && next >= 0 && next + (hi - lo) <= s.n ? x.data() + next : nullptr;
           if (hi > lo)
             window_sums<Tuning>(xs.data() + lo, ks.data(), cm, y.data() + i0 + lo, hi - lo, c0 > 0,
-                                streaming && cm == s.m);
+                                streaming && cm == s.m, ahead);
           for (int r = int(hi); r < count; ++r) output(r);
           done = true;
         }
