@@ -60,15 +60,13 @@ std::int64_t window_sums_broadcast(const T* w, const KP& k, int taps, T* out, st
 // CPUs: out[i] = (accumulate ? out[i] : 0) + the sum over d < taps, ascending, of
 // w[i + taps - 1 - d] * k[d], for i < count, one fused multiply-add per term (the terms of
 // ConvolveDirect, in its order). Tuning::pack_groups packs of consecutive outputs at a time
-// share each tap (register accumulators: the loads of w come from the L1 cache), the data at
-// `ahead` + i asked for backends::host_prefetch_bytes ahead as output i is computed (w's own
-// where `ahead` is null; the tiled kernel gives the next tile's x), or from
+// share each tap (register accumulators: the loads of w come from the L1 cache), w's data
+// asked for backends::host_prefetch_bytes ahead as they are computed, or from
 // Tuning::broadcast_min_taps taps on, window_sums_broadcast; the rest a pack, then part of
 // one. `streaming`: out written with non-temporal stores from its first aligned pack on.
 template <class Tuning, class T, class KP>
 void window_sums(const T* w, const KP& k, int taps, T* out, std::int64_t count, bool accumulate,
-                 bool streaming, const T* ahead = nullptr) {
-  if (ahead == nullptr) ahead = w + taps - 1;
+                 bool streaming) {
   using V = backends::Pack<T>;
   constexpr int L = backends::lanes_v<V>;
   constexpr int R = Tuning::pack_groups;
@@ -107,7 +105,7 @@ void window_sums(const T* w, const KP& k, int taps, T* out, std::int64_t count, 
     V acc[R];
     for (int r = 0; r < R; ++r) acc[r] = accumulate ? backends::load<V>(out + i + r * L) : V{};
     const T* base = w + i + taps - 1;
-    for (int r = 0; r < R; ++r) backends::prefetch_ahead(ahead + i + r * L);
+    for (int r = 0; r < R; ++r) backends::prefetch_ahead(base + r * L);
     for (int d = 0; d < taps; ++d) {
       const V kd = backends::splat<V>(tap(d));
       for (int r = 0; r < R; ++r)

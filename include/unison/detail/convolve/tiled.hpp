@@ -10,7 +10,7 @@ namespace unison::detail {
 // One team computes outputs [i0, i0 + tile). For each chunk of taps [c0, c0 + cm) it stages
 // x[t - j] for every t and j it needs (tile + cm - 1 values, zero outside x, never read) and the
 // chunk's taps in scratch, then each thread adds that chunk's terms to its outputs, keeping the
-// direct kernel's order of terms.
+// direct kernel's order of terms. A CPU team reads x in place instead where it can (below).
 template <class Exec, class X, class K, class Y>
 struct ConvolveTiled {
   using T = typename Y::non_const_value_type;
@@ -28,6 +28,17 @@ struct ConvolveTiled {
 
   static std::size_t scratch_bytes(int tile, int chunk) {
     return Scratch::shmem_size(tile + chunk - 1) + Scratch::shmem_size(chunk);
+  }
+
+  // The outputs [lo, hi) of the tile from i0 (count of them) whose terms pair every tap of the
+  // chunk [c0, c0 + cm) with an element of x.
+  KOKKOS_FUNCTION void interior(std::int64_t i0, std::int64_t c0, int cm, int count,
+                                std::int64_t& lo, std::int64_t& hi) const {
+    const std::int64_t t0 = i0 + s.offset;
+    lo = c0 + cm - 1 - t0;
+    hi = s.n + c0 - t0;
+    lo = lo < 0 ? 0 : lo > count ? count : lo;
+    hi = hi > count ? count : hi < lo ? lo : hi;
   }
 
   template <class Member>
@@ -48,9 +59,21 @@ struct ConvolveTiled {
       const auto threads = [&](int b0, int e0, const auto& g) {
         if (e0 > b0) Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b0, e0), g);
       };
-      threads(0, p0, [&](int p) { xs(p) = T(0); });
-      threads(p1 > p0 ? p1 : p0, span, [&](int p) { xs(p) = T(0); });
-      threads(p0, p1, [&](int p) { backends::copy_to_scratch_async(&xs(p), &x(xbase + p)); });
+      // A CPU team (one thread) reads a contiguous x in place where every output of the tile
+      // pairs all of the chunk's taps with elements of x: its team scratch is ordinary memory,
+      // so a copy would only add a pass over x (the core's L1 cache holds the window of x that
+      // the packs reuse, as for the direct kernel).
+      bool in_place = false;
+      if constexpr (Tuning::packs && backends::has_pack_v<T>) {
+        std::int64_t lo, hi;
+        interior(i0, c0, cm, count, lo, hi);
+        in_place = x.stride(0) == 1 && y.stride(0) == 1 && lo == 0 && hi == count;
+      }
+      if (!in_place) {
+        threads(0, p0, [&](int p) { xs(p) = T(0); });
+        threads(p1 > p0 ? p1 : p0, span, [&](int p) { xs(p) = T(0); });
+        threads(p0, p1, [&](int p) { backends::copy_to_scratch_async(&xs(p), &x(xbase + p)); });
+      }
       threads(0, cm, [&](int d) { backends::copy_to_scratch_async(&ks(d), &k(c0 + d)); });
       backends::copy_scratch_wait();
       team.team_barrier();
@@ -72,19 +95,13 @@ struct ConvolveTiled {
         // A CPU team (one thread) with a contiguous y: the outputs whose terms all pair with
         // elements of x (all of the chunk's taps) in packs, the others one by one.
         if (y.stride(0) == 1) {
-          const std::int64_t t0 = i0 + s.offset;
-          std::int64_t lo = c0 + cm - 1 - t0, hi = s.n + c0 - t0;
-          lo = lo < 0 ? 0 : lo > count ? count : lo;
-          hi = hi > count ? count : hi < lo ? lo : hi;
+          std::int64_t lo, hi;
+          interior(i0, c0, cm, count, lo, hi);
           for (int r = 0; r < int(lo); ++r) output(r);
-          // While it computes, the next tile's x is asked for (into the caches, for its
-          // staging) where x is contiguous.
-          const std::int64_t next = xbase + tile + lo;
-          const T* ahead =
-              x.stride(0) == 1 && next >= 0 && next + (hi - lo) <= s.n ? x.data() + next : nullptr;
+          const T* w = in_place ? x.data() + xbase + lo : xs.data() + lo;
           if (hi > lo)
-            window_sums<Tuning>(xs.data() + lo, ks.data(), cm, y.data() + i0 + lo, hi - lo, c0 > 0,
-                                streaming && cm == s.m, ahead);
+            window_sums<Tuning>(w, ks.data(), cm, y.data() + i0 + lo, hi - lo, c0 > 0,
+                                streaming && cm == s.m);
           for (int r = int(hi); r < count; ++r) output(r);
           done = true;
         }
