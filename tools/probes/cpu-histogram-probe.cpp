@@ -47,7 +47,11 @@ void buffer_form(const float* x, std::int64_t n, std::uint32_t* h /* (nbins + 1)
   }
 }
 
-template <int S>
+#define PROBE_HINT(h) (h == 0 ? _MM_HINT_T0 : h == 1 ? _MM_HINT_T1 : _MM_HINT_T2)
+
+// S sets of lane histograms; Dist > 0: each step also asks for the line Dist bytes ahead (Hint
+// 0: _MM_HINT_T0, into L1; 1: _MM_HINT_T1, into L2).
+template <int S, int Hint = 0, int Dist = 0>
 void scatter_form(const float* x, std::int64_t n, std::uint32_t* h /* S * nbins * 16 */) {
   const __m512 inv = _mm512_set1_ps(float(nbins)), last = _mm512_set1_ps(float(nbins - 1));
   const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
@@ -55,28 +59,8 @@ void scatter_form(const float* x, std::int64_t n, std::uint32_t* h /* S * nbins 
   std::int64_t i = 0;
   for (; i + 16 * S <= n; i += 16 * S) {
     for (int s = 0; s < S; ++s) {
-      __m512 v = _mm512_loadu_ps(x + i + 16 * s);
-      __m512i k = _mm512_cvttps_epi32(_mm512_min_ps(_mm512_mul_ps(v, inv), last));
-      __m512i o = _mm512_add_epi32(_mm512_slli_epi32(k, 4), lane);
-      std::uint32_t* hs = h + s * nbins * 16;
-      __m512i c = _mm512_i32gather_epi32(o, hs, 4);
-      _mm512_i32scatter_epi32(hs, o, _mm512_add_epi32(c, one), 4);
-    }
-  }
-}
-
-#define PROBE_HINT(h) (h == 0 ? _MM_HINT_T0 : h == 1 ? _MM_HINT_T1 : _MM_HINT_T2)
-
-// scatter<2> with a software prefetch of the line Dist bytes ahead (Hint: _MM_HINT_T0 into L1,
-// _MM_HINT_T1 into L2) at every 16 values.
-template <int Hint, int Dist>
-void scatter_pf_form(const float* x, std::int64_t n, std::uint32_t* h /* 2 * nbins * 16 */) {
-  const __m512 inv = _mm512_set1_ps(float(nbins)), last = _mm512_set1_ps(float(nbins - 1));
-  const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-  const __m512i one = _mm512_set1_epi32(1);
-  for (std::int64_t i = 0; i + 32 <= n; i += 32) {
-    for (int s = 0; s < 2; ++s) {
-      _mm_prefetch(reinterpret_cast<const char*>(x + i + 16 * s) + Dist, PROBE_HINT(Hint));
+      if (Dist > 0)
+        _mm_prefetch(reinterpret_cast<const char*>(x + i + 16 * s) + Dist, PROBE_HINT(Hint));
       __m512 v = _mm512_loadu_ps(x + i + 16 * s);
       __m512i k = _mm512_cvttps_epi32(_mm512_min_ps(_mm512_mul_ps(v, inv), last));
       __m512i o = _mm512_add_epi32(_mm512_slli_epi32(k, 4), lane);
@@ -188,13 +172,13 @@ int main(int argc, char** argv) {
   report("read only", t);
   // Prefetch forms: scatter<2> and the read, the line 4 KiB ahead into L1 (the library's
   // form), 8 and 16 KiB ahead into L2.
-  t = timed("scatter2 t0 4K", run(scatter_pf_form<0, 4096>, 2 * nbins * 16, fold_scatter(2)), reps,
+  t = timed("scatter2 t0 4K", run(scatter_form<2, 0, 4096>, 2 * nbins * 16, fold_scatter(2)), reps,
             &got);
   report("scatter<2> t0 4K", t);
-  t = timed("scatter2 t1 8K", run(scatter_pf_form<1, 8192>, 2 * nbins * 16, fold_scatter(2)), reps,
+  t = timed("scatter2 t1 8K", run(scatter_form<2, 1, 8192>, 2 * nbins * 16, fold_scatter(2)), reps,
             &got);
   report("scatter<2> t1 8K", t);
-  t = timed("scatter2 t1 16K", run(scatter_pf_form<1, 16384>, 2 * nbins * 16, fold_scatter(2)),
+  t = timed("scatter2 t1 16K", run(scatter_form<2, 1, 16384>, 2 * nbins * 16, fold_scatter(2)),
             reps, &got);
   report("scatter<2> t1 16K", t);
   const auto reader = [&](auto f) {
