@@ -89,7 +89,7 @@ struct HistogramTeams {
     // The copies of a pack's lanes, (lane + j) & (copies - 1), for the packs j / L of a period.
     constexpr int periods = 64 / L > 1 ? 64 / L : 1;
     const int period = copies > L ? copies / L : 1;
-    I copy_of[periods];
+    I copy_of[periods] = {};
     for (int p = 0; p < period; ++p) copy_of[p] = (lane + p * L) & (copies - 1);
     alignas(64) std::int32_t offset[block];
     // The counters of values j .. j + L - 1 of the block (the first `lanes` of them real).

@@ -59,7 +59,7 @@ struct MatmulCoreBatches {
 
   // The entries whose A, B and C each fit one pack (m n, n p and m p elements, the largest at
   // most L): L over the largest, where every entry's elements are contiguous and row-major and
-  // the entries follow one another (LayoutRight); else 0.
+  // the entries follow one another (LayoutRight); else (n = 0 included) 0.
   static int group_of(const A& a, const B& b, const C& c) {
     const std::int64_t m = a.extent(1), n = a.extent(2), p = b.extent(2);
     std::int64_t most = m * n > n * p ? m * n : n * p;
@@ -68,7 +68,7 @@ struct MatmulCoreBatches {
         a.stride(2) == 1 && std::int64_t(a.stride(1)) == n && std::int64_t(a.stride(0)) == m * n &&
         b.stride(2) == 1 && std::int64_t(b.stride(1)) == p && std::int64_t(b.stride(0)) == n * p &&
         c.stride(2) == 1 && std::int64_t(c.stride(1)) == p && std::int64_t(c.stride(0)) == m * p;
-    return packed && m * p > 0 && most <= L ? int(L / most) : 0;
+    return packed && m * n > 0 && m * p > 0 && most <= L ? int(L / most) : 0;
   }
 
   // Whether the batch can go in lanes: the strides between entries fit 32-bit indices, and B's
@@ -122,7 +122,7 @@ struct MatmulCoreBatches {
     const int an = group * mn, bn = group * np, cn = group * mp;
     // For each l, the lane of A(s, i, l) and of B(s, l, j) for the lane of C(s, i, j), entry s
     // of the group (lanes past the group's C: lane 0).
-    I ia[L], ib[L];
+    I ia[L] = {}, ib[L] = {};
     for (int l = 0; l < nn; ++l)
       for (int e = 0; e < L; ++e) {
         const int s = e / mp, i = e % mp / int(p), j = e % mp % int(p);
