@@ -33,7 +33,8 @@ namespace unison {
 
 /// Which kernel advances the field: `plain` is the reference (one thread per cell, neighbours
 /// read from memory with bounds checks); `tiled` stages a tile and its halo in team scratch
-/// (and, with Laplacian::final_only, runs several steps per pass); `streaming` reads the
+/// (and, with Laplacian::final_only, runs several steps per pass; on a CPU the first step reads
+/// the field in place where its grid rows are contiguous); `streaming` reads the
 /// neighbours straight from memory and leaves their reuse to the caches, with no scratch and no
 /// barrier: on a CPU each thread sweeps a block of whole rows (the Laplacian written past the
 /// caches with non-temporal stores), on a GPU each thread walks down a strip of rows of one

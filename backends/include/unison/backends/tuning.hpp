@@ -92,10 +92,13 @@ struct HostStencilTuning {
   static constexpr int team_size = 1;
   static constexpr int vector_length = 1;
   static constexpr int tile_rows = 16;
-  static constexpr int tile_cols = 512;
+  static constexpr int tile_cols = 2048;
   static constexpr int steps_per_pass = 4;
   static constexpr int blocked_tile_rows = 32;
   static constexpr int blocked_tile_cols = 512;
+  // A team whose tile and halo lie inside the field reads the first step's cells from the field
+  // itself, not from a copy in scratch (a CPU team's scratch is ordinary memory).
+  static constexpr bool read_in_place = true;
 };
 
 /// matmul_reduce's `tiled` method: a team computes a tile_m x tile_n tile of A.B, staging
@@ -293,6 +296,7 @@ struct StencilTuning<Kokkos::Cuda> {
   static constexpr int steps_per_pass = 4;
   static constexpr int blocked_tile_rows = 24;
   static constexpr int blocked_tile_cols = 120;
+  static constexpr bool read_in_place = false;  // tiles staged in shared memory
 };
 
 template <>
