@@ -95,9 +95,9 @@ struct HostStencilTuning {
   static constexpr int tile_cols = 2048;
   static constexpr int steps_per_pass = 4;
   static constexpr int blocked_tile_rows = 32;
-  static constexpr int blocked_tile_cols = 512;
-  // A team whose tile and halo lie inside the field reads the first step's cells from the field
-  // itself, not from a copy in scratch (a CPU team's scratch is ordinary memory).
+  static constexpr int blocked_tile_cols = 1024;
+  // A tiled team reads the first step's cells from a field with contiguous grid rows itself, not
+  // from a copy in scratch (a CPU team's scratch is ordinary memory).
   static constexpr bool read_in_place = true;
 };
 
@@ -295,7 +295,7 @@ struct StencilTuning<Kokkos::Cuda> {
   static constexpr int tile_cols = 256;
   static constexpr int steps_per_pass = 4;
   static constexpr int blocked_tile_rows = 24;
-  static constexpr int blocked_tile_cols = 120;
+  static constexpr int blocked_tile_cols = 1024;
   static constexpr bool read_in_place = false;  // tiles staged in shared memory
 };
 

@@ -89,16 +89,16 @@ struct DiffusionPass {
 
     // The first step reads its cells from scratch buffer a (the tile and its halo, copied
     // there) or, for a CPU team (one thread) on a field with contiguous grid rows, from the field
-    // itself, where one step runs per pass or the tile and its halo lie inside the field: a CPU
-    // team's scratch is ordinary memory, so the copy would only add a pass over the tile
-    // (profiled on a Zen 4 core: about 40 % of the Serial `tiled` step's time).
+    // itself: a CPU team's scratch is ordinary memory, so the copy would only add a pass over the
+    // tile (profiled on a Zen 4 core: about 40 % of the Serial `tiled` step's time).
     const std::int64_t f_stride = column_stride<Transposed>(f);
     bool staged = true;
-    if constexpr (backends::StencilTuning<Exec>::read_in_place)
-      staged = !(f_stride == 1 && (steps == 1 || (y0 == 0 && x0 == 0 && y1 == h && x1 == w)));
-    if (staged) {
-      // The tile and its halo (asynchronous copies on GPUs: all of a thread's in flight at
-      // once); zeros outside the field, in both buffers.
+    if constexpr (backends::StencilTuning<Exec>::read_in_place) staged = f_stride != 1;
+    // Zeros outside the field, in both buffers, and the tile and its halo copied into a if
+    // staged (asynchronous copies on GPUs: all of a thread's in flight at once). In place, the
+    // first step reads a row outside the field from a (zeros), and later steps read the zeros
+    // around the field's part of each buffer.
+    if (staged || y0 > 0 || x0 > 0 || y1 < h || x1 < w) {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, h), [&](int y) {
         T* ay = a + y * w;
         T* by = b + y * w;
@@ -110,7 +110,7 @@ struct DiffusionPass {
           vector_for(team, 0, xa, [&](int x) { by[x] = 0; });
           vector_for(team, xb, w, [&](int x) { by[x] = 0; });
         }
-        if (row_inside) {
+        if (row_inside && staged) {
           const T* src = &cell<Transposed>(f, r0 + y, c0 + x0);
           T* dst = ay + x0;
           vector_for(team, 0, x1 - x0,
@@ -119,10 +119,6 @@ struct DiffusionPass {
       });
       backends::copy_scratch_wait();
       team.team_barrier();
-    } else if (y0 > 0 || y1 < h) {
-      // In place, one step: the rows above and below the field read a row of zeros (buffer a,
-      // which one step does not otherwise use).
-      vector_for(team, 0, w, [&](int x) { a[x] = 0; });
     }
 
     const std::int64_t next_stride = column_stride<Transposed>(next),
@@ -140,7 +136,7 @@ struct DiffusionPass {
       // Row y's cells from the region's column xa on.
       const auto row = [&](int y) -> const T* {
         if (!in_place) return a + y * w + xa;
-        return y >= y0 && y < y1 ? &cell<Transposed>(f, r0 + y, c0 + xa) : a;
+        return y >= y0 && y < y1 ? &cell<Transposed>(f, r0 + y, c0 + xa) : a + y * w + xa;
       };
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ya, yb > ya ? yb : ya), [&](int y) {
         const T* KOKKOS_RESTRICT up = row(y - 1);
