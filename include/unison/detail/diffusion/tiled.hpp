@@ -8,11 +8,11 @@
 namespace unison::detail {
 
 // One pass of `steps` steps over tiles of tile_rows x tile_cols cells. A team copies its tile
-// with a halo `steps` cells wide (zeros outside the field) into scratch buffer a, then each step
-// computes one ring fewer of halo from a into b and swaps them, so that the last step's region
-// is exactly the tile; that step writes the new field and, if asked, its Laplacian to memory.
-// Cells outside the field are never computed and stay 0 in both buffers, as the neighbour
-// rule requires.
+// with a halo `steps` cells wide (zeros outside the field) into scratch buffer a (a CPU team
+// reads the field in place instead), then each step computes one ring fewer of halo into the
+// other buffer and swaps them, so that the last step's region is exactly the tile; that step
+// writes the new field and, if asked, its Laplacian to memory. Cells outside the field are never
+// computed and stay 0 in both buffers, as the neighbour rule requires.
 template <class Exec, bool Transposed, class F, class FN, class L>
 struct DiffusionPass {
   using T = typename FN::non_const_value_type;
