@@ -295,7 +295,7 @@ struct StencilTuning<Kokkos::Cuda> {
   static constexpr int tile_cols = 256;
   static constexpr int steps_per_pass = 4;
   static constexpr int blocked_tile_rows = 24;
-  static constexpr int blocked_tile_cols = 1024;
+  static constexpr int blocked_tile_cols = 120;
   static constexpr bool read_in_place = false;  // tiles staged in shared memory
 };
 

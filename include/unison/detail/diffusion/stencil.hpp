@@ -1,8 +1,9 @@
 #pragma once
 // unison/detail/diffusion/stencil.hpp: part of unison/diffusion.hpp, which includes it after the
 // family's public types (not a header to include on its own).
-// The arithmetic the diffusion kernels share: one cell (stencil), one row of the CPU kernels
-// (stencil_row), the grid's orientation over a View's layout, and the layout of diffuse's buffers.
+// The arithmetic the diffusion kernels share: one cell (stencil), cells of a row of the CPU
+// kernels (stencil_cells, stencil_row), the grid's orientation over a View's layout, and the layout
+// of diffuse's buffers.
 
 #include <cmath>
 #include <cstdint>
@@ -60,20 +61,22 @@ KOKKOS_FORCEINLINE_FUNCTION std::int64_t column_stride(const V& v) {
   else return Transposed ? v.stride(0) : v.stride(1);
 }
 
-// One grid row of the `streaming` CPU kernels: cells [0, cols) from the row `mid` and the rows
-// `up` and `down` (all with column stride `is`; Up / Down false: the row is outside the field,
-// its cells 0), the new field to out (stride os) and, if Lapl, the Laplacian to lout (stride
-// ls). Each row is one vectorizable loop. The Laplacian, which no later step reads, is written
-// with non-temporal stores where the columns are contiguous (backends::store_streaming, in
-// aligned chunks of K cells), so that the caches keep the fields; the caller ends its work item
-// with backends::store_streaming_fence().
+// n consecutive cells of a grid row, for the CPU kernels: from the row `mid` and the rows `up`
+// and `down` (all with column stride `is`; Up / Down false: the row is outside the field, its
+// cells 0), the new field to out (stride os) and, if Lapl, the Laplacian to lout (stride ls).
+// left_edge / right_edge: the first / last cell has no neighbour on that side (the field's edge:
+// it counts as 0); otherwise mid[-1] / mid[n] is read. Each run of cells is one vectorizable loop.
+// The Laplacian, which no later step reads, is written with non-temporal stores where the columns
+// are contiguous (backends::store_streaming, in aligned chunks of K cells), so that the caches
+// keep the fields; the caller ends its work item with backends::store_streaming_fence().
 template <class T, int K, bool Up, bool Down, bool Lapl>
-KOKKOS_FORCEINLINE_FUNCTION void stencil_row(const T* KOKKOS_RESTRICT up,
-                                             const T* KOKKOS_RESTRICT mid,
-                                             const T* KOKKOS_RESTRICT down, std::int64_t in_stride,
-                                             T* KOKKOS_RESTRICT out, std::int64_t out_stride,
-                                             T* KOKKOS_RESTRICT lout, std::int64_t lapl_stride,
-                                             std::int64_t cols, T coeff) {
+KOKKOS_FORCEINLINE_FUNCTION void stencil_cells(const T* KOKKOS_RESTRICT up,
+                                               const T* KOKKOS_RESTRICT mid,
+                                               const T* KOKKOS_RESTRICT down,
+                                               std::int64_t in_stride, T* KOKKOS_RESTRICT out,
+                                               std::int64_t out_stride, T* KOKKOS_RESTRICT lout,
+                                               std::int64_t lapl_stride, std::int64_t n,
+                                               bool left_edge, bool right_edge, T coeff) {
   // Cell c given its left and right neighbours; stores the new field, returns the Laplacian.
   const auto value = [&](std::int64_t c, T left, T right) {
     T lap, v;
@@ -86,29 +89,36 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_row(const T* KOKKOS_RESTRICT up,
     const T lap = value(c, mid[(c - 1) * in_stride], mid[(c + 1) * in_stride]);
     if constexpr (Lapl) lout[c * lapl_stride] = lap;
   };
-  const std::int64_t last = cols - 1;
-  const T lap0 = value(0, T(0), last > 0 ? mid[in_stride] : T(0));
-  if constexpr (Lapl) lout[0] = lap0;
-  if (last == 0) return;
-  const T lap1 = value(last, mid[(last - 1) * in_stride], T(0));
-  if constexpr (Lapl) lout[last * lapl_stride] = lap1;
-  if (last == 1) return;
+  if (n <= 0) return;
+  std::int64_t begin = 0, end = n;  // the cells left for the loop below
+  if (left_edge) {
+    const T lap0 = value(0, T(0), n == 1 && right_edge ? T(0) : mid[in_stride]);
+    if constexpr (Lapl) lout[0] = lap0;
+    begin = 1;
+  }
+  if (right_edge && n - 1 >= begin) {
+    const std::int64_t c = n - 1;
+    const T lap1 = value(c, mid[(c - 1) * in_stride], T(0));
+    if constexpr (Lapl) lout[c * lapl_stride] = lap1;
+    end = c;
+  }
+  if (end <= begin) return;
   const auto range = [](int b, int e, const auto& g) {
     UNISON_DETAIL_IVDEP
     for (int c = b; c < e; ++c) g(c);
   };
   if (K == 1 || in_stride != 1 || out_stride != 1 || (Lapl && lapl_stride != 1)) {
-    range(1, int(last), one);
+    range(int(begin), int(end), one);
     return;
   }
-  // Cells 1 .. last - 1, K at a time where the Laplacian (else the new field) is K-aligned.
+  // Cells begin .. end - 1, K at a time where the Laplacian (else the new field) is K-aligned.
 #if UNISON_BACKENDS_HOST_VECTORS
   const backends::ExactScale<T> scale(coeff);  // coef * lap without subnormal assists
 #endif
   by_chunks<T, K>(
-      range, (Lapl ? lout : out) + 1, int(last - 1), [&](int p) { one(p + 1); },
+      range, (Lapl ? lout : out) + begin, int(end - begin), [&](int p) { one(p + begin); },
       [&](int p) {
-        const std::int64_t c = p + 1;
+        const std::int64_t c = p + begin;
 #if UNISON_BACKENDS_HOST_VECTORS
         // Host vectors of K cells: the values of stencil() per cell (scale(lap) is
         // coef * lap to the bit).
@@ -131,26 +141,36 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_row(const T* KOKKOS_RESTRICT up,
       });
 }
 
-// stencil_row with (Up, Down) chosen at run time from whether rows r - 1 and r + 1 are in a field
-// of `rows` rows.
+// stencil_cells with (Up, Down) chosen at run time.
+template <class T, int K, bool Lapl>
+KOKKOS_FORCEINLINE_FUNCTION void stencil_cells(bool u, bool d, const T* up, const T* mid,
+                                               const T* down, std::int64_t in_stride, T* out,
+                                               std::int64_t out_stride, T* lout,
+                                               std::int64_t lapl_stride, std::int64_t n,
+                                               bool left_edge, bool right_edge, T coeff) {
+  if (u && d)
+    stencil_cells<T, K, true, true, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
+                                          lapl_stride, n, left_edge, right_edge, coeff);
+  else if (u)
+    stencil_cells<T, K, true, false, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
+                                           lapl_stride, n, left_edge, right_edge, coeff);
+  else if (d)
+    stencil_cells<T, K, false, true, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
+                                           lapl_stride, n, left_edge, right_edge, coeff);
+  else
+    stencil_cells<T, K, false, false, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
+                                            lapl_stride, n, left_edge, right_edge, coeff);
+}
+
+// One whole grid row r of `cols` cells (the `streaming` CPU kernels): stencil_cells with both
+// edges, the rows above and below read where rows r - 1 and r + 1 are in a field of `rows` rows.
 template <class T, int K, bool Lapl>
 KOKKOS_FORCEINLINE_FUNCTION void stencil_row(std::int64_t r, std::int64_t rows, const T* up,
                                              const T* mid, const T* down, std::int64_t in_stride,
                                              T* out, std::int64_t out_stride, T* lout,
                                              std::int64_t lapl_stride, std::int64_t cols, T coeff) {
-  const bool u = r > 0, d = r + 1 < rows;
-  if (u && d)
-    stencil_row<T, K, true, true, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
-                                        lapl_stride, cols, coeff);
-  else if (u)
-    stencil_row<T, K, true, false, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
-                                         lapl_stride, cols, coeff);
-  else if (d)
-    stencil_row<T, K, false, true, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
-                                         lapl_stride, cols, coeff);
-  else
-    stencil_row<T, K, false, false, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
-                                          lapl_stride, cols, coeff);
+  stencil_cells<T, K, Lapl>(r > 0, r + 1 < rows, up, mid, down, in_stride, out, out_stride, lout,
+                            lapl_stride, cols, true, true, coeff);
 }
 
 // Cells per non-temporal store of the CPU row kernels.

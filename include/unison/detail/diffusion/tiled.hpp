@@ -127,68 +127,88 @@ struct DiffusionPass {
       const int ya = s > y0 ? s : y0, yb = h - s < y1 ? h - s : y1;
       const int xa = s > x0 ? s : x0, xb = w - s < x1 ? w - s : x1;
       if (xb <= xa) break;  // nothing of the field in this tile's region (cannot happen at s=1)
-      const bool last = s == steps, in_place = s == 1 && !staged;
-      const int n = xb - xa;
-      // In place, a cell in the field's first or last column has no neighbour there to read: it
-      // is computed apart, with 0 for that neighbour (in scratch the buffer holds the 0).
-      const bool left_zero = in_place && c0 + xa == 0, right_zero = in_place && c0 + xb == cols;
-      const int head = left_zero ? 1 : 0, tail = right_zero && n > head ? 1 : 0;
-      // Row y's cells from the region's column xa on.
-      const auto row = [&](int y) -> const T* {
-        if (!in_place) return a + y * w + xa;
-        return y >= y0 && y < y1 ? &cell<Transposed>(f, r0 + y, c0 + xa) : a + y * w + xa;
-      };
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ya, yb > ya ? yb : ya), [&](int y) {
-        const T* KOKKOS_RESTRICT up = row(y - 1);
-        const T* KOKKOS_RESTRICT mid = row(y);
-        const T* KOKKOS_RESTRICT down = row(y + 1);
-        const auto at = [&](int p, T& lap, T& v) {
-          stencil<T>(mid[p], up[p], down[p], mid[p - 1], mid[p + 1], coeff, lap, v);
-        };
-        const auto edge = [&](int p, T& lap, T& v) {
-          stencil<T>(mid[p], up[p], down[p], left_zero && p == 0 ? T(0) : mid[p - 1],
-                     right_zero && p == n - 1 ? T(0) : mid[p + 1], coeff, lap, v);
-        };
-        // The cells [p0, p1), each computed by value(p, lap, v).
-        const auto cells = [&](int p0, int p1, const auto& value) {
-          if (p1 <= p0) return;
+      const bool last = s == steps;
+      if constexpr (backends::StencilTuning<Exec>::read_in_place) {
+        static_assert(backends::StencilTuning<Exec>::team_size == 1,
+                      "read_in_place: a team of one thread computes its rows in turn");
+        // A CPU team: each row's cells by stencil_cells, the streaming kernel's row code, from
+        // the field (in place: a row outside it reads as zeros, and the field's first and last
+        // columns have no neighbour beyond) or from buffer a (zeros around the field's part).
+        const bool in_place = s == 1 && !staged;
+        const bool left_edge = in_place && c0 + xa == 0, right_edge = in_place && c0 + xb == cols;
+        for (int y = ya; y < yb; ++y) {
+          const std::int64_t r = r0 + y;
+          const T* mid = a + y * w + xa;
+          const T *up = mid - w, *down = mid + w;
+          bool u = true, d = true;
+          if (in_place) {
+            mid = &cell<Transposed>(f, r, c0 + xa);
+            u = y - 1 >= y0;
+            d = y + 1 < y1;
+            up = u ? &cell<Transposed>(f, r - 1, c0 + xa) : mid;
+            down = d ? &cell<Transposed>(f, r + 1, c0 + xa) : mid;
+          }
           if (!last) {
-            T* KOKKOS_RESTRICT dst = b + y * w + xa;
-            vector_for(team, p0, p1, [&](int p) {
+            stencil_cells<T, host_chunk_v<T>, false>(u, d, up, mid, down, 1, b + y * w + xa, 1,
+                                                     nullptr, 1, xb - xa, left_edge, right_edge,
+                                                     coeff);
+          } else if (write_lapl) {
+            stencil_cells<T, host_chunk_v<T>, true>(
+                u, d, up, mid, down, 1, &cell<Transposed>(next, r, c0 + xa), next_stride,
+                &cell<Transposed>(lapl, r, c0 + xa), lapl_stride, xb - xa, left_edge, right_edge,
+                coeff);
+          } else {
+            stencil_cells<T, host_chunk_v<T>, false>(
+                u, d, up, mid, down, 1, &cell<Transposed>(next, r, c0 + xa), next_stride, nullptr,
+                1, xb - xa, left_edge, right_edge, coeff);
+          }
+        }
+      } else {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ya, yb > ya ? yb : ya), [&](int y) {
+          const T* KOKKOS_RESTRICT up = a + (y - 1) * w;
+          const T* KOKKOS_RESTRICT mid = a + y * w;
+          const T* KOKKOS_RESTRICT down = a + (y + 1) * w;
+          const auto at = [&](int x, T& lap, T& v) {
+            stencil<T>(mid[x], up[x], down[x], mid[x - 1], mid[x + 1], coeff, lap, v);
+          };
+          if (!last) {
+            T* KOKKOS_RESTRICT dst = b + y * w;
+            vector_for(team, xa, xb, [&](int x) {
               T lap, v;
-              value(p, lap, v);
-              dst[p] = v;
+              at(x, lap, v);
+              dst[x] = v;
             });
             return;
           }
-          T* out = &cell<Transposed>(next, r0 + y, c0 + xa + p0);
-          const int m = p1 - p0;
-          const auto from = [&](int p, T& lap, T& v) { value(p0 + p, lap, v); };
-          if (!write_lapl) return store_row(team, out, next_stride, m, from, [&](int, T) {});
-          T* lout = &cell<Transposed>(lapl, r0 + y, c0 + xa + p0);
+          T* out = &cell<Transposed>(next, r0 + y, c0 + xa);
+          const int n = xb - xa;
+          if (!write_lapl) {
+            store_row(
+                team, out, next_stride, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); },
+                [&](int, T) {});
+            return;
+          }
+          T* lout = &cell<Transposed>(lapl, r0 + y, c0 + xa);
           // Both outputs in chunks when they are equally aligned; else one element at a time.
           const bool together = reinterpret_cast<std::uintptr_t>(out) % 16 ==
                                 reinterpret_cast<std::uintptr_t>(lout) % 16;
           if (together && lapl_stride == 1) {
             store_row(
-                team, out, next_stride, m, from,
+                team, out, next_stride, n, [&](int p, T& lap, T& v) { at(xa + p, lap, v); },
                 [&](int p, T lap) { backends::store_streaming(lout + p, lap); },
                 [&](int p, const Chunk<T, K>& laps) {
                   backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + p), laps);
                 });
           } else {
-            vector_for(team, 0, m, [&](int p) {
+            vector_for(team, 0, n, [&](int p) {
               T lap, v;
-              from(p, lap, v);
+              at(xa + p, lap, v);
               out[p * next_stride] = v;
               backends::store_streaming(lout + p * lapl_stride, lap);
             });
           }
-        };
-        cells(0, head, edge);
-        cells(head, n - tail, at);
-        cells(n - tail, n, edge);
-      });
+        });
+      }
       if (!last) {
         team.team_barrier();
         T* t = a;
@@ -196,6 +216,7 @@ struct DiffusionPass {
         b = t;
       }
     }
+    backends::store_streaming_fence();  // CPUs: the Laplacian's non-temporal stores
   }
 };
 
