@@ -61,6 +61,21 @@ KOKKOS_FORCEINLINE_FUNCTION std::int64_t column_stride(const V& v) {
   else return Transposed ? v.stride(0) : v.stride(1);
 }
 
+// Cell c of stencil_cells, given its left and right neighbours: the new field to out and, if
+// Lapl, the Laplacian to lout. (A function forced inline, not a lambda: GCC may leave a lambda as
+// a call where many kernels share a file.)
+template <class T, bool Up, bool Down, bool Lapl>
+KOKKOS_FORCEINLINE_FUNCTION void stencil_cell(const T* up, const T* mid, const T* down,
+                                              std::int64_t is, T* out, std::int64_t os, T* lout,
+                                              std::int64_t ls, std::int64_t c, T left, T right,
+                                              T coeff) {
+  T lap, v;
+  stencil<T>(mid[c * is], Up ? up[c * is] : T(0), Down ? down[c * is] : T(0), left, right, coeff,
+             lap, v);
+  out[c * os] = v;
+  if constexpr (Lapl) lout[c * ls] = lap;
+}
+
 // n consecutive cells of a grid row, for the CPU kernels: from the row `mid` and the rows `up`
 // and `down` (all with column stride `is`; Up / Down false: the row is outside the field, its
 // cells 0), the new field to out (stride os) and, if Lapl, the Laplacian to lout (stride ls).
@@ -77,68 +92,61 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_cells(const T* KOKKOS_RESTRICT up,
                                                std::int64_t out_stride, T* KOKKOS_RESTRICT lout,
                                                std::int64_t lapl_stride, std::int64_t n,
                                                bool left_edge, bool right_edge, T coeff) {
-  // Cell c given its left and right neighbours; stores the new field, returns the Laplacian.
-  const auto value = [&](std::int64_t c, T left, T right) {
-    T lap, v;
-    stencil<T>(mid[c * in_stride], Up ? up[c * in_stride] : T(0), Down ? down[c * in_stride] : T(0),
-               left, right, coeff, lap, v);
-    out[c * out_stride] = v;
-    return lap;
-  };
-  const auto one = [&](std::int64_t c) {
-    const T lap = value(c, mid[(c - 1) * in_stride], mid[(c + 1) * in_stride]);
-    if constexpr (Lapl) lout[c * lapl_stride] = lap;
-  };
   if (n <= 0) return;
-  std::int64_t begin = 0, end = n;  // the cells left for the loop below
+  std::int64_t begin = 0, end = n;  // the cells left for the loops below
   if (left_edge) {
-    const T lap0 = value(0, T(0), n == 1 && right_edge ? T(0) : mid[in_stride]);
-    if constexpr (Lapl) lout[0] = lap0;
+    stencil_cell<T, Up, Down, Lapl>(up, mid, down, in_stride, out, out_stride, lout, lapl_stride, 0,
+                                    T(0), n == 1 && right_edge ? T(0) : mid[in_stride], coeff);
     begin = 1;
   }
   if (right_edge && n - 1 >= begin) {
-    const std::int64_t c = n - 1;
-    const T lap1 = value(c, mid[(c - 1) * in_stride], T(0));
-    if constexpr (Lapl) lout[c * lapl_stride] = lap1;
-    end = c;
+    stencil_cell<T, Up, Down, Lapl>(up, mid, down, in_stride, out, out_stride, lout, lapl_stride,
+                                    n - 1, mid[(n - 2) * in_stride], T(0), coeff);
+    end = n - 1;
   }
-  if (end <= begin) return;
-  const auto range = [](int b, int e, const auto& g) {
-    UNISON_DETAIL_IVDEP
-    for (int c = b; c < e; ++c) g(c);
-  };
-  if (K == 1 || in_stride != 1 || out_stride != 1 || (Lapl && lapl_stride != 1)) {
-    range(int(begin), int(end), one);
-    return;
-  }
-  // Cells begin .. end - 1, K at a time where the Laplacian (else the new field) is K-aligned.
+  std::int64_t c = begin;
+  if (K > 1 && in_stride == 1 && out_stride == 1 && (!Lapl || lapl_stride == 1)) {
+    // Cells K at a time from the first where the Laplacian (else the new field) is K-aligned.
+    constexpr std::uintptr_t bytes = K * sizeof(T);
+    const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>((Lapl ? lout : out) + begin);
+    std::int64_t aligned = begin + std::int64_t((bytes - addr % bytes) % bytes / sizeof(T));
+    if (aligned > end) aligned = end;
+    for (; c < aligned; ++c)
+      stencil_cell<T, Up, Down, Lapl>(up, mid, down, in_stride, out, out_stride, lout, lapl_stride,
+                                      c, mid[(c - 1) * in_stride], mid[(c + 1) * in_stride], coeff);
 #if UNISON_BACKENDS_HOST_VECTORS
-  const backends::ExactScale<T> scale(coeff);  // coef * lap without subnormal assists
+    const backends::ExactScale<T> scale(coeff);  // coef * lap without subnormal assists
 #endif
-  by_chunks<T, K>(
-      range, (Lapl ? lout : out) + begin, int(end - begin), [&](int p) { one(p + begin); },
-      [&](int p) {
-        const std::int64_t c = p + begin;
+    for (; c + K <= end; c += K) {
 #if UNISON_BACKENDS_HOST_VECTORS
-        // Host vectors of K cells: the values of stencil() per cell (scale(lap) is
-        // coef * lap to the bit).
-        using Vec = typename backends::HostVector<T>::type;
-        const Vec zero = {}, m = backends::load_vector(mid + c);
-        const Vec u = Up ? backends::load_vector(up + c) : zero;
-        const Vec d = Down ? backends::load_vector(down + c) : zero;
-        const Vec l = backends::load_vector(mid + c - 1);
-        const Vec r = backends::load_vector(mid + c + 1);
-        const Vec lap = four_times(m) - ((u + d) + (l + r));
-        backends::store_vector(out + c, m - scale(lap));
-        if constexpr (Lapl) backends::store_vector_streaming(lout + c, lap);
+      // Host vectors of K cells: the values of stencil() per cell (scale(lap) is coef * lap to
+      // the bit).
+      using Vec = typename backends::HostVector<T>::type;
+      const Vec zero = {}, m = backends::load_vector(mid + c);
+      const Vec u = Up ? backends::load_vector(up + c) : zero;
+      const Vec d = Down ? backends::load_vector(down + c) : zero;
+      const Vec l = backends::load_vector(mid + c - 1);
+      const Vec r = backends::load_vector(mid + c + 1);
+      const Vec lap = four_times(m) - ((u + d) + (l + r));
+      backends::store_vector(out + c, m - scale(lap));
+      if constexpr (Lapl) backends::store_vector_streaming(lout + c, lap);
 #else
-        Chunk<T, K> laps;
-        UNISON_DETAIL_IVDEP
-        for (int e = 0; e < K; ++e) laps.v[e] = value(c + e, mid[c + e - 1], mid[c + e + 1]);
-        if constexpr (Lapl)
-          backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + c), laps);
+      Chunk<T, K> laps;
+      UNISON_DETAIL_IVDEP
+      for (int e = 0; e < K; ++e) {
+        T v;
+        stencil<T>(mid[c + e], Up ? up[c + e] : T(0), Down ? down[c + e] : T(0), mid[c + e - 1],
+                   mid[c + e + 1], coeff, laps.v[e], v);
+        out[c + e] = v;
+      }
+      if constexpr (Lapl) backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + c), laps);
 #endif
-      });
+    }
+  }
+  UNISON_DETAIL_IVDEP
+  for (; c < end; ++c)
+    stencil_cell<T, Up, Down, Lapl>(up, mid, down, in_stride, out, out_stride, lout, lapl_stride, c,
+                                    mid[(c - 1) * in_stride], mid[(c + 1) * in_stride], coeff);
 }
 
 // stencil_cells with (Up, Down) chosen at run time.
