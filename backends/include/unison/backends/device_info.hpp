@@ -38,4 +38,8 @@ long long free_memory_bytes(const std::string& memory_space);
 /// environment variable UNISON_STREAMING_BYTES overrides it.
 long long host_streaming_bytes();
 
+/// Whether a CPU kernel whose arrays span `bytes` writes its results with non-temporal stores
+/// (bytes >= host_streaming_bytes()).
+inline bool host_streams(long long bytes) { return bytes >= host_streaming_bytes(); }
+
 }  // namespace unison::backends

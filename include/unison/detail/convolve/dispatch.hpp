@@ -29,8 +29,7 @@ void convolve_launch(const char* fn, const Exec& exec, const X& x, const K& k, c
         const std::int64_t threads = exec.concurrency();
         std::int64_t block = (len + 4 * threads - 1) / (4 * threads);
         block = std::clamp<std::int64_t>((block + 63) / 64 * 64, 1024, 1 << 16);
-        const bool streaming =
-            std::int64_t((n + len) * sizeof(T)) >= backends::host_streaming_bytes();
+        const bool streaming = backends::host_streams(std::int64_t((n + len) * sizeof(T)));
         Kokkos::parallel_for("unison::convolve::direct",
                              Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
                                  exec, 0, (len + block - 1) / block),
@@ -70,7 +69,7 @@ void convolve_launch(const char* fn, const Exec& exec, const X& x, const K& k, c
     Kokkos::TeamPolicy<Exec> policy(exec, int(league), Tuning::team_size);
     policy.set_scratch_size(Tuning::scratch_level,
                             Kokkos::PerTeam(Kernel::scratch_bytes(tile, Tuning::chunk)));
-    const bool streaming = std::int64_t((n + len) * sizeof(T)) >= backends::host_streaming_bytes();
+    const bool streaming = backends::host_streams(std::int64_t((n + len) * sizeof(T)));
     Kokkos::parallel_for(
         "unison::convolve::tiled", policy,
         Kernel{x, k, y, shape, tile, Tuning::chunk, Tuning::scratch_level, streaming});

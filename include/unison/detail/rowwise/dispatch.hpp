@@ -60,7 +60,7 @@ void matmul_core_launch(const Exec& exec, const AV& A, const BV& B, const CV& C)
                            Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
                                exec, 0, (batch + per - 1) / per),
                            Batches{A, B, C, batch, m, n, p, per, Batches::group_of(A, B, C),
-                                   bytes >= backends::host_streaming_bytes()});
+                                   backends::host_streams(bytes)});
       return;
     }
 #endif

@@ -61,7 +61,7 @@ bool launch_blocks(const char* label, const Exec& exec, const Out& out, const F&
       takes_packs<F>::value && backends::has_pack_v<T> && (holds<T, Args>() && ...);
   if constexpr (packs) {
     const std::int64_t bytes = operand_bytes(out) + (operand_bytes(args) + ... + std::int64_t(0));
-    const bool streaming = bytes >= backends::host_streaming_bytes();
+    const bool streaming = backends::host_streams(bytes);
     Kokkos::parallel_for(
         label, Policy(exec, 0, blocks),
         TransformBlocks<true, T, F, decltype(ops)>{out.data(), f, ops, n, block, streaming});
