@@ -80,7 +80,8 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_cell(const T* up, const T* mid, const T
 // and `down` (all with column stride `is`; Up / Down false: the row is outside the field, its
 // cells 0), the new field to out (stride os) and, if Lapl, the Laplacian to lout (stride ls).
 // left_edge / right_edge: the first / last cell has no neighbour on that side (the field's edge:
-// it counts as 0); otherwise mid[-1] / mid[n] is read. Each run of cells is one vectorizable loop.
+// it counts as 0); otherwise the cell one stride before / after the run is read. Each run of
+// cells is one vectorizable loop.
 // The Laplacian, which no later step reads, is written with non-temporal stores where the columns
 // are contiguous (backends::store_streaming, in aligned chunks of K cells), so that the caches
 // keep the fields; the caller ends its work item with backends::store_streaming_fence().

@@ -96,9 +96,9 @@ struct DiffusionPass {
     if constexpr (backends::StencilTuning<Exec>::read_in_place) staged = f_stride != 1;
     // Zeros outside the field, in both buffers, and the tile and its halo copied into a if
     // staged (asynchronous copies on GPUs: all of a thread's in flight at once). In place, the
-    // first step reads a row outside the field from a (zeros), and later steps read the zeros
+    // first step takes the field's edges as zeros itself, and only later steps read the zeros
     // around the field's part of each buffer.
-    if (staged || y0 > 0 || x0 > 0 || y1 < h || x1 < w) {
+    if (staged || (steps > 1 && (y0 > 0 || x0 > 0 || y1 < h || x1 < w))) {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, h), [&](int y) {
         T* ay = a + y * w;
         T* by = b + y * w;
