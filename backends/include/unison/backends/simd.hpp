@@ -630,41 +630,37 @@ inline void increment16(std::uint32_t* counters, const std::int32_t* offsets) {
 /// floats. (GCC 12 vectorises a loop over 3-byte pixels by moving the bytes one at a time.)
 #define UNISON_BACKENDS_PIXELS3 1
 namespace detail {
-// The byte permutes that gather channel c of 64 pixels from three 64-byte registers a0, a1, a2
-// (bytes 3j + c, j < 64): first from a0 and a1 the bytes below 128, then a2's for the others.
+// The byte permutes that put channel c of pixels 16 q + l (l < 16) into byte 0 of 32-bit lane l,
+// from the 64 bytes loaded at the quarter's start (48 q; the last quarter's load starts 16 bytes
+// early, at 128, to stay within the 192 bytes). Only bytes 0 of each lane are permuted (the others
+// are zeroed by the mask), so each result is already the 16 channel values as 32-bit integers.
 struct Pixels3Index {
-  alignas(64) std::uint8_t first[3][64], second[3][64];
-  constexpr Pixels3Index() : first{}, second{} {
+  alignas(64) std::uint8_t lanes[3][4][64];
+  constexpr Pixels3Index() : lanes{} {
     for (int c = 0; c < 3; ++c)
-      for (int j = 0; j < 64; ++j) {
-        const int at = 3 * j + c;
-        first[c][j] = std::uint8_t(at < 128 ? at : 0);
-        second[c][j] = std::uint8_t(at < 128 ? j : 64 + at - 128);
-      }
+      for (int q = 0; q < 4; ++q)
+        for (int l = 0; l < 16; ++l)
+          lanes[c][q][4 * l] = std::uint8_t(3 * l + c + (q == 3 ? 16 : 0));
   }
 };
 inline constexpr Pixels3Index pixels3_index{};
 }  // namespace detail
 
 /// The 64 pixels of 3 bytes at p (192 bytes, any alignment: c0 c1 c2 c0 c1 c2 ...), as floats:
-/// channel c of pixel 16 q + l in lane l of out[c][q].
+/// channel c of pixel 16 q + l in lane l of out[c][q]. Four overlapping loads, then one
+/// single-register byte permute per pack (vpermb, one instruction on the shuffle port; the
+/// two-register vpermt2b and the widening of 16-byte parts that an earlier form used cost about
+/// 1.6 times as much on Sapphire Rapids: benchmarks/RESULTS.md, issue 22 v18).
 inline void pixels3_to_float(const std::uint8_t* p, Pack<float> (&out)[3][4]) {
-  const auto to_floats = [](__m128i b) {
-    return (Pack<float>)_mm512_maskz_cvtepi32_ps(0xFFFF, _mm512_maskz_cvtepu8_epi32(0xFFFF, b));
-  };
-  const __m512i a0 = _mm512_loadu_si512(p), a1 = _mm512_loadu_si512(p + 64),
-                a2 = _mm512_loadu_si512(p + 128);
-  for (int c = 0; c < 3; ++c) {
-    const __m512i low =
-        _mm512_permutex2var_epi8(a0, _mm512_load_si512(detail::pixels3_index.first[c]), a1);
-    const __m512i bytes =
-        _mm512_permutex2var_epi8(low, _mm512_load_si512(detail::pixels3_index.second[c]), a2);
-    // (The zero-masked forms, every lane kept: GCC 12 warns that the plain forms' undefined
-    // pass-through operand may be used uninitialised.)
-    out[c][0] = to_floats(_mm512_maskz_extracti32x4_epi32(0xFF, bytes, 0));
-    out[c][1] = to_floats(_mm512_maskz_extracti32x4_epi32(0xFF, bytes, 1));
-    out[c][2] = to_floats(_mm512_maskz_extracti32x4_epi32(0xFF, bytes, 2));
-    out[c][3] = to_floats(_mm512_maskz_extracti32x4_epi32(0xFF, bytes, 3));
+  constexpr __mmask64 low_bytes = 0x1111111111111111ull;  // byte 0 of every 32-bit lane
+  for (int q = 0; q < 4; ++q) {
+    const __m512i a = _mm512_loadu_si512(p + (q == 3 ? 128 : 48 * q));
+    for (int c = 0; c < 3; ++c)
+      // (The zero-masked conversion, every lane kept: GCC 12 warns that the plain form's
+      // undefined pass-through operand may be used uninitialised.)
+      out[c][q] = (Pack<float>)_mm512_maskz_cvtepi32_ps(
+          0xFFFF, _mm512_maskz_permutexvar_epi8(
+                      low_bytes, _mm512_load_si512(detail::pixels3_index.lanes[c][q]), a));
   }
 }
 
