@@ -648,9 +648,9 @@ inline constexpr Pixels3Index pixels3_index{};
 
 /// The 64 pixels of 3 bytes at p (192 bytes, any alignment: c0 c1 c2 c0 c1 c2 ...), as floats:
 /// channel c of pixel 16 q + l in lane l of out[c][q]. Four overlapping loads, then one
-/// single-register byte permute per pack (vpermb, one instruction on the shuffle port; the
-/// two-register vpermt2b and the widening of 16-byte parts that an earlier form used cost about
-/// 1.6 times as much on Sapphire Rapids: benchmarks/RESULTS.md, issue 22 v18).
+/// single-register byte permute per pack (vpermb); an earlier form, two two-register vpermt2b a
+/// channel and the widening of 16-byte parts, took 1.5 times as long on one Sapphire Rapids core
+/// (tools/probes/cpu-grayscale-probe.cpp; benchmarks/RESULTS.md, issue 22 v18).
 inline void pixels3_to_float(const std::uint8_t* p, Pack<float> (&out)[3][4]) {
   constexpr __mmask64 low_bytes = 0x1111111111111111ull;  // byte 0 of every 32-bit lane
   for (int q = 0; q < 4; ++q) {
@@ -664,11 +664,31 @@ inline void pixels3_to_float(const std::uint8_t* p, Pack<float> (&out)[3][4]) {
   }
 }
 
-/// Stores the 16 values of v, in [0, 256), truncated to bytes, at p (any alignment).
-inline void store_bytes_truncated(std::uint8_t* p, const Pack<float>& v) {
-  _mm_storeu_si128(
-      reinterpret_cast<__m128i*>(p),
-      _mm512_maskz_cvtepi32_epi8(0xFFFF, _mm512_maskz_cvttps_epi32(0xFFFF, (__m512)v)));
+/// pixels3_to_float for the first n pixels at p, 0 < n < 64 (a row's last pixels): masked loads
+/// read the 3 n bytes and nothing past them; the lanes of pixels n and later hold zeros or the
+/// channels of pixels before n, and are not to be used.
+inline void pixels3_to_float(const std::uint8_t* p, int n, Pack<float> (&out)[3][4]) {
+  constexpr __mmask64 low_bytes = 0x1111111111111111ull;
+  for (int q = 0; q < 4; ++q) {
+    const int start = q == 3 ? 128 : 48 * q, bytes = 3 * n - start;
+    const __m512i a =
+        bytes <= 0 ? _mm512_setzero_si512()
+                   : _mm512_maskz_loadu_epi8(
+                         bytes >= 64 ? ~__mmask64(0) : (__mmask64(1) << bytes) - 1, p + start);
+    for (int c = 0; c < 3; ++c)
+      out[c][q] = (Pack<float>)_mm512_maskz_cvtepi32_ps(
+          0xFFFF, _mm512_maskz_permutexvar_epi8(
+                      low_bytes, _mm512_load_si512(detail::pixels3_index.lanes[c][q]), a));
+  }
+}
+
+/// Stores the first n (at most 16) values of v, in [0, 256), truncated to bytes, at p (any
+/// alignment).
+inline void store_bytes_truncated(std::uint8_t* p, const Pack<float>& v, int n = 16) {
+  const __m512i i = _mm512_maskz_cvttps_epi32(0xFFFF, (__m512)v);
+  if (n == 16)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_maskz_cvtepi32_epi8(0xFFFF, i));
+  else _mm512_mask_cvtepi32_storeu_epi8(p, __mmask16((1u << n) - 1), i);
 }
 #endif
 

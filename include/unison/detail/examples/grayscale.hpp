@@ -2,7 +2,7 @@
 // unison/detail/examples/grayscale.hpp: part of unison/examples.hpp, which includes it after
 // the family's public types (not a header to include on its own).
 // rgb_to_grayscale's kernels: a pixel per work item, or rows of 8-bit pixels by byte permutes
-// (CPUs with AVX-512 VBMI).
+// (CPUs with AVX-512 VBMI), the last pixels of a row included.
 
 #include <cmath>
 #include <cstdint>
@@ -60,21 +60,31 @@ struct GrayscaleRows {
       };
       std::int64_t j = 0;
 #if UNISON_BACKENDS_PIXELS3
-      // 8-bit pixels 64 at a time, their bytes sorted by channel with the CPU's byte permutes;
-      // the same float arithmetic, in the same order, as the loop below.
+      // 8-bit pixels 64 at a time, their bytes sorted by channel with the CPU's byte permutes
+      // (the row's last block by masked loads and stores): the same float arithmetic, in the
+      // same order, as the loop below.
       if constexpr (std::is_same_v<In, std::uint8_t> &&
                     (std::is_same_v<Out, std::uint8_t> || std::is_same_v<Out, float>)) {
         using V = backends::Pack<float>;
         const V r = backends::splat<V>(0.299f), g = backends::splat<V>(0.587f),
                 b = backends::splat<V>(0.114f);
-        for (; j + 64 <= w; j += 64) {
+        for (; j < w; j += 64) {
+          const int n = w - j < 64 ? int(w - j) : 64;
           ask(j);
           V c[3][4];
-          backends::pixels3_to_float(src + 3 * j, c);
+          if (n == 64) backends::pixels3_to_float(src + 3 * j, c);
+          else backends::pixels3_to_float(src + 3 * j, n, c);
           for (int q = 0; q < 4; ++q) {
+            const int m = n - 16 * q;  // the pack's pixels: 16 or more in a whole block
+            if (m <= 0) break;
             const V v = r * c[0][q] + g * c[1][q] + b * c[2][q];
-            if constexpr (std::is_same_v<Out, float>) backends::store(dst + j + 16 * q, v);
-            else backends::store_bytes_truncated(dst + j + 16 * q, v + backends::splat<V>(0.5f));
+            if constexpr (std::is_same_v<Out, float>) {
+              if (m >= 16) backends::store(dst + j + 16 * q, v);
+              else backends::store_partial(dst + j + 16 * q, v, m);
+            } else {
+              backends::store_bytes_truncated(dst + j + 16 * q, v + backends::splat<V>(0.5f),
+                                              m < 16 ? m : 16);
+            }
           }
         }
       }
