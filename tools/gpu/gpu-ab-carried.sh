@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Device call: a few CPU cases of two unison_bench binaries built on the development machine
+# (the openmp preset; -march=native there is a Sapphire Rapids-class Xeon, or configure with
+# -DUNISON_HOST_ARCH=sapphirerapids) and carried to the GPU machine in build/ab/ (carry:
+# ["build/ab"]), timed in alternation; no build on the GPU machine.
+#   build/ab/before/unison_bench, build/ab/after/unison_bench: the two trees' benchmarks
+#   build/ab/after/unison_tests (optional): the after tree's unit tests, run first (TESTS: a
+#                                           gtest filter, default every test)
+#   build/ab/lib/: Debian's libbenchmark.so.1debian (not on the GPU machine)
+#   gpu-ab-carried.sh FILTER [ROUNDS]   ROUNDS rounds of (before, after), 5 repetitions each
+# Results in $OUT: tests.txt, ab.txt ("round before|after case median").
+set -u
+filter=$1
+rounds=${2:-3}
+export LD_LIBRARY_PATH=$PWD/build/ab/lib:${LD_LIBRARY_PATH:-}
+lscpu | grep -E "Model name|^Model:|^CPU\(s\)|L3" | tee $OUT/machine.txt
+if [ -x build/ab/after/unison_tests ]; then
+  OMP_PROC_BIND=spread OMP_PLACES=threads timeout 300 build/ab/after/unison_tests \
+    --gtest_filter="${TESTS:-*}" > $OUT/tests-full.txt 2>&1
+  echo "tests exit $?"
+  grep -E "^\[==========\] [0-9]+ tests|^\[  PASSED|^\[  SKIPPED \] [0-9]+|FAILED" $OUT/tests-full.txt |
+    tee $OUT/tests.txt
+  gzip -f $OUT/tests-full.txt
+fi
+for round in $(seq "$rounds"); do
+  for which in before after; do
+    OMP_PROC_BIND=spread OMP_PLACES=threads build/ab/$which/unison_bench \
+      --benchmark_filter="$filter" --benchmark_repetitions=5 \
+      --benchmark_report_aggregates_only=true 2>/dev/null |
+      grep _median | awk -v w=$which -v r=$round '{print r, w, $1, $2, $3}'
+  done
+done | tee $OUT/ab.txt
