@@ -51,10 +51,10 @@ void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
                 "unison::examples::rgb_to_grayscale: rgb and gray must be accessible from the "
                 "execution space");
   constexpr const char* fn = "unison::examples::rgb_to_grayscale";
-  detail::require(rgb.extent(2) == 3, fn, "rgb is ", detail::extents_string(rgb),
+  detail::require(rgb.extent(2) == 3, fn, "rgb is ", detail::extents_of(rgb),
                   ": its last extent must be 3 (R, G, B)");
   detail::require(gray.extent(0) == rgb.extent(0) && gray.extent(1) == rgb.extent(1), fn,
-                  "gray is ", detail::extents_string(gray), ", expected ", rgb.extent(0), "x",
+                  "gray is ", detail::extents_of(gray), ", expected ", rgb.extent(0), "x",
                   rgb.extent(1));
   detail::check_disjoint(fn, "gray", gray, "rgb", rgb);
   if (gray.size() == 0) return;

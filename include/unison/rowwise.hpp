@@ -52,7 +52,7 @@ void l2_norm(const Exec& exec, const VV& V, const OV& out) {
   constexpr const char* fn = "unison::l2_norm";
   const std::int64_t rows = V.extent(0);
   detail::require(std::int64_t(out.extent(0)) == rows, fn, "out is ", out.extent(0), ", expected ",
-                  rows, " (V's rows; V is ", detail::extents_string(V), ")");
+                  rows, " (V's rows; V is ", detail::extents_of(V), ")");
   detail::check_disjoint(fn, "out", out, "V", V);
   if (rows == 0) return;
 
@@ -94,13 +94,13 @@ void matmul_core(const Exec& exec, const AV& A, const BV& B, const CV& C) {
                 "unison::matmul_core: A, B and C must be accessible from the execution space");
   constexpr const char* fn = "unison::matmul_core";
   const std::int64_t batch = A.extent(0), m = A.extent(1), p = B.extent(2);
-  detail::require(B.extent(0) == A.extent(0), fn, "A is ", detail::extents_string(A), " and B is ",
-                  detail::extents_string(B), ": the batch extents differ");
-  detail::require(B.extent(1) == A.extent(2), fn, "A is ", detail::extents_string(A), " and B is ",
-                  detail::extents_string(B), ": A's columns must be B's rows");
+  detail::require(B.extent(0) == A.extent(0), fn, "A is ", detail::extents_of(A), " and B is ",
+                  detail::extents_of(B), ": the batch extents differ");
+  detail::require(B.extent(1) == A.extent(2), fn, "A is ", detail::extents_of(A), " and B is ",
+                  detail::extents_of(B), ": A's columns must be B's rows");
   detail::require(std::int64_t(C.extent(0)) == batch && std::int64_t(C.extent(1)) == m &&
                       std::int64_t(C.extent(2)) == p,
-                  fn, "C is ", detail::extents_string(C), ", expected ", batch, "x", m, "x", p);
+                  fn, "C is ", detail::extents_of(C), ", expected ", batch, "x", m, "x", p);
   detail::check_disjoint(fn, "C", C, "A", A);
   detail::check_disjoint(fn, "C", C, "B", B);
   const std::int64_t total = batch * m;

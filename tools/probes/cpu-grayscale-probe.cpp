@@ -36,7 +36,8 @@ struct Idx {
       }
     for (int c = 0; c < 3; ++c)
       for (int q = 0; q < 4; ++q)
-        for (int l = 0; l < 16; ++l) lanes[c][q][4 * l] = std::uint8_t(3 * l + c + (q == 3 ? 16 : 0));
+        for (int l = 0; l < 16; ++l)
+          lanes[c][q][4 * l] = std::uint8_t(3 * l + c + (q == 3 ? 16 : 0));
     for (int j = 0; j < 64; ++j) pack[j] = std::uint8_t(4 * (j % 16) + j / 16);
   }
 };
@@ -47,13 +48,13 @@ static inline void ask(const std::uint8_t* p) {
 }
 static inline V weigh(V r, V g, V b) { return 0.299f * r + 0.587f * g + 0.114f * b + 0.5f; }
 static inline void store16(std::uint8_t* d, V v) {
-  _mm_storeu_si128((__m128i*)d,
-                   _mm512_maskz_cvtepi32_epi8(0xFFFF, _mm512_maskz_cvttps_epi32(0xFFFF, (__m512)v)));
+  _mm_storeu_si128((__m128i*)d, _mm512_maskz_cvtepi32_epi8(
+                                    0xFFFF, _mm512_maskz_cvttps_epi32(0xFFFF, (__m512)v)));
 }
 static inline V lanes(const __m512i a, int c, int q) {
   return (V)_mm512_maskz_cvtepi32_ps(
-      0xFFFF, _mm512_maskz_permutexvar_epi8(0x1111111111111111ull,
-                                            _mm512_load_si512(idx.lanes[c][q]), a));
+      0xFFFF,
+      _mm512_maskz_permutexvar_epi8(0x1111111111111111ull, _mm512_load_si512(idx.lanes[c][q]), a));
 }
 
 __attribute__((noinline)) void two_source(const std::uint8_t* src, std::uint8_t* dst, long w) {
@@ -95,8 +96,8 @@ __attribute__((noinline)) void vpermb_pack(const std::uint8_t* src, std::uint8_t
     __m512i d[4];
     for (int q = 0; q < 4; ++q) {
       const __m512i a = _mm512_loadu_si512(p + (q == 3 ? 128 : 48 * q));
-      d[q] = _mm512_maskz_cvttps_epi32(0xFFFF,
-                                       (__m512)weigh(lanes(a, 0, q), lanes(a, 1, q), lanes(a, 2, q)));
+      d[q] = _mm512_maskz_cvttps_epi32(
+          0xFFFF, (__m512)weigh(lanes(a, 0, q), lanes(a, 1, q), lanes(a, 2, q)));
     }
     __m512i x = _mm512_ternarylogic_epi32(d[0], _mm512_maskz_slli_epi32(0xFFFF, d[1], 8),
                                           _mm512_maskz_slli_epi32(0xFFFF, d[2], 16), 0xFE);
@@ -112,7 +113,8 @@ static double seconds(F&& f, int reps) {
   for (int it = 0; it < reps; ++it) {
     const auto t0 = std::chrono::steady_clock::now();
     f();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return best;
 }

@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
               }));
   std::printf("kokkos_empty  %8.0f ns\n", median_ns([&] {
                 Kokkos::parallel_for(Kokkos::RangePolicy<Kokkos::OpenMP>(0, threads),
-                                     KOKKOS_LAMBDA(int) {});
+                                     KOKKOS_LAMBDA(int){});
                 Kokkos::fence();
               }));
   std::printf("omp_zs        %8.0f ns\n", median_ns([&] {
@@ -77,7 +77,8 @@ int main(int argc, char** argv) {
                     Kokkos::RangePolicy<Kokkos::OpenMP>(0, blocks), KOKKOS_LAMBDA(int c) {
                       const int e = std::min(n, (c + 1) * block);
 #pragma omp simd
-                      for (int i = c * block; i < e; ++i) yp[i] = xp[i] < t ? std::int16_t(0) : xp[i];
+                      for (int i = c * block; i < e; ++i)
+                        yp[i] = xp[i] < t ? std::int16_t(0) : xp[i];
                     });
                 Kokkos::fence();
               }));
@@ -88,9 +89,8 @@ int main(int argc, char** argv) {
                 unison::zero_suppress(Kokkos::OpenMP(), xv, t, yv);
                 Kokkos::fence();
               }));
-  std::printf("unison_zs_1   %8.0f ns\n", median_ns([&] {
-                unison::zero_suppress(Kokkos::Serial(), xv, t, yv);
-              }));
+  std::printf("unison_zs_1   %8.0f ns\n",
+              median_ns([&] { unison::zero_suppress(Kokkos::Serial(), xv, t, yv); }));
   std::printf("serial_zs     %8.0f ns\n", median_ns([&] {
 #pragma omp simd
                 for (int i = 0; i < n; ++i) yp[i] = xp[i] < t ? std::int16_t(0) : xp[i];

@@ -18,7 +18,7 @@ namespace unison::detail {
 template <class Exec, class V>
 void check_transferable(const char* function, const char* name, const V& v) {
   if constexpr (!accessible_v<Exec, V>) {
-    require(v.span_is_contiguous(), function, name, " (", extents_string(v),
+    require(v.span_is_contiguous(), function, name, " (", extents_of(v),
             ") is not contiguous; a View that the execution space cannot access must be "
             "contiguous to be copied");
   }

@@ -32,8 +32,8 @@ void check_matmul_reduce_types() {
 template <class AV, class BV, class OV>
 MatmulMethod check_matmul_reduce(const AV& A, const BV& B, const OV& out, MatmulMethod method) {
   constexpr const char* fn = "unison::matmul_reduce";
-  detail::require(B.extent(0) == A.extent(1), fn, "A is ", detail::extents_string(A), " and B is ",
-                  detail::extents_string(B), ": A's columns must be B's rows");
+  detail::require(B.extent(0) == A.extent(1), fn, "A is ", detail::extents_of(A), " and B is ",
+                  detail::extents_of(B), ": A's columns must be B's rows");
   detail::require(out.extent(0) == B.extent(1), fn, "out is ", out.extent(0), ", expected ",
                   B.extent(1), " (B's columns)");
   detail::check_disjoint(fn, "out", out, "A", A);
