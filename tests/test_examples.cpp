@@ -72,9 +72,17 @@ void check_grayscale(long h, long w) {
 
 template <class Exec>
 void test_grayscale() {
-  // Widths whose last block of 64 pixels ends inside each quarter of 16, or on its edge.
-  for (auto [h, w] :
-       {std::pair<long, long>{1, 1}, {37, 53}, {300, 401}, {3, 64}, {2, 128}, {4, 100}, {5, 112}}) {
+  // Widths whose last block of 64 pixels ends inside each quarter of 16 (1, 401, 100, 53), on
+  // each edge between quarters (80, 96, 112) or at the block's end (64, 128).
+  for (auto [h, w] : {std::pair<long, long>{1, 1},
+                      {37, 53},
+                      {300, 401},
+                      {3, 64},
+                      {2, 128},
+                      {4, 100},
+                      {5, 112},
+                      {3, 80},
+                      {2, 96}}) {
     check_grayscale<Exec, float, float>(h, w);
     check_grayscale<Exec, float, double>(h, w);
     check_grayscale<Exec, std::uint8_t, std::uint8_t>(h, w);
