@@ -644,6 +644,18 @@ struct Pixels3Index {
   }
 };
 inline constexpr Pixels3Index pixels3_index{};
+
+// The three channels of quarter q (pixels 16 q to 16 q + 15) from its 64 loaded bytes a, as
+// floats in out[c][q].
+inline void pixels3_quarter(const __m512i a, int q, Pack<float> (&out)[3][4]) {
+  constexpr __mmask64 low_bytes = 0x1111111111111111ull;  // byte 0 of every 32-bit lane
+  for (int c = 0; c < 3; ++c)
+    // (The zero-masked conversion, every lane kept: GCC 12 warns that the plain form's
+    // undefined pass-through operand may be used uninitialised.)
+    out[c][q] = (Pack<float>)_mm512_maskz_cvtepi32_ps(
+        0xFFFF,
+        _mm512_maskz_permutexvar_epi8(low_bytes, _mm512_load_si512(pixels3_index.lanes[c][q]), a));
+}
 }  // namespace detail
 
 /// The 64 pixels of 3 bytes at p (192 bytes, any alignment: c0 c1 c2 c0 c1 c2 ...), as floats:
@@ -652,33 +664,21 @@ inline constexpr Pixels3Index pixels3_index{};
 /// channel and the widening of 16-byte parts, took 1.5 times as long on one Sapphire Rapids core
 /// (tools/probes/cpu-grayscale-probe.cpp; benchmarks/RESULTS.md, issue 22 v18).
 inline void pixels3_to_float(const std::uint8_t* p, Pack<float> (&out)[3][4]) {
-  constexpr __mmask64 low_bytes = 0x1111111111111111ull;  // byte 0 of every 32-bit lane
-  for (int q = 0; q < 4; ++q) {
-    const __m512i a = _mm512_loadu_si512(p + (q == 3 ? 128 : 48 * q));
-    for (int c = 0; c < 3; ++c)
-      // (The zero-masked conversion, every lane kept: GCC 12 warns that the plain form's
-      // undefined pass-through operand may be used uninitialised.)
-      out[c][q] = (Pack<float>)_mm512_maskz_cvtepi32_ps(
-          0xFFFF, _mm512_maskz_permutexvar_epi8(
-                      low_bytes, _mm512_load_si512(detail::pixels3_index.lanes[c][q]), a));
-  }
+  for (int q = 0; q < 4; ++q)
+    detail::pixels3_quarter(_mm512_loadu_si512(p + (q == 3 ? 128 : 48 * q)), q, out);
 }
 
 /// pixels3_to_float for the first n pixels at p, 0 < n < 64 (a row's last pixels): masked loads
 /// read the 3 n bytes and nothing past them; the lanes of pixels n and later hold zeros or the
 /// channels of pixels before n, and are not to be used.
 inline void pixels3_to_float(const std::uint8_t* p, int n, Pack<float> (&out)[3][4]) {
-  constexpr __mmask64 low_bytes = 0x1111111111111111ull;
   for (int q = 0; q < 4; ++q) {
     const int start = q == 3 ? 128 : 48 * q, bytes = 3 * n - start;
-    const __m512i a =
+    detail::pixels3_quarter(
         bytes <= 0 ? _mm512_setzero_si512()
                    : _mm512_maskz_loadu_epi8(
-                         bytes >= 64 ? ~__mmask64(0) : (__mmask64(1) << bytes) - 1, p + start);
-    for (int c = 0; c < 3; ++c)
-      out[c][q] = (Pack<float>)_mm512_maskz_cvtepi32_ps(
-          0xFFFF, _mm512_maskz_permutexvar_epi8(
-                      low_bytes, _mm512_load_si512(detail::pixels3_index.lanes[c][q]), a));
+                         bytes >= 64 ? ~__mmask64(0) : (__mmask64(1) << bytes) - 1, p + start),
+        q, out);
   }
 }
 
