@@ -14,6 +14,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <unison/backends/device_info.hpp>
 #include <unison/backends/simd.hpp>
 #include <unison/detail/checks.hpp>
 
@@ -68,7 +69,9 @@ void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
           "unison::examples::rgb_to_grayscale",
           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0,
                                                                      (rows + per - 1) / per),
-          detail::GrayscaleRows<RV, GV>{rgb, gray, rows, std::int64_t(gray.extent(1)), per});
+          detail::GrayscaleRows<RV, GV>{rgb, gray, rows, std::int64_t(gray.extent(1)), per,
+                                        backends::host_streams(std::int64_t(
+                                            rgb.span() * sizeof(In) + gray.span() * sizeof(Out)))});
       return;
     }
   }

@@ -1,8 +1,9 @@
 #pragma once
 // unison/detail/examples/grayscale.hpp: part of unison/examples.hpp, which includes it after
 // the family's public types (not a header to include on its own).
-// rgb_to_grayscale's kernels: a pixel per work item, or rows of 8-bit pixels by byte permutes
-// (CPUs with AVX-512 VBMI), the last pixels of a row included.
+// rgb_to_grayscale's kernels: a pixel per work item, or rows of pixels: 8-bit ones by byte
+// permutes (CPUs with AVX-512 VBMI), the last pixels of a row included, float ones by float
+// permutes (AVX-512), stored non-temporally past the caches.
 
 #include <cmath>
 #include <cstdint>
@@ -41,6 +42,7 @@ struct GrayscaleRows {
   RGB rgb;
   G gray;
   std::int64_t rows, width, per_item;
+  bool streams;  // float results stored past the caches (backends::host_streams)
   void operator()(std::int64_t item) const {
     const std::int64_t i1 = (item + 1) * per_item < rows ? (item + 1) * per_item : rows;
     const std::int64_t w = width;  // a local: 8-bit stores could alias the member
@@ -89,12 +91,33 @@ struct GrayscaleRows {
         }
       }
 #endif
+#if UNISON_BACKENDS_PIXELS3_FLOAT
+      // Float pixels 16 at a time, each channel gathered by permutes; past the caches stored
+      // non-temporally from the row's first vector-aligned pixel on (the lines of gray are then
+      // not read before they are written): the same arithmetic, in the same order, as below.
+      if constexpr (std::is_same_v<In, float> && std::is_same_v<Out, float>) {
+        using V = backends::Pack<float>;
+        const V r = backends::splat<V>(0.299f), g = backends::splat<V>(0.587f),
+                b = backends::splat<V>(0.114f);
+        if (streams)
+          for (; j < w && reinterpret_cast<std::uintptr_t>(dst + j) % sizeof(V) != 0; ++j) pixel(j);
+        for (; j + 16 <= w; j += 16) {
+          backends::prefetch_ahead(src + 3 * j, 3 * 16 * sizeof(float));
+          V c[3];
+          backends::pixels3_to_float(src + 3 * j, c);
+          const V v = r * c[0] + g * c[1] + b * c[2];
+          if (streams) backends::store_vector_streaming(dst + j, v);
+          else backends::store(dst + j, v);
+        }
+      }
+#endif
       for (; j + 64 <= w; j += 64) {
         ask(j);
         for (std::int64_t q = j; q < j + 64; ++q) pixel(q);
       }
       for (; j < w; ++j) pixel(j);
     }
+    if (streams) backends::store_streaming_fence();
   }
 };
 
