@@ -15,6 +15,10 @@
 //   f32 read_only   the 144 MB read and summed, nothing written
 //   u8  sum_store   64 pixels = three 64-byte loads xor-ed into one 64-byte store
 //   u8  sum_stream  the same, non-temporal stores
+//   u8  vpermb      the library's 8-bit form (one vpermb a channel and quarter of 16 pixels,
+//                   the results narrowed into 16-byte stores), ordinary stores
+//   u8  vpermb_stream  the same, the four quarters' bytes gathered into one 64-byte
+//                   non-temporal store
 // Each form runs 7 calls back to back (as the suite repeats a case) and the median is kept; a
 // round times memcpy, then every form; rounds repeat. Fraction = the form's counted bytes (read
 // + written, as the suite counts) a second over memcpy's in the same round.
@@ -72,9 +76,8 @@ __attribute__((noinline)) void f32_perm(const float* src, float* dst) {
                  a2 = _mm512_loadu_ps(src + 3 * p + 32);
     __m512 c[3];
     for (int k = 0; k < 3; ++k)
-      c[k] = _mm512_permutex2var_ps(
-          _mm512_permutex2var_ps(a0, _mm512_load_si512(idx.first[k]), a1),
-          _mm512_load_si512(idx.second[k]), a2);
+      c[k] = _mm512_permutex2var_ps(_mm512_permutex2var_ps(a0, _mm512_load_si512(idx.first[k]), a1),
+                                    _mm512_load_si512(idx.second[k]), a2);
     const __m512 v = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(r, c[0]), _mm512_mul_ps(g, c[1])),
                                    _mm512_mul_ps(b, c[2]));
     if (Stream) _mm512_stream_ps(dst + p, v);
@@ -124,6 +127,53 @@ __attribute__((noinline)) void u8_sum(const std::uint8_t* src, std::uint8_t* dst
   if (Stream) _mm_sfence();
 }
 
+struct ByteIdx {
+  alignas(64) std::uint8_t lanes[3][4][64], pack[64];
+  constexpr ByteIdx() : lanes{}, pack{} {
+    for (int c = 0; c < 3; ++c)
+      for (int q = 0; q < 4; ++q)
+        for (int l = 0; l < 16; ++l)
+          lanes[c][q][4 * l] = std::uint8_t(3 * l + c + (q == 3 ? 16 : 0));
+    for (int j = 0; j < 64; ++j) pack[j] = std::uint8_t(4 * (j % 16) + j / 16);
+  }
+};
+static constexpr ByteIdx bidx{};
+
+static inline __m512 channel(const __m512i a, int c, int q) {
+  return _mm512_maskz_cvtepi32_ps(
+      0xFFFF,
+      _mm512_maskz_permutexvar_epi8(0x1111111111111111ull, _mm512_load_si512(bidx.lanes[c][q]), a));
+}
+
+template <bool Stream>
+__attribute__((noinline)) void u8_vpermb(const std::uint8_t* src, std::uint8_t* dst) {
+  const __m512 r = _mm512_set1_ps(0.299f), g = _mm512_set1_ps(0.587f), b = _mm512_set1_ps(0.114f),
+               h = _mm512_set1_ps(0.5f);
+  for (long p = 0; p < N; p += 64) {
+    ask(src + 3 * p);
+    __m512i d[4];
+    for (int q = 0; q < 4; ++q) {
+      const __m512i a = _mm512_loadu_si512(src + 3 * p + (q == 3 ? 128 : 48 * q));
+      const __m512 v = _mm512_add_ps(
+          _mm512_add_ps(
+              _mm512_add_ps(_mm512_mul_ps(r, channel(a, 0, q)), _mm512_mul_ps(g, channel(a, 1, q))),
+              _mm512_mul_ps(b, channel(a, 2, q))),
+          h);
+      d[q] = _mm512_maskz_cvttps_epi32(0xFFFF, v);
+      if (!Stream)
+        _mm_storeu_si128((__m128i*)(dst + p + 16 * q), _mm512_maskz_cvtepi32_epi8(0xFFFF, d[q]));
+    }
+    if (Stream) {
+      __m512i x = _mm512_ternarylogic_epi32(d[0], _mm512_maskz_slli_epi32(0xFFFF, d[1], 8),
+                                            _mm512_maskz_slli_epi32(0xFFFF, d[2], 16), 0xFE);
+      x = _mm512_or_si512(x, _mm512_maskz_slli_epi32(0xFFFF, d[3], 24));
+      _mm512_stream_si512((__m512i*)(dst + p),
+                          _mm512_maskz_permutexvar_epi8(~0ull, _mm512_load_si512(bidx.pack), x));
+    }
+  }
+  if (Stream) _mm_sfence();
+}
+
 template <class F>
 static double median_seconds(F&& f, int calls = 7) {
   std::vector<double> t;
@@ -148,38 +198,60 @@ int main(int argc, char** argv) {
   char *cs = buffer<char>(400000000, 1), *cd = buffer<char>(400000000, 2);
   float *fs = buffer<float>(3 * N, 0), *fd = buffer<float>(N, 0), *fe = buffer<float>(N, 0);
   for (long i = 0; i < 3 * N; ++i) fs[i] = float(i % 255) * 0.37f;
-  std::uint8_t *us = buffer<std::uint8_t>(3 * N, 3), *ud = buffer<std::uint8_t>(N, 0);
+  std::uint8_t *us = buffer<std::uint8_t>(3 * N, 3), *ud = buffer<std::uint8_t>(N, 0),
+               *ue = buffer<std::uint8_t>(N, 0);
+  for (long i = 0; i < 3 * N; ++i) us[i] = std::uint8_t(i * 7 % 251);
   volatile float sink = 0;
   struct Form {
     const char* name;
     double bytes;
   };
-  const Form forms[] = {{"f32 gcc_loop", 16.0 * N},   {"f32 perm_store", 16.0 * N},
+  const Form forms[] = {{"f32 gcc_loop", 16.0 * N},    {"f32 perm_store", 16.0 * N},
                         {"f32 perm_stream", 16.0 * N}, {"f32 sum_store", 16.0 * N},
-                        {"f32 sum_stream", 16.0 * N}, {"f32 read_only", 12.0 * N},
-                        {"u8  sum_store", 4.0 * N},   {"u8  sum_stream", 4.0 * N}};
+                        {"f32 sum_stream", 16.0 * N},  {"f32 read_only", 12.0 * N},
+                        {"u8  sum_store", 4.0 * N},    {"u8  sum_stream", 4.0 * N},
+                        {"u8  vpermb", 4.0 * N},       {"u8  vpermb_stream", 4.0 * N}};
   for (int r = 0; r < rounds; ++r) {
     const double copy = median_seconds([&] { std::memcpy(cd, cs, 400000000); });
     const double copy_rate = 8e8 / copy;
     std::printf("round %d memcpy 400 MB %7.2f ms %6.2f GB/s\n", r, copy * 1e3, copy_rate / 1e9);
-    for (int f = 0; f < 8; ++f) {
+    for (int f = 0; f < 10; ++f) {
       double t = 0;
       switch (f) {
-        case 0: t = median_seconds([&] { f32_gcc_loop(fs, fd); }); break;
+        case 0:
+          t = median_seconds([&] { f32_gcc_loop(fs, fd); });
+          break;
         case 1:
         case 2:
           t = median_seconds([&] { f == 1 ? f32_perm<false>(fs, fe) : f32_perm<true>(fs, fe); });
           if (std::memcmp(fd, fe, N * sizeof(float))) std::printf("perm DIFFERS from gcc_loop\n");
           break;
-        case 3: t = median_seconds([&] { f32_sum<false>(fs, fd); }); break;
-        case 4: t = median_seconds([&] { f32_sum<true>(fs, fd); }); break;
-        case 5: t = median_seconds([&] { sink = sink + f32_read(fs); }); break;
-        case 6: t = median_seconds([&] { u8_sum<false>(us, ud); }); break;
-        default: t = median_seconds([&] { u8_sum<true>(us, ud); }); break;
+        case 3:
+          t = median_seconds([&] { f32_sum<false>(fs, fd); });
+          break;
+        case 4:
+          t = median_seconds([&] { f32_sum<true>(fs, fd); });
+          break;
+        case 5:
+          t = median_seconds([&] { sink = sink + f32_read(fs); });
+          break;
+        case 6:
+          t = median_seconds([&] { u8_sum<false>(us, ud); });
+          break;
+        case 7:
+          t = median_seconds([&] { u8_sum<true>(us, ud); });
+          break;
+        case 8:
+          t = median_seconds([&] { u8_vpermb<false>(us, ud); });
+          break;
+        default:
+          t = median_seconds([&] { u8_vpermb<true>(us, ue); });
+          if (std::memcmp(ud, ue, N)) std::printf("vpermb_stream DIFFERS from vpermb\n");
+          break;
       }
       const double rate = forms[f].bytes / t;
-      std::printf("round %d %-15s %7.2f ms %6.2f GB/s  %.2f of memcpy\n", r, forms[f].name,
-                  t * 1e3, rate / 1e9, rate / copy_rate);
+      std::printf("round %d %-15s %7.2f ms %6.2f GB/s  %.2f of memcpy\n", r, forms[f].name, t * 1e3,
+                  rate / 1e9, rate / copy_rate);
     }
   }
   return sink == 12345.f;
