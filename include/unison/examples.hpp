@@ -65,13 +65,15 @@ void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
     if (rgb.stride(2) == 1 && rgb.stride(1) == 3 && gray.stride(1) == 1) {
       const std::int64_t rows = gray.extent(0), threads = exec.concurrency();
       const std::int64_t per = (rows + 4 * threads - 1) / (4 * threads);
-      Kokkos::parallel_for(
-          "unison::examples::rgb_to_grayscale",
-          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0,
-                                                                     (rows + per - 1) / per),
-          detail::GrayscaleRows<RV, GV>{rgb, gray, rows, std::int64_t(gray.extent(1)), per,
-                                        backends::host_streams(std::int64_t(
-                                            rgb.span() * sizeof(In) + gray.span() * sizeof(Out)))});
+      // Float results past the caches are stored non-temporally (GrayscaleRows).
+      const bool streams =
+          std::is_same_v<In, float> && std::is_same_v<Out, float> &&
+          backends::host_streams(std::int64_t(rgb.span() * sizeof(In) + gray.span() * sizeof(Out)));
+      Kokkos::parallel_for("unison::examples::rgb_to_grayscale",
+                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                               exec, 0, (rows + per - 1) / per),
+                           detail::GrayscaleRows<RV, GV>{
+                               rgb, gray, rows, std::int64_t(gray.extent(1)), per, streams});
       return;
     }
   }

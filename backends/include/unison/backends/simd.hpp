@@ -626,8 +626,9 @@ inline void increment16(std::uint32_t* counters, const std::int32_t* offsets) {
 }
 
 #if defined(__AVX512VBMI__) && defined(__AVX512BW__)
-/// 1 where pixels3_to_float exists: AVX-512 with VBMI (its byte permutes), where a pack holds 16
-/// floats. (GCC 12 vectorises a loop over 3-byte pixels by moving the bytes one at a time.)
+/// 1 where the 8-bit forms of pixels3_to_float exist: AVX-512 with VBMI (its byte permutes),
+/// where a pack holds 16 floats. (GCC 12 vectorises a loop over 3-byte pixels by moving the bytes
+/// one at a time.)
 #define UNISON_BACKENDS_PIXELS3 1
 namespace detail {
 // The byte permutes that put channel c of pixels 16 q + l (l < 16) into byte 0 of 32-bit lane l,

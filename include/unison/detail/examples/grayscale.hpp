@@ -2,8 +2,8 @@
 // unison/detail/examples/grayscale.hpp: part of unison/examples.hpp, which includes it after
 // the family's public types (not a header to include on its own).
 // rgb_to_grayscale's kernels: a pixel per work item, or rows of pixels: 8-bit ones by byte
-// permutes (CPUs with AVX-512 VBMI), the last pixels of a row included, float ones by float
-// permutes (AVX-512), stored non-temporally past the caches.
+// permutes (CPUs with AVX-512 VBMI), the last pixels of a row included; float to float by float
+// permutes (AVX-512), stored non-temporally past host_streaming_bytes().
 
 #include <cmath>
 #include <cstdint>
@@ -32,9 +32,10 @@ struct Grayscale {
 };
 
 // CPUs: rows [i0, i1) of a LayoutRight-like image (channels contiguous, pixels 3 apart, gray's
-// pixels contiguous), a row of pixels in a plain loop over raw pointers that the compiler
-// vectorises (its interleaved loads of R, G and B included), 64 pixels at a time with their
-// data asked for ahead (backends::prefetch_ahead): the same arithmetic as Grayscale.
+// pixels contiguous), a row of pixels by permutes where the CPU has them (below), else in a
+// plain loop over raw pointers that the compiler vectorises (its interleaved loads of R, G and B
+// included), 64 pixels at a time with their data asked for ahead (backends::prefetch_ahead):
+// the same arithmetic as Grayscale.
 template <class RGB, class G>
 struct GrayscaleRows {
   using In = typename RGB::non_const_value_type;
@@ -42,7 +43,7 @@ struct GrayscaleRows {
   RGB rgb;
   G gray;
   std::int64_t rows, width, per_item;
-  bool streams;  // float results stored past the caches (backends::host_streams)
+  bool streams;  // float-to-float results stored past the caches (backends::host_streams)
   void operator()(std::int64_t item) const {
     const std::int64_t i1 = (item + 1) * per_item < rows ? (item + 1) * per_item : rows;
     const std::int64_t w = width;  // a local: 8-bit stores could alias the member
