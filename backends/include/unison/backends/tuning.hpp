@@ -74,11 +74,14 @@ struct HostConvolveTuning {
 /// `strip_rows_two_steps` for two steps per pass; `strip_prefetch_rows`: how many rows ahead a
 /// strip thread loads (one step per pass). `streaming_steps_per_pass`: 1, or 2 (the
 /// strip form computes two steps per pass in registers when only the final Laplacian is wanted;
-/// always in strips).
+/// always in strips). `plain_row_blocks`: the `plain` reference kernel's cells walked as a block
+/// of whole rows per thread where the space has several threads (CPUs), rather than by an
+/// MDRangePolicy (GPUs: a thread per cell; a CPU space of one thread).
 struct HostStencilTuning {
   static constexpr bool streaming_every_step = true;
   static constexpr bool streaming_final_only = true;
   static constexpr bool streaming_row_blocks = true;
+  static constexpr bool plain_row_blocks = true;
   static constexpr int strip_rows = 0;
   static constexpr int strip_rows_two_steps = 16;
   static constexpr int strip_chunk_bytes = 16;
@@ -281,6 +284,7 @@ struct StencilTuning<Kokkos::Cuda> {
   static constexpr bool streaming_every_step = true;
   static constexpr bool streaming_final_only = true;
   static constexpr bool streaming_row_blocks = false;
+  static constexpr bool plain_row_blocks = false;
   static constexpr int strip_rows = 8;
   static constexpr int strip_rows_two_steps = 16;
   static constexpr int strip_chunk_bytes = 16;

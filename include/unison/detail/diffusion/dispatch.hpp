@@ -107,6 +107,24 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
   const std::int64_t nx = f.extent(0), ny = f.extent(1);
   if (nx == 0 || ny == 0) return;
   if (algorithm == StencilAlgorithm::plain) {
+    // On a CPU with several threads, a block of rows each (DiffusionPlainRows); on one thread
+    // Kokkos's MDRangePolicy loop, which measured 1.6x faster there than the row walk.
+    if constexpr (backends::StencilTuning<Exec>::plain_row_blocks) {
+      if (exec.concurrency() > 1) {
+        constexpr bool tr = transposed_v<F>;
+        const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
+        const std::int64_t items = exec.concurrency() < rows ? exec.concurrency() : rows;
+        const std::int64_t per_item = (rows + items - 1) / items;
+        Kokkos::parallel_for(
+            "unison::diffusion::plain",
+            Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>,
+                                Kokkos::IndexType<std::int64_t>>(exec, 0,
+                                                                 (rows + per_item - 1) / per_item),
+            DiffusionPlainRows<tr, F, FN, L>{
+                DiffusionPlain<F, FN, L>{f, next, lapl, coeff, write_lapl}, rows, cols, per_item});
+        return;
+      }
+    }
     Kokkos::parallel_for(
         "unison::diffusion::plain",
         Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(exec, {0, 0},

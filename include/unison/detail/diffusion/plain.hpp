@@ -1,7 +1,8 @@
 #pragma once
 // unison/detail/diffusion/plain.hpp: part of unison/diffusion.hpp, which includes it after the
 // family's public types (not a header to include on its own).
-// The reference kernel: one cell per index, neighbours read with bounds checks.
+// The reference kernel: one cell per index, neighbours read with bounds checks; on a CPU the
+// same cells a block of whole rows per thread.
 
 #include <unison/detail/diffusion/stencil.hpp>
 
@@ -24,6 +25,38 @@ struct DiffusionPlain {
                j > 0 ? f(i, j - 1) : T(0), j + 1 < ny ? f(i, j + 1) : T(0), coeff, lap, v);
     next(i, j) = v;
     if (write_lapl) lapl(i, j) = lap;
+  }
+};
+
+// The reference on a CPU of several threads (StencilTuning::plain_row_blocks): DiffusionPlain's
+// cells, `per_item` whole grid rows a work item (one item a thread), each row along the View's
+// contiguous axis. Kokkos's MDRangePolicy on OpenMP deals tiles of two rows out round-robin and
+// reaches the functor through a pointer, so GCC reloads the coefficient after every store (a
+// float store could change it, as far as the compiler knows) and leaves the cells scalar: 16
+// threads were barely faster than one. Here each item walks a copy of the functor whose address
+// stays on its stack, and GCC vectorises the row (its bounds checks as masked loads), as it does
+// for Serial's MDRangePolicy. write_lapl is decided once an item.
+template <bool Transposed, class F, class FN, class L>
+struct DiffusionPlainRows {
+  DiffusionPlain<F, FN, L> plain;
+  std::int64_t rows, cols, per_item;
+
+  template <bool Lapl>
+  KOKKOS_FORCEINLINE_FUNCTION void walk(std::int64_t begin, std::int64_t end) const {
+    DiffusionPlain<F, FN, L> cells = plain;
+    cells.write_lapl = Lapl;
+    for (std::int64_t r = begin; r < end; ++r)
+      for (std::int64_t c = 0; c < cols; ++c) {
+        if constexpr (Transposed) cells(c, r);
+        else cells(r, c);
+      }
+  }
+
+  KOKKOS_FUNCTION void operator()(std::int64_t item) const {
+    const std::int64_t begin = item * per_item;
+    const std::int64_t end = begin + per_item < rows ? begin + per_item : rows;
+    if (plain.write_lapl) walk<true>(begin, end);
+    else walk<false>(begin, end);
   }
 };
 
