@@ -308,6 +308,21 @@ void test_deterministic_and_strided() {
   unison::diffusion_step(exec, g, next, lapl, 0.2, StencilAlgorithm::tiled);
   EXPECT_TRUE(close(to_host(next), plain, 0)) << "columns apart";
   EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << "columns apart";
+  // The plain kernel itself from the strided fields, into a strided next field.
+  Kokkos::View<double***, Kokkos::LayoutRight, Mem> outs("outs", nx, ny, 3);
+  auto next_g = Kokkos::subview(outs, Kokkos::ALL, Kokkos::ALL, 2);  // columns 3 apart
+  for (int k = 0; k < 2; ++k) {
+    poison_fill(lapl);
+    Kokkos::deep_copy(outs, -7.0);
+    if (k == 0) unison::diffusion_step(exec, f, next_g, lapl, 0.2, StencilAlgorithm::plain);
+    else unison::diffusion_step(exec, g, next_g, lapl, 0.2, StencilAlgorithm::plain);
+    EXPECT_TRUE(close(to_host(next_g), plain, 0)) << "plain, strided, " << k;
+    EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << "plain, strided, " << k;
+    for (int beside : {0, 1})  // nothing written beside next_g
+      EXPECT_TRUE(close(to_host(Kokkos::subview(outs, Kokkos::ALL, Kokkos::ALL, beside)),
+                        std::vector<double>(nx * ny, -7.0), 0))
+          << "plain, strided, " << k << ", beside " << beside;
+  }
 }
 
 // The callback sees every step's field and Laplacian, in order.

@@ -31,8 +31,9 @@
 
 namespace unison {
 
-/// Which kernel advances the field: `plain` is the reference (one thread per cell, neighbours
-/// read from memory with bounds checks); `tiled` stages a tile and its halo in team scratch
+/// Which kernel advances the field: `plain` is the reference (one cell per index, neighbours
+/// read from memory with bounds checks; a thread per cell on a GPU, a block of whole rows per
+/// thread on a CPU); `tiled` stages a tile and its halo in team scratch
 /// (and, with Laplacian::final_only, runs several steps per pass; on a CPU the first step reads
 /// the field in place where its grid rows are contiguous); `streaming` reads the
 /// neighbours straight from memory and leaves their reuse to the caches, with no scratch and no

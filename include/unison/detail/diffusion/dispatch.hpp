@@ -97,7 +97,8 @@ std::pair<int, int> strip_shape(const DiffusionOptions& options, int steps) {
 // Enqueues one pass (plain and rows: exactly one step) from f to next. `reverse` runs the
 // tiles, or on a CPU each thread's rows, from the last to the first: diffuse() alternates, so
 // that a pass starts where the one before ended, on the part of the field still in the cache.
-// (The GPU strip kernels ignore it: a reversed strip order measured slower, docs/tuning.md.)
+// (The GPU strip kernels ignore it: a reversed strip order measured slower, docs/tuning.md; so
+// does the plain reference.)
 template <class Exec, class F, class FN, class L>
 void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shape, const F& f,
                     const FN& next, const L& lapl, typename FN::non_const_value_type coeff,
@@ -107,29 +108,30 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
   const std::int64_t nx = f.extent(0), ny = f.extent(1);
   if (nx == 0 || ny == 0) return;
   if (algorithm == StencilAlgorithm::plain) {
-    // On a CPU with several threads, a block of rows each (DiffusionPlainRows); on one thread
-    // Kokkos's MDRangePolicy loop, which measured 1.6x faster there than the row walk.
+    constexpr bool tr = transposed_v<F>;
+    const DiffusionPlain<F, FN, L> cells{f, next, lapl, coeff, write_lapl};
     if constexpr (backends::StencilTuning<Exec>::plain_row_blocks) {
-      if (exec.concurrency() > 1) {
-        constexpr bool tr = transposed_v<F>;
-        const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
-        const std::int64_t items = exec.concurrency() < rows ? exec.concurrency() : rows;
-        const std::int64_t per_item = (rows + items - 1) / items;
-        Kokkos::parallel_for(
-            "unison::diffusion::plain",
-            Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>,
-                                Kokkos::IndexType<std::int64_t>>(exec, 0,
-                                                                 (rows + per_item - 1) / per_item),
-            DiffusionPlainRows<tr, F, FN, L>{
-                DiffusionPlain<F, FN, L>{f, next, lapl, coeff, write_lapl}, rows, cols, per_item});
-        return;
-      }
+      // A CPU's threads: a block of whole rows each (DiffusionPlainRows).
+      const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
+      const RowBlocks blocks = row_blocks(exec, rows);
+      Kokkos::parallel_for(
+          "unison::diffusion::plain",
+          Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>,
+                              Kokkos::IndexType<std::int64_t>>(exec, 0, blocks.items),
+          DiffusionPlainRows<tr, F, FN, L>{cells, rows, cols, blocks.per_item});
+    } else {
+      // A thread per cell. On a CPU (one thread) the index along the View's contiguous axis
+      // varies fastest (Kokkos's default order there strides a LayoutLeft field); a GPU keeps
+      // Kokkos's default.
+      constexpr auto order = tr ? Kokkos::Iterate::Left : Kokkos::Iterate::Right;
+      using Rank = std::conditional_t<
+          Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible,
+          Kokkos::Rank<2, order, order>, Kokkos::Rank<2>>;
+      Kokkos::parallel_for("unison::diffusion::plain",
+                           Kokkos::MDRangePolicy<Exec, Rank, Kokkos::IndexType<std::int64_t>>(
+                               exec, {0, 0}, {nx, ny}),
+                           cells);
     }
-    Kokkos::parallel_for(
-        "unison::diffusion::plain",
-        Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(exec, {0, 0},
-                                                                                      {nx, ny}),
-        DiffusionPlain<F, FN, L>{f, next, lapl, coeff, write_lapl});
     return;
   }
   using Tuning = backends::StencilTuning<Exec>;
@@ -138,14 +140,13 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
   if (algorithm == StencilAlgorithm::streaming) {
     if (strip <= 0 && shape.steps == 1) {
       // A block of rows per thread (DiffusionRows); for a GPU, whose threads are many, a row.
-      const std::int64_t items = exec.concurrency() < rows ? exec.concurrency() : rows;
-      const std::int64_t per_item = (rows + items - 1) / items;
-      Kokkos::parallel_for("unison::diffusion::streaming",
-                           Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>,
-                                               Kokkos::IndexType<std::int64_t>>(
-                               exec, 0, (rows + per_item - 1) / per_item),
-                           DiffusionRows<tr, F, FN, L>{f, next, lapl, coeff, write_lapl, rows, cols,
-                                                       per_item, reverse});
+      const RowBlocks blocks = row_blocks(exec, rows);
+      Kokkos::parallel_for(
+          "unison::diffusion::streaming",
+          Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>,
+                              Kokkos::IndexType<std::int64_t>>(exec, 0, blocks.items),
+          DiffusionRows<tr, F, FN, L>{f, next, lapl, coeff, write_lapl, rows, cols, blocks.per_item,
+                                      reverse});
       return;
     }
     if (strip <= 0) strip = Tuning::strip_rows_two_steps;

@@ -28,14 +28,14 @@ struct DiffusionPlain {
   }
 };
 
-// The reference on a CPU of several threads (StencilTuning::plain_row_blocks): DiffusionPlain's
-// cells, `per_item` whole grid rows a work item (one item a thread), each row along the View's
-// contiguous axis. Kokkos's MDRangePolicy on OpenMP deals tiles of two rows out round-robin and
-// reaches the functor through a pointer, so GCC reloads the coefficient after every store (a
-// float store could change it, as far as the compiler knows) and leaves the cells scalar: 16
-// threads were barely faster than one. Here each item walks a copy of the functor whose address
-// stays on its stack, and GCC vectorises the row (its bounds checks as masked loads), as it does
-// for Serial's MDRangePolicy. write_lapl is decided once an item.
+// The reference on a CPU with threads (StencilTuning::plain_row_blocks): DiffusionPlain's cells,
+// `per_item` whole grid rows a work item (one item a thread), each row along the View's contiguous
+// axis. Kokkos's MDRangePolicy on OpenMP deals tiles of two rows out round-robin and reaches the
+// functor through a pointer, so GCC reloads the coefficient after every store (a float store could
+// change it, as far as the compiler knows) and leaves the cells scalar: 16 threads were barely
+// faster than one. Here each item walks a copy of the functor whose address stays on its stack, and
+// GCC vectorises the row (its bounds checks as masked loads), as it does for Serial's
+// MDRangePolicy. write_lapl is decided once an item.
 template <bool Transposed, class F, class FN, class L>
 struct DiffusionPlainRows {
   DiffusionPlain<F, FN, L> plain;
@@ -53,10 +53,10 @@ struct DiffusionPlainRows {
   }
 
   KOKKOS_FUNCTION void operator()(std::int64_t item) const {
-    const std::int64_t begin = item * per_item;
-    const std::int64_t end = begin + per_item < rows ? begin + per_item : rows;
-    if (plain.write_lapl) walk<true>(begin, end);
-    else walk<false>(begin, end);
+    std::int64_t r0, r1;
+    owned_rows(item, per_item, rows, r0, r1);
+    if (plain.write_lapl) walk<true>(r0, r1);
+    else walk<false>(r0, r1);
   }
 };
 

@@ -125,17 +125,15 @@ void history_pass(const Exec& exec, const F& f, const FN& next, const H& history
     using Tuning = backends::StencilTuning<Exec>;
     constexpr bool tr = transposed_v<F>;
     const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
-    const std::int64_t items = exec.concurrency() < rows ? exec.concurrency() : rows;
-    const std::int64_t per_item = (rows + items - 1) / items;
+    const RowBlocks blocks = row_blocks(exec, rows);
     using Kernel = DiffusionRowsHistory<Exec, tr, F, FN, H>;
     const std::int64_t pitch = Kernel::ring_pitch(cols);
-    Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Static>> policy(
-        exec, int((rows + per_item - 1) / per_item), 1);
+    Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Static>> policy(exec, int(blocks.items), 1);
     policy.set_scratch_size(Tuning::scratch_level,
                             Kokkos::PerTeam(Kernel::scratch_bytes(n, pitch)));
     Kokkos::parallel_for("unison::diffusion::history", policy,
-                         Kernel{f, next, history, coeff, rows, cols, per_item, pitch, plane0, n,
-                                Tuning::scratch_level, reverse});
+                         Kernel{f, next, history, coeff, rows, cols, blocks.per_item, pitch, plane0,
+                                n, Tuning::scratch_level, reverse});
   }
 }
 

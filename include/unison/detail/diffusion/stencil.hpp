@@ -188,6 +188,18 @@ inline constexpr int host_chunk_v = backends::host_stream_bytes / int(sizeof(T))
                                         ? backends::host_stream_bytes / int(sizeof(T))
                                         : 1;
 
+// How a CPU row kernel deals `rows` (> 0) grid rows to exec's threads: `items` work items, one
+// a thread, of `per_item` whole rows each (the last may have fewer).
+struct RowBlocks {
+  std::int64_t per_item, items;
+};
+template <class Exec>
+RowBlocks row_blocks(const Exec& exec, std::int64_t rows) {
+  const std::int64_t threads = exec.concurrency() < rows ? exec.concurrency() : rows;
+  const std::int64_t per_item = (rows + threads - 1) / threads;
+  return {per_item, (rows + per_item - 1) / per_item};
+}
+
 // The rows [r0, r1) a CPU row kernel's work item `item` owns, of `rows` rows in blocks of
 // per_item.
 KOKKOS_INLINE_FUNCTION void owned_rows(std::int64_t item, std::int64_t per_item, std::int64_t rows,
