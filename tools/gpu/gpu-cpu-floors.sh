@@ -5,8 +5,9 @@
 #      element-wise, convolve and histogram cases, then unison-plain-c's loops on one OpenMP
 #      thread (its copy is a loop with plain stores);
 #   2. 16 cores (OMP_PROC_BIND=spread OMP_PLACES=threads): the OpenMP copy and histogram, 10
-#      repetitions, and unison-plain-c's;
-#   3. the histogram's counting step alone (tools/probes/cpu-histogram-probe.cpp), 1 and 16 threads.
+#      repetitions, and unison-plain-c's.
+# (The histogram's counting step alone was timed by tools/probes/cpu-histogram-probe.cpp, which
+# is in the git history at commit 8b34b4f.)
 # Output in $OUT: floors.txt.
 set -u
 . tools/gpu/gpu-build.sh
@@ -27,8 +28,5 @@ one='(copy/1e8|gaussian_pdf/1e8|hidden_layer_fused/1e8|convolve/valid/f32/1e8/ta
     grep -E "_median|_cv" | awk '{print $1, $2, $3}'
   echo "== 16 cores: unison-plain-c"
   OMP_PROC_BIND=spread OMP_PLACES=threads $B/unison-plain-c elementwise counting 2>&1
-  echo "== the counting step alone (tools/probes/cpu-histogram-probe.cpp)"
-  g++ -O3 -march=native -fopenmp tools/probes/cpu-histogram-probe.cpp -o /tmp/hist &&
-    { OMP_PROC_BIND=spread OMP_PLACES=threads /tmp/hist 1; OMP_PROC_BIND=spread OMP_PLACES=threads /tmp/hist 16; } 2>&1
 } > $OUT/floors.txt
 cat $OUT/floors.txt
