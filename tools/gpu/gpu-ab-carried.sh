@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Device call: a few CPU cases of two unison_bench binaries built on the development machine
-# (the openmp preset; -march=native there is a Sapphire Rapids-class Xeon, or configure with
-# -DUNISON_HOST_ARCH=sapphirerapids) and carried to the GPU machine in build/ab/ (carry:
-# ["build/ab"]), timed in alternation; no build on the GPU machine.
+# On the GPU machine: a few CPU cases of two unison_bench binaries built on another machine
+# (the openmp preset; -march=native there on a Sapphire Rapids-class Xeon, or configure with
+# -DUNISON_HOST_ARCH=sapphirerapids) and copied to the GPU machine's working tree in build/ab/,
+# timed in alternation; no build on the GPU machine.
 #   build/ab/before/unison_bench, build/ab/after/unison_bench: the two trees' benchmarks
 #   build/ab/after/unison_tests (optional): the after tree's unit tests, run first (TESTS: a
 #                                           gtest filter, default every test)

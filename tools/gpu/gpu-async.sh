@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The asynchronous promise on the GPU machine, in two device calls on one warm machine:
+# The asynchronous promise on the GPU machine, in two runs on the same machine:
 #   gpu-async.sh build      the cuda preset's unison_tests and unison_bench (from .deps), then
 #                           every test on Serial, OpenMP and Cuda (at most T_TESTS seconds), and
 #                           the overlap benchmark: N small problems (diffusions, matmul-reduces)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Device calls for a behaviour-preserving change: this tree and an earlier one, built and run on
-# one warm machine, one after the other. The earlier tree comes as .deps/before.tar (made here
-# with `git archive REV -o .deps/before.tar`; .deps travels with `carry`).
+# A behaviour-preserving change on the GPU machine: this tree and an earlier one, built and run on
+# the same machine, one after the other. The earlier tree comes as .deps/before.tar (made with
+# `git archive REV -o .deps/before.tar` and copied with the dependency archives).
 #   gpu-before-after.sh build    the cuda preset's unison-bench, unison_bench and unison_tests of
 #                                this tree (build/cuda), then unison-bench and unison_bench of
 #                                the earlier one (/tmp/before/build/cuda), then this tree's unit

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device call (issue 22's open CPU targets): what one core and 16 cores reach with plain C loops,
+# On the GPU machine's CPU: what one core and 16 cores reach with plain C loops,
 # beside the library's Serial and OpenMP kernels, in one call on one machine.
 #   1. one core (taskset -c 3): unison_bench's Serial copy (Kokkos::deep_copy: memcpy), the
 #      element-wise, convolve and histogram cases, then unison-plain-c's loops on one OpenMP

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device calls for the whole suite in one run, on one warm machine:
+# The whole suite on the GPU machine, in two runs on the same machine:
 #   gpu-full-suite.sh build   the cuda preset from .deps (OpenBLAS from .deps/debs), then the
 #                             tests on Serial, OpenMP and Cuda (TESTS: a gtest filter; default
 #                             every test; at most T_TESTS seconds)

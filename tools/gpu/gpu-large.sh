@@ -3,8 +3,8 @@
 # wise functions, the histogram and the convolution (direct and tiled) on N float32 values
 # (default 3e9 + 1: 36 GB for add's three arrays, the most any of them holds at once).
 #   tools/gpu/gpu-large.sh [N]
-# With the device tool, after building build/cuda/tests/unison_tests here:
-#   run(command="bash tools/gpu/gpu-large.sh", carry=["build/cuda/tests/unison_tests","build/carry"])
+# UNISON_TESTS names the test program (default build/cuda/tests/unison_tests; one built on another
+# machine can be copied there, with the shared libraries it needs that the GPU machine lacks in build/carry/lib).
 set -euo pipefail
 cd "$(dirname "$0")/../.."  # the repository root
 export LD_LIBRARY_PATH=$PWD/build/carry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}

@@ -3,10 +3,10 @@
 # the machine has GPUs), then the scaling benchmark (unison_mpi_bench) on 1, 2 and 4 ranks.
 # Binaries are built on the development machine (build/cuda configured with
 # -DUNISON_ENABLE_MPI=ON against Debian's Open MPI 4.1, whose libmpi.so.40 the GPU machine's
-# Ubuntu Open MPI 4.1.6 provides) and carried:
-#   run(kind="nvidia-h200-x4", command="bash tools/gpu/gpu-mpi.sh",
-#       carry=["build/cuda/tests/unison_mpi_tests", "build/cuda/benchmarks/unison_mpi_bench",
-#              "build/carry"])
+# Ubuntu Open MPI 4.1.6 provides) and copied into the GPU machine's working tree at the same
+# paths (build/cuda/tests/unison_mpi_tests, build/cuda/benchmarks/unison_mpi_bench), with
+# the shared libraries they need that the GPU machine lacks in build/carry/lib; run on a machine of 4 GPUs:
+#   bash tools/gpu/gpu-mpi.sh
 # BENCH_FILTER=REGEX limits the benchmark cases. Writes to $OUT: mpi-tests.log, bench.log and
 # bench-ranksN.json.
 set -uo pipefail
@@ -14,7 +14,7 @@ out=${OUT:-/tmp/unison-mpi-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/carry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 # Open MPI as root, shared-memory transport between the ranks of this host (no UCX, no
-# cross-memory attach), NVLink multicast left off (KINDS.md).
+# cross-memory attach), NVLink multicast (NCCL's NVLS) left off.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=ob1 \
   OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none NCCL_NVLS_ENABLE=0
 gpus=$(nvidia-smi -L | wc -l)

@@ -1,4 +1,4 @@
-# Sourced by the GPU machine's scripts: unpacks the OpenBLAS .deb files carried in .deps/debs/
+# Sourced by the GPU machine's scripts: unpacks the OpenBLAS .deb files copied into .deps/debs/
 # (copied from ../shared/deps/debs; that machine has no package manager access), points the
 # loader at them and sets UNISON_BLAS_FLAGS for `cmake --preset cuda`, so that Kokkos Kernels'
 # GEMM on the OpenMP backend runs on OpenBLAS. Without the files it sets nothing.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU machine's whole job, in one call of the device tool (see docs/developing.md, "On the lent GPU machine"):
+# The GPU machine's whole job in one run (see docs/developing.md, "On a GPU machine without network access"):
 # build the cuda preset from the archives in .deps/, run the test suite on every backend
 # (Cuda included), run the benchmarks and the Numba/CuPy peers, and leave logs and JSON in $OUT.
 # Usage (from the repository root): [PEERS="stencil matmul"] tools/gpu/gpu-run.sh [benchmark filter regex | --tests-only]

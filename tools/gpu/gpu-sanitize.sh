@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the Cuda test suite under NVIDIA's compute-sanitizer, once per tool (issue 7), on the GPU
+# Runs the Cuda test suite under NVIDIA's compute-sanitizer, once per tool, on the GPU
 # machine: memcheck (with leak checking), racecheck, synccheck and initcheck. Every report is
 # kept in OUT/sanitize/<tool>.log and counted in OUT/sanitize/summary.txt; the exit code is 0
 # only when every tool ran to the end with zero reports.
@@ -8,8 +8,8 @@
 #     TESTS  a gtest filter (default '*/Cuda.*', every test body on the Cuda backend)
 #     TOOL   any of memcheck racecheck synccheck initcheck (default: all four)
 #
-# With the device tool, after building build/cuda/tests/unison_tests here:
-#   run(command="bash tools/gpu/gpu-sanitize.sh", carry=["build/cuda/tests/unison_tests","build/carry"])
+# UNISON_TESTS names the test program (default build/cuda/tests/unison_tests; one built on another
+# machine can be copied there, with the shared libraries it needs that the GPU machine lacks in build/carry/lib).
 # Environment: UNISON_SANITIZE_TIMEOUT (seconds per tool, default 900), OUT (results folder).
 set -uo pipefail
 cd "$(dirname "$0")/../.."  # the repository root

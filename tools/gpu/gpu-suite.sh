@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# unison-bench on the GPU machine from binaries built here and carried (docs/developing.md, "On the lent GPU
-# machine"): build/cuda/benchmarks/unison-bench with Debian's libbenchmark in build/carry/lib.
+# unison-bench on the GPU machine from binaries built on another machine and copied there
+# (docs/developing.md, "On a GPU machine without network access"): build/cuda/benchmarks/unison-bench,
+# with Debian's libbenchmark in build/carry/lib.
 # Puts plot.py and the peers next to the binary as an installation would, runs unison-bench with
 # the arguments given into $OUT/<name> (its table in table.txt, its progress in progress.txt),
 # and leaves unison-bench's own results/ folder of .npy files in build/suite-<name>, outside $OUT
