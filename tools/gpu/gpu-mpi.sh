@@ -5,14 +5,14 @@
 # -DUNISON_ENABLE_MPI=ON against Debian's Open MPI 4.1, whose libmpi.so.40 the GPU machine's
 # Ubuntu Open MPI 4.1.6 provides) and copied into the GPU machine's working tree at the same
 # paths (build/cuda/tests/unison_mpi_tests, build/cuda/benchmarks/unison_mpi_bench), with
-# the shared libraries they need that the GPU machine lacks in build/carry/lib; run on a machine of 4 GPUs:
+# the shared libraries they need that the GPU machine lacks in build/prebuilt/lib; run on a machine of 4 GPUs:
 #   bash tools/gpu/gpu-mpi.sh
 # BENCH_FILTER=REGEX limits the benchmark cases. Writes to $OUT: mpi-tests.log, bench.log and
 # bench-ranksN.json.
 set -uo pipefail
 out=${OUT:-/tmp/unison-mpi-out}
 mkdir -p "$out"
-export LD_LIBRARY_PATH=$PWD/build/carry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export LD_LIBRARY_PATH=$PWD/build/prebuilt/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 # Open MPI as root, shared-memory transport between the ranks of this host (no UCX, no
 # cross-memory attach), NVLink multicast (NCCL's NVLS) left off.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=ob1 \

@@ -9,7 +9,7 @@
 #     TOOL   any of memcheck racecheck synccheck initcheck (default: all four)
 #
 # UNISON_TESTS names the test program (default build/cuda/tests/unison_tests; one built on another
-# machine can be copied there, with the shared libraries it needs that the GPU machine lacks in build/carry/lib).
+# machine can be copied there, with the shared libraries it needs that the GPU machine lacks in build/prebuilt/lib).
 # Environment: UNISON_SANITIZE_TIMEOUT (seconds per tool, default 900), OUT (results folder).
 set -uo pipefail
 cd "$(dirname "$0")/../.."  # the repository root
@@ -19,7 +19,7 @@ tools=("$@")
 [ ${#tools[@]} -eq 0 ] && tools=(memcheck racecheck synccheck initcheck)
 out=${OUT:-build/sanitize}/sanitize
 mkdir -p "$out"
-export LD_LIBRARY_PATH=$PWD/build/carry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export LD_LIBRARY_PATH=$PWD/build/prebuilt/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
 binary=${UNISON_TESTS:-build/cuda/tests/unison_tests}
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # unison-bench on the GPU machine from binaries built on another machine and copied there
 # (docs/developing.md, "On a GPU machine without network access"): build/cuda/benchmarks/unison-bench,
-# with Debian's libbenchmark in build/carry/lib.
+# with Debian's libbenchmark in build/prebuilt/lib.
 # Puts plot.py and the peers next to the binary as an installation would, runs unison-bench with
 # the arguments given into $OUT/<name> (its table in table.txt, its progress in progress.txt),
 # and leaves unison-bench's own results/ folder of .npy files in build/suite-<name>, outside $OUT
@@ -14,7 +14,7 @@ out=${OUT:-$PWD/build/gpu-out}/$name
 mkdir -p "$out" build/cuda/share/unison
 cp benchmarks/suite/plot.py build/cuda/share/unison/
 rm -rf build/cuda/share/unison/peers && cp -r benchmarks/peers build/cuda/share/unison/peers
-export LD_LIBRARY_PATH=$PWD/build/carry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export LD_LIBRARY_PATH=$PWD/build/prebuilt/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 run=build/suite-$name
 rm -rf "$run"
 t0=$(date +%s)

@@ -7,7 +7,7 @@
 #   build/ab/after/unison_tests (optional): the after tree's unit tests, run first (TESTS: a
 #                                           gtest filter, default every test)
 #   build/ab/lib/: Debian's libbenchmark.so.1debian (not on the GPU machine)
-#   gpu-ab-carried.sh FILTER [ROUNDS]   ROUNDS rounds of (before, after), 5 repetitions each
+#   gpu-ab-prebuilt.sh FILTER [ROUNDS]   ROUNDS rounds of (before, after), 5 repetitions each
 # Results in $OUT: tests.txt, ab.txt ("round before|after case median").
 set -u
 filter=$1
