@@ -2,7 +2,10 @@
 // the floating-point mode of the CPU threads, and the context recorded in the JSON.
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <limits>
 #include <map>
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -13,6 +16,8 @@
 #endif
 
 #include <benchmark/benchmark.h>
+
+#include <unistd.h>
 
 #include <Kokkos_Core.hpp>
 
@@ -85,9 +90,66 @@ void add_context(bool flushed) {
   benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
   for (const auto& info : unison::backends::enabled_backends())
     benchmark::AddCustomContext("backend_" + info.backend, unison::backends::describe(info));
+#ifdef KOKKOS_ENABLE_CUDA
+  int driver = 0, runtime = 0;
+  if (cudaDriverGetVersion(&driver) == cudaSuccess &&
+      cudaRuntimeGetVersion(&runtime) == cudaSuccess)
+    benchmark::AddCustomContext("cuda_versions", "driver API " + std::to_string(driver / 1000) +
+                                                     "." + std::to_string(driver % 1000 / 10) +
+                                                     ", runtime " + std::to_string(runtime / 1000) +
+                                                     "." + std::to_string(runtime % 1000 / 10));
+#endif
+  for (const auto& info : unison::backends::enabled_backends()) {
+    std::string levels;
+    for (const auto& l : memory_levels(info.backend))
+      if (std::isfinite(l.bytes))
+        levels += (levels.empty() ? "" : ", ") + l.name + " " +
+                  std::to_string(static_cast<long long>(l.bytes) >> 10) + " KiB";
+    benchmark::AddCustomContext("memory_levels_" + info.backend, levels + ", then DRAM");
+  }
   std::ostringstream config;
   Kokkos::print_configuration(config, false);
   benchmark::AddCustomContext("kokkos_configuration", config.str());
+}
+
+namespace {
+// The size in bytes of this CPU's cache of `level` (a unified or data cache), as the first CPU
+// sees it; 0 where neither sysfs nor the C library says.
+double host_cache_bytes(int level) {
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    std::ifstream level_file(dir + "/level"), type_file(dir + "/type"), size_file(dir + "/size");
+    int l = 0;
+    std::string type, size;
+    if (!(level_file >> l) || !(type_file >> type) || !(size_file >> size)) continue;
+    if (l != level || type == "Instruction") continue;
+    char* end = nullptr;
+    const double v = std::strtod(size.c_str(), &end);
+    const double unit = *end == 'K' ? 1024.0 : *end == 'M' ? 1024.0 * 1024 : 1;
+    if (v > 0) return v * unit;
+  }
+  long bytes = -1;
+#if defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+  bytes = sysconf(level == 2 ? _SC_LEVEL2_CACHE_SIZE : _SC_LEVEL3_CACHE_SIZE);
+#endif
+  return bytes > 0 ? double(bytes) : 0;
+}
+}  // namespace
+
+std::vector<MemoryLevel> memory_levels(const std::string& backend) {
+  std::vector<MemoryLevel> levels;
+  for (const auto& info : unison::backends::enabled_backends()) {
+    if (info.backend != backend) continue;
+    if (info.l2_bytes > 0 || info.multiprocessors > 0) {  // a GPU
+      if (info.l2_bytes > 0) levels.push_back({"L2", double(info.l2_bytes)});
+    } else {  // a CPU backend: one L2 per thread it runs, the shared last-level cache
+      const double l2 = host_cache_bytes(2), l3 = host_cache_bytes(3);
+      if (l2 > 0) levels.push_back({"L2", l2 * info.concurrency});
+      if (l3 > 0 && (levels.empty() || l3 > levels.back().bytes)) levels.push_back({"L3", l3});
+    }
+  }
+  levels.push_back({"DRAM", std::numeric_limits<double>::infinity()});
+  return levels;
 }
 
 }  // namespace unison::bench

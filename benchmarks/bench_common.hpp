@@ -94,10 +94,12 @@ struct Settings {
   std::function<void(const std::string&)> on_start;
   bool probes = true;  // register the exploration cases (names with "/probe/")
   std::function<bool(const std::string&)> keep;  // register only the names it keeps (if set)
-  std::vector<std::string> backends;             // register only these backends (empty: every one)
-  int repetitions = 0;                           // repetitions of every case (0: each case's own)
-  double scale = 1;    // sizes: the seed sizes times this (0 < scale <= 1)
-  bool checks = true;  // run the cases' checks
+  // and, if set, only the cases whose full name "<name>/<backend>" it keeps
+  std::function<bool(const std::string&)> keep_full;
+  std::vector<std::string> backends;  // register only these backends (empty: every one)
+  int repetitions = 0;                // repetitions of every case (0: each case's own)
+  double scale = 1;                   // sizes: the seed sizes times this (0 < scale <= 1)
+  bool checks = true;                 // run the cases' checks
   // Where each case's inputs and result go as .npy files (<dir>/<case name>/*.npy), from the
   // backend named here, for cases of at most results_limit bytes (empty dir: none saved).
   std::string results_dir, results_backend;
@@ -211,6 +213,7 @@ bool registers(const std::string& name) {
   const Settings& want = settings();
   if (!want.probes && name.find("/probe/") != std::string::npos) return false;
   if (want.keep && !want.keep(name)) return false;
+  if (want.keep_full && !want.keep_full(name + "/" + Exec::name())) return false;
   return want.backends.empty() ||
          std::find(want.backends.begin(), want.backends.end(), Exec::name()) != want.backends.end();
 }
@@ -356,6 +359,18 @@ bool flush_subnormals_if_asked();
 // Records the build and the machine in the JSON context.
 void add_context(bool flushed);
 
+// A level of the memory a backend's cases can live in, innermost first: "L2" (the private L2
+// caches of the threads the backend runs: one core's for Serial, one per thread for OpenMP, the
+// GPU's L2 for Cuda), "L3" (a CPU's last-level cache, shared) and "DRAM" (main or device
+// memory, unbounded). `bytes`: the level's capacity; a case whose working set is at most that
+// lives there. Read from /sys/devices/system/cpu/cpu0/cache (else the C library's sysconf) and
+// the GPU's properties; a level whose size is not known is left out.
+struct MemoryLevel {
+  std::string name;
+  double bytes;
+};
+std::vector<MemoryLevel> memory_levels(const std::string& backend);
+
 // A family's registration: the function that adds its cases on every backend. Each
 // bench_<family>.cpp adds its own under the family's name in the workload registry
 // (suite/workloads.cpp) with a static `const bool registered = add_registration(...)`; one
@@ -368,7 +383,9 @@ void register_workloads(const std::function<bool(const std::string&)>& wanted);
 
 // Each family's cases on every backend (bench_<family>.cpp).
 void register_elementwise();
-void register_copy();  // the elementwise family's copy case alone: each backend's memory ceiling
+// The elementwise family's copy cases alone: each backend's memory ceiling at each level of
+// memory_levels (copy/L2/device, copy/L3/device, copy/1e8/device), and its fma case.
+void register_copy();
 void register_stencil();
 void register_matmul();
 void register_rowwise();

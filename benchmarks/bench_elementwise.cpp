@@ -124,13 +124,17 @@ void add_host_capable(const std::string& name, std::size_t n, double lo_a, doubl
   if constexpr (!host_memory_v<Exec>) add(Kokkos::HostSpace{}, "/with_copies", saved);
 }
 
-// The measured ceiling: a device-to-device copy (bytes read + bytes written).
+// The measured ceiling: a device-to-device copy (bytes read + bytes written) of n floats, named
+// "copy/<tag>/device" (tag: the size, "1e8", or the memory level it is sized for, "L2").
 template <class Exec>
-void add_copy(std::size_t n) {
-  n = std::size_t(scaled(std::int64_t(n)));
+void add_copy(std::size_t n, std::string tag = "") {
+  if (tag.empty()) {
+    n = std::size_t(scaled(std::int64_t(n)));
+    tag = size_tag(std::int64_t(n));
+  }
   using Mem = typename Exec::memory_space;
   add_case<Exec>(
-      "copy/" + size_tag(n) + "/device",
+      "copy/" + tag + "/device",
       [=](const Exec& exec) -> Call<Exec> {
         auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
         Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
@@ -144,6 +148,18 @@ void add_copy(std::size_t n) {
                 }};
       },
       2.0 * n * sizeof(float));
+}
+
+// The copy at each cache level of memory_levels, sized from the machine (not scaled): its two
+// arrays fill half of each core's L2 (a thread's share of them), a quarter of the last-level
+// cache (which other programs share); DRAM is the copy of 1e8.
+template <class Exec>
+void add_level_copies() {
+  for (const auto& level : memory_levels(Exec::name())) {
+    const double fill = level.name == "L2" ? 0.5 : 0.25;
+    if (std::isfinite(level.bytes))
+      add_copy<Exec>(std::size_t(level.bytes * fill / (2 * sizeof(float))), level.name);
+  }
 }
 
 // The measured arithmetic ceiling: each work item runs kFmaChains independent chains of fused
@@ -251,6 +267,7 @@ void add_chunk_probe() {
 
 template <class Exec>
 void register_backend() {
+  add_level_copies<Exec>();
   add_copy<Exec>(100'000'000);
   add_fma_peak<Exec>();
   if constexpr (!host_memory_v<Exec>) {
@@ -347,8 +364,10 @@ void register_crossover_elementwise() {
 
 void register_copy() {
   for_each_backend([](auto backend) {
-    add_copy<typename decltype(backend)::type>(100'000'000);
-    add_fma_peak<typename decltype(backend)::type>();
+    using Exec = typename decltype(backend)::type;
+    add_level_copies<Exec>();
+    add_copy<Exec>(100'000'000);
+    add_fma_peak<Exec>();
   });
 }
 

@@ -1,7 +1,15 @@
-# ctest helper: checks unison-bench's CSV (-DCSV=file): the header, at least MIN_ROWS rows, a
-# positive median time on every row, no failed check and a passed one on every row but the
-# crossover sweeps'; and that the result file -DRESULT=file.npy (one case's saved result) exists.
+# ctest helper: checks unison-bench's CSV (-DCSV=file): the run's context first (the CPU, the
+# CPUs the process had, Kokkos's version, the git revision), the
+# header, at least MIN_ROWS rows, a positive median time on every row, no failed check and a
+# passed one on every row but the crossover sweeps'; and that the result file -DRESULT=file.npy
+# (one case's saved result) exists. Nothing here depends on the timings' values.
 file(STRINGS "${CSV}" _lines)
+foreach(_key IN ITEMS CPU "CPUs available" Kokkos "git revision")
+  if(NOT _lines MATCHES "(^|;)# ${_key}: [^;]+")
+    message(FATAL_ERROR "${CSV}: no '# ${_key}: ' context line")
+  endif()
+endforeach()
+list(FILTER _lines EXCLUDE REGEX "^#")
 list(LENGTH _lines _n)
 math(EXPR _rows "${_n} - 1")
 list(GET _lines 0 _header)

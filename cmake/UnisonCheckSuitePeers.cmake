@@ -13,6 +13,7 @@ endif()
 string(REGEX MATCHALL "unison-bench: peers: [^\n]*" _said "${_err}")
 string(REPLACE ";" "\n" _said "${_said}")
 file(STRINGS "${CSV}" _lines)
+list(FILTER _lines EXCLUDE REGEX "^#")  # the run's context
 set(_summary "")
 foreach(_workload IN LISTS WORKLOADS)
   foreach(_peer IN LISTS PEERS)

@@ -244,9 +244,14 @@ macro(unison_provide_gtest)
   endif()
 endmacro()
 
+# Google Benchmark is built from its release archive by default, as a release build whatever the
+# project's build type (NDEBUG, -O2): a distribution's package is often built without NDEBUG and
+# then prints "Library was built as DEBUG" and reports library_build_type "debug".
+# UNISON_USE_INSTALLED_BENCHMARK=ON takes an installed one instead.
+option(UNISON_USE_INSTALLED_BENCHMARK "Use an installed Google Benchmark instead of building the pinned release" OFF)
 macro(unison_provide_benchmark)
-  find_package(benchmark CONFIG QUIET)
-  if(benchmark_FOUND)
+  if(UNISON_USE_INSTALLED_BENCHMARK)
+    find_package(benchmark CONFIG REQUIRED)
     message(STATUS "Unison: using the installed Google Benchmark ${benchmark_VERSION}")
   else()
     set(BENCHMARK_ENABLE_TESTING OFF CACHE BOOL "" FORCE)
@@ -257,5 +262,7 @@ macro(unison_provide_benchmark)
       https://github.com/google/benchmark/archive/refs/tags/v${_unison_benchmark_version}.tar.gz
       ${_unison_benchmark_sha256} EXCLUDE_FROM_ALL)
     FetchContent_MakeAvailable(benchmark)
+    target_compile_definitions(benchmark PRIVATE NDEBUG)
+    target_compile_options(benchmark PRIVATE $<$<NOT:$<CONFIG:Release,RelWithDebInfo,MinSizeRel>>:-O2>)
   endif()
 endmacro()

@@ -1,11 +1,16 @@
 // unison-bench's option parsing and report writing (benchmarks/suite/suite.hpp); not its timings.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -84,6 +89,9 @@ TEST(Suite, options) {
   EXPECT_EQ(ok({"--results-limit=1024"}).results_limit_mib, 1024);
   EXPECT_EQ(ok({"--results-limit", "0"}).results_limit_mib, 0);
   EXPECT_TRUE(ok({"--crossover"}).crossover);
+  EXPECT_EQ(ok({"--filter=^copy/.*/OpenMP$"}).filter, "^copy/.*/OpenMP$");
+  EXPECT_EQ(ok({"--filter", "gaussian_pdf|hypot"}).filter, "gaussian_pdf|hypot");
+  EXPECT_EQ(ok({}).filter, "");
   EXPECT_TRUE(ok({"--help", "--workloads=counting"}).help);
   // A later option overrides an earlier one.
   EXPECT_EQ(ok({"--out=a", "--out=b"}).out, "b");
@@ -119,6 +127,9 @@ TEST(Suite, bad_options) {
   EXPECT_NE(error({"--help=yes"}).find("unknown option '--help=yes'"), std::string::npos);
   EXPECT_NE(error({"--no-plots=1"}).find("unknown option '--no-plots=1'"), std::string::npos);
   EXPECT_NE(error({"--no-checks=0"}).find("unknown option '--no-checks=0'"), std::string::npos);
+  EXPECT_NE(error({"--filter=(unclosed"}).find("--filter: '(unclosed' is not a regular expression"),
+            std::string::npos);
+  EXPECT_NE(error({"--filter"}).find("--filter needs a value"), std::string::npos);
   for (const char* m : {"-1", "x", "1.5", "1000001"})
     EXPECT_NE(error({std::string("--results-limit=") + m}).find("is not a whole number of MiB"),
               std::string::npos)
@@ -128,9 +139,9 @@ TEST(Suite, bad_options) {
 TEST(Suite, help_names_every_option_and_value) {
   const std::string h = unison::suite::help_text({"Serial", "OpenMP"});
   for (const char* s :
-       {"--full", "--workloads", "--backends", "--repetitions", "--scale", "--out", "--no-plots",
-        "--no-checks", "--no-peers", "--results-limit", "--crossover", "--list", "--help",
-        "elementwise, rowwise, convolve, diffusion, matmul, counting", "Serial, OpenMP",
+       {"--full", "--workloads", "--backends", "--filter", "--repetitions", "--scale", "--out",
+        "--no-plots", "--no-checks", "--no-peers", "--results-limit", "--crossover", "--list",
+        "--help", "elementwise, rowwise, convolve, diffusion, matmul, counting", "Serial, OpenMP",
         "exit code 2"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
 }
@@ -266,21 +277,34 @@ TEST(Suite, table_and_csv) {
             std::string::npos)
       << c;
   EXPECT_EQ(std::count(c.begin(), c.end(), '\n'), 8);
+  // The run's context first, a comment line each (a value's line breaks made spaces).
+  std::ostringstream with_context;
+  unison::suite::write_csv(with_context, rows, {{"CPU", "Xeon"}, {"OpenMP threads", "16\n(x)"}});
+  const std::string w = with_context.str();
+  EXPECT_EQ(w.substr(0, w.find("workload,")), "# CPU: Xeon\n# OpenMP threads: 16 (x)\n") << w;
+  EXPECT_EQ(w.substr(w.find("workload,")), c);
 }
 
 TEST(Suite, peaks_and_notes) {
+  // Rates chosen so that a case's bytes (GB/s times its time) put it at a level: OpenMP's L2
+  // holds 32 MB, its L3 300 MB; the GPU's L2 50 MB.
   std::vector<Row> rows{
-      row("elementwise", "copy/1e8/device", "OpenMP", 10e-3, 0, 160, 0),
-      row("elementwise", "copy/1e8/device", "Cuda", 0.27e-3, 0, 3000, 0),
+      row("elementwise", "copy/1e8/device", "OpenMP", 10e-3, 0, 80, 0),    // 800 MB: DRAM
+      row("elementwise", "copy/L3/device", "OpenMP", 0.25e-3, 0, 300, 0),  // 75 MB: L3
+      row("elementwise", "copy/L2/device", "OpenMP", 0.04e-3, 0, 400, 0),  // 16 MB: L2
+      row("elementwise", "copy/1e8/device", "Cuda", 0.27e-3, 0, 3000, 0),  // 810 MB: DRAM
+      row("elementwise", "copy/L2/device", "Cuda", 5e-6, 0, 5000, 0),      // 25 MB: L2
       row("elementwise", "fma/f32/device", "Cuda", 0.3e-3, 0, 0, 45000),
       row("elementwise", "fma/f32/device", "OpenMP", 10e-3, 0, 0, 2000),
       row("convolve", "convolve/valid/f32/1e7/taps257/direct", "OpenMP", 5e-3, 0, 8, 1000),
       row("elementwise", "gaussian_pdf/1e8/device", "Cuda", 0.28e-3, 0, 2850, 1000),
       row("elementwise", "gaussian_pdf/1e8/with_copies", "Cuda", 30e-3, 0, 26, 10),
-      row("elementwise", "add_float32/1e5/device", "OpenMP", 5e-6, 0, 240, 0),
+      row("elementwise", "add_float32/1e5/device", "OpenMP", 5e-6, 0, 240, 0),  // 1.2 MB: L2
       row("elementwise", "add_float32/1e5/device", "Cuda", 8e-6, 0, 150, 0),
       row("elementwise", "hypot/1e6/device", "OpenMP", 100e-6, 0, 120, 0),
       row("elementwise", "hypot/1e6/device", "Cuda", 9e-6, 0, 120, 0),
+      row("diffusion", "diffusion/every_step/plain/2000x2000", "OpenMP", 200e-6, 0, 240, 0),
+      row("diffusion", "diffusion/every_step/plain/2000x2000", "Cuda", 16e-6, 0, 3000, 0),
       row("matmul", "matmul_reduce/gemm/f32/10000x5000x7000", "Cuda", 15e-3, 0, 30, 45000),
       row("matmul", "matmul_reduce/tiled/f32/10000x5000x7000", "Cuda", 20e-3, 0, 20, 36000),
       row("rowwise", "l2_norm/f32/1000000x2", "Cuda", 10e-6, 0, 900, 400),
@@ -288,32 +312,75 @@ TEST(Suite, peaks_and_notes) {
       row("counting", "lucas/40", "OpenMP", 5.5e-6, 0, 0, 0),
       row("convolve", "convolve/valid/f32/1e8/taps5/direct", "Cuda", 0.27e-3, 0, 2900, 0),
       row("convolve", "convolve/valid/f32/1e8/taps5/direct/with_copies", "Cuda", 80e-3, 0, 10, 0),
+      // A peer with no copy of its own: no fraction.
+      row("elementwise", "gaussian_pdf/1e8/device", "cupy", 0.5e-3, 0, 1600, 0),
   };
-  unison::suite::apply_peaks(rows);
+  const unison::suite::MemoryLevels levels{
+      {"OpenMP", {{"L2", 32e6}, {"L3", 300e6}, {"DRAM", INFINITY}}},
+      {"Cuda", {{"L2", 50e6}, {"DRAM", INFINITY}}},
+  };
+  EXPECT_EQ(unison::suite::level_of(rows[0], levels.at("OpenMP")), "DRAM");
+  EXPECT_EQ(unison::suite::level_of(rows[1], levels.at("OpenMP")), "L3");
+  EXPECT_EQ(unison::suite::level_of(rows[2], levels.at("OpenMP")), "L2");
+  EXPECT_EQ(unison::suite::level_of(rows[5], levels.at("Cuda")), "");  // counts no bytes
+  EXPECT_EQ(unison::suite::level_of(rows[0], {}), "DRAM");
+  unison::suite::apply_peaks(rows, levels);
   const auto find = [&](const std::string& name, const std::string& backend) -> const Row& {
     for (const Row& r : rows)
       if (r.name == name && r.backend == backend) return r;
     ADD_FAILURE() << name << " " << backend;
     return rows[0];
   };
-  EXPECT_EQ(find("copy/1e8/device", "Cuda").peak, "copy");
+  // Each copy is its own level's peak.
+  EXPECT_EQ(find("copy/1e8/device", "Cuda").peak, "DRAM");
   EXPECT_DOUBLE_EQ(find("copy/1e8/device", "Cuda").peak_fraction, 1.0);
+  EXPECT_EQ(find("copy/L2/device", "Cuda").peak, "L2");
+  EXPECT_DOUBLE_EQ(find("copy/L2/device", "Cuda").peak_fraction, 1.0);
+  EXPECT_EQ(find("copy/L3/device", "OpenMP").peak, "L3");
+  EXPECT_EQ(unison::suite::fraction_text(find("copy/L3/device", "OpenMP")), "1.00 of L3");
   EXPECT_DOUBLE_EQ(find("gaussian_pdf/1e8/device", "Cuda").peak_fraction, 0.95);
-  EXPECT_DOUBLE_EQ(find("add_float32/1e5/device", "OpenMP").peak_fraction,
-                   1.5);  // caches beat the copy
-  EXPECT_EQ(find("fma/f32/device", "OpenMP").peak, "fma");
+  EXPECT_EQ(find("gaussian_pdf/1e8/device", "Cuda").peak, "DRAM");
+  // In a cache: against that cache's copy, not DRAM's (240 of 400, not 3x 80).
+  EXPECT_EQ(find("add_float32/1e5/device", "OpenMP").peak, "L2");
+  EXPECT_DOUBLE_EQ(find("add_float32/1e5/device", "OpenMP").peak_fraction, 0.6);
+  EXPECT_EQ(find("diffusion/every_step/plain/2000x2000", "OpenMP").peak, "L3");  // 48 MB
+  EXPECT_DOUBLE_EQ(find("diffusion/every_step/plain/2000x2000", "OpenMP").peak_fraction, 0.8);
+  EXPECT_EQ(find("diffusion/every_step/plain/2000x2000", "Cuda").peak, "L2");  // 48 MB
+  EXPECT_DOUBLE_EQ(find("diffusion/every_step/plain/2000x2000", "Cuda").peak_fraction, 0.6);
+  EXPECT_EQ(find("fma/f32/device", "OpenMP").peak, "FMA");
   EXPECT_DOUBLE_EQ(find("fma/f32/device", "OpenMP").peak_fraction, 1.0);
-  EXPECT_EQ(find("matmul_reduce/tiled/f32/10000x5000x7000", "Cuda").peak, "fma");
+  EXPECT_EQ(unison::suite::fraction_text(find("fma/f32/device", "OpenMP")), "1.00 of FMA");
+  EXPECT_EQ(find("matmul_reduce/tiled/f32/10000x5000x7000", "Cuda").peak, "FMA");
   EXPECT_DOUBLE_EQ(find("matmul_reduce/tiled/f32/10000x5000x7000", "Cuda").peak_fraction, 0.8);
   EXPECT_EQ(find("convolve/valid/f32/1e7/taps257/direct", "OpenMP").peak,
-            "fma");  // 50 % of FMA beats 5 % of copy
+            "FMA");  // 50 % of FMA beats 3 % of L3's copy
   EXPECT_DOUBLE_EQ(find("convolve/valid/f32/1e7/taps257/direct", "OpenMP").peak_fraction, 0.5);
-  EXPECT_EQ(find("l2_norm/f32/1000000x2", "Cuda").peak, "copy");  // 30 % of copy beats 0.9 % of FMA
-  EXPECT_DOUBLE_EQ(find("l2_norm/f32/1000000x2", "Cuda").peak_fraction, 0.3);
+  EXPECT_EQ(find("l2_norm/f32/1000000x2", "Cuda").peak, "L2");  // 9 MB: 18 % of L2 beats FMA's
+  EXPECT_DOUBLE_EQ(find("l2_norm/f32/1000000x2", "Cuda").peak_fraction, 0.18);
   EXPECT_EQ(find("lucas/40", "Cuda").peak, "");
   EXPECT_EQ(find("gaussian_pdf/1e8/with_copies", "Cuda").peak,
             "");  // the host link: no peak measured
   EXPECT_EQ(find("gaussian_pdf/1e8/with_copies", "Cuda").peak_fraction, 0.0);
+  EXPECT_EQ(find("gaussian_pdf/1e8/device", "cupy").peak, "");
+
+  // A level with no copy of its own takes the next level's (a cache is no slower than what is
+  // beyond it); a copy slower than the level beyond counts as that level's speed.
+  std::vector<Row> few{
+      row("elementwise", "copy/1e8/device", "OpenMP", 10e-3, 0, 80, 0),
+      row("elementwise", "copy/L2/device", "OpenMP", 0.4e-3, 0, 40, 0),     // 16 MB, slower
+      row("elementwise", "hypot/1e6/device", "OpenMP", 100e-6, 0, 120, 0),  // 12 MB: L2
+      row("diffusion", "diffusion/every_step/plain/2000x2000", "OpenMP", 1e-3, 0, 48, 0),
+  };
+  unison::suite::apply_peaks(few, levels);
+  EXPECT_EQ(few[1].peak, "L2");
+  EXPECT_DOUBLE_EQ(few[1].peak_fraction, 0.5);
+  EXPECT_DOUBLE_EQ(few[2].peak_fraction, 1.5);
+  EXPECT_EQ(few[3].peak, "L3");
+  EXPECT_DOUBLE_EQ(few[3].peak_fraction, 0.6);
+  // Without levels, every backend has DRAM alone (the copy of 1e8).
+  unison::suite::apply_peaks(few);
+  EXPECT_EQ(few[2].peak, "DRAM");
+  EXPECT_DOUBLE_EQ(few[2].peak_fraction, 1.5);
 
   unison::suite::advise(rows);
   EXPECT_NE(
@@ -321,9 +388,9 @@ TEST(Suite, peaks_and_notes) {
       std::string::npos);
   EXPECT_NE(find("add_float32/1e5/device", "Cuda").note.find("the GPU is 1.6x slower than the CPU"),
             std::string::npos);
-  EXPECT_NE(find("hypot/1e6/device", "Cuda")
-                .note.find("too short to fill the GPU (9 us, 4% of its copy peak)"),
-            std::string::npos)
+  EXPECT_NE(
+      find("hypot/1e6/device", "Cuda").note.find("too short to fill the GPU (9 us, 0.02 of L2)"),
+      std::string::npos)
       << find("hypot/1e6/device", "Cuda").note;
   EXPECT_NE(find("convolve/valid/f32/1e8/taps5/direct/with_copies", "Cuda")
                 .note.find("host copies take 100% of this call"),
@@ -337,9 +404,82 @@ TEST(Suite, peaks_and_notes) {
   std::ostringstream table;
   unison::suite::write_table(table, rows, {"OpenMP", "Cuda"});
   const std::string t = table.str();
-  for (const char* s : {"2.85 TB/s 95%", "36 TFLOP/s 80%", "160 GB/s 100%",
-                        "note: hypot/1e6/device on Cuda: too short to fill the GPU"})
+  for (const char* s :
+       {"2.85 TB/s 0.95 of DRAM", "36 TFLOP/s 0.80 of FMA", "80 GB/s 1.00 of DRAM",
+        "240 GB/s 0.80 of L3", "note: hypot/1e6/device on Cuda: too short to fill the GPU"})
     EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+}
+
+TEST(Suite, cgroup_cpu_limit) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("unison-cgroup-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const auto put = [&](const fs::path& file, const std::string& text) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+  };
+  using unison::suite::cgroup_cpu_limit;
+  // No files: no limit.
+  EXPECT_EQ(cgroup_cpu_limit(root.string(), "0::/\n"), 0);
+  // v2: the process's cgroup, and the smallest limit of those above it.
+  put(root / "cpu.max", "max 100000\n");
+  EXPECT_EQ(cgroup_cpu_limit(root.string(), "0::/\n"), 0);
+  put(root / "a" / "cpu.max", "400000 100000\n");
+  put(root / "a" / "b" / "cpu.max", "max 100000\n");
+  EXPECT_DOUBLE_EQ(cgroup_cpu_limit(root.string(), "0::/a/b\n"), 4);
+  put(root / "a" / "b" / "cpu.max", "150000 100000\n");
+  EXPECT_DOUBLE_EQ(cgroup_cpu_limit(root.string(), "0::/a/b\n"), 1.5);
+  put(root / "cpu.max", "50000 100000\n");
+  EXPECT_DOUBLE_EQ(cgroup_cpu_limit(root.string(), "0::/a/b\n"), 0.5);
+  // v1: the cpu controller's line, its quota over its period (-1: none).
+  put(root / "cpu" / "cpu.cfs_quota_us", "-1\n");
+  put(root / "cpu" / "cpu.cfs_period_us", "100000\n");
+  put(root / "cpu" / "job" / "cpu.cfs_quota_us", "200000\n");
+  put(root / "cpu" / "job" / "cpu.cfs_period_us", "100000\n");
+  EXPECT_DOUBLE_EQ(cgroup_cpu_limit(root.string(), "4:memory:/x\n1:cpu,cpuacct:/job\n"), 2);
+  EXPECT_EQ(cgroup_cpu_limit(root.string(), "1:cpu,cpuacct:/\n"), 0);
+  EXPECT_EQ(cgroup_cpu_limit(root.string(), "4:memory:/job\n"), 0);  // not the cpu controller
+  // Garbage: no limit.
+  put(root / "g" / "cpu.max", "lots 100000\n");
+  EXPECT_EQ(cgroup_cpu_limit(root.string(), "0::/g\n"), 0.5);  // (the root's limit still holds)
+  EXPECT_EQ(cgroup_cpu_limit(root.string(), "garbage"), 0);
+  fs::remove_all(root);
+}
+
+TEST(Suite, peers_join_the_json) {
+  const std::string json =
+      "{\n  \"context\": {\n    \"date\": \"x\"\n  },\n  \"benchmarks\": [\n    {\n      \"name\": "
+      "\"copy/1e8/device/OpenMP\"\n    }\n  ]\n}\n";
+  Row numba = row("elementwise", "gaussian_pdf/1e8/device", "numba_cpu", 2e-3, 0, 400, 0);
+  numba.peer = true;
+  numba.checked = true;
+  numba.error = 1e-7;
+  numba.tolerance = 1e-5;
+  Row plain = row("convolve", "convolve/valid/f32/1e8/taps5/direct", "plain_c", 10e-3, 0, 80, 0);
+  plain.peer = true;
+  plain.peak = "DRAM";
+  plain.peak_fraction = 0.5;
+  const std::string joined = unison::suite::add_rows_to_json(json, {numba, plain});
+  ASSERT_FALSE(joined.empty());
+  for (const char* s :
+       {"\"name\": \"copy/1e8/device/OpenMP\"\n    },\n    {\n",
+        "\"run_name\": \"gaussian_pdf/1e8/device/numba_cpu\"", "\"run_type\": \"aggregate\"",
+        "\"aggregate_name\": \"median\"", "\"real_time\": 2000000", "\"time_unit\": \"ns\"",
+        "\"GB/s\": 400", "\"check_error\": 9.9999999999999995e-08",
+        "\"check_tolerance\": 1.0000000000000001e-05",
+        "\"run_name\": \"convolve/valid/f32/1e8/taps5/direct/plain_c\"", "\"peak\": \"DRAM\"",
+        "\"peak_fraction\": 0.5"})
+    EXPECT_NE(joined.find(s), std::string::npos) << s << "\n" << joined;
+  EXPECT_EQ(joined.substr(joined.size() - 8), "}\n  ]\n}\n") << joined;
+  EXPECT_EQ(std::count(joined.begin(), joined.end(), '{'),
+            std::count(joined.begin(), joined.end(), '}'));
+  // An empty list takes them without a leading comma.
+  const std::string none = unison::suite::add_rows_to_json(
+      "{\n  \"context\": {},\n  \"benchmarks\": [\n  ]\n}\n", {numba});
+  EXPECT_NE(none.find("[\n    {"), std::string::npos) << none;
+  // Not Google Benchmark's JSON: nothing.
+  EXPECT_EQ(unison::suite::add_rows_to_json("not json", {numba}), "");
+  EXPECT_EQ(unison::suite::add_rows_to_json("", {numba}), "");
 }
 
 TEST(Suite, checks) {

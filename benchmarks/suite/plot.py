@@ -20,8 +20,8 @@ import sys
 
 
 def load(path):
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+    with open(path, newline="") as f:  # (the run's context: the lines starting with '#')
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     need = {"workload", "case", "backend", "median_s", "peak", "peak_fraction"}
     if not rows or not need <= set(rows[0]):
         raise ValueError(f"{path}: not a unison-bench CSV (columns {sorted(need)} expected)")

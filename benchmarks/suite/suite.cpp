@@ -7,8 +7,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
+#include <fstream>
 #include <map>
 #include <ostream>
+#include <regex>
 #include <sstream>
 
 namespace unison::suite {
@@ -139,7 +142,7 @@ Parsed parse_options(const std::vector<std::string>& args,
     const std::string name = a.substr(0, eq);
     const bool takes_value = name == "--workloads" || name == "--backends" ||
                              name == "--repetitions" || name == "--out" || name == "--scale" ||
-                             name == "--results-limit";
+                             name == "--results-limit" || name == "--filter";
     if (!takes_value) {
       p.error = "unknown option '" + a + "'";
       return p;
@@ -184,6 +187,14 @@ Parsed parse_options(const std::vector<std::string>& args,
         return p;
       }
       p.options.results_limit_mib = mb;
+    } else if (name == "--filter") {
+      try {
+        std::regex check(value, std::regex::ECMAScript);
+      } catch (const std::regex_error&) {
+        p.error = "--filter: '" + value + "' is not a regular expression";
+        return p;
+      }
+      p.options.filter = value;
     } else {
       p.options.out = value;
     }
@@ -206,12 +217,17 @@ std::string help_text(const std::vector<std::string>& enabled) {
     << join(enabled, ", ")
     << "\n"
        "                     (default: all of them)\n"
-       "  --full             every seed size, each case timed in 5 repetitions of 3 batches\n"
-       "                     (the reference runs); without it each case takes 3 repetitions of\n"
-       "                     one batch (a batch: calls that last at least 10 ms), and a case\n"
-       "                     whose seed size would take more than 5 s a call runs a smaller\n"
-       "                     size that its name gives (the diffusion's seed run: \"/steps<N>\"\n"
-       "                     of its 10,000 steps): minutes on a laptop\n"
+       "  --filter=REGEX     only the cases whose full name, \"<case>/<backend>\" (such as\n"
+       "                     \"copy/1e8/device/OpenMP\"), the ECMAScript regular expression\n"
+       "                     matches anywhere, and the\n"
+       "                     peers' results whose \"<case>/<peer>\" it matches; the copy and fma\n"
+       "                     cases (the peaks) always run (default: every case)\n"
+       "  --full             every seed size, each case timed in 5 repetitions of 3 batches;\n"
+       "                     without it (as in the reference runs) each case takes 3\n"
+       "                     repetitions of one batch (a batch: calls that last at least 10 ms),\n"
+       "                     and a case whose seed size would take more than 5 s a call runs\n"
+       "                     a smaller size that its name gives (the diffusion's seed run:\n"
+       "                     \"/steps<N>\" of its 10,000 steps): minutes on a laptop\n"
        "  --repetitions=N    timed repetitions of each case, 1 to 1000; the table shows their\n"
        "                     median and spread (default: 3, with --full 5)\n"
        "  --scale=F          sizes: the seed sizes of docs/workloads.md times F, above 0 and at\n"
@@ -265,13 +281,39 @@ std::string format_time(double s) {
   return buf;
 }
 
-void apply_peaks(std::vector<Row>& rows) {
-  std::map<std::string, double> copy, fma;  // by backend
+std::string level_of(const Row& row, const std::vector<Level>& levels) {
+  const double bytes = row.gb_per_s * 1e9 * row.median_s;
+  if (!(bytes > 0)) return "";
+  for (const Level& l : levels)
+    if (bytes <= l.bytes) return l.name;
+  return "DRAM";
+}
+
+void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
+  static const std::vector<Level> dram_only{{"DRAM", INFINITY}};
+  const auto levels_of = [&](const std::string& backend) -> const std::vector<Level>& {
+    const auto it = levels.find(backend);
+    return it == levels.end() ? dram_only : it->second;
+  };
+  // The copy's GB/s by backend and level, then every level at least as fast as the next one.
+  std::map<std::string, std::map<std::string, double>> copy;
+  std::map<std::string, double> fma;  // by backend
   for (const Row& r : rows) {
-    if (r.name.rfind("copy/", 0) == 0 && r.gb_per_s > 0)
-      copy[r.backend] = std::max(copy[r.backend], r.gb_per_s);
+    if (r.name.rfind("copy/", 0) == 0 && r.gb_per_s > 0) {
+      double& best = copy[r.backend][level_of(r, levels_of(r.backend))];
+      best = std::max(best, r.gb_per_s);
+    }
     if (r.name.rfind("fma/", 0) == 0 && r.gflop_per_s > 0)
       fma[r.backend] = std::max(fma[r.backend], r.gflop_per_s);
+  }
+  for (auto& [backend, at] : copy) {
+    const auto& ls = levels_of(backend);
+    double outer = 0;
+    for (auto l = ls.rbegin(); l != ls.rend(); ++l) {
+      const auto it = at.find(l->name);
+      if (it != at.end()) outer = std::max(outer, it->second);
+      if (outer > 0) at[l->name] = outer;
+    }
   }
   const std::string copies = "/with_copies";  // bound by the host link, whose peak is not measured
   for (Row& r : rows) {
@@ -280,16 +322,28 @@ void apply_peaks(std::vector<Row>& rows) {
     if (r.name.size() > copies.size() &&
         r.name.compare(r.name.size() - copies.size(), copies.size(), copies) == 0)
       continue;
-    const auto c = copy.find(r.backend), f = fma.find(r.backend);
-    if (c != copy.end() && r.gb_per_s > 0) {
-      r.peak_fraction = r.gb_per_s / c->second;
-      r.peak = "copy";
+    const auto c = copy.find(r.backend);
+    const std::string level = level_of(r, levels_of(r.backend));
+    if (c != copy.end() && !level.empty()) {
+      const auto peak = c->second.find(level);
+      if (peak != c->second.end()) {
+        r.peak_fraction = r.gb_per_s / peak->second;
+        r.peak = level;
+      }
     }
+    const auto f = fma.find(r.backend);
     if (f != fma.end() && r.gflop_per_s > 0 && r.gflop_per_s / f->second > r.peak_fraction) {
       r.peak_fraction = r.gflop_per_s / f->second;
-      r.peak = "fma";
+      r.peak = "FMA";
     }
   }
+}
+
+std::string fraction_text(const Row& row) {
+  if (row.peak.empty()) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f of %s", row.peak_fraction, row.peak.c_str());
+  return buf;
 }
 
 void advise(std::vector<Row>& rows) {
@@ -324,10 +378,9 @@ void advise(std::vector<Row>& rows) {
                     r.median_s / cpu->second->median_s, format_time(r.median_s).c_str());
       r.note = buf;
     } else if (r.median_s < 20e-6 && !r.peak.empty() && r.peak_fraction < 0.1) {
-      std::snprintf(
-          buf, sizeof buf,
-          "too short to fill the GPU (%s, %.0f%% of its %s peak): give it more work per call",
-          format_time(r.median_s).c_str(), 100 * r.peak_fraction, r.peak.c_str());
+      std::snprintf(buf, sizeof buf,
+                    "too short to fill the GPU (%s, %s): give it more work per call",
+                    format_time(r.median_s).c_str(), fraction_text(r).c_str());
       r.note = buf;
     }
   }
@@ -470,17 +523,14 @@ std::vector<Section> sections(const std::vector<Row>& rows,
           time = buf;
           // The achieved rate, with its fraction of the backend's measured peak.
           const bool flops =
-              r.peak == "fma" || (r.peak.empty() && r.gb_per_s <= 0 && r.gflop_per_s > 0);
+              r.peak == "FMA" || (r.peak.empty() && r.gb_per_s <= 0 && r.gflop_per_s > 0);
           const double value = flops ? r.gflop_per_s : r.gb_per_s;
           if (value > 0) {
             std::snprintf(buf, sizeof buf, "%.3g %s", value >= 1000 ? value / 1000 : value,
                           flops ? (value >= 1000 ? "TFLOP/s" : "GFLOP/s")
                                 : (value >= 1000 ? "TB/s" : "GB/s"));
             rate = buf;
-            if (!r.peak.empty()) {
-              std::snprintf(buf, sizeof buf, " %.0f%%", 100 * r.peak_fraction);
-              rate += buf;
-            }
+            if (!r.peak.empty()) rate += " " + fraction_text(r);
           }
           check = check_text(r);  // against the float64 reference
         }
@@ -594,8 +644,9 @@ void write_report(std::ostream& out, const std::vector<Row>& rows,
         << html_escaped(value) << "</td></tr>\n";
   out << "</table>\n<p>Times per call (a diffusion case: per step), median of the repetitions ± "
          "their "
-         "spread; under each, the rate and its fraction of the same run's peak (copy for memory, "
-         "fma for arithmetic) and the check against the float64 reference. Speedup columns: above "
+         "spread; under each, the rate and its fraction of the same run's peak (for memory, the "
+         "copy at the level the case's working set fits in: L2, L3 or DRAM; FMA for arithmetic) "
+         "and the check against the float64 reference. Speedup columns: above "
          "1 the second backend is faster; peer/best: the fastest peer's time over Unison's "
          "fastest (above 1, Unison is faster).</p>\n";
   out << "<h2>Checks</h2>\n<ul>\n";
@@ -770,7 +821,13 @@ std::vector<Row> read_peer_rows(std::istream& in, std::string& error) {
   return rows;
 }
 
-void write_csv(std::ostream& out, const std::vector<Row>& rows) {
+void write_csv(std::ostream& out, const std::vector<Row>& rows,
+               const std::vector<std::pair<std::string, std::string>>& context) {
+  for (const auto& [key, value] : context) {
+    std::string v = value;
+    std::replace(v.begin(), v.end(), '\n', ' ');
+    out << "# " << key << ": " << v << "\n";
+  }
   out << "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s,peak,peak_fraction,check,"
          "error,tolerance,note\n";
   char buf[240];
@@ -786,6 +843,130 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows) {
     out << '"' << r.workload << "\",\"" << r.name << "\",\"" << r.backend << "\"," << buf << ",\""
         << note << "\"\n";
   }
+}
+
+namespace {
+
+// The first number of the file `path` over the second (v2's "<quota> <period>"), or of `path`
+// over `period_path` (v1's two files); 0 for "max", a negative quota or no file.
+double cpu_quota(const std::string& path, const std::string& period_path) {
+  std::ifstream in(path);
+  std::string quota_text;
+  double period = 0;
+  if (!(in >> quota_text)) return 0;
+  if (period_path.empty()) {
+    if (!(in >> period)) return 0;
+  } else {
+    std::ifstream p(period_path);
+    if (!(p >> period)) return 0;
+  }
+  char* end = nullptr;
+  const double quota = std::strtod(quota_text.c_str(), &end);
+  if (*end != '\0' || !(quota > 0) || !(period > 0)) return 0;
+  return quota / period;
+}
+
+}  // namespace
+
+double cgroup_cpu_limit(const std::string& root, const std::string& self) {
+  double limit = 0;
+  std::istringstream lines(self);
+  for (std::string line; std::getline(lines, line);) {
+    // "<id>:<controllers>:<path>"
+    const auto a = line.find(':'), b = line.find(':', a == std::string::npos ? a : a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1);
+    std::string path = line.substr(b + 1);
+    bool v1 = false;
+    if (controllers.empty() && line.substr(0, a) == "0") {
+      v1 = false;
+    } else {
+      std::istringstream names(controllers);
+      bool cpu = false;
+      for (std::string n; std::getline(names, n, ',');) cpu = cpu || n == "cpu";
+      if (!cpu) continue;
+      v1 = true;
+    }
+    // The cgroup and every one above it, up to the root.
+    for (;;) {
+      double q = 0;
+      if (v1) {
+        for (const char* mount : {"/cpu", "/cpu,cpuacct", "/cpuacct,cpu"}) {
+          const std::string dir = root + mount + (path == "/" ? "" : path);
+          q = cpu_quota(dir + "/cpu.cfs_quota_us", dir + "/cpu.cfs_period_us");
+          if (q > 0) break;
+        }
+      } else {
+        q = cpu_quota(root + (path == "/" ? "" : path) + "/cpu.max", "");
+      }
+      if (q > 0 && (limit == 0 || q < limit)) limit = q;
+      if (path.empty() || path == "/") break;
+      const auto slash = path.find_last_of('/');
+      path = slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+    }
+  }
+  return limit;
+}
+
+namespace {
+// s as a JSON string literal.
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  char buf[8];
+  for (const unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += char(c);
+    } else if (c < 0x20) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += char(c);
+    }
+  }
+  return out + "\"";
+}
+}  // namespace
+
+std::string add_rows_to_json(const std::string& json, const std::vector<Row>& rows) {
+  // Google Benchmark ends its file with the list's closing bracket and the object's brace.
+  const auto close = json.find_last_of(']');
+  if (close == std::string::npos || json.find_first_not_of(" \n", close + 1) == std::string::npos ||
+      json.substr(json.find_first_not_of(" \n", close + 1), 1) != "}")
+    return "";
+  const auto last = json.find_last_not_of(" \n", close - 1);
+  bool empty = last != std::string::npos && json[last] == '[';
+  std::ostringstream add;
+  char buf[64];
+  const auto number = [&](double x) {
+    std::snprintf(buf, sizeof buf, "%.17g", std::isfinite(x) ? x : 1.7976931348623157e308);
+    return std::string(buf);
+  };
+  for (const Row& r : rows) {
+    const std::string name = r.name + "/" + r.backend;
+    add << (empty ? "\n" : ",\n") << "    {\n"
+        << "      \"name\": " << json_string(name + "_median") << ",\n"
+        << "      \"run_name\": " << json_string(name) << ",\n"
+        << "      \"run_type\": \"aggregate\",\n"
+        << "      \"aggregate_name\": \"median\",\n"
+        << "      \"aggregate_unit\": \"time\",\n"
+        << "      \"peer\": " << json_string(r.backend) << ",\n"
+        << "      \"family\": " << json_string(r.workload) << ",\n"
+        << "      \"real_time\": " << number(r.median_s * 1e9) << ",\n"
+        << "      \"cpu_time\": " << number(r.median_s * 1e9) << ",\n"
+        << "      \"time_unit\": \"ns\"";
+    if (r.gb_per_s > 0) add << ",\n      \"GB/s\": " << number(r.gb_per_s);
+    if (r.gflop_per_s > 0) add << ",\n      \"GFLOP/s\": " << number(r.gflop_per_s);
+    if (!r.peak.empty())
+      add << ",\n      \"peak\": " << json_string(r.peak)
+          << ",\n      \"peak_fraction\": " << number(r.peak_fraction);
+    if (r.checked)
+      add << ",\n      \"check_error\": " << number(r.error)
+          << ",\n      \"check_tolerance\": " << number(r.tolerance);
+    add << "\n    }";
+    empty = false;
+  }
+  return json.substr(0, last + 1) + add.str() + "\n  " + json.substr(close);
 }
 
 }  // namespace unison::suite

@@ -3,6 +3,7 @@
 // Benchmark here), so that the tests can check them.
 
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +56,9 @@ struct Options {
   bool peers = true;   // run the peers' scripts (benchmarks/peers/) at the suite's sizes
   long results_limit_mib = 64;  // save the inputs and results of cases up to this size
   bool crossover = false;  // also the size sweeps of the chosen element-wise, convolve, diffusion
+  std::string filter;      // an ECMAScript regular expression: only the cases whose full name
+                           // ("<case>/<backend>") it matches anywhere (the copy and fma cases,
+                           // the peaks, always run); empty: every case
   bool help = false;
 };
 
@@ -83,8 +87,9 @@ struct Row {
   double gflop_per_s = 0;
   // Filled by apply_peaks: the fraction of this machine's measured peak, and which peak.
   double peak_fraction = 0;
-  std::string peak;  // "copy" (GB/s against the backend's copy case), "fma" (GFLOP/s against
-                     // its fma case: chains of fused multiply-adds) or "" (no peak measured)
+  std::string peak;  // a memory level, "L2", "L3" or "DRAM" (GB/s against the backend's copy at
+                     // the level the case's working set fits in), "FMA" (GFLOP/s against its
+                     // fma case: chains of fused multiply-adds) or "" (no peak measured)
   std::string note;  // filled by advise: what to do about a slow figure, or ""
   // The check of the case's result against its float64 reference (unison::bench::Check): the
   // error in the case's measure and the tolerance it must not exceed; none for a case without
@@ -126,13 +131,30 @@ std::vector<std::string> check_summary(const std::vector<Row>& rows);
 // from 1e4 on (at 1e3: CPU 2.1 us, GPU 6.3 us)".
 std::vector<std::string> crossover_lines(const std::vector<Row>& rows);
 
+// A level of memory a backend's data can live in, innermost first, and its capacity: "L2" (the
+// L2 caches of the threads a CPU backend runs, or a GPU's L2), "L3" (a CPU's last-level cache),
+// "DRAM" (infinite bytes). By backend or peer name; a backend without an entry has DRAM alone.
+struct Level {
+  std::string name;
+  double bytes = 0;
+};
+using MemoryLevels = std::map<std::string, std::vector<Level>>;
+
+// The level a row's data live in: the first of `levels` that holds its working set, the bytes
+// one call moves (gb_per_s * median_s); "" for a row that counts no bytes.
+std::string level_of(const Row& row, const std::vector<Level>& levels);
+
 // Each row's fraction of its backend's measured peak, from the rows themselves: GB/s against
-// the GB/s of the backend's copy case ("copy/<n>/device": the memory ceiling), GFLOP/s against
-// the GFLOP/s of its fma case ("fma/f32/device": the arithmetic ceiling); of the two, the larger
-// (the resource the case comes closest to exhausting, as on a roofline). None for a case timed
-// with host copies ("/with_copies": the host link's peak is not measured). The copy case
-// streams 1e8 elements from and to memory: a case whose data stay in a cache can exceed it.
-void apply_peaks(std::vector<Row>& rows);
+// the GB/s of the backend's copy at the row's level (the copy cases "copy/<tag>/device" whose
+// own working set is at that level; a level is at least as fast as those beyond it, so a level
+// without a copy of its own takes the next one's), GFLOP/s against the GFLOP/s of its fma case
+// ("fma/f32/device": the arithmetic ceiling); of the two, the larger (the resource the case
+// comes closest to exhausting, as on a roofline). None for a case timed with host copies
+// ("/with_copies": the host link's peak is not measured), or at a level no copy measured.
+void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels = {});
+
+// A fraction of a peak as the table shows it: "0.93 of L3", "1.0 of FMA".
+std::string fraction_text(const Row& row);
 
 // Notes where a figure says the call is badly placed: a GPU case over 1.2x slower than the same
 // case on the CPU, or one too short to fill the GPU (under 20 us and under 10 % of its peak); a
@@ -161,11 +183,26 @@ void write_report(std::ostream& out, const std::vector<Row>& rows,
                   const std::vector<std::pair<std::string, std::string>>& about,
                   const std::vector<std::pair<std::string, std::string>>& images);
 
+// The CPU limit of the cgroup this process runs in, as a number of CPUs (1.5: one and a half
+// CPUs' time), the smallest over its cgroup and the cgroups above it: cgroup v2's cpu.max
+// ("<quota> <period>", or "max") and v1's cpu.cfs_quota_us over cpu.cfs_period_us; 0 where no
+// limit is set or none can be read. `root`: where the cgroup file systems are mounted
+// (/sys/fs/cgroup); `self`: the text of /proc/self/cgroup, whose lines name the process's cgroup
+// ("0::/path" for v2, "<n>:cpu,cpuacct:/path" for v1's cpu controller).
+double cgroup_cpu_limit(const std::string& root, const std::string& self);
+
 // The base64 text of bytes (RFC 4648, with padding).
 std::string base64(const std::string& bytes);
 
-// The CSV: a header line, then a line per row; text quoted (names hold no quote or comma; a
-// note's quotes become apostrophes).
-void write_csv(std::ostream& out, const std::vector<Row>& rows);
+// The CSV: first the run's context as comment lines ("# key: value", a line each; readers skip
+// lines starting with '#'), then a header line, then a line per row; text quoted (names hold no
+// quote or comma; a note's quotes become apostrophes).
+void write_csv(std::ostream& out, const std::vector<Row>& rows,
+               const std::vector<std::pair<std::string, std::string>>& context = {});
+
+// Google Benchmark's JSON of the run with `rows` added to its "benchmarks" (the peers' results,
+// each an aggregate "median" entry named "<case>/<peer>" with its counters): the text of `json`
+// with them inserted before the list's end. Empty if json does not end as that format does.
+std::string add_rows_to_json(const std::string& json, const std::vector<Row>& rows);
 
 }  // namespace unison::suite

@@ -1,9 +1,10 @@
-// unison-bench: the side-by-side suite (issue 6). Runs the benchmark cases of the chosen
+// unison-bench: the side-by-side suite. Runs the benchmark cases of the chosen
 // workload families on the chosen backends (unison_bench's cases without its exploration
 // probes), prints progress while it runs and a table grouped by family with a column per
 // backend and the speedups, checks every result against its float64 reference, and writes the
 // results to a folder: unison_bench.json (Google Benchmark's format), unison_bench.csv, each
 // case's inputs and result as .npy, plots. `unison-bench --help` lists the options.
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -28,6 +30,9 @@
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include <unison/diffusion.hpp>
 #include <unison/field.hpp>
@@ -43,6 +48,144 @@ std::string thread_placement();  // (below)
 std::string host_blas_line();
 
 namespace {
+
+// The CPUs this process was given: its affinity mask, with the CPUs of every OpenMP place. (An
+// OpenMP runtime told to bind its threads, OMP_PROC_BIND, binds the first thread to the first
+// place as it loads, before main: the mask then holds one place, but the places still cover
+// every CPU the process was started with, as a taskset mask or a cgroup's cpuset gave them.)
+// The CPUs of the OpenMP places (none without OpenMP or places).
+cpu_set_t place_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+#ifdef _OPENMP
+  for (int p = 0; p < omp_get_num_places(); ++p) {
+    std::vector<int> ids(std::size_t(std::max(0, omp_get_place_num_procs(p))));
+    if (!ids.empty()) omp_get_place_proc_ids(p, ids.data());
+    for (const int id : ids)
+      if (id >= 0 && id < CPU_SETSIZE) CPU_SET(id, &set);
+  }
+#endif
+  return set;
+}
+cpu_set_t allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    for (unsigned c = 0; c < std::thread::hardware_concurrency() && c < CPU_SETSIZE; ++c)
+      CPU_SET(c, &set);
+  cpu_set_t places = place_cpus();
+  CPU_OR(&set, &set, &places);
+  return set;
+}
+
+// "0-3,8" for a set of CPUs.
+std::string cpu_list(const cpu_set_t& set) {
+  std::string s;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &set) || (c > 0 && CPU_ISSET(c - 1, &set))) continue;
+    int last = c;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+    s += (s.empty() ? "" : ",") + std::to_string(c) + (last > c ? "-" + std::to_string(last) : "");
+  }
+  return s;
+}
+
+// The CPUs available to the process as unison-bench started: those of allowed_cpus() (or of the
+// places alone where the user set OMP_PLACES), and no more than the CPU time its cgroup's limit
+// grants (rounded up). UNISON_BENCH_CGROUP_ROOT names another folder than /sys/fs/cgroup to read
+// the limits from (the tests' fake cgroups).
+struct Cpus {
+  int allowed = 0;   // CPUs of the mask and the places
+  double limit = 0;  // the cgroup's CPU limit, 0: none
+  int available = 0;
+  std::string list;  // the allowed CPUs, "0-15"
+};
+Cpus cpus_available() {
+  Cpus c;
+  const cpu_set_t set = allowed_cpus();
+  c.allowed = CPU_COUNT(&set);
+  c.list = cpu_list(set);
+  std::ifstream self_file("/proc/self/cgroup");
+  std::stringstream self;
+  self << self_file.rdbuf();
+  const char* root = std::getenv("UNISON_BENCH_CGROUP_ROOT");
+  c.limit = unison::suite::cgroup_cpu_limit(root && *root ? root : "/sys/fs/cgroup", self.str());
+  c.available = c.allowed;
+  const cpu_set_t places = place_cpus();
+  const char* placed = std::getenv("UNISON_BENCH_PLACED");
+  if (std::getenv("OMP_PLACES") && !(placed && std::string(placed) == "1") &&
+      CPU_COUNT(&places) > 0)
+    c.available = std::min(c.available, CPU_COUNT(&places));
+  if (c.limit > 0) c.available = std::max(1, std::min(c.available, int(std::ceil(c.limit - 1e-9))));
+  return c;
+}
+Cpus& cpus() {
+  static Cpus c;
+  return c;
+}
+
+// The threads each CPU backend runs (Serial: 1), for the table's header and the records.
+int openmp_threads() {
+  int threads = 0;
+  unison::backends::for_each_enabled_space([&](auto tag) {
+    using Exec = typename decltype(tag)::type;
+    if (std::string(Exec::name()) == "OpenMP") threads = Exec().concurrency();
+  });
+  return threads;
+}
+
+std::string cpus_line() {
+  const Cpus& c = cpus();
+  char limit[64] = "none";
+  if (c.limit > 0) std::snprintf(limit, sizeof limit, "%.3g CPUs", c.limit);
+  return std::to_string(c.available) +
+         " available to this process (affinity: " + std::to_string(c.allowed) + " CPUs, " + c.list +
+         "; cgroup CPU limit: " + limit + ")";
+}
+
+// "2 (Kokkos::OpenMP's concurrency)", and the placement; "" without an OpenMP backend.
+std::string openmp_line() {
+  const int threads = openmp_threads();
+  if (threads == 0) return "";
+  const char* n = std::getenv("OMP_NUM_THREADS");
+  const char* limited = std::getenv("UNISON_BENCH_THREADS_LIMITED");
+  return std::to_string(threads) + " (Kokkos::OpenMP's concurrency); " + thread_placement() +
+         ", OMP_NUM_THREADS=" + (n ? n : "(unset)") +
+         (limited && std::string(limited) == "1" ? " (set by unison-bench: the cgroup's CPU limit)"
+                                                 : "");
+}
+
+// A warning when the OpenMP backend runs another number of threads than the CPUs available:
+// its times then are not this machine's. "" when they agree.
+std::string threads_warning() {
+  const int threads = openmp_threads();
+  const int available = cpus().available;
+  if (threads == 0 || threads == available) return "";
+  const char* n = std::getenv("OMP_NUM_THREADS");
+  std::string why = n && std::getenv("UNISON_BENCH_THREADS_LIMITED") == nullptr
+                        ? std::string(" (OMP_NUM_THREADS=") + n + " asks for that)"
+                        : "";
+  if (threads < available)
+    return "the OpenMP backend runs " + std::to_string(threads) + " thread" +
+           (threads == 1 ? "" : "s") + " where " + std::to_string(available) +
+           " CPUs are available" + why + ": its times understate this machine's CPU";
+  return "the OpenMP backend runs " + std::to_string(threads) + " threads on " +
+         std::to_string(available) + " CPUs available" + why +
+         ": the threads share CPUs, and its times understate this machine's CPU";
+}
+
+// Each backend's memory levels (and the plain C loops', which run on the OpenMP backend's
+// threads), for the fractions of the peaks.
+unison::suite::MemoryLevels memory_levels() {
+  unison::suite::MemoryLevels levels;
+  for (const auto& backend : {"Serial", "OpenMP", "Cuda"}) {
+    std::vector<unison::suite::Level> ls;
+    for (const auto& l : unison::bench::memory_levels(backend)) ls.push_back({l.name, l.bytes});
+    levels[backend] = ls;
+  }
+  levels["plain_c"] = levels["OpenMP"];
+  return levels;
+}
 
 std::vector<std::string> enabled_backends() {
   std::vector<std::string> b;
@@ -297,13 +440,11 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
     command += " > " + shell_quoted(log.string()) + " 2>&1";
     std::fprintf(stderr, "unison-bench: peers: %s %s (log in %s)\n", peer.script.c_str(),
                  unison::suite::join(args, " ").c_str(), log.string().c_str());
-    // The peer may use every core: this thread is bound to one of them by the OpenMP runtime
-    // (OMP_PROC_BIND), and a child process inherits its binding.
-    cpu_set_t bound, all;
+    // The peer may use every CPU the process was given: this thread is bound to one of them by
+    // the OpenMP runtime (OMP_PROC_BIND), and a child process inherits its binding.
+    cpu_set_t bound;
+    const cpu_set_t all = allowed_cpus();
     const bool rebind = sched_getaffinity(0, sizeof bound, &bound) == 0;
-    CPU_ZERO(&all);
-    for (unsigned c = 0; c < std::thread::hardware_concurrency() && c < CPU_SETSIZE; ++c)
-      CPU_SET(c, &all);
     if (rebind) sched_setaffinity(0, sizeof all, &all);
     const int status = std::system(command.c_str());
     if (rebind) sched_setaffinity(0, sizeof bound, &bound);
@@ -350,11 +491,31 @@ std::vector<std::pair<std::string, std::string>> about_this_run(
                                   " hardware threads"});
       break;
     }
-  about.push_back({"CPU threads", thread_placement()});
+  about.push_back({"CPUs available", cpus_line()});
+  if (!openmp_line().empty()) about.push_back({"OpenMP threads", openmp_line()});
+  if (!threads_warning().empty()) about.push_back({"WARNING", threads_warning()});
   if (!host_blas_line().empty()) about.push_back({"host BLAS", host_blas_line()});
-  for (const auto& info : unison::backends::enabled_backends())
+  for (const auto& info : unison::backends::enabled_backends()) {
     about.push_back({"backend " + info.backend, unison::backends::describe(info)});
+    std::string levels;
+    for (const auto& l : unison::bench::memory_levels(info.backend))
+      levels += (levels.empty() ? "" : ", ") + l.name +
+                (std::isfinite(l.bytes)
+                     ? " " + std::to_string(static_cast<long long>(l.bytes) >> 10) + " KiB"
+                     : "");
+    about.push_back({"memory levels " + info.backend, levels});
+  }
+#ifdef KOKKOS_ENABLE_CUDA
+  int driver = 0, runtime = 0;
+  if (cudaDriverGetVersion(&driver) == cudaSuccess &&
+      cudaRuntimeGetVersion(&runtime) == cudaSuccess)
+    about.push_back({"CUDA", "driver API " + std::to_string(driver / 1000) + "." +
+                                 std::to_string(driver % 1000 / 10) + ", runtime " +
+                                 std::to_string(runtime / 1000) + "." +
+                                 std::to_string(runtime % 1000 / 10)});
+#endif
   about.push_back({"Unison", unison::version()});
+  about.push_back({"git revision", UNISON_GIT_REVISION});
   about.push_back({"Kokkos", std::to_string(KOKKOS_VERSION / 10000) + "." +
                                  std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
                                  std::to_string(KOKKOS_VERSION % 100)});
@@ -462,10 +623,15 @@ std::string host_blas_line() {
 }
 
 int main(int argc, char** argv) {
-  // Both read by runtimes when they are loaded, before main, so unison-bench runs itself again
-  // with them set: the CPU threads one per core, spread over the machine, as the suite measures
-  // them, unless the user placed them; OpenBLAS's kernels for this CPU where OpenBLAS did not
-  // recognise it and fell back to generic ones, unless the user chose them.
+  cpus() = cpus_available();  // before any thread is bound or the environment changed
+  // The thread placement and OpenBLAS's kernels are read by the runtimes when they are loaded,
+  // before main, so unison-bench runs itself again with them set: the CPU threads one per core,
+  // spread over the machine, as the suite measures them, unless the user placed them; OpenBLAS's
+  // kernels for this CPU where OpenBLAS did not recognise it and fell back to generic ones,
+  // unless the user chose them; and, under a cgroup CPU limit below the CPUs of the mask (an
+  // OpenMP runtime starts a thread per CPU of the mask, which would share the CPU time), one
+  // thread per CPU the limit grants, unless the user set OMP_NUM_THREADS.
+  // UNISON_BENCH_REEXEC=1 runs itself again even when nothing is to be set (for the tests).
   const bool place = !std::getenv("OMP_PROC_BIND") && !std::getenv("OMP_PLACES") &&
                      !std::getenv("UNISON_BENCH_PLACED");
   if (place) {
@@ -480,9 +646,27 @@ int main(int argc, char** argv) {
     setenv("OPENBLAS_CORETYPE", better_core.c_str(), 1);
     setenv("UNISON_BENCH_BLAS_FALLBACK", unison::backends::host_blas_core().c_str(), 1);
   }
-  if (place || rekernel) {
+  const bool limit_threads = cpus().limit > 0 && cpus().available < cpus().allowed &&
+                             !std::getenv("OMP_NUM_THREADS") &&
+                             !std::getenv("UNISON_BENCH_THREADS_LIMITED");
+  if (limit_threads) {
+    setenv("OMP_NUM_THREADS", std::to_string(cpus().available).c_str(), 1);
+    setenv("UNISON_BENCH_THREADS_LIMITED", "1", 1);
+  }
+  const char* forced_env = std::getenv("UNISON_BENCH_REEXEC");
+  const bool forced = forced_env && std::string(forced_env) == "1";
+  if (forced) setenv("UNISON_BENCH_REEXEC", "done", 1);
+  if (place || rekernel || limit_threads || forced) {
+    // The new process starts with this thread's affinity, which the OpenMP runtime may have
+    // narrowed to one place: it gets back every CPU the process was given.
+    const cpu_set_t all = allowed_cpus();
+    sched_setaffinity(0, sizeof all, &all);
     execv("/proc/self/exe", argv);
     // (exec failed: carry on as the environment was)
+    if (limit_threads) {
+      unsetenv("OMP_NUM_THREADS");
+      unsetenv("UNISON_BENCH_THREADS_LIMITED");
+    }
     if (place) {
       unsetenv("OMP_PROC_BIND");
       unsetenv("OMP_PLACES");
@@ -535,7 +719,9 @@ int main(int argc, char** argv) {
   int gb_argc = int(gb_argv.size());
   benchmark::Initialize(&gb_argc, gb_argv.data());
   unison::bench::add_context(flushed);
-  benchmark::AddCustomContext("cpu_threads", thread_placement());
+  benchmark::AddCustomContext("cpus", cpus_line());
+  if (!openmp_line().empty()) benchmark::AddCustomContext("openmp_threads", openmp_line());
+  if (!threads_warning().empty()) benchmark::AddCustomContext("warning", threads_warning());
   if (!host_blas_line().empty()) benchmark::AddCustomContext("host_blas", host_blas_line());
 
   auto& settings = unison::bench::settings();
@@ -562,6 +748,13 @@ int main(int argc, char** argv) {
     return wanted(unison::suite::workload_of(name)) || name.rfind("copy/", 0) == 0 ||
            name.rfind("fma/", 0) == 0;
   };
+  if (!opt.filter.empty()) {
+    const std::regex filter(opt.filter, std::regex::ECMAScript);
+    settings.keep_full = [filter](const std::string& full) {
+      return full.rfind("copy/", 0) == 0 || full.rfind("fma/", 0) == 0 ||
+             std::regex_search(full, filter);
+    };
+  }
   unison::bench::register_workloads(wanted);
   if (!wanted("elementwise")) unison::bench::register_copy();
   if (opt.crossover && wanted("elementwise")) unison::bench::register_crossover_elementwise();
@@ -575,6 +768,11 @@ int main(int argc, char** argv) {
   }
   std::vector<unison::suite::Row> rows_of_cases;
   const int repetitions = settings.repetitions > 0 ? settings.repetitions : 3;
+  std::fprintf(stderr, "unison-bench: CPUs: %s\n", cpus_line().c_str());
+  if (!openmp_line().empty())
+    std::fprintf(stderr, "unison-bench: OpenMP threads: %s\n", openmp_line().c_str());
+  if (!threads_warning().empty())
+    std::fprintf(stderr, "unison-bench: WARNING: %s\n", threads_warning().c_str());
   std::fprintf(stderr,
                "unison-bench: workloads %s; backends %s; scale %g; %s; %d cases of %d repetitions; "
                "results in %s\n",
@@ -595,16 +793,25 @@ int main(int argc, char** argv) {
 
   auto rows = rows_of_cases;
   std::vector<std::string> columns = opt.backends;
+  std::vector<unison::suite::Row> peer_rows;
   if (opt.peers) {
+    const std::regex filter(opt.filter.empty() ? std::string("") : opt.filter,
+                            std::regex::ECMAScript);
     for (const auto& r : run_peers(out, opt.workloads, opt.scale)) {
+      if (!opt.filter.empty() && r.name.rfind("copy/", 0) != 0 &&
+          !std::regex_search(r.name + "/" + r.backend, filter))
+        continue;
+      peer_rows.push_back(r);
       if (std::find(columns.begin(), columns.end(), r.backend) == columns.end())
         columns.push_back(r.backend);
       rows.push_back(r);
     }
   }
-  unison::suite::apply_peaks(rows);
+  unison::suite::apply_peaks(rows, memory_levels());
   unison::suite::advise(rows);
-  std::cout << "CPU threads: " << thread_placement() << "\n";
+  std::cout << "CPUs: " << cpus_line() << "\n";
+  if (!openmp_line().empty()) std::cout << "OpenMP threads: " << openmp_line() << "\n";
+  if (!threads_warning().empty()) std::cout << "WARNING: " << threads_warning() << "\n";
   if (!host_blas_line().empty()) std::cout << "host BLAS: " << host_blas_line() << "\n";
   unison::suite::write_table(std::cout, rows, columns);
   if (std::any_of(rows.begin(), rows.end(), [](const auto& r) {
@@ -614,20 +821,39 @@ int main(int argc, char** argv) {
     std::cout
         << "\nA seed run named \"/steps<N>\" ran N of its 10,000 steps: all of them take more "
            "than 5 s a call here (--full runs them).\n";
+  const auto about = about_this_run(args);
   std::ofstream csv(out / "unison_bench.csv");
-  unison::suite::write_csv(csv, rows);
+  unison::suite::write_csv(csv, rows, about);
   csv.close();
   if (!csv) {
     std::fprintf(stderr, "unison-bench: cannot write %s\n",
                  (out / "unison_bench.csv").string().c_str());
     return 1;
   }
+  // The peers' results (the plain C loops' included) join Unison's in the JSON.
+  if (!peer_rows.empty()) {
+    std::vector<unison::suite::Row> peers_of_json;
+    for (const auto& r : rows)
+      if (r.peer) peers_of_json.push_back(r);
+    std::ifstream in(json);
+    std::stringstream text;
+    text << in.rdbuf();
+    in.close();
+    const std::string joined = unison::suite::add_rows_to_json(text.str(), peers_of_json);
+    std::ofstream again(json);
+    again << joined;
+    again.close();
+    if (joined.empty() || !again) {
+      std::fprintf(stderr, "unison-bench: cannot add the peers' results to %s\n", json.c_str());
+      return 1;
+    }
+  }
   std::cout << "\nunison-bench: " << rows.size() << " results in " << json << " and "
             << (out / "unison_bench.csv").string() << "\n"
             << std::flush;
   if (wanted("diffusion")) diffusion_images(opt.out, opt.backends.back());
   if (opt.plots) draw_plots(opt.out);
-  const bool reported = write_report(out, rows, columns, about_this_run(args));
+  const bool reported = write_report(out, rows, columns, about);
   const auto summary = unison::suite::check_summary(rows);
   if (summary.size() > 1) {  // a line per failed check, then the counts
     for (const auto& line : summary) std::fprintf(stderr, "unison-bench: %s\n", line.c_str());
