@@ -14,6 +14,7 @@
 
 #include <unison/backends/simd.hpp>
 #include <unison/elementwise.hpp>
+#include <unison/transform.hpp>
 
 #include "bench_common.hpp"
 
@@ -124,8 +125,90 @@ void add_host_capable(const std::string& name, std::size_t n, double lo_a, doubl
   if constexpr (!host_memory_v<Exec>) add(Kokkos::HostSpace{}, "/with_copies", saved);
 }
 
+// The identity, for the copy by unison::transform (on a CPU, of a value or a pack of them).
+struct Identity {
+  template <class T>
+  KOKKOS_FUNCTION T operator()(const T& a) const {
+    return a;
+  }
+};
+
+// The sum of the n floats of a, read once: a work item sums `chunk` consecutive values (on a
+// CPU 1024, in vectors into four sums; on a GPU one, so that a warp's loads are contiguous),
+// the items' sums in double. The read ceiling of a memory level: a case that mostly reads (a
+// reduction) can move its bytes faster than a copy.
+template <class V, class A>
+struct ReadSum {
+  static constexpr std::int64_t chunk = unison::backends::is_pack_v<V> ? 1024 : 1;
+  A a;
+  std::int64_t n;
+  KOKKOS_FUNCTION void operator()(std::int64_t item, double& total) const {
+    const std::int64_t begin = item * chunk;
+    const std::int64_t end = begin + chunk < n ? begin + chunk : n;
+    float sum = 0;
+#if UNISON_BACKENDS_HOST_VECTORS
+    if constexpr (unison::backends::is_pack_v<V>) {
+      constexpr int lanes = unison::backends::lanes_v<V>;
+      if (end - begin == chunk && chunk % (4 * lanes) == 0) {
+        V acc[4] = {};
+        for (std::int64_t i = begin; i < end; i += 4 * lanes)
+          for (int k = 0; k < 4; ++k)
+            acc[k] = acc[k] + unison::backends::load<V>(a.data() + i + k * lanes);
+        const V all = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        for (int l = 0; l < lanes; ++l) sum += all[l];
+        total += sum;
+        return;
+      }
+    }
+#endif
+    for (std::int64_t i = begin; i < end; ++i) sum += a(i);
+    total += sum;
+  }
+};
+
+// The read ceiling: "read/<tag>/device", the sum of n floats (the bytes read) by ReadSum.
+template <class Exec>
+void add_read(std::size_t n, const std::string& tag) {
+  using Mem = typename Exec::memory_space;
+#if UNISON_BACKENDS_HOST_VECTORS
+  using V = std::conditional_t<host_memory_v<Exec>, unison::backends::Pack<float>, float>;
+#else
+  using V = float;
+#endif
+  add_case<Exec>(
+      "read/" + tag + "/device",
+      [=](const Exec& exec) -> Call<Exec> {
+        auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
+        Kokkos::View<double, Mem> total(Kokkos::view_alloc(exec, "unison::bench::out"));
+        const std::int64_t chunk = ReadSum<V, decltype(a)>::chunk;
+        const std::int64_t items = (std::int64_t(n) + chunk - 1) / chunk;
+        return {[=](const Exec& e) {
+                  Kokkos::parallel_reduce(
+                      "unison::bench::read",
+                      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(e, 0, items),
+                      ReadSum<V, decltype(a)>{a, std::int64_t(n)}, total);
+                },
+                [=](const Exec&) {  // the sum within float's relative rounding of each chunk
+                  auto ha = host_copy(a);
+                  double ref = 0;
+                  for (std::size_t i = 0; i < n; ++i) ref += ha(i);
+                  double got = 0;
+                  Kokkos::deep_copy(got, total);
+                  Check c;
+                  c.error = ref > 0 ? std::abs(got - ref) / ref : std::abs(got);
+                  c.tolerance = 1e-5;
+                  return c;
+                }};
+      },
+      double(n) * sizeof(float));
+}
+
 // The measured ceiling: a device-to-device copy (bytes read + bytes written) of n floats, named
-// "copy/<tag>/device" (tag: the size, "1e8", or the memory level it is sized for, "L2").
+// "copy/<tag>/device" (tag: the size, "1e8", or the memory level it is sized for, "L2"), by
+// Kokkos::deep_copy; and "copy/<tag>/transform", by unison::transform, whose CPU kernels store
+// past the caches where the arrays are larger than half the last-level cache (as every
+// CPU kernel of Unison does), where deep_copy's stores first read each line they write; and the
+// read of the same n floats (add_read). The peak of a level is the fastest of the three.
 template <class Exec>
 void add_copy(std::size_t n, std::string tag = "") {
   if (tag.empty()) {
@@ -133,32 +216,44 @@ void add_copy(std::size_t n, std::string tag = "") {
     tag = size_tag(std::int64_t(n));
   }
   using Mem = typename Exec::memory_space;
-  add_case<Exec>(
-      "copy/" + tag + "/device",
-      [=](const Exec& exec) -> Call<Exec> {
-        auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
-        Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
-        return {[=](const Exec& e) { Kokkos::deep_copy(e, out, a); },
-                [=](const Exec&) {  // bit for bit
-                  Check c = check_elementwise<float>(
-                      a, decltype(a)(), out, [](double x, double) { return x; }, 0);
-                  c.tolerance = 0;
-                  c.save = nullptr;
-                  return c;
-                }};
-      },
-      2.0 * n * sizeof(float));
+  auto add = [&](const std::string& how, auto copy) {
+    add_case<Exec>(
+        "copy/" + tag + "/" + how,
+        [=](const Exec& exec) -> Call<Exec> {
+          auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
+          Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
+          return {[=](const Exec& e) { copy(e, out, a); },
+                  [=](const Exec&) {  // bit for bit
+                    Check c = check_elementwise<float>(
+                        a, decltype(a)(), out, [](double x, double) { return x; }, 0);
+                    c.tolerance = 0;
+                    c.save = nullptr;
+                    return c;
+                  }};
+        },
+        2.0 * n * sizeof(float));
+  };
+  add("device",
+      [](const Exec& e, const auto& out, const auto& a) { Kokkos::deep_copy(e, out, a); });
+  add("transform", [](const Exec& e, const auto& out, const auto& a) {
+    unison::transform(e, out, Identity{}, a);
+  });
+  add_read<Exec>(2 * n, tag);  // the copy's footprint
 }
 
-// The copy at each cache level of memory_levels, sized from the machine (not scaled): its two
-// arrays fill half of each core's L2 (a thread's share of them), a quarter of the last-level
-// cache (which other programs share); DRAM is the copy of 1e8.
+// The copy at each cache level of memory_levels, sized from the machine (not scaled): at L2 its
+// two arrays fill half of the L2s (a thread's share of them in its own); at L3 they take 1.25
+// times the L2s, at most half the last-level cache: the fastest working set that the L2s cannot
+// hold, so that no case whose data outgrow the L2s moves them faster. DRAM: the copy of 1e8.
 template <class Exec>
 void add_level_copies() {
+  double inner = 0;
   for (const auto& level : memory_levels(Exec::name())) {
-    const double fill = level.name == "L2" ? 0.5 : 0.25;
-    if (std::isfinite(level.bytes))
-      add_copy<Exec>(std::size_t(level.bytes * fill / (2 * sizeof(float))), level.name);
+    if (!std::isfinite(level.bytes)) break;
+    const double bytes =
+        level.name == "L2" ? 0.5 * level.bytes : std::min(1.25 * inner, 0.5 * level.bytes);
+    inner = level.bytes;
+    if (bytes > 0) add_copy<Exec>(std::size_t(bytes / (2 * sizeof(float))), level.name);
   }
 }
 

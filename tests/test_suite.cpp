@@ -368,19 +368,26 @@ TEST(Suite, peaks_and_notes) {
   std::vector<Row> few{
       row("elementwise", "copy/1e8/device", "OpenMP", 10e-3, 0, 80, 0),
       row("elementwise", "copy/L2/device", "OpenMP", 0.4e-3, 0, 40, 0),     // 16 MB, slower
+      row("elementwise", "read/1e8/device", "OpenMP", 4e-3, 0, 100, 0),     // 400 MB read: DRAM
+      row("elementwise", "copy/1e8/transform", "OpenMP", 10e-3, 0, 90, 0),  // 900 MB: DRAM
       row("elementwise", "hypot/1e6/device", "OpenMP", 100e-6, 0, 120, 0),  // 12 MB: L2
       row("diffusion", "diffusion/every_step/plain/2000x2000", "OpenMP", 1e-3, 0, 48, 0),
   };
   unison::suite::apply_peaks(few, levels);
+  // The fastest stream of a level is its peak: the read of 1e8 (100 GB/s), not the copies.
+  EXPECT_EQ(few[0].peak, "DRAM");
+  EXPECT_DOUBLE_EQ(few[0].peak_fraction, 0.8);
+  EXPECT_DOUBLE_EQ(few[2].peak_fraction, 1.0);
+  EXPECT_DOUBLE_EQ(few[3].peak_fraction, 0.9);
   EXPECT_EQ(few[1].peak, "L2");
-  EXPECT_DOUBLE_EQ(few[1].peak_fraction, 0.5);
-  EXPECT_DOUBLE_EQ(few[2].peak_fraction, 1.5);
-  EXPECT_EQ(few[3].peak, "L3");
-  EXPECT_DOUBLE_EQ(few[3].peak_fraction, 0.6);
-  // Without levels, every backend has DRAM alone (the copy of 1e8).
+  EXPECT_DOUBLE_EQ(few[1].peak_fraction, 0.4);
+  EXPECT_DOUBLE_EQ(few[4].peak_fraction, 1.2);
+  EXPECT_EQ(few[5].peak, "L3");
+  EXPECT_DOUBLE_EQ(few[5].peak_fraction, 0.48);
+  // Without levels, every backend has DRAM alone.
   unison::suite::apply_peaks(few);
-  EXPECT_EQ(few[2].peak, "DRAM");
-  EXPECT_DOUBLE_EQ(few[2].peak_fraction, 1.5);
+  EXPECT_EQ(few[4].peak, "DRAM");
+  EXPECT_DOUBLE_EQ(few[4].peak_fraction, 1.2);
 
   unison::suite::advise(rows);
   EXPECT_NE(

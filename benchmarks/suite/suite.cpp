@@ -220,8 +220,8 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "  --filter=REGEX     only the cases whose full name, \"<case>/<backend>\" (such as\n"
        "                     \"copy/1e8/device/OpenMP\"), the ECMAScript regular expression\n"
        "                     matches anywhere, and the\n"
-       "                     peers' results whose \"<case>/<peer>\" it matches; the copy and fma\n"
-       "                     cases (the peaks) always run (default: every case)\n"
+       "                     peers' results whose \"<case>/<peer>\" it matches; the copy, read\n"
+       "                     and fma cases (the peaks) always run (default: every case)\n"
        "  --full             every seed size, each case timed in 5 repetitions of 3 batches;\n"
        "                     without it (as in the reference runs) each case takes 3\n"
        "                     repetitions of one batch (a batch: calls that last at least 10 ms),\n"
@@ -299,7 +299,7 @@ void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
   std::map<std::string, std::map<std::string, double>> copy;
   std::map<std::string, double> fma;  // by backend
   for (const Row& r : rows) {
-    if (r.name.rfind("copy/", 0) == 0 && r.gb_per_s > 0) {
+    if ((r.name.rfind("copy/", 0) == 0 || r.name.rfind("read/", 0) == 0) && r.gb_per_s > 0) {
       double& best = copy[r.backend][level_of(r, levels_of(r.backend))];
       best = std::max(best, r.gb_per_s);
     }

@@ -57,8 +57,8 @@ struct Options {
   long results_limit_mib = 64;  // save the inputs and results of cases up to this size
   bool crossover = false;  // also the size sweeps of the chosen element-wise, convolve, diffusion
   std::string filter;      // an ECMAScript regular expression: only the cases whose full name
-                           // ("<case>/<backend>") it matches anywhere (the copy and fma cases,
-                           // the peaks, always run); empty: every case
+                           // ("<case>/<backend>") it matches anywhere (the copy, read and fma
+                           // cases, the peaks, always run); empty: every case
   bool help = false;
 };
 
@@ -87,9 +87,10 @@ struct Row {
   double gflop_per_s = 0;
   // Filled by apply_peaks: the fraction of this machine's measured peak, and which peak.
   double peak_fraction = 0;
-  std::string peak;  // a memory level, "L2", "L3" or "DRAM" (GB/s against the backend's copy at
-                     // the level the case's working set fits in), "FMA" (GFLOP/s against its
-                     // fma case: chains of fused multiply-adds) or "" (no peak measured)
+  std::string
+      peak;  // a memory level, "L2", "L3" or "DRAM" (GB/s against the backend's fastest
+             // copy or read at the level the case's working set fits in), "FMA" (GFLOP/s against
+             // its fma case: chains of fused multiply-adds) or "" (no peak measured)
   std::string note;  // filled by advise: what to do about a slow figure, or ""
   // The check of the case's result against its float64 reference (unison::bench::Check): the
   // error in the case's measure and the tolerance it must not exceed; none for a case without
@@ -145,9 +146,10 @@ using MemoryLevels = std::map<std::string, std::vector<Level>>;
 std::string level_of(const Row& row, const std::vector<Level>& levels);
 
 // Each row's fraction of its backend's measured peak, from the rows themselves: GB/s against
-// the GB/s of the backend's copy at the row's level (the copy cases "copy/<tag>/device" whose
-// own working set is at that level; a level is at least as fast as those beyond it, so a level
-// without a copy of its own takes the next one's), GFLOP/s against the GFLOP/s of its fma case
+// the GB/s of the backend's fastest stream at the row's level (the cases "copy/<tag>/<how>" and
+// "read/<tag>/device" whose own working set is at that level; a level is at least as fast as
+// those beyond it, so a level without a stream of its own takes the next one's), GFLOP/s against
+// the GFLOP/s of its fma case
 // ("fma/f32/device": the arithmetic ceiling); of the two, the larger (the resource the case
 // comes closest to exhausting, as on a roofline). None for a case timed with host copies
 // ("/with_copies": the host link's peak is not measured), or at a level no copy measured.

@@ -746,13 +746,13 @@ int main(int argc, char** argv) {
     const std::string sweep = unison::suite::crossover_family(name);
     if (!sweep.empty()) return opt.crossover && wanted(sweep);
     return wanted(unison::suite::workload_of(name)) || name.rfind("copy/", 0) == 0 ||
-           name.rfind("fma/", 0) == 0;
+           name.rfind("read/", 0) == 0 || name.rfind("fma/", 0) == 0;
   };
   if (!opt.filter.empty()) {
     const std::regex filter(opt.filter, std::regex::ECMAScript);
     settings.keep_full = [filter](const std::string& full) {
-      return full.rfind("copy/", 0) == 0 || full.rfind("fma/", 0) == 0 ||
-             std::regex_search(full, filter);
+      return full.rfind("copy/", 0) == 0 || full.rfind("read/", 0) == 0 ||
+             full.rfind("fma/", 0) == 0 || std::regex_search(full, filter);
     };
   }
   unison::bench::register_workloads(wanted);
@@ -798,7 +798,7 @@ int main(int argc, char** argv) {
     const std::regex filter(opt.filter.empty() ? std::string("") : opt.filter,
                             std::regex::ECMAScript);
     for (const auto& r : run_peers(out, opt.workloads, opt.scale)) {
-      if (!opt.filter.empty() && r.name.rfind("copy/", 0) != 0 &&
+      if (!opt.filter.empty() && r.name.rfind("copy/", 0) != 0 && r.name.rfind("read/", 0) != 0 &&
           !std::regex_search(r.name + "/" + r.backend, filter))
         continue;
       peer_rows.push_back(r);

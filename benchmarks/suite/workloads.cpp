@@ -10,8 +10,9 @@ namespace unison::suite {
 const std::vector<Workload>& workloads() {
   static const std::vector<Workload> list{
       {"elementwise",
-       {"add_float32", "add_int64", "copy", "fma", "gaussian_pdf", "hypot", "polar_distance",
-        "zero_suppress", "clip", "make_pulses", "hidden_layer_fused", "hidden_layer_separate"},
+       {"add_float32", "add_int64", "copy", "fma", "read", "gaussian_pdf", "hypot",
+        "polar_distance", "zero_suppress", "clip", "make_pulses", "hidden_layer_fused",
+        "hidden_layer_separate"},
        true,
        {{"elementwise_peers.py", {}}}},
       {"rowwise", {"l2_norm", "matmul_core"}, false, {{"rowwise_peers.py", {}}}},
