@@ -133,19 +133,27 @@ struct Identity {
   }
 };
 
-// The sum of the n floats of a, read once: a work item sums `chunk` consecutive values (on a
-// CPU 1024, in vectors into four sums; on a GPU one, so that a warp's loads are contiguous),
-// the items' sums in double. The read ceiling of a memory level: a case that mostly reads (a
-// reduction) can move its bytes faster than a copy.
+// The sum of the n floats of a, read once: a work item sums `chunk` values (on a CPU 1024
+// consecutive ones, in vectors into four sums; on a GPU 8, strided), the items' sums in double. The
+// read ceiling of a memory level: a case that mostly reads (a reduction) can move its bytes faster
+// than a copy.
 template <class V, class A>
 struct ReadSum {
-  static constexpr std::int64_t chunk = unison::backends::is_pack_v<V> ? 1024 : 1;
+  // values a work item reads: on a CPU `chunk` consecutive ones, on a GPU `chunk` strided by
+  // `items` (a warp's loads contiguous, several in flight)
+  static constexpr std::int64_t chunk = unison::backends::is_pack_v<V> ? 1024 : 8;
   A a;
-  std::int64_t n;
+  std::int64_t n, items;
   KOKKOS_FUNCTION void operator()(std::int64_t item, double& total) const {
+    float sum = 0;
+    if constexpr (!unison::backends::is_pack_v<V>) {
+      for (std::int64_t k = 0; k < chunk; ++k)
+        if (item + k * items < n) sum += a(item + k * items);
+      total += sum;
+      return;
+    }
     const std::int64_t begin = item * chunk;
     const std::int64_t end = begin + chunk < n ? begin + chunk : n;
-    float sum = 0;
 #if UNISON_BACKENDS_HOST_VECTORS
     if constexpr (unison::backends::is_pack_v<V>) {
       constexpr int lanes = unison::backends::lanes_v<V>;
@@ -186,7 +194,7 @@ void add_read(std::size_t n, const std::string& tag) {
                   Kokkos::parallel_reduce(
                       "unison::bench::read",
                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(e, 0, items),
-                      ReadSum<V, decltype(a)>{a, std::int64_t(n)}, total);
+                      ReadSum<V, decltype(a)>{a, std::int64_t(n), items}, total);
                 },
                 [=](const Exec&) {  // the sum within float's relative rounding of each chunk
                   auto ha = host_copy(a);
@@ -210,7 +218,7 @@ void add_read(std::size_t n, const std::string& tag) {
 // CPU kernel of Unison does), where deep_copy's stores first read each line they write; and the
 // read of the same n floats (add_read). The peak of a level is the fastest of the three.
 template <class Exec>
-void add_copy(std::size_t n, std::string tag = "") {
+void add_copy(std::size_t n, std::string tag = "", bool streams = false) {
   if (tag.empty()) {
     n = std::size_t(scaled(std::int64_t(n)));
     tag = size_tag(std::int64_t(n));
@@ -235,25 +243,26 @@ void add_copy(std::size_t n, std::string tag = "") {
   };
   add("device",
       [](const Exec& e, const auto& out, const auto& a) { Kokkos::deep_copy(e, out, a); });
+  if (!streams) return;
   add("transform", [](const Exec& e, const auto& out, const auto& a) {
     unison::transform(e, out, Identity{}, a);
   });
   add_read<Exec>(2 * n, tag);  // the copy's footprint
 }
 
-// The copy at each cache level of memory_levels, sized from the machine (not scaled): at L2 its
-// two arrays fill half of the L2s (a thread's share of them in its own); at L3 they take 1.25
-// times the L2s, at most half the last-level cache: the fastest working set that the L2s cannot
-// hold, so that no case whose data outgrow the L2s moves them faster. DRAM: the copy of 1e8.
+// The streams of each level of memory_levels (copy/<level>/device and /transform, and
+// read/<level>/device), sized from the machine (not scaled): at L2 the arrays fill half of the
+// L2s (a thread's share of them in its own); at each level beyond, 1.25 times the capacity of
+// the level before it (at most half its own): the fastest working set that the inner level
+// cannot hold, so that no case whose data outgrow the inner level moves them faster.
 template <class Exec>
 void add_level_copies() {
   double inner = 0;
   for (const auto& level : memory_levels(Exec::name())) {
-    if (!std::isfinite(level.bytes)) break;
-    const double bytes =
-        level.name == "L2" ? 0.5 * level.bytes : std::min(1.25 * inner, 0.5 * level.bytes);
+    double bytes = level.name == "L2" ? 0.5 * level.bytes : 1.25 * inner;
+    if (std::isfinite(level.bytes)) bytes = std::min(bytes, 0.5 * level.bytes);
     inner = level.bytes;
-    if (bytes > 0) add_copy<Exec>(std::size_t(bytes / (2 * sizeof(float))), level.name);
+    if (bytes > 0) add_copy<Exec>(std::size_t(bytes / (2 * sizeof(float))), level.name, true);
   }
 }
 

@@ -384,6 +384,16 @@ TEST(Suite, peaks_and_notes) {
   EXPECT_DOUBLE_EQ(few[4].peak_fraction, 1.2);
   EXPECT_EQ(few[5].peak, "L3");
   EXPECT_DOUBLE_EQ(few[5].peak_fraction, 0.48);
+  // A stream's peak is its fastest repetition: 80 GB/s at a median of 10 ms is 100 at 8 ms.
+  few[0].best_s = 8e-3;
+  unison::suite::apply_peaks(few, levels);
+  EXPECT_DOUBLE_EQ(few[0].peak_fraction, 0.8);  // a case is taken at its median
+  EXPECT_DOUBLE_EQ(few[3].peak_fraction, 0.9);  // (the read of 100 GB/s stays the peak)
+  few[0].best_s = 5e-3;                         // 160 GB/s
+  unison::suite::apply_peaks(few, levels);
+  EXPECT_DOUBLE_EQ(few[3].peak_fraction, 90.0 / 160);
+  EXPECT_DOUBLE_EQ(few[0].peak_fraction, 0.5);
+  few[0].best_s = 0;
   // Without levels, every backend has DRAM alone.
   unison::suite::apply_peaks(few);
   EXPECT_EQ(few[4].peak, "DRAM");

@@ -82,6 +82,7 @@ struct Row {
   std::string backend;   // "Serial", "OpenMP", "Cuda", or a peer's name ("numba_cuda", "cupy")
   bool peer = false;     // a peer's result (benchmarks/peers/) beside the case, not Unison's
   double median_s = 0;   // median time of one call (or one unit: a diffusion step)
+  double best_s = 0;     // the fastest repetition's time (0: not known; the median then)
   double spread = 0;     // standard deviation over the repetitions, relative to the mean
   double gb_per_s = 0;   // 0 where the case counts no bytes
   double gflop_per_s = 0;
@@ -151,7 +152,8 @@ std::string level_of(const Row& row, const std::vector<Level>& levels);
 // those beyond it, so a level without a stream of its own takes the next one's), GFLOP/s against
 // the GFLOP/s of its fma case
 // ("fma/f32/device": the arithmetic ceiling); of the two, the larger (the resource the case
-// comes closest to exhausting, as on a roofline). None for a case timed with host copies
+// comes closest to exhausting, as on a roofline). A peak is taken at the stream's fastest
+// repetition (best_s), a case at its median. None for a case timed with host copies
 // ("/with_copies": the host link's peak is not measured), or at a level no copy measured.
 void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels = {});
 

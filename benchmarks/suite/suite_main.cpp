@@ -295,6 +295,8 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
         std::fprintf(stderr, "unison-bench: %s %s: %s%s%s\n", count.c_str(), full.c_str(),
                      unison::suite::format_time(seconds).c_str(), check.empty() ? "" : ", check ",
                      check.c_str());
+      } else if (run.aggregate_name == "min") {
+        s.row.best_s = seconds;
       } else if (run.aggregate_name == "mean") {
         s.mean = seconds;
       } else if (run.aggregate_name == "stddev") {
