@@ -388,6 +388,9 @@ void register_elementwise();
 // The elementwise family's copy cases alone: each backend's memory ceiling at each level of
 // memory_levels (copy/L2/device, copy/L3/device, copy/1e8/device), and its fma case.
 void register_copy();
+// The streams of register_copy once more, named ".../again" (registered last: measured at the end
+// of the run).
+void register_streams_again();
 void register_stencil();
 void register_matmul();
 void register_rowwise();

@@ -159,9 +159,11 @@ struct ReadSum {
       constexpr int lanes = unison::backends::lanes_v<V>;
       if (end - begin == chunk && chunk % (4 * lanes) == 0) {
         V acc[4] = {};
-        for (std::int64_t i = begin; i < end; i += 4 * lanes)
+        for (std::int64_t i = begin; i < end; i += 4 * lanes) {
+          unison::backends::prefetch_ahead(a.data() + i, 4 * sizeof(V));  // as the kernels do
           for (int k = 0; k < 4; ++k)
             acc[k] = acc[k] + unison::backends::load<V>(a.data() + i + k * lanes);
+        }
         const V all = (acc[0] + acc[1]) + (acc[2] + acc[3]);
         for (int l = 0; l < lanes; ++l) sum += all[l];
         total += sum;
@@ -176,7 +178,7 @@ struct ReadSum {
 
 // The read ceiling: "read/<tag>/device", the sum of n floats (the bytes read) by ReadSum.
 template <class Exec>
-void add_read(std::size_t n, const std::string& tag) {
+void add_read(std::size_t n, const std::string& tag, const std::string& again = "") {
   using Mem = typename Exec::memory_space;
 #if UNISON_BACKENDS_HOST_VECTORS
   using V = std::conditional_t<host_memory_v<Exec>, unison::backends::Pack<float>, float>;
@@ -184,7 +186,7 @@ void add_read(std::size_t n, const std::string& tag) {
   using V = float;
 #endif
   add_case<Exec>(
-      "read/" + tag + "/device",
+      "read/" + tag + "/device" + again,
       [=](const Exec& exec) -> Call<Exec> {
         auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
         Kokkos::View<double, Mem> total(Kokkos::view_alloc(exec, "unison::bench::out"));
@@ -218,7 +220,8 @@ void add_read(std::size_t n, const std::string& tag) {
 // CPU kernel of Unison does), where deep_copy's stores first read each line they write; and the
 // read of the same n floats (add_read). The peak of a level is the fastest of the three.
 template <class Exec>
-void add_copy(std::size_t n, std::string tag = "", bool streams = false) {
+void add_copy(std::size_t n, std::string tag = "", bool streams = false,
+              const std::string& again = "") {
   if (tag.empty()) {
     n = std::size_t(scaled(std::int64_t(n)));
     tag = size_tag(std::int64_t(n));
@@ -226,7 +229,7 @@ void add_copy(std::size_t n, std::string tag = "", bool streams = false) {
   using Mem = typename Exec::memory_space;
   auto add = [&](const std::string& how, auto copy) {
     add_case<Exec>(
-        "copy/" + tag + "/" + how,
+        "copy/" + tag + "/" + how + again,
         [=](const Exec& exec) -> Call<Exec> {
           auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
           Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
@@ -247,7 +250,7 @@ void add_copy(std::size_t n, std::string tag = "", bool streams = false) {
   add("transform", [](const Exec& e, const auto& out, const auto& a) {
     unison::transform(e, out, Identity{}, a);
   });
-  add_read<Exec>(2 * n, tag);  // the copy's footprint
+  add_read<Exec>(2 * n, tag, again);  // the copy's footprint
 }
 
 // The streams of each level of memory_levels (copy/<level>/device and /transform, and
@@ -255,14 +258,17 @@ void add_copy(std::size_t n, std::string tag = "", bool streams = false) {
 // L2s (a thread's share of them in its own); at each level beyond, 1.25 times the capacity of
 // the level before it (at most half its own): the fastest working set that the inner level
 // cannot hold, so that no case whose data outgrow the inner level moves them faster.
+// again: "" or "/again", the same streams once more at the end of the run (unison-bench keeps
+// the faster of the two measures: the machine's load varies during a run).
 template <class Exec>
-void add_level_copies() {
+void add_level_copies(const std::string& again = "") {
   double inner = 0;
   for (const auto& level : memory_levels(Exec::name())) {
     double bytes = level.name == "L2" ? 0.5 * level.bytes : 1.25 * inner;
     if (std::isfinite(level.bytes)) bytes = std::min(bytes, 0.5 * level.bytes);
     inner = level.bytes;
-    if (bytes > 0) add_copy<Exec>(std::size_t(bytes / (2 * sizeof(float))), level.name, true);
+    if (bytes > 0)
+      add_copy<Exec>(std::size_t(bytes / (2 * sizeof(float))), level.name, true, again);
   }
 }
 
@@ -464,6 +470,11 @@ void register_crossover_elementwise() {
           [](auto& e, auto& x, auto&, auto& o) { unison::gaussian_pdf(e, x, 0.f, 1.f, o); },
           ref_gaussian_pdf);
   });
+}
+
+void register_streams_again() {
+  for_each_backend(
+      [](auto backend) { add_level_copies<typename decltype(backend)::type>("/again"); });
 }
 
 void register_copy() {
