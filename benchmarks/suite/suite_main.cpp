@@ -4,6 +4,7 @@
 // backend and the speedups, checks every result against its float64 reference, and writes the
 // results to a folder: unison_bench.json (Google Benchmark's format), unison_bench.csv, each
 // case's inputs and result as .npy, plots. `unison-bench --help` lists the options.
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -172,6 +173,19 @@ std::string threads_warning() {
   return "the OpenMP backend runs " + std::to_string(threads) + " threads on " +
          std::to_string(available) + " CPUs available" + why +
          ": the threads share CPUs, and its times understate this machine's CPU";
+}
+
+// The NVIDIA driver's version ("580.159.04"), from /proc/driver/nvidia/version; "" without one.
+std::string gpu_driver() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (!std::getline(in, line)) return "";
+  const auto module = line.find("Kernel Module");
+  if (module == std::string::npos) return "";
+  std::istringstream words(line.substr(module + 13));  // (the first word that is a number)
+  for (std::string word; words >> word;)
+    if (std::isdigit(static_cast<unsigned char>(word[0]))) return word;
+  return "";
 }
 
 // Each backend's memory levels (and the plain C loops', which run on the OpenMP backend's
@@ -526,6 +540,7 @@ std::vector<std::pair<std::string, std::string>> about_this_run(
                      : "");
     about.push_back({"memory levels " + info.backend, levels});
   }
+  if (!gpu_driver().empty()) about.push_back({"GPU driver", gpu_driver()});
 #ifdef KOKKOS_ENABLE_CUDA
   int driver = 0, runtime = 0;
   if (cudaDriverGetVersion(&driver) == cudaSuccess &&
@@ -744,6 +759,7 @@ int main(int argc, char** argv) {
   if (!openmp_line().empty()) benchmark::AddCustomContext("openmp_threads", openmp_line());
   if (!threads_warning().empty()) benchmark::AddCustomContext("warning", threads_warning());
   if (!host_blas_line().empty()) benchmark::AddCustomContext("host_blas", host_blas_line());
+  if (!gpu_driver().empty()) benchmark::AddCustomContext("gpu_driver", gpu_driver());
 
   auto& settings = unison::bench::settings();
   settings.probes = false;
