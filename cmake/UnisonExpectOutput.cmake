@@ -3,7 +3,7 @@
 # depends on what the command printed, not on how long it took.
 #
 # For the thread-placement tests, with THREADS set: the command runs in a clean environment
-# (OMP_PROC_BIND, OMP_PLACES, OMP_NUM_THREADS, OPENBLAS_CORETYPE and unison-bench's own
+# (OMP_PROC_BIND, OMP_PLACES, OMP_NUM_THREADS, OMP_THREAD_LIMIT, OPENBLAS_CORETYPE and unison-bench's own
 # variables removed), then with ENV (a ;-list of NAME=VALUE) set, behind PREFIX (a ;-list: a
 # command such as "taskset;-c;0"); its output must then say "CPUs: <CPUS> available" and
 # "OpenMP threads: <THREADS> ", and carry a "WARNING: " line exactly when the two differ. THREADS
@@ -19,7 +19,7 @@ if(DEFINED THREADS)
       set(${_v} ${_nproc})
     endif()
   endforeach()
-  set(_command env -u OMP_PROC_BIND -u OMP_PLACES -u OMP_NUM_THREADS -u OPENBLAS_CORETYPE
+  set(_command env -u OMP_PROC_BIND -u OMP_PLACES -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT -u OPENBLAS_CORETYPE
                -u UNISON_BENCH_PLACED -u UNISON_BENCH_BLAS_FALLBACK -u UNISON_BENCH_REEXEC
                -u UNISON_BENCH_THREADS_LIMITED -u UNISON_BENCH_CGROUP_ROOT ${ENV} ${PREFIX} ${COMMAND})
   list(APPEND _match "(^|\n)CPUs: ${CPUS} available" "(^|\n)OpenMP threads: ${THREADS} ")

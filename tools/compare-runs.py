@@ -12,7 +12,7 @@ import sys
 
 
 def load(path):
-    return {(r['case'], r['backend']): float(r['median_s']) for r in csv.DictReader(open(path))
+    return {(r['case'], r['backend']): float(r['median_s']) for r in csv.DictReader(l for l in open(path) if not l.startswith('#'))
             if float(r['median_s'] or 0) > 0}
 
 

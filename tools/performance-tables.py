@@ -15,7 +15,7 @@ runs = {}
 for b in json.load(open(folder / "unison_bench.json"))["benchmarks"]:
     name = b["run_name"] if "run_name" in b else b["name"]
     agg = b.get("aggregate_name")
-    if agg not in ("median", "cv"):
+    if agg not in ("median", "cv") or "peer" in b:  # (the peers' entries: peers.csv has them)
         continue
     parts = name.split("/")
     # <case>/<backend>/iterations:.../repeats:.../manual_time

@@ -332,7 +332,10 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
       const auto best = [](const Stats& x) {
         return x.row.best_s > 0 ? x.row.best_s : x.row.median_s;
       };
-      if (first.row.median_s > 0 && best(first) <= best(now)) now = first;
+      // (a measure that failed, or timed nothing, never replaces the other)
+      const bool first_ok = first.row.median_s > 0 && first.row.passed();
+      const bool now_ok = now.row.median_s > 0 && now.row.passed();
+      if (first_ok && (!now_ok || best(first) <= best(now))) now = first;
       again_stats_.erase(again_of);
     }
   }
@@ -519,13 +522,15 @@ std::vector<std::pair<std::string, std::string>> about_this_run(
   for (const auto& a : args) command += " " + a;
   about.push_back({"command", command});
   std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string model = "unknown model";  // (an ARM CPU's /proc/cpuinfo names none)
   for (std::string line; std::getline(cpuinfo, line);)
-    if (line.rfind("model name", 0) == 0) {
-      about.push_back({"CPU", line.substr(line.find(':') + 2) + ", " +
-                                  std::to_string(std::thread::hardware_concurrency()) +
-                                  " hardware threads"});
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      model = line.substr(line.find(':') + 1);
+      model.erase(0, model.find_first_not_of(" \t"));
       break;
     }
+  about.push_back({"CPU", model + ", " + std::to_string(std::thread::hardware_concurrency()) +
+                              " hardware threads"});
   about.push_back({"CPUs available", cpus_line()});
   if (!openmp_line().empty()) about.push_back({"OpenMP threads", openmp_line()});
   if (!threads_warning().empty()) about.push_back({"WARNING", threads_warning()});
