@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -17,6 +18,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <Kokkos_Core.hpp>
@@ -113,26 +115,45 @@ void add_context(bool flushed) {
 }
 
 namespace {
-// The size in bytes of this CPU's cache of `level` (a unified or data cache), as the first CPU
-// sees it; 0 where neither sysfs nor the C library says.
-double host_cache_bytes(int level) {
-  for (int index = 0; index < 8; ++index) {
-    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
-    std::ifstream level_file(dir + "/level"), type_file(dir + "/type"), size_file(dir + "/size");
-    int l = 0;
-    std::string type, size;
-    if (!(level_file >> l) || !(type_file >> type) || !(size_file >> size)) continue;
-    if (l != level || type == "Instruction") continue;
-    char* end = nullptr;
-    const double v = std::strtod(size.c_str(), &end);
-    const double unit = *end == 'K' ? 1024.0 : *end == 'M' ? 1024.0 * 1024 : 1;
-    if (v > 0) return v * unit;
+// The caches of `level` (unified or data caches) of the CPUs this process may run on: the size
+// of one, and how many distinct ones (by the CPUs that share each); from sysfs, or the size the C
+// library gives with a count of 0 where sysfs does not say.
+struct HostCaches {
+  double bytes = 0;
+  int count = 0;
+};
+HostCaches host_caches(int level) {
+  HostCaches caches;
+  std::set<std::string> seen;
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) CPU_SET(0, &mask);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &mask)) continue;
+    for (int index = 0; index < 8; ++index) {
+      const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cache/index" +
+                              std::to_string(index);
+      std::ifstream level_file(dir + "/level"), type_file(dir + "/type"), size_file(dir + "/size"),
+          shared_file(dir + "/shared_cpu_list");
+      int l = 0;
+      std::string type, size, shared;
+      if (!(level_file >> l) || !(type_file >> type) || !(size_file >> size)) continue;
+      if (l != level || type == "Instruction") continue;
+      char* end = nullptr;
+      const double v = std::strtod(size.c_str(), &end);
+      const double unit = *end == 'K' ? 1024.0 : *end == 'M' ? 1024.0 * 1024 : 1;
+      if (!(v > 0)) continue;
+      caches.bytes = v * unit;
+      seen.insert(shared_file >> shared ? shared : "cpu" + std::to_string(cpu));
+    }
   }
+  caches.count = int(seen.size());
+  if (caches.bytes > 0) return caches;
   long bytes = -1;
 #if defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
   bytes = sysconf(level == 2 ? _SC_LEVEL2_CACHE_SIZE : _SC_LEVEL3_CACHE_SIZE);
 #endif
-  return bytes > 0 ? double(bytes) : 0;
+  return {bytes > 0 ? double(bytes) : 0, 0};
 }
 }  // namespace
 
@@ -142,10 +163,17 @@ std::vector<MemoryLevel> memory_levels(const std::string& backend) {
     if (info.backend != backend) continue;
     if (info.l2_bytes > 0 || info.multiprocessors > 0) {  // a GPU
       if (info.l2_bytes > 0) levels.push_back({"L2", double(info.l2_bytes)});
-    } else {  // a CPU backend: one L2 per thread it runs, the shared last-level cache
-      const double l2 = host_cache_bytes(2), l3 = host_cache_bytes(3);
-      if (l2 > 0) levels.push_back({"L2", l2 * info.concurrency});
-      if (l3 > 0 && (levels.empty() || l3 > levels.back().bytes)) levels.push_back({"L3", l3});
+    } else {
+      // A CPU backend: the L2s of the cores its threads run on (one a thread, at most one a
+      // distinct L2), then those and the last-level caches they share, which do not keep copies
+      // of the L2s' lines on today's x86 server CPUs (at most one a thread, else one).
+      const HostCaches l2 = host_caches(2), l3 = host_caches(3);
+      const auto used = [&](const HostCaches& c, int unknown) {
+        return double(std::min(info.concurrency, c.count > 0 ? c.count : unknown));
+      };
+      const double l2s = l2.bytes * used(l2, info.concurrency);
+      if (l2s > 0) levels.push_back({"L2", l2s});
+      if (l3.bytes > 0) levels.push_back({"L3", l2s + l3.bytes * used(l3, 1)});
     }
   }
   levels.push_back({"DRAM", std::numeric_limits<double>::infinity()});

@@ -41,6 +41,7 @@
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 
+#include <unison/backends/device_info.hpp>
 #include <unison/backends/enabled.hpp>
 #include <unison/npy.hpp>
 
@@ -68,12 +69,28 @@ struct Call {
   std::function<void(const Exec&)> run;
   std::function<Check(const Exec&)> check;
   std::vector<std::function<void(const Exec&)>> copy_in, copy_out;
+  // Where the call's bytes live, for the suite's fractions of the peaks (0: not declared; per
+  // unit, as the case's bytes): the arrays it reads again call after call, and the bytes its
+  // kernel writes past the caches on this backend (non-temporal stores of results no later call
+  // reads). Reported as the counters "working_set_bytes" and "out_bytes".
+  double working_set_bytes = 0, out_bytes = 0;
   template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Call> &&
                                               std::is_invocable_v<const F&, const Exec&>>>
   Call(F f) : run(std::move(f)) {}
   template <class F, class C>
   Call(F f, C c) : run(std::move(f)), check(std::move(c)) {}
 };
+
+// For Call::out_bytes: `out`, the bytes of a call's results, where Exec is a CPU backend and the
+// call's arrays span `arrays` bytes or more (backends::host_streams: from that size unison's CPU
+// kernels write their results with non-temporal stores); else 0.
+template <class Exec>
+double streamed_out(double arrays, double out) {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                           typename Exec::memory_space>::accessible)
+    return unison::backends::host_streams(static_cast<long long>(arrays)) ? out : 0;
+  else return 0;
+}
 
 // A case: setup(exec) allocates and fills its data and returns the call to time.
 template <class Exec>
@@ -178,6 +195,9 @@ void run_case(benchmark::State& state, const std::string& name, const Setup<Exec
   for (auto _ : state) state.SetIterationTime(time_batch(batch) / batch / units);
   exec.fence();
   report_check(state, name, *prepared.made, exec, check);
+  if (prepared.made->working_set_bytes > 0)
+    state.counters["working_set_bytes"] = prepared.made->working_set_bytes;
+  if (prepared.made->out_bytes > 0) state.counters["out_bytes"] = prepared.made->out_bytes;
   if (--prepared.repetitions_left <= 0) prepared.made.reset();  // frees the case's data
   state.counters["batch"] = batch;
   if (cells > 0)
@@ -361,12 +381,14 @@ bool flush_subnormals_if_asked();
 // Records the build and the machine in the JSON context.
 void add_context(bool flushed);
 
-// A level of the memory a backend's cases can live in, innermost first: "L2" (the private L2
-// caches of the threads the backend runs: one core's for Serial, one per thread for OpenMP, the
-// GPU's L2 for Cuda), "L3" (a CPU's last-level cache, shared) and "DRAM" (main or device
-// memory, unbounded). `bytes`: the level's capacity; a case whose working set is at most that
-// lives there. Read from /sys/devices/system/cpu/cpu0/cache (else the C library's sysconf) and
-// the GPU's properties; a level whose size is not known is left out.
+// A level of the memory a backend's cases can live in, innermost first: "L2" (the L2 caches of
+// the cores the backend's threads run on: one core's for Serial, one per thread for OpenMP up to
+// the distinct L2s of its CPUs; the GPU's L2 for Cuda), "L3" (those L2s and the last-level caches
+// of those CPUs: the last-level caches of today's x86 server CPUs do not keep copies of the L2s'
+// lines, so data fit in them together) and "DRAM" (main or device memory, unbounded). `bytes`:
+// the level's capacity; a case whose working set is at most that lives there. Read from
+// /sys/devices/system/cpu/cpu<N>/cache of the CPUs this process may run on (else the C library's
+// sysconf) and the GPU's properties; a level whose size is not known is left out.
 struct MemoryLevel {
   std::string name;
   double bytes;

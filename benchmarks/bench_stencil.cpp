@@ -5,8 +5,12 @@
 // diffuse() calls of many steps, with a buffer allocated once (so a call does not block);
 // `history` cases keep every step's Laplacian by diffuse_history, `seed_run` cases time the
 // seed workload itself (10,000 steps from a fresh jagged field per call).
-// GB/s counts the bytes one unblocked step must move: read f, write f_next, and write lapl when
-// every step's Laplacian is kept (12 or 8 bytes per cell); Gcells/s counts cells updated.
+// GB/s counts the bytes a step moves at the least: f read and f_next written once a pass (8 bytes
+// per cell over the steps of a pass: the final-only forms with temporal blocking run several),
+// and each step's Laplacian written where every one is kept (4 bytes per cell); Gcells/s counts
+// cells updated. The working set is the two fields (8 bytes per cell); on a CPU backend the
+// kernels other than `plain` write each step's Laplacian past the caches (non-temporal stores),
+// which the suite's fractions of the peaks count against memory (Call::out_bytes).
 // Convolution: GB/s counts x read once and y written once.
 // Checks: a convolution against np.convolve in double; a diffusion case by one call from a fresh
 // jagged field against the float64 reference of its steps (the probes are not checked). On a GPU
@@ -159,7 +163,24 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
     if (steps < seed_run_seed_steps) full += "/steps" + std::to_string(steps);
   }
   const double cells = double(n) * n;
-  const double bytes = cells * sizeof(float) * (which == Laplacian::every_step ? 3 : 2);
+  // The steps a pass runs, as diffuse and diffuse_history choose them.
+  DiffusionOptions resolving = options;
+  if (variant.history > 0) resolving.steps_per_pass = 0;
+  const StencilAlgorithm algorithm =
+      unison::detail::resolve_algorithm<Exec>(options.algorithm, which, resolving);
+  int per_pass = unison::detail::steps_per_pass<Exec>(algorithm, which, options);
+  if (variant.history > 0) {  // the CPU streaming kernel's passes over the planes
+    per_pass = !unison::streaming_row_blocks_v<Exec> || algorithm != StencilAlgorithm::streaming ? 1
+               : options.steps_per_pass > 0
+                   ? options.steps_per_pass
+                   : unison::backends::StencilTuning<Exec>::history_steps_per_pass;
+    per_pass = std::min(per_pass, variant.history);
+  }
+  const double fields = 2 * cells * sizeof(float);  // f and the buffer: the working set
+  const double lapl_bytes = which == Laplacian::every_step ? cells * sizeof(float) : 0;
+  const double bytes = fields / per_pass + lapl_bytes;
+  // (The CPU kernels but `plain` store each step's Laplacian past the caches.)
+  const double out_bytes = !is_gpu_v<Exec> && algorithm != StencilAlgorithm::plain ? lapl_bytes : 0;
   const Setup<Exec> setup = [=](const Exec& exec) -> Call<Exec> {
     Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(
         Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
@@ -224,6 +245,8 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
                       };
                       return c;
                     }};
+    call.working_set_bytes = fields;
+    call.out_bytes = out_bytes;
     // With copies: the start field in, the field and the Laplacian (or its planes) out.
     copy_in(call, f);
     copy_out(call, f);
@@ -282,6 +305,7 @@ void add_convolve(std::size_t n, int taps, ConvolveAlgorithm algorithm) {
         Call<Exec> call{
             [=](const Exec& e) { unison::convolve(e, x, k, y, ConvolveMode::valid, algorithm); },
             [=](const Exec&) { return check_convolve(host_copy(x), host_copy(k), host_copy(y)); }};
+        call.out_bytes = streamed_out<Exec>(double(n + len) * sizeof(T), double(len) * sizeof(T));
         copy_in(call, x);
         copy_in(call, k);
         copy_out(call, y);
@@ -362,7 +386,7 @@ void register_backend() {
   add_diffusion<Exec>("every_step/tiled", Laplacian::every_step, tiled);
   add_diffusion<Exec>("every_step/streaming", Laplacian::every_step, streaming);
   add_diffusion<Exec>("every_step/plain", Laplacian::every_step, plain);
-  // Every step's Laplacian kept in 4 planes (on CPUs, 4 steps per pass).
+  // Every step's Laplacian kept in 4 planes.
   Variant history;
   history.history = 4;
   add_diffusion<Exec>("every_step/history", Laplacian::every_step, {}, history);

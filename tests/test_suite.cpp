@@ -399,6 +399,50 @@ TEST(Suite, peaks_and_notes) {
   EXPECT_EQ(few[4].peak, "DRAM");
   EXPECT_DOUBLE_EQ(few[4].peak_fraction, 1.2);
 
+  // A case's declared working set sets its level; its bytes written past the caches are judged
+  // against DRAM at the same time, and its fraction is the larger of the two.
+  std::vector<Row> split{
+      row("elementwise", "copy/1e8/device", "OpenMP", 10e-3, 0, 80, 0),    // DRAM: 80 GB/s
+      row("elementwise", "copy/L3/device", "OpenMP", 0.25e-3, 0, 300, 0),  // L3: 300
+      row("elementwise", "copy/L2/device", "OpenMP", 0.04e-3, 0, 400, 0),  // L2: 400
+      // 48 MB a step at 240 GB/s: 32 MB of fields (an L2's worth) and 16 MB of Laplacian
+      // written past the caches.
+      row("diffusion", "diffusion/every_step/streaming/2000x2000", "OpenMP", 200e-6, 0, 240, 0),
+      // 192 MB at 200 GB/s: 144 MB read (L3), 48 MB of results past the caches.
+      row("counting", "rgb_to_grayscale/f32/4000x3000", "OpenMP", 0.96e-3, 0, 200, 0),
+      // 16 MB a step (two steps a pass) over a working set of 32 MB: L2 (on the GPU: 50 MB).
+      row("diffusion", "diffusion/final_only/streaming/2000x2000", "OpenMP", 50e-6, 0, 320, 0),
+  };
+  split[3].working_set_bytes = 32e6;
+  split[3].out_bytes = 16e6;
+  split[4].out_bytes = 48e6;
+  split[5].working_set_bytes = 32e6;
+  EXPECT_EQ(unison::suite::level_of(split[3], levels.at("OpenMP")), "L2");
+  EXPECT_EQ(unison::suite::level_of(split[4], levels.at("OpenMP")), "L3");  // 144 MB
+  EXPECT_EQ(unison::suite::level_of(split[5], levels.at("OpenMP")), "L2");
+  unison::suite::apply_peaks(split, levels);
+  // Fields: 160 GB/s of L2's 400 (0.4); Laplacian: 80 GB/s of DRAM's 80 (1.0).
+  EXPECT_EQ(split[3].peak, "DRAM");
+  EXPECT_DOUBLE_EQ(split[3].peak_fraction, 1.0);
+  // Image: 150 GB/s of L3's 300 (0.5); gray: 50 GB/s of DRAM's 80 (0.625).
+  EXPECT_EQ(split[4].peak, "DRAM");
+  EXPECT_DOUBLE_EQ(split[4].peak_fraction, 0.625);
+  EXPECT_EQ(split[5].peak, "L2");
+  EXPECT_DOUBLE_EQ(split[5].peak_fraction, 0.8);
+  // Without the declarations: the 48 MB, all at L3 (0.8 of 300); the 16 MB at L2.
+  split[3].working_set_bytes = split[3].out_bytes = 0;
+  split[4].out_bytes = 0;
+  unison::suite::apply_peaks(split, levels);
+  EXPECT_EQ(split[3].peak, "L3");
+  EXPECT_DOUBLE_EQ(split[3].peak_fraction, 0.8);
+  EXPECT_EQ(split[4].peak, "L3");
+  EXPECT_DOUBLE_EQ(split[4].peak_fraction, 200.0 / 300);
+  // Out bytes beyond the case's own are its bytes, all of them past the caches.
+  split[4].out_bytes = 1e12;
+  unison::suite::apply_peaks(split, levels);
+  EXPECT_EQ(split[4].peak, "DRAM");
+  EXPECT_DOUBLE_EQ(split[4].peak_fraction, 200.0 / 80);
+
   unison::suite::advise(rows);
   EXPECT_NE(
       find("gaussian_pdf/1e8/with_copies", "Cuda").note.find("host copies take 99% of this call"),

@@ -281,12 +281,24 @@ std::string format_time(double s) {
   return buf;
 }
 
-std::string level_of(const Row& row, const std::vector<Level>& levels) {
-  const double bytes = row.gb_per_s * 1e9 * row.median_s;
+std::string level_of(double bytes, const std::vector<Level>& levels) {
   if (!(bytes > 0)) return "";
   for (const Level& l : levels)
     if (bytes <= l.bytes) return l.name;
   return "DRAM";
+}
+
+namespace {
+// The bytes one call (or unit) of a row moves, and the share its kernel writes past the caches.
+double traffic_of(const Row& row) { return row.gb_per_s * 1e9 * row.median_s; }
+double out_of(const Row& row) { return std::clamp(row.out_bytes, 0.0, traffic_of(row)); }
+}  // namespace
+
+std::string level_of(const Row& row, const std::vector<Level>& levels) {
+  if (!(traffic_of(row) > 0)) return "";
+  const double set =
+      row.working_set_bytes > 0 ? row.working_set_bytes : traffic_of(row) - out_of(row);
+  return level_of(set > 0 ? set : traffic_of(row), levels);
 }
 
 void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
@@ -295,20 +307,20 @@ void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
     const auto it = levels.find(backend);
     return it == levels.end() ? dram_only : it->second;
   };
-  // The copy's GB/s by backend and level, then every level at least as fast as the next one.
-  std::map<std::string, std::map<std::string, double>> copy;
+  // The streams' GB/s by backend and level, then every level at least as fast as the next one.
+  std::map<std::string, std::map<std::string, double>> stream;
   std::map<std::string, double> fma;  // by backend
   for (const Row& r : rows) {
     // (at its fastest repetition)
     const double faster = r.best_s > 0 && r.best_s < r.median_s ? r.median_s / r.best_s : 1;
     if ((r.name.rfind("copy/", 0) == 0 || r.name.rfind("read/", 0) == 0) && r.gb_per_s > 0) {
-      double& best = copy[r.backend][level_of(r, levels_of(r.backend))];
+      double& best = stream[r.backend][level_of(r, levels_of(r.backend))];
       best = std::max(best, r.gb_per_s * faster);
     }
     if (r.name.rfind("fma/", 0) == 0 && r.gflop_per_s > 0)
       fma[r.backend] = std::max(fma[r.backend], r.gflop_per_s * faster);
   }
-  for (auto& [backend, at] : copy) {
+  for (auto& [backend, at] : stream) {
     const auto& ls = levels_of(backend);
     double outer = 0;
     for (auto l = ls.rbegin(); l != ls.rend(); ++l) {
@@ -324,14 +336,20 @@ void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
     if (r.name.size() > copies.size() &&
         r.name.compare(r.name.size() - copies.size(), copies.size(), copies) == 0)
       continue;
-    const auto c = copy.find(r.backend);
-    const std::string level = level_of(r, levels_of(r.backend));
-    if (c != copy.end() && !level.empty()) {
-      const auto peak = c->second.find(level);
-      if (peak != c->second.end()) {
-        r.peak_fraction = r.gb_per_s / peak->second;
+    // The row's rate on `level` against that level's peak, where it comes closer than so far.
+    const auto s = stream.find(r.backend);
+    const auto use = [&](const std::string& level, double gb_per_s) {
+      if (s == stream.end() || level.empty() || !(gb_per_s > 0)) return;
+      const auto peak = s->second.find(level);
+      if (peak != s->second.end() && gb_per_s / peak->second > r.peak_fraction) {
+        r.peak_fraction = gb_per_s / peak->second;
         r.peak = level;
       }
+    };
+    const double traffic = traffic_of(r), out = out_of(r);
+    if (traffic > 0) {
+      use(level_of(r, levels_of(r.backend)), r.gb_per_s * (traffic - out) / traffic);
+      use("DRAM", r.gb_per_s * out / traffic);
     }
     const auto f = fma.find(r.backend);
     if (f != fma.end() && r.gflop_per_s > 0 && r.gflop_per_s / f->second > r.peak_fraction) {

@@ -86,6 +86,13 @@ struct Row {
   double spread = 0;     // standard deviation over the repetitions, relative to the mean
   double gb_per_s = 0;   // 0 where the case counts no bytes
   double gflop_per_s = 0;
+  // Where the case's bytes live, as the case declares them (Google Benchmark counters of the
+  // same names; 0: not declared): `working_set_bytes`, the arrays the case reads again call after
+  // call (its level is the one they fit in; not declared: the bytes of one call, or unit, less
+  // out_bytes); `out_bytes`, the bytes of a call (or unit) that its kernel writes past the caches
+  // to memory (non-temporal stores of results that no later call reads).
+  double working_set_bytes = 0;
+  double out_bytes = 0;
   // Filled by apply_peaks: the fraction of this machine's measured peak, and which peak.
   double peak_fraction = 0;
   std::string
@@ -134,27 +141,37 @@ std::vector<std::string> check_summary(const std::vector<Row>& rows);
 std::vector<std::string> crossover_lines(const std::vector<Row>& rows);
 
 // A level of memory a backend's data can live in, innermost first, and its capacity: "L2" (the
-// L2 caches of the threads a CPU backend runs, or a GPU's L2), "L3" (a CPU's last-level cache),
-// "DRAM" (infinite bytes). By backend or peer name; a backend without an entry has DRAM alone.
+// L2 caches of the cores a CPU backend's threads run on, or a GPU's L2), "L3" (the L2s and the
+// last-level caches of those cores: a CPU's last-level cache does not keep copies of the L2s'
+// lines), "DRAM" (infinite bytes). By backend or peer name; a backend without an entry has DRAM
+// alone.
 struct Level {
   std::string name;
   double bytes = 0;
 };
 using MemoryLevels = std::map<std::string, std::vector<Level>>;
 
-// The level a row's data live in: the first of `levels` that holds its working set, the bytes
-// one call moves (gb_per_s * median_s); "" for a row that counts no bytes.
+// The level `bytes` of data live in: the first of `levels` that holds them; "DRAM" past them all,
+// "" for no bytes.
+std::string level_of(double bytes, const std::vector<Level>& levels);
+// The level a row's working set lives in (Row::working_set_bytes; not declared, the bytes one
+// call, or unit, moves less its out_bytes: gb_per_s * median_s - out_bytes); "" for a row that
+// counts no bytes.
 std::string level_of(const Row& row, const std::vector<Level>& levels);
 
-// Each row's fraction of its backend's measured peak, from the rows themselves: GB/s against
-// the GB/s of the backend's fastest stream at the row's level (the cases "copy/<tag>/<how>" and
-// "read/<tag>/device" whose own working set is at that level; a level is at least as fast as
-// those beyond it, so a level without a stream of its own takes the next one's), GFLOP/s against
-// the GFLOP/s of its fma case
-// ("fma/f32/device": the arithmetic ceiling); of the two, the larger (the resource the case
-// comes closest to exhausting, as on a roofline). A peak is taken at the stream's fastest
-// repetition (best_s), a case at its median. None for a case timed with host copies
-// ("/with_copies": the host link's peak is not measured), or at a level no copy measured.
+// Each row's fraction of its backend's measured peak, from the rows themselves, as on a roofline
+// with one ceiling per resource: the fraction is the largest of the row's rate on each resource
+// it uses over that resource's peak, and Row::peak names that resource.
+// - Memory: the GB/s of the backend's fastest stream at a level (the cases "copy/<tag>/<how>"
+//   and "read/<tag>/device" whose own working set is at that level; a level is at least as fast
+//   as those beyond it, so a level without a stream of its own takes the next one's), taken at
+//   the stream's fastest repetition (best_s). A row's bytes (at its median) go to the level of
+//   its working set, except its out_bytes, which go to DRAM: a row that declares out_bytes uses
+//   two resources at once (its inputs from a cache, its results to memory).
+// - Arithmetic: the GFLOP/s of the backend's fma case ("fma/f32/device": chains of fused
+//   multiply-adds).
+// None for a case timed with host copies ("/with_copies": the host link's peak is not measured),
+// or at a level no stream measured.
 void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels = {});
 
 // A fraction of a peak as the table shows it: "0.93 of L3", "1.0 of FMA".

@@ -305,6 +305,10 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
         const auto gb = run.counters.find("GB/s"), gf = run.counters.find("GFLOP/s");
         if (gb != run.counters.end()) s.row.gb_per_s = gb->second.value;
         if (gf != run.counters.end()) s.row.gflop_per_s = gf->second.value;
+        const auto set = run.counters.find("working_set_bytes"),
+                   out = run.counters.find("out_bytes");
+        if (set != run.counters.end()) s.row.working_set_bytes = set->second.value;
+        if (out != run.counters.end()) s.row.out_bytes = out->second.value;
         const auto err = run.counters.find("check_error"),
                    tol = run.counters.find("check_tolerance");
         if (err != run.counters.end() && tol != run.counters.end()) {
