@@ -115,19 +115,41 @@ void add_context(bool flushed) {
 }
 
 namespace {
-// The caches of `level` (unified or data caches) of the CPUs this process may run on: the size
-// of one, and how many distinct ones (by the CPUs that share each); from sysfs, or the size the C
-// library gives with a count of 0 where sysfs does not say.
+// The CPUs a CPU backend's threads run on: for OpenMP every OpenMP thread's affinity mask
+// together (a runtime that binds its threads gives each one place, the first thread included);
+// else the calling thread's.
+cpu_set_t backend_cpus(const std::string& backend) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+#if defined(_OPENMP)
+  if (backend == "OpenMP") {
+#pragma omp parallel
+    {
+      cpu_set_t mine;
+      CPU_ZERO(&mine);
+      if (sched_getaffinity(0, sizeof mine, &mine) == 0) {
+#pragma omp critical(unison_bench_backend_cpus)
+        CPU_OR(&all, &all, &mine);
+      }
+    }
+  }
+#else
+  (void)backend;
+#endif
+  if (CPU_COUNT(&all) == 0 && sched_getaffinity(0, sizeof all, &all) != 0) CPU_SET(0, &all);
+  return all;
+}
+
+// The caches of `level` (unified or data caches) of the CPUs in `mask`: the size of one, and how
+// many distinct ones (by the CPUs that share each); from sysfs, or the size the C library gives
+// with a count of 0 where sysfs does not say.
 struct HostCaches {
   double bytes = 0;
   int count = 0;
 };
-HostCaches host_caches(int level) {
+HostCaches host_caches(int level, const cpu_set_t& mask) {
   HostCaches caches;
   std::set<std::string> seen;
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof mask, &mask) != 0) CPU_SET(0, &mask);
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
     if (!CPU_ISSET(cpu, &mask)) continue;
     for (int index = 0; index < 8; ++index) {
@@ -167,7 +189,8 @@ std::vector<MemoryLevel> memory_levels(const std::string& backend) {
       // A CPU backend: the L2s of the cores its threads run on (one a thread, at most one a
       // distinct L2), then those and the last-level caches they share, which do not keep copies
       // of the L2s' lines on today's x86 server CPUs (at most one a thread, else one).
-      const HostCaches l2 = host_caches(2), l3 = host_caches(3);
+      const cpu_set_t cpus = backend_cpus(backend);
+      const HostCaches l2 = host_caches(2, cpus), l3 = host_caches(3, cpus);
       const auto used = [&](const HostCaches& c, int unknown) {
         return double(std::min(info.concurrency, c.count > 0 ? c.count : unknown));
       };
