@@ -287,13 +287,16 @@ TEST(Suite, table_and_csv) {
 
 TEST(Suite, peaks_and_notes) {
   // Rates chosen so that a case's bytes (GB/s times its time) put it at a level: OpenMP's L2
-  // holds 32 MB, its L3 300 MB; the GPU's L2 50 MB.
+  // holds 32 MB, its L3 300 MB; the GPU's L2 50 MB. The streams are sized as unison-bench sizes
+  // them: half the L2, then 1.25 times the level inside.
   std::vector<Row> rows{
-      row("elementwise", "copy/1e8/device", "OpenMP", 10e-3, 0, 80, 0),    // 800 MB: DRAM
-      row("elementwise", "copy/L3/device", "OpenMP", 0.25e-3, 0, 300, 0),  // 75 MB: L3
-      row("elementwise", "copy/L2/device", "OpenMP", 0.04e-3, 0, 400, 0),  // 16 MB: L2
-      row("elementwise", "copy/1e8/device", "Cuda", 0.27e-3, 0, 3000, 0),  // 810 MB: DRAM
-      row("elementwise", "copy/L2/device", "Cuda", 5e-6, 0, 5000, 0),      // 25 MB: L2
+      row("elementwise", "copy/1e8/device", "OpenMP", 10e-3, 0, 80, 0),     // 800 MB: DRAM
+      row("elementwise", "copy/L3/device", "OpenMP", 0.125e-3, 0, 320, 0),  // 40 MB: L3
+      row("elementwise", "copy/L2/device", "OpenMP", 0.04e-3, 0, 400, 0),   // 16 MB: L2
+      row("elementwise", "copy/1e8/device", "Cuda", 0.27e-3, 0, 3000, 0),   // 810 MB: DRAM
+      row("elementwise", "copy/L2/device", "Cuda", 5e-6, 0, 5000, 0),       // 25 MB: L2
+      row("elementwise", "copy/DRAM/device", "OpenMP", 5e-3, 0, 75, 0),     // 375 MB: DRAM
+      row("elementwise", "copy/DRAM/device", "Cuda", 25e-6, 0, 2500, 0),    // 62.5 MB: DRAM
       row("elementwise", "fma/f32/device", "Cuda", 0.3e-3, 0, 0, 45000),
       row("elementwise", "fma/f32/device", "OpenMP", 10e-3, 0, 0, 2000),
       row("convolve", "convolve/valid/f32/1e7/taps257/direct", "OpenMP", 5e-3, 0, 8, 1000),
@@ -322,7 +325,7 @@ TEST(Suite, peaks_and_notes) {
   EXPECT_EQ(unison::suite::level_of(rows[0], levels.at("OpenMP")), "DRAM");
   EXPECT_EQ(unison::suite::level_of(rows[1], levels.at("OpenMP")), "L3");
   EXPECT_EQ(unison::suite::level_of(rows[2], levels.at("OpenMP")), "L2");
-  EXPECT_EQ(unison::suite::level_of(rows[5], levels.at("Cuda")), "");  // counts no bytes
+  EXPECT_EQ(unison::suite::level_of(rows[7], levels.at("Cuda")), "");  // counts no bytes
   EXPECT_EQ(unison::suite::level_of(rows[0], {}), "DRAM");
   unison::suite::apply_peaks(rows, levels);
   const auto find = [&](const std::string& name, const std::string& backend) -> const Row& {
@@ -338,13 +341,15 @@ TEST(Suite, peaks_and_notes) {
   EXPECT_DOUBLE_EQ(find("copy/L2/device", "Cuda").peak_fraction, 1.0);
   EXPECT_EQ(find("copy/L3/device", "OpenMP").peak, "L3");
   EXPECT_EQ(unison::suite::fraction_text(find("copy/L3/device", "OpenMP")), "1.00 of L3");
+  EXPECT_EQ(find("copy/DRAM/device", "Cuda").peak, "DRAM");  // against the copy of 1e8
+  EXPECT_DOUBLE_EQ(find("copy/DRAM/device", "Cuda").peak_fraction, 2500.0 / 3000);
   EXPECT_DOUBLE_EQ(find("gaussian_pdf/1e8/device", "Cuda").peak_fraction, 0.95);
   EXPECT_EQ(find("gaussian_pdf/1e8/device", "Cuda").peak, "DRAM");
   // In a cache: against that cache's copy, not DRAM's (240 of 400, not 3x 80).
   EXPECT_EQ(find("add_float32/1e5/device", "OpenMP").peak, "L2");
   EXPECT_DOUBLE_EQ(find("add_float32/1e5/device", "OpenMP").peak_fraction, 0.6);
   EXPECT_EQ(find("diffusion/every_step/plain/2000x2000", "OpenMP").peak, "L3");  // 48 MB
-  EXPECT_DOUBLE_EQ(find("diffusion/every_step/plain/2000x2000", "OpenMP").peak_fraction, 0.8);
+  EXPECT_DOUBLE_EQ(find("diffusion/every_step/plain/2000x2000", "OpenMP").peak_fraction, 0.75);
   EXPECT_EQ(find("diffusion/every_step/plain/2000x2000", "Cuda").peak, "L2");  // 48 MB
   EXPECT_DOUBLE_EQ(find("diffusion/every_step/plain/2000x2000", "Cuda").peak_fraction, 0.6);
   EXPECT_EQ(find("fma/f32/device", "OpenMP").peak, "FMA");
@@ -382,7 +387,10 @@ TEST(Suite, peaks_and_notes) {
   EXPECT_EQ(few[1].peak, "L2");
   EXPECT_DOUBLE_EQ(few[1].peak_fraction, 0.4);
   EXPECT_DOUBLE_EQ(few[4].peak_fraction, 1.2);
-  EXPECT_EQ(few[5].peak, "L3");
+  // 48 MB, in L3 by its size; but no stream of L3 or of 48 MB or less beyond L2 was measured:
+  // set against L2's, which is taken to be as fast as DRAM's.
+  EXPECT_EQ(unison::suite::level_of(few[5], levels.at("OpenMP")), "L3");
+  EXPECT_EQ(few[5].peak, "L2");
   EXPECT_DOUBLE_EQ(few[5].peak_fraction, 0.48);
   // A stream's peak is its fastest repetition: 80 GB/s at a median of 10 ms is 100 at 8 ms.
   few[0].best_s = 8e-3;
@@ -402,9 +410,9 @@ TEST(Suite, peaks_and_notes) {
   // A case's declared working set sets its level; its bytes written past the caches are judged
   // against DRAM at the same time, and its fraction is the larger of the two.
   std::vector<Row> split{
-      row("elementwise", "copy/1e8/device", "OpenMP", 10e-3, 0, 80, 0),    // DRAM: 80 GB/s
-      row("elementwise", "copy/L3/device", "OpenMP", 0.25e-3, 0, 300, 0),  // L3: 300
-      row("elementwise", "copy/L2/device", "OpenMP", 0.04e-3, 0, 400, 0),  // L2: 400
+      row("elementwise", "copy/1e8/device", "OpenMP", 10e-3, 0, 80, 0),     // DRAM: 80 GB/s
+      row("elementwise", "copy/L3/device", "OpenMP", 0.125e-3, 0, 320, 0),  // L3: 320
+      row("elementwise", "copy/L2/device", "OpenMP", 0.04e-3, 0, 400, 0),   // L2: 400
       // 48 MB a step at 240 GB/s: 32 MB of fields (an L2's worth) and 16 MB of Laplacian
       // written past the caches.
       row("diffusion", "diffusion/every_step/streaming/2000x2000", "OpenMP", 200e-6, 0, 240, 0),
@@ -424,19 +432,27 @@ TEST(Suite, peaks_and_notes) {
   // Fields: 160 GB/s of L2's 400 (0.4); Laplacian: 80 GB/s of DRAM's 80 (1.0).
   EXPECT_EQ(split[3].peak, "DRAM");
   EXPECT_DOUBLE_EQ(split[3].peak_fraction, 1.0);
-  // Image: 150 GB/s of L3's 300 (0.5); gray: 50 GB/s of DRAM's 80 (0.625).
+  // Image: 150 GB/s of L3's 320 (0.47); gray: 50 GB/s of DRAM's 80 (0.625).
   EXPECT_EQ(split[4].peak, "DRAM");
   EXPECT_DOUBLE_EQ(split[4].peak_fraction, 0.625);
   EXPECT_EQ(split[5].peak, "L2");
   EXPECT_DOUBLE_EQ(split[5].peak_fraction, 0.8);
-  // Without the declarations: the 48 MB, all at L3 (0.8 of 300); the 16 MB at L2.
+  // Without the declarations: the 48 MB, all at L3 (0.75 of 320); the 192 MB likewise.
   split[3].working_set_bytes = split[3].out_bytes = 0;
   split[4].out_bytes = 0;
   unison::suite::apply_peaks(split, levels);
   EXPECT_EQ(split[3].peak, "L3");
-  EXPECT_DOUBLE_EQ(split[3].peak_fraction, 0.8);
+  EXPECT_DOUBLE_EQ(split[3].peak_fraction, 0.75);
   EXPECT_EQ(split[4].peak, "L3");
-  EXPECT_DOUBLE_EQ(split[4].peak_fraction, 200.0 / 300);
+  EXPECT_DOUBLE_EQ(split[4].peak_fraction, 200.0 / 320);
+  // A working set past a cache by less than the next level's stream: set against that cache
+  // (33 MB outgrow the 32 MB of L2, but the L3 stream has 40).
+  split[3].working_set_bytes = 33e6;
+  unison::suite::apply_peaks(split, levels);
+  EXPECT_EQ(unison::suite::level_of(split[3], levels.at("OpenMP")), "L3");
+  EXPECT_EQ(split[3].peak, "L2");
+  EXPECT_DOUBLE_EQ(split[3].peak_fraction, 240.0 / 400);
+  split[3].working_set_bytes = 0;
   // Out bytes beyond the case's own are its bytes, all of them past the caches.
   split[4].out_bytes = 1e12;
   unison::suite::apply_peaks(split, levels);
@@ -467,7 +483,7 @@ TEST(Suite, peaks_and_notes) {
   const std::string t = table.str();
   for (const char* s :
        {"2.85 TB/s 0.95 of DRAM", "36 TFLOP/s 0.80 of FMA", "80 GB/s 1.00 of DRAM",
-        "240 GB/s 0.80 of L3", "note: hypot/1e6/device on Cuda: too short to fill the GPU"})
+        "240 GB/s 0.75 of L3", "note: hypot/1e6/device on Cuda: too short to fill the GPU"})
     EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
 }
 

@@ -229,7 +229,8 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "                     a smaller size that its name gives (the diffusion's seed run:\n"
        "                     \"/steps<N>\" of its 10,000 steps): minutes on a laptop\n"
        "  --repetitions=N    timed repetitions of each case, 1 to 1000; the table shows their\n"
-       "                     median and spread (default: 3, with --full 5)\n"
+       "                     median and spread (default: 3, with --full 5; the peaks'\n"
+       "                     streams and fma case at least 10)\n"
        "  --scale=F          sizes: the seed sizes of docs/workloads.md times F, above 0 and at\n"
        "                     most 1 (areas and volumes scale as a whole; default: 1)\n"
        "  --out=DIR          folder for the results: unison_bench.json (Google Benchmark's\n"
@@ -292,13 +293,21 @@ namespace {
 // The bytes one call (or unit) of a row moves, and the share its kernel writes past the caches.
 double traffic_of(const Row& row) { return row.gb_per_s * 1e9 * row.median_s; }
 double out_of(const Row& row) { return std::clamp(row.out_bytes, 0.0, traffic_of(row)); }
+
+// A row's working set: the bytes it declared, else those of a call less its out_bytes.
+double set_of(const Row& row) {
+  const double set =
+      row.working_set_bytes > 0 ? row.working_set_bytes : traffic_of(row) - out_of(row);
+  return set > 0 ? set : traffic_of(row);
+}
+bool is_stream(const Row& r) {
+  return (r.name.rfind("copy/", 0) == 0 || r.name.rfind("read/", 0) == 0) && r.gb_per_s > 0;
+}
 }  // namespace
 
 std::string level_of(const Row& row, const std::vector<Level>& levels) {
   if (!(traffic_of(row) > 0)) return "";
-  const double set =
-      row.working_set_bytes > 0 ? row.working_set_bytes : traffic_of(row) - out_of(row);
-  return level_of(set > 0 ? set : traffic_of(row), levels);
+  return level_of(set_of(row), levels);
 }
 
 void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
@@ -307,15 +316,19 @@ void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
     const auto it = levels.find(backend);
     return it == levels.end() ? dram_only : it->second;
   };
-  // The streams' GB/s by backend and level, then every level at least as fast as the next one.
-  std::map<std::string, std::map<std::string, double>> stream;
+  // The streams' GB/s by backend and level, then every level at least as fast as the next one;
+  // and the working set of each level's smallest stream.
+  std::map<std::string, std::map<std::string, double>> stream, smallest;
   std::map<std::string, double> fma;  // by backend
   for (const Row& r : rows) {
     // (at its fastest repetition)
     const double faster = r.best_s > 0 && r.best_s < r.median_s ? r.median_s / r.best_s : 1;
-    if ((r.name.rfind("copy/", 0) == 0 || r.name.rfind("read/", 0) == 0) && r.gb_per_s > 0) {
-      double& best = stream[r.backend][level_of(r, levels_of(r.backend))];
+    if (is_stream(r)) {
+      const std::string level = level_of(r, levels_of(r.backend));
+      double& best = stream[r.backend][level];
       best = std::max(best, r.gb_per_s * faster);
+      auto [at, fresh] = smallest[r.backend].emplace(level, set_of(r));
+      if (!fresh) at->second = std::min(at->second, set_of(r));
     }
     if (r.name.rfind("fma/", 0) == 0 && r.gflop_per_s > 0)
       fma[r.backend] = std::max(fma[r.backend], r.gflop_per_s * faster);
@@ -347,8 +360,18 @@ void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
       }
     };
     const double traffic = traffic_of(r), out = out_of(r);
-    if (traffic > 0) {
-      use(level_of(r, levels_of(r.backend)), r.gb_per_s * (traffic - out) / traffic);
+    if (traffic > 0 && s != stream.end()) {
+      // The level of the largest stream whose working set is at most the row's (the innermost
+      // level measured where none is): a stream is sized just past the level inside its own, so
+      // a row that outgrows a cache by less is set against that cache.
+      std::string level;
+      for (const Level& l : levels_of(r.backend)) {
+        const auto at = smallest[r.backend].find(l.name);
+        if (at == smallest[r.backend].end()) continue;
+        if (level.empty() || at->second <= set_of(r)) level = l.name;
+        if (at->second > set_of(r)) break;
+      }
+      use(level, r.gb_per_s * (traffic - out) / traffic);
       use("DRAM", r.gb_per_s * out / traffic);
     }
     const auto f = fma.find(r.backend);

@@ -163,11 +163,13 @@ std::string level_of(const Row& row, const std::vector<Level>& levels);
 // with one ceiling per resource: the fraction is the largest of the row's rate on each resource
 // it uses over that resource's peak, and Row::peak names that resource.
 // - Memory: the GB/s of the backend's fastest stream at a level (the cases "copy/<tag>/<how>"
-//   and "read/<tag>/device" whose own working set is at that level; a level is at least as fast
-//   as those beyond it, so a level without a stream of its own takes the next one's), taken at
-//   the stream's fastest repetition (best_s). A row's bytes (at its median) go to the level of
-//   its working set, except its out_bytes, which go to DRAM: a row that declares out_bytes uses
-//   two resources at once (its inputs from a cache, its results to memory).
+//   and "read/<tag>/device" whose own working set is at that level by level_of; a level is at
+//   least as fast as those beyond it, so a level without a stream of its own takes the next
+//   one's), taken at the stream's fastest repetition (best_s). A row's bytes (at its median) are
+//   set against the level of the largest stream whose working set is at most the row's (the
+//   innermost level measured where there is none), except its out_bytes, which are set against
+//   DRAM: a row that declares out_bytes uses two resources at once (its inputs from a cache, its
+//   results to memory).
 // - Arithmetic: the GFLOP/s of the backend's fma case ("fma/f32/device": chains of fused
 //   multiply-adds).
 // None for a case timed with host copies ("/with_copies": the host link's peak is not measured),
