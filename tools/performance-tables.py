@@ -2,9 +2,10 @@
 """The H100 section's tables of docs/PERFORMANCE.md from a unison-bench run:
     python3 tools/performance-tables.py benchmarks/results/h100
 reads unison_bench.json (Unison's medians and spreads) and peers.csv in that folder and prints the
-Markdown tables (per case: each backend's median, in brackets its fraction of the same run's peak
-for that backend, F where the peak is the `fma` case, the spread where above 30 %; the fastest
-CPU peer and the fastest GPU peer that passed their check, else the fastest, marked)."""
+Markdown tables (per case: each backend's median, in brackets the spread where above 30 % and the
+fraction of the same run's peak that unison-bench gave it, with the peak's name, "0.93 L3", from
+unison_bench.csv; the fastest CPU peer and the fastest GPU peer that passed their check, else the
+fastest, marked)."""
 import csv
 import json
 import sys
@@ -37,6 +38,11 @@ for row in csv.reader(open(folder / "peers.csv")):
     case, peer, t, err, tol = row[:5]
     ok = err == "" or tol == "" or float(err) <= float(tol)
     peers.setdefault(case, []).append((float(t), peer, ok))
+# The fraction of a peak unison-bench gave each row, and which peak ("L2", "L3", "DRAM", "FMA").
+fraction = {}
+for row in csv.DictReader(line for line in open(folder / "unison_bench.csv") if not line.startswith("#")):
+    if row["peak"]:
+        fraction[(row["case"], row["backend"])] = (float(row["peak_fraction"]), row["peak"])
 peak = {b: runs.get(("copy/1e8/device", b), {}).get("GB/s") for b in ("Serial", "OpenMP", "Cuda")}
 fma = {b: runs.get(("fma/f32/device", b), {}).get("GFLOP/s") for b in ("Serial", "OpenMP", "Cuda")}
 
@@ -57,11 +63,9 @@ def cell(case, backend, flops=False, frac=True):
     notes = []
     if r.get("cv", 0) > 0.3:
         notes.append(f"±{r['cv'] * 100:.0f} %")
-    if frac:
-        if flops and r.get("GFLOP/s") and fma[backend]:
-            notes.append(f"{r['GFLOP/s'] / fma[backend]:.2f} F")
-        elif r.get("GB/s") and peak[backend]:
-            notes.append(f"{r['GB/s'] / peak[backend]:.2f}")
+    if frac and (case, backend) in fraction:
+        f, level = fraction[(case, backend)]
+        notes.append(f"{f:.2f} {level}")
     return s + (" (" + ", ".join(notes) + ")" if notes else "")
 
 
@@ -132,5 +136,5 @@ row("`rgb_to_grayscale/u8/4000x3000`", ["rgb_to_grayscale/u8/4000x3000"])
 row("`loop_sum/1e4`", ["loop_sum/1e4"])
 print(f"| `lucas/40` | {cell('lucas/40', 'Serial', frac=False)} | {cell('lucas/40', 'OpenMP', frac=False)} | "
       f"{cell('lucas/40', 'Cuda', frac=False)} | — | — |")
-print(f"\n(peaks: copy Serial {peak['Serial']:.1f}, OpenMP {peak['OpenMP']:.1f}, Cuda {peak['Cuda']:.0f} GB/s; "
+print(f"\n(the copy of 1e8 floats: Serial {peak['Serial']:.1f}, OpenMP {peak['OpenMP']:.1f}, Cuda {peak['Cuda']:.0f} GB/s; "
       f"fma Serial {fma['Serial']:.0f}, OpenMP {fma['OpenMP']:.0f}, Cuda {fma['Cuda']:.0f} GFLOP/s)")
