@@ -133,15 +133,16 @@ struct Identity {
   }
 };
 
-// The sum of the n floats of a, read once: a work item sums `chunk` values (on a CPU 1024
-// consecutive ones, in vectors into four sums; on a GPU 8, strided), the items' sums in double. The
-// read ceiling of a memory level: a case that mostly reads (a reduction) can move its bytes faster
-// than a copy.
+// The sum of the n floats of a, read once: a work item sums `chunk` values (on a CPU 8192
+// consecutive ones, 32 KiB, in vectors into four sums, so that an item's final sums and its share
+// of the reduction cost little beside its loads; on a GPU 8, strided), the items' sums in double.
+// The read ceiling of a memory level: a case that mostly reads (a reduction) can move its bytes
+// faster than a copy.
 template <class V, class A>
 struct ReadSum {
   // values a work item reads: on a CPU `chunk` consecutive ones, on a GPU `chunk` strided by
   // `items` (a warp's loads contiguous, several in flight)
-  static constexpr std::int64_t chunk = unison::backends::is_pack_v<V> ? 1024 : 8;
+  static constexpr std::int64_t chunk = unison::backends::is_pack_v<V> ? 8192 : 8;
   A a;
   std::int64_t n, items;
   KOKKOS_FUNCTION void operator()(std::int64_t item, double& total) const {
@@ -319,8 +320,10 @@ void add_fma_peak() {
   using V = T;
 #endif
   constexpr int lanes = unison::backends::lanes_v<V>;
-  const std::int64_t items = std::int64_t(Exec().concurrency()) * (host_memory_v<Exec> ? 16 : 4);
-  const int iters = host_memory_v<Exec> ? 1 << 16 : 1 << 12;
+  // (On a CPU, 64 items a thread taken as threads come free: a core slowed by other work
+  // delays the call by an item's time, not by its share.)
+  const std::int64_t items = std::int64_t(Exec().concurrency()) * (host_memory_v<Exec> ? 64 : 4);
+  const int iters = host_memory_v<Exec> ? 1 << 14 : 1 << 12;
   const double flops = 2.0 * double(items) * iters * kFmaChains * lanes;
   add_case<Exec>(
       "fma/f32/device",
@@ -329,7 +332,8 @@ void add_fma_peak() {
         return {[=](const Exec& e) {
                   Kokkos::parallel_for(
                       "unison::bench::fma",
-                      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(e, 0, items),
+                      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>,
+                                          Kokkos::IndexType<std::int64_t>>(e, 0, items),
                       FmaChains<V, decltype(out)>{out, T(0.999999), T(1e-7), iters});
                 },
                 [=](const Exec&) {  // every item's chains: finite sums
