@@ -453,6 +453,17 @@ TEST(Suite, peaks_and_notes) {
   EXPECT_EQ(split[3].peak, "L2");
   EXPECT_DOUBLE_EQ(split[3].peak_fraction, 240.0 / 400);
   split[3].working_set_bytes = 0;
+  // A working set at DRAM: the results go to the same memory, all the bytes against DRAM
+  // (120 GB/s of 80 is 1.5, not 0.75 for each half).
+  Row big =
+      row("convolve", "convolve/valid/f32/1e8/taps5/direct", "OpenMP", 800e6 / 120e9, 0, 120, 0);
+  big.out_bytes = 400e6;
+  big.working_set_bytes = 800e6;  // (as large as the DRAM stream here)
+  std::vector<Row> with_big = split;
+  with_big.push_back(big);
+  unison::suite::apply_peaks(with_big, levels);
+  EXPECT_EQ(with_big.back().peak, "DRAM");
+  EXPECT_DOUBLE_EQ(with_big.back().peak_fraction, 1.5);
   // Out bytes beyond the case's own are its bytes, all of them past the caches.
   split[4].out_bytes = 1e12;
   unison::suite::apply_peaks(split, levels);

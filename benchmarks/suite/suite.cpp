@@ -371,8 +371,12 @@ void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
         if (level.empty() || at->second <= set_of(r)) level = l.name;
         if (at->second > set_of(r)) break;
       }
-      use(level, r.gb_per_s * (traffic - out) / traffic);
-      use("DRAM", r.gb_per_s * out / traffic);
+      if (level == "DRAM") {
+        use(level, r.gb_per_s);  // (its results go to the same memory: all its bytes)
+      } else {
+        use(level, r.gb_per_s * (traffic - out) / traffic);
+        use("DRAM", r.gb_per_s * out / traffic);
+      }
     }
     const auto f = fma.find(r.backend);
     if (f != fma.end() && r.gflop_per_s > 0 && r.gflop_per_s / f->second > r.peak_fraction) {

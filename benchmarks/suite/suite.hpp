@@ -169,7 +169,7 @@ std::string level_of(const Row& row, const std::vector<Level>& levels);
 //   set against the level of the largest stream whose working set is at most the row's (the
 //   innermost level measured where there is none), except its out_bytes, which are set against
 //   DRAM: a row that declares out_bytes uses two resources at once (its inputs from a cache, its
-//   results to memory).
+//   results to memory); where its level is DRAM too, all its bytes are set against DRAM.
 // - Arithmetic: the GFLOP/s of the backend's fma case ("fma/f32/device": chains of fused
 //   multiply-adds).
 // None for a case timed with host copies ("/with_copies": the host link's peak is not measured),
