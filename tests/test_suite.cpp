@@ -437,6 +437,12 @@ TEST(Suite, peaks_and_notes) {
   EXPECT_DOUBLE_EQ(split[4].peak_fraction, 0.625);
   EXPECT_EQ(split[5].peak, "L2");
   EXPECT_DOUBLE_EQ(split[5].peak_fraction, 0.8);
+  // Its declared working set, not its bytes, sets its level: 50 MB are past the L3 stream's 40.
+  split[5].working_set_bytes = 50e6;
+  unison::suite::apply_peaks(split, levels);
+  EXPECT_EQ(split[5].peak, "L3");
+  EXPECT_DOUBLE_EQ(split[5].peak_fraction, 1.0);
+  split[5].working_set_bytes = 32e6;
   // Without the declarations: the 48 MB, all at L3 (0.75 of 320); the 192 MB likewise.
   split[3].working_set_bytes = split[3].out_bytes = 0;
   split[4].out_bytes = 0;
