@@ -2,13 +2,23 @@
 // and 3, and each malformed file the reader must refuse with the documented error.
 // Beside them: NpyPreconditions (host code) and NpyDeterminism (tests/preconditions.hpp,
 // tests/determinism.hpp).
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <limits>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unison/npy.hpp>
@@ -161,6 +171,9 @@ TEST(Npy, refuses_bad_files) {
       {"huge_empty",
        npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 2251799813685249), }", ""),
        {"extent 2251799813685249 too large"}},
+      {"header_too_long",
+       whole.substr(0, 6) + std::string("\x02\x00\x70\x11\x01\x00", 6) + whole.substr(10),
+       {"header of 70000 bytes, at most 65536"}},
       {"length_past_end",
        whole.substr(0, 8) + std::string("\xff\xff", 2) + whole.substr(10),
        {"truncated header"}},
@@ -203,6 +216,302 @@ TEST(Npy, failed_write_leaves_nothing) {
                              {"cannot open", path}));
   EXPECT_FALSE(exists(path));
   EXPECT_FALSE(exists(path + ".tmp"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile files and paths: the reader's work and memory are bounded by the file (its header is
+// read first, its size compared with what the header promises before anything is allocated);
+// the writer never touches a file of the caller's but the one it names.
+
+// Runs f in a forked child whose address space may grow by at most extra_mib MiB beyond what the
+// process maps now and whose CPU time is limited to cpu_s seconds (a guard against a hang, not a
+// timing), and returns f's verdict; the child's failure message comes back through a pipe.
+::testing::AssertionResult in_limited_child(const std::function<::testing::AssertionResult()>& f,
+                                            long extra_mib = 256, int cpu_s = 60,
+                                            std::function<void()> setup = {}) {
+  int fds[2];
+  if (pipe(fds) != 0) return ::testing::AssertionFailure() << "pipe failed";
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return ::testing::AssertionFailure() << "fork failed";
+  if (pid == 0) {
+    close(fds[0]);
+    long pages = 0;
+    std::ifstream("/proc/self/statm") >> pages;
+    const rlim_t as = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE)) + (rlim_t(extra_mib) << 20);
+    const rlimit memory{as, as}, cpu{rlim_t(cpu_s), rlim_t(cpu_s + 5)};
+    setrlimit(RLIMIT_AS, &memory);
+    setrlimit(RLIMIT_CPU, &cpu);
+    if (setup) setup();
+    std::string message;
+    try {
+      const auto verdict = f();
+      if (!verdict) message = std::string("failed: ") + verdict.message();
+    } catch (const std::exception& e) {
+      message = std::string("threw ") + e.what();
+    }
+    if (!message.empty() && write(fds[1], message.data(), message.size()) < 0) _exit(3);
+    _exit(message.empty() ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string message;
+  char buffer[512];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, n);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return ::testing::AssertionSuccess();
+  if (WIFSIGNALED(status))
+    return ::testing::AssertionFailure()
+           << "the child was killed by signal " << WTERMSIG(status)
+           << (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL
+                   ? " (its CPU time limit: it did not finish)"
+                   : "");
+  return ::testing::AssertionFailure() << "child: " << message;
+}
+
+// A fresh empty directory under the test's temporary directory.
+std::filesystem::path fresh_dir(const std::string& name) {
+  const std::filesystem::path dir = ::testing::TempDir() + "unison_npy_" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// The names in dir.
+std::set<std::string> entries(const std::filesystem::path& dir) {
+  std::set<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    out.insert(e.path().filename().string());
+  return out;
+}
+
+std::string file_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A sparse file of `size` bytes that starts with `head`: no disk blocks, no memory.
+std::string sparse_file(const std::string& name, const std::string& head, off_t size) {
+  const auto path = temp_path(name);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  EXPECT_GE(fd, 0) << path;
+  EXPECT_EQ(write(fd, head.data(), head.size()), ssize_t(head.size()));
+  EXPECT_EQ(ftruncate(fd, size), 0) << path;
+  close(fd);
+  return path;
+}
+
+// /dev/zero, and files of 3 GiB that are not .npy files or hold far more than their header
+// says, are refused after reading their first bytes: with 256 MiB of address space to spare, a
+// reader that loads the file first fails with std::bad_alloc.
+TEST(Npy, hostile_files_bounded_memory) {
+  const std::string fn = "unison::read_npy";
+  const off_t three_gib = off_t(3) << 30;
+  const auto floats = raw(std::vector<float>{1, 2, 3, 4, 5, 6});
+  const auto valid =
+      npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", floats);
+  std::string long_header = "\x93NUMPY";
+  long_header += std::string("\x02\x00\x00\x00\x00\x80", 6);  // version 2, 2^31 header bytes
+  const struct {
+    std::string path;
+    std::vector<std::string> message;
+  } cases[] = {
+      {"/dev/zero", {"/dev/zero: not a .npy file"}},
+      {sparse_file("hostile_zeros", "", three_gib), {"not a .npy file"}},
+      {sparse_file("hostile_text", "descr,shape\n", three_gib), {"not a .npy file"}},
+      {sparse_file("hostile_trailing", valid, three_gib),
+       {std::to_string(three_gib - off_t(valid.size())) + " unexpected bytes after the data"}},
+      {sparse_file("hostile_header", long_header, three_gib),
+       {"header of 2147483648 bytes", "at most 65536"}},
+  };
+  for (const auto& c : cases) {
+    EXPECT_TRUE(in_limited_child([&] {
+      return throws_invalid([&] { unison::read_npy<float>(c.path); }, fn, c.message);
+    })) << c.path;
+    if (c.path != "/dev/zero") std::remove(c.path.c_str());
+  }
+}
+
+// A header whose shape has a zero extent beside a huge one describes an empty array: it is read
+// as an empty View of that shape without walking its rows (a CPU limit guards against a hang).
+// An extent above 2^50 is refused even beside a zero.
+TEST(Npy, huge_shape_with_zero_extent) {
+  const std::string fn = "unison::read_npy";
+  const std::int64_t huge = std::int64_t(1) << 50;
+  const struct {
+    const char* name;
+    const char* order;
+    std::int64_t rows, cols;
+  } cases[] = {{"rows_c", "False", huge, 0},
+               {"rows_f", "True", huge, 0},
+               {"cols_c", "False", 0, huge},
+               {"cols_f", "True", 0, huge}};
+  for (const auto& c : cases) {
+    const auto path = write_file(
+        std::string("huge_empty_") + c.name,
+        npy_bytes(std::string("{'descr': '<f4', 'fortran_order': ") + c.order + ", 'shape': (" +
+                      std::to_string(c.rows) + ", " + std::to_string(c.cols) + "), }",
+                  ""));
+    EXPECT_TRUE(in_limited_child(
+        [&]() -> ::testing::AssertionResult {
+          const auto v = unison::read_npy<float>(path);
+          if (std::int64_t(v.extent(0)) != c.rows || std::int64_t(v.extent(1)) != c.cols)
+            return ::testing::AssertionFailure()
+                   << "extents " << v.extent(0) << " x " << v.extent(1);
+          return ::testing::AssertionSuccess();
+        },
+        256, 20))
+        << c.name;
+    std::remove(path.c_str());
+  }
+  const auto path = write_file(
+      "huge_empty_refused",
+      npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1125899906842625, 0), }", ""));
+  EXPECT_TRUE(throws_invalid([&] { unison::read_npy<double>(path); }, fn,
+                             {path, "extent 1125899906842625 too large"}));
+  std::remove(path.c_str());
+}
+
+// A directory, an empty path: refused with the function's name and the path; a directory is an
+// unison::io_error (the system's refusal).
+TEST(Npy, read_refuses_directories) {
+  const std::string fn = "unison::read_npy";
+  const auto dir = fresh_dir("read_dir").string();
+  EXPECT_TRUE(throws_invalid([&] { unison::read_npy<float>(dir); }, fn, {dir, "is a directory"}));
+  EXPECT_THROW(unison::read_npy<double>(dir), unison::io_error);
+  EXPECT_THROW(unison::read_npy<double>(temp_path("does_not_exist")), unison::io_error);
+  EXPECT_TRUE(throws_invalid([&] { unison::read_npy<float>(""); }, fn, {"empty path"}));
+  std::filesystem::remove_all(dir);
+}
+
+// A pipe is read as a stream: the bytes the header promises, then one more to find trailing data.
+TEST(Npy, reads_a_pipe) {
+  const std::string fn = "unison::read_npy";
+  const auto dir = fresh_dir("pipe");
+  const auto fifo = (dir / "fifo.npy").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const auto floats = raw(std::vector<float>{1, 2, 3, 4, 5, 6});
+  const auto whole =
+      npy_bytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", floats);
+  // One write() of fewer than PIPE_BUF bytes: all of them are in the pipe before the reader can
+  // decide anything, so the reader's early close cannot raise SIGPIPE.
+  const auto feed = [&](const std::string& bytes) {
+    return std::thread([&fifo, bytes] {
+      const int fd = open(fifo.c_str(), O_WRONLY);
+      if (fd >= 0) {
+        if (write(fd, bytes.data(), bytes.size()) < 0) std::perror("write to the fifo");
+        close(fd);
+      }
+    });
+  };
+  auto writer = feed(whole);
+  const auto v = unison::read_npy<float>(fifo);
+  writer.join();
+  EXPECT_TRUE(close(to_host(v), {1, 3, 5, 2, 4, 6}, 0));
+  writer = feed(whole + "xyz");
+  EXPECT_TRUE(throws_invalid([&] { unison::read_npy<float>(fifo); }, fn,
+                             {fifo, "unexpected bytes after the data"}));
+  writer.join();
+  writer = feed(whole.substr(0, whole.size() - 3));
+  EXPECT_TRUE(throws_invalid([&] { unison::read_npy<float>(fifo); }, fn,
+                             {fifo, "truncated data: 21 bytes, expected 24"}));
+  writer.join();
+  // A header that promises 2^49 bytes: the array is refused before anything is allocated.
+  writer = feed(
+      npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (16777216, 8388608), }", ""));
+  EXPECT_TRUE(throws_invalid([&] { unison::read_npy<float>(fifo); }, fn,
+                             {fifo, "the array needs 562949953421312 bytes, more than"}));
+  writer.join();
+  std::filesystem::remove_all(dir);
+}
+
+// A symbolic link is read through, and written through: its target is replaced, the link stays
+// (a dangling link's target is created).
+TEST(Npy, symlinks_read_and_written_through) {
+  const auto dir = fresh_dir("symlink");
+  const auto real = dir / "real.npy", link = dir / "link.npy", dangling = dir / "dangling.npy";
+  std::filesystem::create_symlink("real.npy", link);
+  std::filesystem::create_symlink("created.npy", dangling);
+  Kokkos::View<double**, Kokkos::HostSpace> a("a", 3, 5), b("b", 4, 2);
+  fill(a, uniform<double>(-1, 1));
+  fill(b, uniform<double>(-1, 1));
+  unison::write_npy(real.string(), a);
+  EXPECT_TRUE(close(to_host(unison::read_npy<double>(link.string())), to_host(a), 0));
+  unison::write_npy(link.string(), b);
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(std::filesystem::read_symlink(link), "real.npy");
+  EXPECT_TRUE(close(to_host(unison::read_npy<double>(real.string())), to_host(b), 0));
+  unison::write_npy(dangling.string(), a);
+  EXPECT_TRUE(std::filesystem::is_symlink(dangling));
+  EXPECT_TRUE(
+      close(to_host(unison::read_npy<double>((dir / "created.npy").string())), to_host(a), 0));
+  EXPECT_EQ(entries(dir),
+            (std::set<std::string>{"created.npy", "dangling.npy", "link.npy", "real.npy"}));
+  std::filesystem::remove_all(dir);
+}
+
+// The writer's temporary file cannot be one of the caller's: <path>.tmp is left as it was, and
+// nothing else remains beside the file.
+TEST(Npy, write_leaves_callers_files_alone) {
+  const auto dir = fresh_dir("callers_tmp");
+  const auto path = dir / "out.npy", tmp = dir / "out.npy.tmp";
+  std::ofstream(tmp) << "the caller's own file";
+  Kokkos::View<float**, Kokkos::HostSpace> v("v", 7, 3);
+  fill(v, uniform<float>(-1, 1));
+  unison::write_npy(path.string(), v);  // a new file
+  unison::write_npy(path.string(), v);  // replacing it
+  EXPECT_EQ(file_text(tmp), "the caller's own file");
+  EXPECT_EQ(entries(dir), (std::set<std::string>{"out.npy", "out.npy.tmp"}));
+  EXPECT_TRUE(close(to_host(unison::read_npy<float>(path.string())), to_host(v), 0));
+  std::filesystem::remove_all(dir);
+}
+
+// Paths that name no file to write are refused, and nothing is created.
+TEST(Npy, write_refuses_paths_without_a_file) {
+  const std::string fn = "unison::write_npy";
+  const auto dir = fresh_dir("write_refusals");
+  Kokkos::View<float*, Kokkos::HostSpace> v("v", 3);
+  const bool had_tmp = std::filesystem::exists(".tmp");
+  EXPECT_TRUE(throws_invalid([&] { unison::write_npy("", v); }, fn, {"empty path"}));
+  if (!had_tmp) {
+    EXPECT_FALSE(std::filesystem::exists(".tmp"));
+  }
+  std::filesystem::create_directory(dir / "sub");
+  EXPECT_TRUE(throws_invalid([&] { unison::write_npy((dir / "sub").string(), v); }, fn,
+                             {(dir / "sub").string(), "is a directory"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::write_npy((dir / "new").string() + "/", v); }, fn,
+                             {"names a directory"}));
+  // A pipe is not replaced by a regular file.
+  ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
+  EXPECT_TRUE(throws_invalid([&] { unison::write_npy((dir / "fifo").string(), v); }, fn,
+                             {(dir / "fifo").string(), "is not a regular file"}));
+  EXPECT_EQ(std::filesystem::status(dir / "fifo").type(), std::filesystem::file_type::fifo);
+  EXPECT_EQ(entries(dir), (std::set<std::string>{"fifo", "sub"}));
+  EXPECT_TRUE(entries(dir / "sub").empty());
+  std::filesystem::remove_all(dir);
+}
+
+// A write that fails midway (here the file size limit, 4 KiB) throws naming the path, leaves the
+// old file as it was and no temporary file.
+TEST(Npy, failed_write_midway_leaves_old_file) {
+  const auto dir = fresh_dir("write_midway");
+  const auto path = (dir / "out.npy").string();
+  std::ofstream(path) << "old contents";
+  EXPECT_TRUE(in_limited_child(
+      [&] {
+        Kokkos::View<double**, Kokkos::HostSpace> v("v", 64, 64);
+        return throws_invalid([&] { unison::write_npy(path, v); }, "unison::write_npy", {path});
+      },
+      256, 60,
+      [] {
+        std::signal(SIGXFSZ, SIG_IGN);
+        const rlimit size{4096, 4096};
+        setrlimit(RLIMIT_FSIZE, &size);
+      }));
+  EXPECT_EQ(file_text(path), "old contents");
+  EXPECT_EQ(entries(dir), (std::set<std::string>{"out.npy"}));
+  std::filesystem::remove_all(dir);
 }
 
 // Ranks 1 and 3 and the integer types: the file holds NumPy's header for the dtype and shape,

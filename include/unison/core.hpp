@@ -28,6 +28,16 @@ class invalid_argument : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// What Unison throws when the operating system fails or refuses an operation on a file that a
+/// function was given: it cannot be opened, read, written or renamed, or it is a directory. A
+/// unison::invalid_argument too, so one handler catches both; what() starts with the function's
+/// name, names the path and ends with the system's reason, e.g. "unison::read_npy: data/f.npy:
+/// cannot open the file: No such file or directory".
+class io_error : public invalid_argument {
+ public:
+  using invalid_argument::invalid_argument;
+};
+
 /// The library's version, "MAJOR.MINOR.PATCH".
 std::string version();
 
