@@ -220,10 +220,15 @@ void make_pulses(const Exec& exec, const TV& t, const NV& noise,
   detail::require(t.extent(0) == out.extent(0) && noise.extent(0) == out.extent(0), fn, "t is ",
                   t.extent(0), ", noise is ", noise.extent(0), ", out is ", out.extent(0),
                   "; expected equal extents");
+  // (period and amplitude arrive as out's value type: a double beyond float's range has become
+  // an infinity on the way, which the message says.)
   detail::require(period != T(0) && Kokkos::isfinite(period), fn, "period is ", period,
-                  ", expected a non-zero finite value");
+                  " as out's value type, expected a non-zero finite value (of magnitude at most ",
+                  std::numeric_limits<T>::max(), ")");
   detail::require(Kokkos::isfinite(amplitude), fn, "amplitude is ", amplitude,
-                  ", expected a finite value");
+                  " as out's value type, expected a finite value (of magnitude at most ",
+                  std::numeric_limits<T>::max(), ")");
+  detail::check_output(fn, "out", out);
   detail::check_no_partial_alias(fn, "t", t, out);
   detail::check_no_partial_alias(fn, "noise", noise, out);
   detail::check_transferable<Exec>(fn, "t", t);
@@ -284,6 +289,7 @@ void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const
                   ", out is ", out.extent(0), "; expected equal extents");
   detail::require(fusion == Fusion::fused || fusion == Fusion::separate, fn,
                   "fusion is not Fusion::fused or Fusion::separate");
+  detail::check_output(fn, "out", out);
   detail::check_no_partial_alias(fn, "greyscales", greyscales, out);
   detail::check_no_partial_alias(fn, "weights", weights, out);
   detail::check_transferable<Exec>(fn, "greyscales", greyscales);

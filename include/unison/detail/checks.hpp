@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <algorithm>
 
 #include <Kokkos_Core.hpp>
 
@@ -119,14 +121,15 @@ bool fits_in(const S& s) {
   }
 }
 
-/// `arg` (a View or a scalar) has the extents of `out`.
-template <class Arg, class Out>
-void check_extents(const char* function, const char* name, const Arg& arg, const Out& out) {
+/// `arg` (a View or a scalar) has the extents of `ref`, the View called `ref_name`.
+template <class Arg, class Ref>
+void check_extents(const char* function, const char* name, const Arg& arg, const Ref& ref,
+                   const char* ref_name = "out") {
   if constexpr (Kokkos::is_view_v<Arg>) {
     bool same = true;
-    for (std::size_t r = 0; r < Out::rank(); ++r) same = same && arg.extent(r) == out.extent(r);
-    require(same, function, name, " is ", extents_of(arg), ", expected ", extents_of(out),
-            " (the extents of out)");
+    for (std::size_t r = 0; r < Ref::rank(); ++r) same = same && arg.extent(r) == ref.extent(r);
+    require(same, function, name, " is ", extents_of(arg), ", expected ", extents_of(ref),
+            " (the extents of ", ref_name, ")");
   }
 }
 
@@ -150,6 +153,96 @@ bool same_elements(const A& a, const B& b) {
   return sizeof(typename A::value_type) == sizeof(typename B::value_type);
 }
 
+/// A View of rank 1 or 2 as two (extent, stride in bytes) pairs, the second (1, 0) for rank 1.
+struct Grid {
+  std::int64_t extent[2], stride[2];
+};
+template <class V>
+Grid grid_of(const V& v) {
+  static_assert(V::rank() == 1 || V::rank() == 2);
+  constexpr auto bytes = std::int64_t(sizeof(typename V::value_type));
+  Grid g{{std::int64_t(v.extent(0)), 1}, {std::int64_t(v.stride(0)) * bytes, 0}};
+  if constexpr (V::rank() == 2) {
+    g.extent[1] = std::int64_t(v.extent(1));
+    g.stride[1] = std::int64_t(v.stride(1)) * bytes;
+  }
+  return g;
+}
+
+/// Whether some integer k in [lo, hi] has |k s - t| < e (s >= 0, e > 0).
+inline bool multiple_near(std::int64_t lo, std::int64_t hi, std::int64_t s, std::int64_t t,
+                          std::int64_t e) {
+  if (lo > hi) return false;
+  if (s == 0) return t > -e && t < e;
+  // k s in (t - e, t + e): k from floor((t - e) / s) + 1 to ceil((t + e) / s) - 1.
+  auto floor_div = [](std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && (a < 0)); };
+  const std::int64_t k0 = floor_div(t - e, s) + 1;
+  const std::int64_t k1 = -floor_div(-(t + e), s) - 1;
+  return std::max(k0, lo) <= std::min(k1, hi);
+}
+
+/// Whether two Views share a byte of their elements. Exact for Views of rank 1 or 2 with the
+/// same value size and the same strides (interleaved columns of one matrix, the even and the
+/// odd elements of an array, a View and itself shifted); any other pair of Views counts as
+/// overlapping where the bytes from the first element to the last of one meet the other's.
+template <class A, class B>
+bool views_overlap(const A& a, const B& b) {
+  if (a.size() == 0 || b.size() == 0) return false;
+  auto [a0, a1] = byte_range(a);
+  auto [b0, b1] = byte_range(b);
+  if (!(a0 < b1 && b0 < a1)) return false;
+  constexpr std::size_t ea = sizeof(typename A::value_type), eb = sizeof(typename B::value_type);
+  if constexpr (ea != eb || A::rank() > 2 || B::rank() > 2 || A::rank() == 0 || B::rank() == 0) {
+    return true;
+  } else {
+    const Grid ga = grid_of(a), gb = grid_of(b);
+    // A dimension of extent 1 has no stride that matters.
+    auto stride = [](const Grid& g, int r) { return g.extent[r] == 1 ? 0 : g.stride[r]; };
+    for (int r = 0; r < 2; ++r)
+      if (stride(ga, r) != stride(gb, r) && ga.extent[r] > 1 && gb.extent[r] > 1) return true;
+    std::int64_t s[2], lo[2], hi[2];
+    for (int r = 0; r < 2; ++r) {
+      s[r] = ga.extent[r] > 1 ? ga.stride[r] : gb.stride[r];
+      lo[r] = -(gb.extent[r] - 1);  // element (i, j) of a against (i', j') of b: k = i - i'
+      hi[r] = ga.extent[r] - 1;
+    }
+    // a's element at offset k0 s0 + k1 s1 from b's: they meet where |k0 s0 + k1 s1 - d| < e.
+    const std::int64_t d = std::int64_t(b0) - std::int64_t(a0), e = std::int64_t(ea);
+    const int outer = hi[0] - lo[0] <= hi[1] - lo[1] ? 0 : 1, inner = 1 - outer;
+    for (std::int64_t k = lo[outer]; k <= hi[outer]; ++k)
+      if (multiple_near(lo[inner], hi[inner], s[inner], d - k * s[outer], e)) return true;
+    return false;
+  }
+}
+
+/// Whether two elements of one View are the same memory (a stride of 0 along an extent of 2 or
+/// more, or a rank-2 layout whose rows run into each other). Exact for ranks 1 and 2.
+template <class V>
+bool self_overlapping(const V& v) {
+  if constexpr (V::rank() == 1 || V::rank() == 2) {
+    if (v.size() < 2) return false;
+    const Grid g = grid_of(v);
+    for (int r = 0; r < 2; ++r)
+      if (g.extent[r] > 1 && g.stride[r] == 0) return true;
+    if (g.extent[0] == 1 || g.extent[1] == 1) return false;
+    // k0 s0 == k1 s1 with 0 < k0 < n0, 0 < k1 < n1: the smallest such pair is s1/g, s0/g.
+    std::int64_t x = g.stride[0], y = g.stride[1];
+    while (y != 0) x = std::exchange(y, x % y);
+    return g.stride[1] / x < g.extent[0] && g.stride[0] / x < g.extent[1];
+  } else {
+    return false;
+  }
+}
+
+/// An output View whose elements are distinct memory: a stride of 0 (a broadcast) is fine for
+/// an input but would make one element of an output the target of many.
+template <class Out>
+void check_output(const char* function, const char* name, const Out& out) {
+  require(!self_overlapping(out), function, name, " (", extents_of(out),
+          ") has elements that are the same memory (a stride of 0, or rows that run into each "
+          "other); an output's elements must be distinct");
+}
+
 /// An element-wise output may be the very same array as an input (in place), but must not
 /// overlap it in any other way: element i of out would overwrite an input element that another
 /// index still has to read.
@@ -157,26 +250,21 @@ template <class Arg, class Out>
 void check_no_partial_alias(const char* function, const char* name, const Arg& arg,
                             const Out& out) {
   if constexpr (Kokkos::is_view_v<Arg>) {
-    if (arg.size() == 0 || out.size() == 0) return;
-    auto [a0, a1] = byte_range(arg);
-    auto [o0, o1] = byte_range(out);
-    bool overlap = a0 < o1 && o0 < a1;
-    require(!overlap || same_elements(arg, out), function, "out overlaps ", name,
+    require(same_elements(arg, out) || !views_overlap(arg, out), function, "out overlaps ", name,
             " without being the same array (", extents_of(out), " and ", extents_of(arg),
             "); only an exact in-place call is allowed");
   }
 }
 
-/// Two Views that must not share any element: an output that neighbouring elements of an input
-/// are still read from cannot be written in place.
+/// Two Views that must not share any element: an output (out_name; its own elements must be
+/// distinct too) that neighbouring elements of an input are still read from cannot be written
+/// in place.
 template <class Out, class In>
 void check_disjoint(const char* function, const char* out_name, const Out& out, const char* in_name,
                     const In& in) {
-  if (in.size() == 0 || out.size() == 0) return;
-  auto [a0, a1] = byte_range(in);
-  auto [o0, o1] = byte_range(out);
-  require(!(a0 < o1 && o0 < a1), function, out_name, " (", extents_of(out), ") overlaps ", in_name,
-          " (", extents_of(in), "); the output must be a separate array");
+  check_output(function, out_name, out);
+  require(!views_overlap(out, in), function, out_name, " (", extents_of(out), ") overlaps ",
+          in_name, " (", extents_of(in), "); the output must be a separate array");
 }
 
 }  // namespace unison::detail

@@ -54,6 +54,7 @@ struct CallNames {
 template <int Vector = 0, int Unroll = 0, class Exec, class Out, class F, class... Args>
 void transform(CallNames names, const std::array<const char*, sizeof...(Args)>& arg_names,
                const Exec& exec, const Out& out, const F& f, const Args&... args) {
+  check_output(names.function, "out", out);
   std::size_t k = 0;
   ((check_extents(names.function, arg_names[k], args, out),
     check_no_partial_alias(names.function, arg_names[k], args, out), ++k),

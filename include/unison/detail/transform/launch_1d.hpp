@@ -17,10 +17,12 @@ auto as_pointer(const A& a) {
   }
 }
 
-// Whether a View operand has unit stride (a scalar: always).
+// Whether a View operand's elements are consecutive in memory, so that a pointer to its first
+// one reaches them all (a scalar: always). Not a.span() == 0 as the test: Kokkos reports a span
+// of 0 for a View of stride 0 (a broadcast), whose n elements are one.
 template <class A>
 bool unit_stride(const A& a) {
-  if constexpr (Kokkos::is_view_v<A>) return a.span() == 0 || a.stride(0) == 1;
+  if constexpr (Kokkos::is_view_v<A>) return a.extent(0) <= 1 || a.stride(0) == 1;
   else return true;
 }
 
@@ -88,8 +90,8 @@ bool chunkable(const A& a) {
     if constexpr (!std::is_arithmetic_v<V>) {
       return false;
     } else {
-      return a.span() == 0 ||
-             (a.stride(0) == 1 &&
+      return a.extent(0) == 0 ||
+             (unit_stride(a) &&
               reinterpret_cast<std::uintptr_t>(a.data()) % alignof(Chunk<V, K>) == 0);
     }
   }
