@@ -7,8 +7,10 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -128,7 +130,50 @@ std::int64_t host_bin(double v, double xmin, double xmax, std::int64_t nbins) {
     const std::int64_t mid = (lo + hi) / 2;
     (v >= edge(mid) ? lo : hi) = mid;
   }
+  // The documented rule itself, compared in long double (the edges' double values).
+  const long double lv = v;
+  if (!((long double)edge(lo) <= lv && lv < (long double)edge(lo + 1)))
+    ADD_FAILURE() << "host_bin: " << v << " is not in its bin " << lo;
   return lo;
+}
+
+// The most bins whose private histograms fit a team's scratch for values of type T on Exec (one
+// more takes the global-atomics kernel): HistogramTuning's room, found by bisection.
+template <class Exec, class T>
+std::int64_t team_bins_limit() {
+  Exec exec;
+  std::int64_t lo = 1, hi = std::int64_t(1) << 31;  // team kernel at lo, global atomics at hi
+  EXPECT_GT((unison::detail::histogram_team_copies<Exec, T>(exec, lo)), 0);
+  EXPECT_EQ((unison::detail::histogram_team_copies<Exec, T>(exec, hi)), 0);
+  while (hi - lo > 1) {
+    const std::int64_t mid = (lo + hi) / 2;
+    (unison::detail::histogram_team_copies<Exec, T>(exec, mid) > 0 ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+// Doubles and floats in the order of their values, as integers (-0 and +0 apart), and back.
+std::int64_t ordered(double v) {
+  std::int64_t i;
+  std::memcpy(&i, &v, sizeof i);
+  return i < 0 ? std::numeric_limits<std::int64_t>::min() - i - 1 : i;
+}
+double from_ordered(std::int64_t i) {
+  if (i < 0) i = std::numeric_limits<std::int64_t>::min() - i - 1;
+  double v;
+  std::memcpy(&v, &i, sizeof v);
+  return v;
+}
+std::int32_t ordered(float v) {
+  std::int32_t i;
+  std::memcpy(&i, &v, sizeof i);
+  return i < 0 ? std::numeric_limits<std::int32_t>::min() - i - 1 : i;
+}
+float from_ordered(std::int32_t i) {
+  if (i < 0) i = std::numeric_limits<std::int32_t>::min() - i - 1;
+  float v;
+  std::memcpy(&v, &i, sizeof v);
+  return v;
 }
 
 template <class Exec, class T, class Count>
@@ -300,8 +345,98 @@ void test_histogram() {
                              "unison::histogram", {"more than counts' type can count"}));
 }
 
+// Bins far narrower than the spacing of doubles in their range: runs of equal edges (empty bins
+// between them), values whose bin lies thousands of bins from (v - xmin) / width, on both
+// kernels (the most bins a team's scratch holds, one more, and 200000).
+template <class Exec>
+void test_histogram_narrow_bins() {
+  const std::int64_t limit = team_bins_limit<Exec, double>();
+  // Doubles 0.125 apart at 1e15, bins of 5e-6: edges 87500 to 112499 are all 1e15 + 0.5.
+  EXPECT_EQ(host_bin(1e15 + 0.5, 1e15, 1e15 + 1, 200000), 112499);
+  for (const std::int64_t nbins : {std::int64_t(200000), limit + 1, limit})
+    check_histogram<Exec, double, std::int64_t>({1e15 + 0.5}, 1e15, 1e15 + 1, nbins,
+                                                "1e15 + 0.5, " + std::to_string(nbins) + " bins");
+  // Every double of [1e6, 1e6 + 1e-5): 85899 of them, 2^-33 apart, in bins of 5e-11.
+  std::vector<double> all;
+  for (double v = 1e6; v < 1e6 + 1e-5; v = std::nextafter(v, INFINITY)) all.push_back(v);
+  EXPECT_EQ(all.size(), 85899u);
+  for (const std::int64_t nbins : {std::int64_t(200000), limit + 1, limit})
+    check_histogram<Exec, double, std::int32_t>(
+        all, 1e6, 1e6 + 1e-5, nbins, "[1e6, 1e6 + 1e-5), " + std::to_string(nbins) + " bins");
+}
+
+// Random ranges at the extremes, values of type T: a few to thousands of T's (and for floats, of
+// double's) spacings wide at any magnitude (runs of equal edges), wide up to where xmax - xmin
+// nearly overflows, subnormal and with subnormal bins; bins counts on both kernels (a few, some
+// thousands, the most a team's scratch holds, one more, 200000). Values: any T in and around the
+// range (uniform over its representations and over its length), the edges and their neighbours, NaN
+// and infinities.
+template <class Exec, class T>
+void check_extreme_ranges(const std::string& type) {
+  auto rng = engine();
+  std::uniform_real_distribution<double> unit(0, 1);
+  const std::int64_t limit = team_bins_limit<Exec, T>();
+  const double top = std::is_same_v<T, float> ? 38.5 : 307.9;  // log10 of the largest magnitude
+  const auto magnitude = [&](double lo, double hi) {
+    return (unit(rng) < 0.5 ? -1 : 1) * std::pow(10.0, lo + (hi - lo) * unit(rng));
+  };
+  std::vector<std::pair<double, double>> ranges{
+      {1e15, 1e15 + 1},  {1e6, 1e6 + 1e-5}, {-8e307, 8e307},
+      {-1e-308, 1e-308}, {0, 3e-308},       {-6e-309, 6e-309},
+      {-1e39, 1e39},     {-3.4e38, 1e-30},  {16777216 - 3.7, 16777216 + 2.2}};
+  for (int i = 0; i < 6; ++i) {
+    // A few to thousands of T's spacings either side of a T at any magnitude.
+    const T c = T(magnitude(-top, top));
+    const double spacing = double(std::nextafter(c, T(INFINITY))) - double(c);
+    ranges.push_back({double(c) - spacing * std::pow(2.0, 12 * unit(rng)),
+                      double(c) + spacing * std::pow(2.0, 12 * unit(rng))});
+    // Floats: a few to thousands of double's spacings either side of one (it alone in range).
+    const double fine = std::nextafter(double(c), INFINITY) - double(c);
+    if (std::is_same_v<T, float>)
+      ranges.push_back({double(c) - fine * std::ceil(std::pow(2.0, 12 * unit(rng))),
+                        double(c) + fine * std::ceil(std::pow(2.0, 12 * unit(rng)))});
+    // Wide: from far below to far above, each end at any magnitude.
+    const double a = std::fabs(magnitude(-300, 307.9)), b = std::fabs(magnitude(-300, 307.9));
+    ranges.push_back({-a, b});
+  }
+  for (const auto& [xmin, xmax] : ranges) {
+    std::uniform_int_distribution<std::int64_t> some(2, 50000);
+    for (const std::int64_t nbins : {std::int64_t(1) + std::int64_t(unit(rng) * 3), some(rng),
+                                     limit, limit + 1, std::int64_t(200000)}) {
+      const double width = (xmax - xmin) / double(nbins);
+      if (!std::isfinite(1 / width)) continue;  // too narrow for its bins (refused)
+      const auto edge = [&](std::int64_t k) {
+        return k >= nbins ? xmax : std::fma(double(k), width, xmin);
+      };
+      const T lo = std::nextafter(T(xmin), T(-INFINITY)), hi = std::nextafter(T(xmax), T(INFINITY));
+      std::uniform_int_distribution<decltype(ordered(T()))> representation(ordered(lo),
+                                                                           ordered(hi));
+      std::uniform_int_distribution<std::int64_t> bin(0, nbins);
+      std::vector<T> v{T(NAN), T(INFINITY), T(-INFINITY), T(xmin), T(xmax), T(0), lo, hi};
+      for (int i = 0; i < 4001; ++i) {
+        v.push_back(from_ordered(representation(rng)));
+        v.push_back(T(std::fmin(xmin + unit(rng) * (xmax - xmin), xmax)));
+        T e = T(edge(bin(rng)));
+        v.push_back(e);
+        for (int s = 0; s < 2; ++s) v.push_back(e = std::nextafter(e, T(INFINITY)));
+        v.push_back(std::nextafter(T(edge(bin(rng))), T(-INFINITY)));
+      }
+      std::shuffle(v.begin(), v.end(), rng);
+      std::ostringstream what;
+      what.precision(17);
+      what << type << " in [" << xmin << ", " << xmax << "), " << nbins << " bins";
+      check_histogram<Exec, T, std::int64_t>(v, xmin, xmax, nbins, what.str());
+    }
+  }
+}
+
 TYPED_TEST(Counting, monte_carlo_pi) { test_monte_carlo<TypeParam>(); }
 TYPED_TEST(Counting, histogram) { test_histogram<TypeParam>(); }
+TYPED_TEST(Counting, histogram_narrow_bins) { test_histogram_narrow_bins<TypeParam>(); }
+TYPED_TEST(Counting, histogram_extreme_ranges) {
+  check_extreme_ranges<TypeParam, double>("double");
+  check_extreme_ranges<TypeParam, float>("float");
+}
 
 // ---------------------------------------------------------------------------------------------
 // Preconditions (tests/preconditions.hpp, docs/PRECONDITIONS.md): bad input refused with its
@@ -321,9 +456,22 @@ void test_histogram() {
     EXPECT_TRUE(
         throws_invalid([&] { unison::histogram(exec, x, range.first, range.second, counts); }, fn,
                        {"xmin and xmax must be finite"}));
-  // xmax - xmin overflows double: the bin width is infinite.
+  // xmax - xmin overflows double.
   EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, -1e308, 1e308, counts); }, fn,
-                             {"the bin width (xmax - xmin) / 4 is not a positive finite number"}));
+                             {"the range [-1e+308, 1e+308) is too wide: xmax - xmin overflows"}));
+  // Bins too narrow for the inverse of their width to be finite (subnormal or 0): refused, not
+  // the width itself. Subnormal widths with a finite inverse are valid (Counting.histogram_*).
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, 0.0, 1e-310, counts); }, fn,
+                             {"the range [0, 1e-310) is too narrow for 4 bins",
+                              "(xmax - xmin) / 4 = 2.5e-311 must be at least 1 / DBL_MAX"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, -5e-324, 5e-324, counts); }, fn,
+                             {"is too narrow for 4 bins", "(xmax - xmin) / 4 = 0 must be"}));
+  Kokkos::View<std::int32_t*, Mem> two("two", 2);
+  unison::histogram(exec, x, 0.0, 2e-308, two);  // bins of 1e-308: subnormal, inverse finite
+  exec.fence();
+  auto two_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), two);
+  EXPECT_EQ(two_h(0), 10);  // x is 10 zeros
+  EXPECT_EQ(two_h(1), 0);
   // 32-bit unsigned counts: x with 2^32 elements is one too many (an unmanaged View, never read).
   Kokkos::View<std::uint32_t*, Mem> ucounts("ucounts", 2);
   Kokkos::View<float*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> huge(

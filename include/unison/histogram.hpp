@@ -26,18 +26,29 @@ namespace unison {}  // namespace unison
 namespace unison {
 
 /// counts(k) = the number of elements of x in bin k, for nbins = counts.extent(0) equal bins
-/// over [xmin, xmax): bin k holds e_k <= v < e_{k+1} with e_k = xmin + k w, w = (xmax - xmin) /
-/// nbins, computed in double as fma(k, w, xmin) (one rounding; e_nbins = xmax), and every value
-/// placed exactly against those edges, as NumPy's histogram places values against its edges. Values
-/// below xmin, at or above xmax, infinite or NaN are not counted. x: a rank-1 View of float or
-/// double, any layout; counts: a rank-1 View of a 32- or 64-bit integer type, overwritten. Both
-/// accessible from `exec`. Exact and deterministic. On a GPU each team of threads counts into
-/// private histograms in shared memory (one per lane of a warp, so lanes never contend) and adds
-/// them to counts once; on a CPU each thread counts its own block of x privately; when the bins do
-/// not fit in a team's scratch memory (HistogramTuning::max_scratch_bytes), every value is added to
-/// counts by a global atomic. Asynchronous on `exec`. Throws unison::invalid_argument when counts
-/// is empty, xmin or xmax is not finite, xmin >= xmax, x has more elements than counts' type can
-/// count, or counts overlaps x. Kernels: "unison::histogram::zero", "unison::histogram::bins".
+/// over [xmin, xmax): bin k holds the values v with e_k <= v < e_{k+1}, where e_k = xmin + k w,
+/// w = (xmax - xmin) / nbins, computed in double as fma(k, w, xmin) (one rounding; e_nbins =
+/// xmax). Every value is placed exactly against those edges, as NumPy's histogram places values
+/// against its edges, on every backend and kernel, float or double x (a float compared as the
+/// double it is): the edges never decrease, so each value in [xmin, xmax) has exactly one such
+/// bin. Where w is below the spacing of doubles near xmin or xmax (narrow ranges far from 0,
+/// e.g. [1e15, 1e15 + 1) in 200000 bins), edges coincide in runs, and the bins between equal
+/// edges stay empty: a value goes to the last bin whose edge is at or below it. Values below
+/// xmin, at or above xmax, -inf, +inf and NaN are not counted (they are dropped, not clamped
+/// into the first or last bin). x: a rank-1 View of float or double, any layout; counts: a
+/// rank-1 View of a 32- or 64-bit integer type, overwritten. Both accessible from `exec`. Exact
+/// and deterministic. On a GPU each team of threads counts into private histograms in shared
+/// memory (one per lane of a warp, so lanes never contend) and adds them to counts once; on a
+/// CPU each thread counts its own block of x privately; when the bins do not fit in a team's
+/// scratch memory (HistogramTuning::max_scratch_bytes), every value is added to counts by a
+/// global atomic. Each value's bin is found from the estimate (v - xmin) / w, checked against
+/// the edges and, where it is off (by a bin or, with coinciding edges, by many), searched for
+/// among the edges in at most about 2 log2(nbins) comparisons. Asynchronous on `exec`. Throws
+/// unison::invalid_argument when counts is empty, xmin or xmax is not finite, xmin >= xmax,
+/// xmax - xmin overflows double (e.g. [-1e308, 1e308)), the range is too narrow for its bins
+/// (w below 1 / DBL_MAX, about 5.6e-309, e.g. [0, 1e-310): 1 / w would overflow; subnormal w
+/// above that are valid), x has more elements than counts' type can count, or counts overlaps x.
+/// Kernels: "unison::histogram::zero", "unison::histogram::bins".
 template <class Exec, class XV, class CV>
 void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV& counts) {
   static_assert(Kokkos::is_execution_space_v<Exec>,
@@ -63,10 +74,14 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
                   "x has ", n, " elements, more than counts' type can count (",
                   std::numeric_limits<Count>::max(), ")");
   detail::check_disjoint(fn, "counts", counts, "x", x);
+  detail::require(std::isfinite(xmax - xmin), fn, "the range [", xmin, ", ", xmax,
+                  ") is too wide: xmax - xmin overflows double");
   const double width = (xmax - xmin) / double(nbins);
+  detail::require(std::isfinite(1 / width), fn, "the range [", xmin, ", ", xmax,
+                  ") is too narrow for ", nbins, " bins: the bin width (xmax - xmin) / ", nbins,
+                  " = ", width, " must be at least 1 / DBL_MAX (",
+                  1 / std::numeric_limits<double>::max(), ") for its inverse to be finite");
   const detail::Bins bins{xmin, xmax, width, 1 / width, nbins};
-  detail::require(width > 0 && std::isfinite(width) && std::isfinite(1 / width), fn,
-                  "the bin width (xmax - xmin) / ", nbins, " is not a positive finite number");
   detail::histogram_launch(fn, exec, x, counts, bins);
 }
 

@@ -16,10 +16,69 @@
 
 namespace unison::detail {
 
+// The exact-bin rule, the one every kernel places values by: the k in [0, nbins) with
+// edge(k) <= v < edge(k + 1), for v with edge(0) <= v < edge(nbins) (the caller's range check,
+// against the same edges), from any estimate of k (even NaN or infinite). edge(k) for k in
+// [0, nbins] is e_k (Bins::edge) or its threshold in v's type (threshold: the same comparisons).
+// Inline: the estimate's bin (clamped to [0, nbins)), two comparisons, the answer for a right
+// estimate. Else (search_bin) outwards from it by steps of 1, 2, 4, ..., then bisection: three
+// comparisons more where the estimate is a bin off, at most about 2 log2(nbins) + 4 however far
+// off (bins narrower than the spacing of doubles near xmin have runs of equal edges, empty bins
+// between them, and estimates thousands of bins off). Exact by construction: lo and hi keep
+// edge(lo) <= v < edge(hi) from the first comparison on (edge(0) <= v < edge(nbins) at the
+// ends), and lo is returned when hi = lo + 1. The edges never decrease (fma rounds
+// monotonically, and e_{nbins-1} <= xmax for fewer than 2^50 bins), so that k is the only one.
+template <class V, class Index, class Edge>
+KOKKOS_FUNCTION Index search_bin(V v, Index k, Index nbins, const Edge& edge);
+
+template <class V, class E, class Index, class Edge>
+KOKKOS_FORCEINLINE_FUNCTION Index exact_bin(V v, E estimate, Index nbins, const Edge& edge) {
+  // (NaN and below 0: 0; E(nbins - 1) rounded up bounds the truncation by nbins - 1 still)
+  const E e = estimate > E(0) ? estimate : E(0);
+  const Index k = e < E(nbins - 1) ? Index(e) : nbins - 1;
+  if (!(v < edge(k)) && v < edge(k + 1)) return k;
+  return search_bin(v, k, nbins, edge);
+}
+
+// exact_bin where k is not v's bin: outwards from k, then bisection.
+template <class V, class Index, class Edge>
+KOKKOS_FUNCTION Index search_bin(V v, Index k, Index nbins, const Edge& edge) {
+  Index lo, hi;  // edge(lo) <= v < edge(hi)
+  // (steps of 1, 2, 4, ...: a step doubles after a move by it, 2 step - 1 in all, less than nbins)
+  if (v < edge(k)) {
+    hi = k;  // k > 0: edge(0) <= v
+    for (Index step = 1;; step *= 2) {
+      if (hi <= step) {
+        lo = 0;
+        break;
+      }
+      lo = hi - step;
+      if (!(v < edge(lo))) break;
+      hi = lo;
+    }
+  } else {
+    lo = k + 1;  // v >= edge(k + 1), so k + 1 < nbins: v < edge(nbins)
+    for (Index step = 1;; step *= 2) {
+      if (nbins - lo <= step) {
+        hi = nbins;
+        break;
+      }
+      hi = lo + step;
+      if (v < edge(hi)) break;
+      lo = hi;
+    }
+  }
+  while (hi - lo > 1) {
+    const Index mid = lo + (hi - lo) / 2;
+    if (v < edge(mid)) hi = mid;
+    else lo = mid;
+  }
+  return lo;
+}
+
 // Bin edges e_k = fma(k, width, xmin) (double, one rounding: the same on every backend and
 // with any contraction flags), e_nbins = xmax; value v goes to the bin k with
-// e_k <= v < e_{k + 1}. The estimate (v - xmin) * (1 / width) can round across an edge: one
-// step back or forward against the edges themselves puts v where the edges say.
+// e_k <= v < e_{k + 1} (exact_bin, from the estimate (v - xmin) * (1 / width)).
 struct Bins {
   double xmin, xmax, width, inverse_width;
   std::int64_t nbins;
@@ -27,14 +86,14 @@ struct Bins {
   KOKKOS_FUNCTION double edge(std::int64_t k) const {
     return k >= nbins ? xmax : Kokkos::fma(double(k), width, xmin);
   }
+  // The bin of v from an estimate of it (any), for v in [xmin, xmax).
+  KOKKOS_FUNCTION std::int64_t locate(double v, double estimate) const {
+    return exact_bin(v, estimate, nbins, [this](std::int64_t k) { return edge(k); });
+  }
   // The bin of v, or -1 when v is outside [xmin, xmax) or NaN.
   KOKKOS_FUNCTION std::int64_t operator()(double v) const {
     if (!(v >= xmin && v < xmax)) return -1;
-    std::int64_t k = std::int64_t((v - xmin) * inverse_width);
-    if (k >= nbins) k = nbins - 1;
-    if (v < edge(k)) --k;
-    else if (k + 1 < nbins && v >= edge(k + 1)) ++k;
-    return k;
+    return locate(v, (v - xmin) * inverse_width);
   }
 };
 

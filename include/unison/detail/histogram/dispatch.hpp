@@ -8,6 +8,23 @@
 
 namespace unison::detail {
 
+// The private histograms per team that histogram keeps in team scratch for nbins bins of values
+// of type T on exec (a power of two: as many as fit, up to Tuning::copies; on CPUs that count in
+// packs, one per lane), or 0 where even one does not fit: then every value takes a global atomic.
+template <class Exec, class T>
+int histogram_team_copies(const Exec& exec, std::int64_t nbins) {
+  using Tuning = backends::HistogramTuning<Exec>;
+  using Teams = HistogramTeams<Exec, Kokkos::View<const T*, typename Exec::memory_space>,
+                               Kokkos::View<std::int64_t*, typename Exec::memory_space>, true>;
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  std::size_t room = Policy(exec, 1, Tuning::team_size).scratch_size_max(Tuning::scratch_level);
+  if (room > Tuning::max_scratch_bytes) room = Tuning::max_scratch_bytes;
+  int copies = Tuning::copies;
+  if constexpr (Tuning::packs && backends::has_pack_v<T>) copies = Teams::host_copies;
+  while (copies > 1 && Teams::scratch_bytes(copies, nbins) > room) copies /= 2;
+  return nbins < INT32_MAX && Teams::scratch_bytes(copies, nbins) <= room ? copies : 0;
+}
+
 // Enqueues counts = 0, then the counts of x in `bins` on exec; fn names the public function in
 // errors.
 template <class Exec, class XV, class CV>
@@ -25,14 +42,8 @@ void histogram_launch(const char* fn, const Exec& exec, const XV& x, const CV& c
   using Teams = HistogramTeams<Exec, XV, CV, true>;
   using T = typename XV::non_const_value_type;
   using Policy = Kokkos::TeamPolicy<Exec>;
-  std::size_t room = Policy(exec, 1, Tuning::team_size).scratch_size_max(Tuning::scratch_level);
-  if (room > Tuning::max_scratch_bytes) room = Tuning::max_scratch_bytes;
-  // As many copies as fit (a power of two up to Tuning::copies; on CPUs that count in packs, one
-  // per lane), else global atomics.
-  int copies = Tuning::copies;
-  if constexpr (Tuning::packs && backends::has_pack_v<T>) copies = Teams::host_copies;
-  while (copies > 1 && Teams::scratch_bytes(copies, nbins) > room) copies /= 2;
-  if (nbins < INT32_MAX && Teams::scratch_bytes(copies, nbins) <= room) {
+  const int copies = histogram_team_copies<Exec, T>(exec, nbins);
+  if (copies > 0) {
     // Teams: enough to fill the device (GPU) or one per thread (CPU), each with a block of at
     // least min_per_team values (fewer teams for small x), and at most 2^32 - 1 values so that
     // a private count cannot overflow.
@@ -56,12 +67,14 @@ void histogram_launch(const char* fn, const Exec& exec, const XV& x, const CV& c
     const double margin =
         2 * (std::fabs(origin_error) + 4 * eps * double(nbins + 1) +
              4 * std::numeric_limits<double>::epsilon() * reach * bins.inverse_width);
-    // (a margin of 1: no lane is ever clear, every pack takes the steps)
+    // (a margin of 1: no lane is ever clear, every pack is checked against the edges)
     const T margin_t = margin < 0.25 ? T(margin * (1 + 4 * eps)) : T(1);
-    const bool estimate_in_t =
-        std::is_same_v<T, double> ||
-        (origin_error <= 0.25 && nbins <= (std::int64_t(1) << 20) && T(bins.inverse_width) > 0 &&
-         T(bins.inverse_width) < Kokkos::Experimental::infinity_v<T>);
+    // (and E_nbins - E_0 finite in T: every estimate is finite, below about nbins)
+    const T inverse_t = T(bins.inverse_width), span_t = threshold<T>(xmax) - threshold<T>(xmin);
+    const bool estimate_in_t = std::is_same_v<T, double> ||
+                               (origin_error <= 0.25 && nbins <= (std::int64_t(1) << 20) &&
+                                inverse_t > 0 && inverse_t < Kokkos::Experimental::infinity_v<T> &&
+                                span_t < Kokkos::Experimental::infinity_v<T>);
     Policy policy(exec, int(league), Tuning::team_size);
     policy.set_scratch_size(Tuning::scratch_level,
                             Kokkos::PerTeam(Teams::scratch_bytes(copies, nbins)));

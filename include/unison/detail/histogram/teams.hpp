@@ -15,10 +15,10 @@ namespace unison::detail {
 // bank, so their atomic increments are never replayed, whatever the data. A CPU team is one
 // thread with plain increments: one copy, or up to host_copies when it counts in packs
 // (count_packs).
-// The bin of v: an estimate of (v - E_0) / width, then steps against the thresholds E_k (a table in
-// scratch) until E_k <= v < E_{k+1}: exact for any estimate, one comparison each way when the
-// estimate is right; the estimate in T from E_0 (EstimateInT: float when its rounding stays well
-// below a bin) or in double from xmin. x is read in chunks of K values (16 bytes on a GPU) where it
+// The bin of v: exact_bin (bins.hpp) against the thresholds E_k (a table in scratch) from an
+// estimate of (v - E_0) / width: exact for any estimate, two comparisons when the estimate is
+// right; the estimate in T from E_0 (EstimateInT: float when its rounding stays well below a bin)
+// or in double from xmin. x is read in chunks of K values (16 bytes on a GPU) where it
 // is contiguous, U chunks at a time per thread (more loads in flight).
 template <class Exec, class X, class C, bool EstimateInT>
 struct HistogramTeams {
@@ -58,14 +58,15 @@ struct HistogramTeams {
   // CPUs: count x[begin, end) (contiguous) in blocks of `block` values. First the block's bins,
   // a pack of T at a time: each lane's estimate from E_0 in T (lo, hi: E_0 and E_nbins), which
   // alone places a full pack whose every lane it makes certain (the common case: no range
-  // check, no clamp); else the lanes outside [E_0, E_nbins) go to the discard row and, a pack
-  // of doubles at a time, steps until every lane has e_k <= v < e_{k+1}, with the edges
+  // check, no clamp); else the lanes outside [E_0, E_nbins) go to the discard row, and a pack
+  // of doubles at a time checks each estimate's bin, e_k <= v < e_{k+1}, with the edges
   // computed as Bins computes them, fma(k, width, xmin) in double (v >= E_k exactly when
-  // v >= e_k: the same bins as the scalar code's thresholds); values outside [xmin, xmax) or
-  // NaN go to the discard row. Each value's counter (its bin's row, copy i % copies) goes into a
-  // buffer of 32-bit offsets, and then the block's counters are incremented in order: the
-  // copies keep a run of equal values from waiting on its own previous increment. With 16
-  // copies or more, 16 consecutive values' counters are all different, and where the CPU's
+  // v >= e_k: the same bins as the scalar code's thresholds); a lane whose bin it is not (its
+  // value within the estimate's error of an edge) takes exact_bin (Bins::locate) from it. Values
+  // outside [xmin, xmax) or NaN go to the discard row. Each value's counter (its bin's row, copy i
+  // % copies) goes into a buffer of 32-bit offsets, and then the block's counters are incremented
+  // in order: the copies keep a run of equal values from waiting on its own previous increment.
+  // With 16 copies or more, 16 consecutive values' counters are all different, and where the CPU's
   // scatter pays (backends::increment16) they are incremented 16 at a time.
   void count_packs(const T* x, std::int64_t n, T lo, T hi, const Scratch& hist) const {
     using V = backends::Pack<T>;
@@ -111,7 +112,8 @@ struct HistogramTeams {
       const auto in = (v >= first) & (v < end);
       const I valid = __builtin_convertvector(in, I) & (lane < lanes);
       const V safe = in ? v : first;
-      // (safe - E_0) / width is in [0, nbins] (to rounding): truncation is the floor.
+      // (safe - E_0) / width is in [0, nbins] (to rounding; finite: E_nbins - E_0 is, see
+      // histogram_launch): truncation is the floor.
       const V estimate = (safe - first) * inverse;
       I k = __builtin_convertvector(estimate, I);
       k = k > last_bin ? last_bin : k;
@@ -123,22 +125,23 @@ struct HistogramTeams {
         backends::store(offset + j, ((valid ? k : discard) << shift) + ((lane + j) & (copies - 1)));
         return;
       }
-      // -1 where a lane's value lies below its bin, +1 where above, else 0 (LD lanes).
+      // -1 where a lane's value lies below its bin, +1 where above, else 0 (LD lanes). The lanes
+      // off (few, or every lane where the margin is 1) take exact_bin one by one.
       const auto steps = [&](const DT& vp, const DI& kp) {
         const D vd = __builtin_convertvector(vp, D), kd = __builtin_convertvector(kp, D);
         const auto down = vd < backends::fma(kd, width, xmin);
         const auto up = (kd < last) & (vd >= backends::fma(kd + one, width, xmin));
         return DI(__builtin_convertvector(down, DI) - __builtin_convertvector(up, DI));
       };
-      for (;;) {
-        I step;
-        if constexpr (parts == 1) step = steps(safe, k);
-        else
-          step = backends::join(steps(backends::half<0>(safe), backends::half<0>(k)),
-                                steps(backends::half<1>(safe), backends::half<1>(k)));
-        if (!backends::any(step != 0)) break;
-        k += step;
-      }
+      I step;
+      if constexpr (parts == 1) step = steps(safe, k);
+      else
+        step = backends::join(steps(backends::half<0>(safe), backends::half<0>(k)),
+                              steps(backends::half<1>(safe), backends::half<1>(k)));
+      const I off = (step != 0) & valid;
+      if (backends::any(off))
+        for (int l = 0; l < L; ++l)
+          if (off[l]) k[l] = std::int32_t(bins.locate(double(safe[l]), double(k[l])));
       backends::store(offset + j, ((valid ? k : discard) << shift) + ((lane + j) & (copies - 1)));
     };
     for (std::int64_t i = 0; i < n; i += block) {
@@ -200,12 +203,10 @@ struct HistogramTeams {
     const T lo = edge(0), hi = edge(nbins);
     const auto add = [&](T v) {
       if (!(v >= lo && v < hi)) return;  // outside [xmin, xmax), or NaN
+      // exact_bin against the thresholds (E_0 <= v < E_nbins): fewer than 2^31 bins here.
       int k;
-      if constexpr (EstimateInT) k = int((v - lo) * inverse_width_t);
-      else k = int((double(v) - bins.xmin) * bins.inverse_width);
-      k = k < 0 ? 0 : (k >= nbins ? nbins - 1 : k);
-      while (v < edge(k)) --k;       // stops at 0: v >= E_0
-      while (v >= edge(k + 1)) ++k;  // stops at nbins - 1: v < E_nbins
+      if constexpr (EstimateInT) k = int(exact_bin(v, (v - lo) * inverse_width_t, nbins, edge));
+      else k = int(exact_bin(v, (double(v) - bins.xmin) * bins.inverse_width, nbins, edge));
       if constexpr (Tuning::team_size == 1) ++hist(k, copy);
       else Kokkos::atomic_add(&hist(k, copy), std::uint32_t(1));
     };
