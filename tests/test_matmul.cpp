@@ -1,16 +1,20 @@
 // matmul_reduce against a float64 host reference on every backend: every method, float and
 // double, LayoutRight, LayoutLeft and strided operands, sizes around the tile shapes, the seed
 // size on GPUs (positive data: relative error per element below 1e-5 in float32; signed data
-// elsewhere, each element within 1e-5 of the size of its terms), and every documented error.
+// elsewhere, each element within 1e-5 of the size of its terms), sums past the value type's
+// range (against a long double reference), NaN and infinities in the data, and every
+// documented error.
 // Beside them, the suites every family has: MatmulPreconditions, MatmulDeterminism,
 // MatmulLabels and MatmulInstance (tests/preconditions.hpp, determinism.hpp, labels.hpp).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -227,6 +231,30 @@ void test_errors() {
       [&] { unison::matmul_reduce(exec, tall, wide, big_out, MatmulMethod::gemm); }, fn,
       {"the gemm method's temporary A.B (1000000x1000000) with its partial column sums needs ",
        std::string(" bytes free in the ") + Mem::name() + " memory space"}));
+  // A temporary of (2^31 - 1)^2 floats, more bytes than a 64-bit size counts: refused as such.
+  // A (2^31 - 1 x 1) and B (1 x 2^31 - 1) view one float, out (2^31 - 1) the addresses just past
+  // A's: never read nor written, the call being refused before anything runs.
+  Kokkos::View<float*, Mem> x("x", 1);
+  const std::int64_t max_int = std::numeric_limits<int>::max();
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  Kokkos::View<float**, Mem, Unmanaged> taller(x.data(), max_int, 1), wider(x.data(), 1, max_int);
+  Kokkos::View<float*, Mem, Unmanaged> out_past(
+      reinterpret_cast<float*>(reinterpret_cast<std::uintptr_t>(x.data()) +
+                               std::uintptr_t(max_int) * sizeof(float)),
+      max_int);
+  const auto huge = [&] {
+    unison::matmul_reduce(exec, taller, wider, out_past, MatmulMethod::gemm);
+  };
+  EXPECT_TRUE(throws_invalid(
+      huge, fn,
+      {"the gemm method's temporary A.B (2147483647x2147483647) with its partial column sums "
+       "needs about ",
+       "e+19 bytes, more than 2^63 - 1"}));
+  try {
+    huge();
+  } catch (const std::exception& e) {
+    EXPECT_EQ(std::string(e.what()).find("18446744073709551615"), std::string::npos) << e.what();
+  }
   // The caller's workspace: too small, or overlapping an operand.
   const auto need = unison::matmul_reduce_workspace_size<Exec>(6, 5, 4, MatmulMethod::reassociated);
   Kokkos::View<float*, Mem> small("small", need - 1), work("work", need);
@@ -252,6 +280,190 @@ void test_errors() {
   EXPECT_ANY_THROW(unison::matmul_reduce(exec, right, left, out, MatmulMethod::gemm));
   exec.fence();
   for (double v : to_host(out)) EXPECT_EQ(v, 3.0);
+}
+
+// Range: sums that leave the value type's range while the result does not. Compared with a long
+// double host reference (64-bit mantissa and a 15-bit exponent on x86-64: no overflow here),
+// each element within tolerance<T>() of the size of its terms, 1^T |A| |B|.
+
+// out[j] = sum_i (A B)[i, j] as (1^T A) B in long double; `abs` takes |A| and |B|.
+std::vector<long double> reference_wide(const std::vector<double>& a, const std::vector<double>& b,
+                                        long m, long k, long n, bool abs = false) {
+  std::vector<long double> s(std::size_t(k), 0.0L), out(std::size_t(n), 0.0L);
+  const auto at = [&](const std::vector<double>& v, long i) {
+    const long double x = v[std::size_t(i)];
+    return abs ? std::fabs(x) : x;
+  };
+  for (long i = 0; i < m; ++i)
+    for (long p = 0; p < k; ++p) s[std::size_t(p)] += at(a, i * k + p);
+  for (long p = 0; p < k; ++p)
+    for (long j = 0; j < n; ++j) out[std::size_t(j)] += s[std::size_t(p)] * at(b, p * n + j);
+  return out;
+}
+
+// Finite and |got - ref| <= tol * scale elementwise, in long double.
+::testing::AssertionResult close_wide(const std::vector<double>& got,
+                                      const std::vector<long double>& ref,
+                                      const std::vector<long double>& scale, double tol) {
+  for (std::size_t j = 0; j < ref.size(); ++j)
+    if (!std::isfinite(got[j]) || !(std::fabs(got[j] - ref[j]) <= tol * scale[j]))
+      return ::testing::AssertionFailure()
+             << "[" << j << "] got " << got[j] << ", expected " << double(ref[j]) << " (scale "
+             << double(scale[j]) << ")";
+  return ::testing::AssertionSuccess();
+}
+
+// A (m x k) and B (k x n) from the host's row-by-row values, every method in `which`, with and
+// without a workspace, against the long double reference.
+template <class Exec, class T, class LA = Kokkos::LayoutRight, class LB = Kokkos::LayoutRight>
+void check_wide(const std::vector<double>& ha, const std::vector<double>& hb, long m, long k,
+                long n, std::vector<MatmulMethod> which, const std::string& what) {
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  Kokkos::View<T**, LA, Mem> A("A", m, k);
+  Kokkos::View<T**, LB, Mem> B("B", k, n);
+  Kokkos::View<T*, Mem> out("out", n);
+  auto a = Kokkos::create_mirror_view(A);
+  auto b = Kokkos::create_mirror_view(B);
+  for (long i = 0; i < m; ++i)
+    for (long p = 0; p < k; ++p) a(i, p) = T(ha[std::size_t(i * k + p)]);
+  for (long p = 0; p < k; ++p)
+    for (long j = 0; j < n; ++j) b(p, j) = T(hb[std::size_t(p * n + j)]);
+  Kokkos::deep_copy(A, a);
+  Kokkos::deep_copy(B, b);
+  const auto ref = reference_wide(ha, hb, m, k, n);
+  const auto scale = reference_wide(ha, hb, m, k, n, true);
+  for (auto method : which) {
+    if (method == MatmulMethod::gemm && !std::is_same_v<LA, LB>) continue;
+    poison_fill(out);
+    unison::matmul_reduce(exec, A, B, out, method);
+    exec.fence();
+    EXPECT_TRUE(close_wide(to_host(out), ref, scale, tolerance<T>()))
+        << name(method) << ", " << what << ", " << m << "x" << k << "x" << n << ", "
+        << (sizeof(T) == 4 ? "float" : "double");
+    // The workspace of T's own size, from the second element of a View (not aligned to 8
+    // bytes for float: the double sums in it align themselves).
+    const auto size = unison::matmul_reduce_workspace_size<Exec, T>(m, k, n, method);
+    EXPECT_LE(size, unison::matmul_reduce_workspace_size<Exec>(m, k, n, method));
+    Kokkos::View<T*, Mem> all("all", size + 1);
+    const auto work = Kokkos::subview(all, std::make_pair(std::int64_t(1), size + 1));
+    poison_fill(all);
+    poison_fill(out);
+    unison::matmul_reduce(exec, A, B, out, method, work);
+    exec.fence();
+    EXPECT_TRUE(close_wide(to_host(out), ref, scale, tolerance<T>()))
+        << name(method) << " with a workspace, " << what << ", " << m << "x" << k << "x" << n
+        << ", " << (sizeof(T) == 4 ? "float" : "double");
+  }
+}
+
+const std::vector<MatmulMethod> all_methods(std::begin(methods), std::end(methods));
+const std::vector<MatmulMethod> reassociated_only = {MatmulMethod::automatic,
+                                                     MatmulMethod::reassociated};
+
+// Where long double is no wider than double, no reference for double data near its largest value.
+constexpr bool wide_reference = std::numeric_limits<long double>::max_exponent > 1024;
+
+template <class Exec>
+void test_sums_past_the_range() {
+  // A's column sum passes float's largest value (6e38) before its last term brings it back: every
+  // method gives 3e28 (each element of A.B is small).
+  check_wide<Exec, float>({3e38, 3e38, -3e38}, {1e-10}, 3, 1, 1, all_methods, "A's column sum");
+  if (wide_reference)
+    check_wide<Exec, double>({1.5e308, 1.5e308, -1.5e308}, {1e-10}, 3, 1, 1, all_methods,
+                             "A's column sum");
+  // Without cancellation: 6e28, 3e298.
+  check_wide<Exec, float>({3e38, 3e38}, {1e-10}, 2, 1, 1, all_methods, "A's column sum");
+  if (wide_reference)
+    check_wide<Exec, double>({1.5e308, 1.5e308}, {1e-10}, 2, 1, 1, all_methods, "A's column sum");
+  // A.B's column sums pass the range (the gemm method's too): 3e38, 1.5e308. The tiled method
+  // sums them in T (documented).
+  const std::vector<MatmulMethod> but_tiled = {MatmulMethod::automatic, MatmulMethod::gemm,
+                                               MatmulMethod::reassociated};
+  check_wide<Exec, float>({3e38, 3e38, -3e38}, {1}, 3, 1, 1, but_tiled, "A.B's column sum");
+  if (wide_reference)
+    check_wide<Exec, double>({1.5e308, 1.5e308, -1.5e308}, {1}, 3, 1, 1, but_tiled,
+                             "A.B's column sum");
+  // The sum over k of s_p B[p, j] passes the range while out does not (1.5e38, 1.5e308), and
+  // B's columns mixed: large, small, and cancelling. The tiled and gemm methods compute that
+  // same sum as an element of A.B (m = 1), whose range is the value type's (documented): only
+  // the reassociated method is asked for it.
+  check_wide<Exec, float>({3e38, 3e38, 3e38}, {1, 1e-30f, 2, 1, 1e-30f, -1, -1.5, 1e-30f, -1}, 1, 3,
+                          3, reassociated_only, "the sum over k");
+  if (wide_reference)
+    check_wide<Exec, double>({1e308, 1e308, 1e308}, {1, 1e-300, 2, 1, 1e-300, -1, -1.5, 1e-300, -1},
+                             1, 3, 3, reassociated_only, "the sum over k");
+  // Column sums of A past the range and products s_p B[p, j] past it, the result within it:
+  // A's column sums are 9e38 (4.5e308), B's elements 0.5 and -0.25: 2.25e38 (1.125e308).
+  check_wide<Exec, float>({3e38, 3e38, 3e38, 3e38, 3e38, 3e38}, {0.5, -0.25}, 3, 2, 1, all_methods,
+                          "products of large column sums");
+  if (wide_reference)
+    check_wide<Exec, double>({1.5e308, 1.5e308, 1.5e308, 1.5e308, 1.5e308, 1.5e308}, {0.5, -0.25},
+                             3, 2, 1, all_methods, "products of large column sums");
+}
+
+// Random data near the largest magnitude of T, random signs, A (m x k) with |A| in [0.5, 1] of
+// it, B (k x n) in [-1, 1] / (m k): every element of A.B and every column sum of it within range,
+// A's column sums beyond it. Odd sizes, more rows than one block of the column sums (256 on a
+// CPU, 64 on a GPU), both layouts.
+template <class Exec, class T, class LA, class LB>
+void check_near_max(long m, long k, long n) {
+  auto rng = engine();
+  const double big = double(std::numeric_limits<T>::max());
+  std::uniform_real_distribution<double> mag(0.5, 1.0), unit(-1.0, 1.0);
+  std::vector<double> ha(std::size_t(m * k)), hb(std::size_t(k * n));
+  for (auto& x : ha) x = double(T((rng() & 1 ? 1 : -1) * mag(rng) * big));
+  for (auto& x : hb) x = double(T(unit(rng) / double(m * k)));
+  check_wide<Exec, T, LA, LB>(ha, hb, m, k, n, all_methods, "near the largest value");
+}
+
+template <class Exec>
+void test_near_max() {
+  for (auto s : {std::array<long, 3>{37, 23, 19}, std::array<long, 3>{301, 45, 29},
+                 std::array<long, 3>{1031, 7, 3}}) {
+    check_near_max<Exec, float, Kokkos::LayoutRight, Kokkos::LayoutRight>(s[0], s[1], s[2]);
+    check_near_max<Exec, float, Kokkos::LayoutLeft, Kokkos::LayoutLeft>(s[0], s[1], s[2]);
+    if (wide_reference) {
+      check_near_max<Exec, double, Kokkos::LayoutRight, Kokkos::LayoutRight>(s[0], s[1], s[2]);
+      check_near_max<Exec, double, Kokkos::LayoutLeft, Kokkos::LayoutRight>(s[0], s[1], s[2]);
+    }
+  }
+}
+
+// NaN and infinities in A or B reach the elements of out whose terms hold them: +inf in A with
+// B positive makes every element +inf; a NaN in B's column 2 makes out[2] NaN, the other elements
+// as without it.
+template <class Exec, class T>
+void check_non_finite() {
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  const long m = 5, k = 4, n = 3;
+  Kokkos::View<T**, Kokkos::LayoutRight, Mem> A("A", m, k), B("B", k, n);
+  Kokkos::View<T*, Mem> out("out", n);
+  fill(A, uniform<T>(0.5, 1));
+  fill(B, uniform<T>(0.5, 1));
+  const auto ref = reference(to_host(A), to_host(B), m, k, n);
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  Kokkos::View<T**, Kokkos::LayoutRight, Mem> A_inf("A_inf", m, k), B_nan("B_nan", k, n);
+  Kokkos::deep_copy(A_inf, A);
+  Kokkos::deep_copy(B_nan, B);
+  Kokkos::deep_copy(Kokkos::subview(A_inf, 2, 1), inf);
+  Kokkos::deep_copy(Kokkos::subview(B_nan, 3, 2), nan);
+  for (auto method : methods) {
+    poison_fill(out);
+    unison::matmul_reduce(exec, A_inf, B, out, method);
+    exec.fence();
+    for (double v : to_host(out))
+      EXPECT_EQ(v, double(inf)) << name(method) << ", +inf in A, "
+                                << (sizeof(T) == 4 ? "float" : "double");
+    poison_fill(out);
+    unison::matmul_reduce(exec, A, B_nan, out, method);
+    exec.fence();
+    const auto got = to_host(out);
+    EXPECT_TRUE(std::isnan(got[2])) << name(method) << ", NaN in B: " << got[2];
+    EXPECT_TRUE(close({got[0], got[1]}, {ref[0], ref[1]}, tolerance<T>()))
+        << name(method) << ", NaN in B's column 2, " << (sizeof(T) == 4 ? "float" : "double");
+  }
 }
 
 // The gemm method runs on the library matmul_gemm_library names: Kokkos Kernels announces its
@@ -311,6 +523,12 @@ TYPED_TEST(Matmul, sizes_methods_layouts) { test_sizes<TypeParam>(); }
 TYPED_TEST(Matmul, strided_and_empty) { test_strided_and_empty<TypeParam>(); }
 TYPED_TEST(Matmul, seed_size) { test_seed_size<TypeParam>(); }
 TYPED_TEST(Matmul, errors) { test_errors<TypeParam>(); }
+TYPED_TEST(Matmul, sums_past_the_range) { test_sums_past_the_range<TypeParam>(); }
+TYPED_TEST(Matmul, near_the_largest_value) { test_near_max<TypeParam>(); }
+TYPED_TEST(Matmul, non_finite_inputs) {
+  check_non_finite<TypeParam, float>();
+  check_non_finite<TypeParam, double>();
+}
 TYPED_TEST(Matmul, gemm_runs_on_the_library_it_names) { test_gemm_library<TypeParam>(); }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 /// Kernels' GEMM followed by a column sum, and the reassociated (1^T A) B.
 
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <string>
 #include <type_traits>
@@ -23,16 +24,29 @@
 
 namespace unison {
 
-/// How matmul_reduce computes out = 1^T (A B):
+/// How matmul_reduce computes out = 1^T (A B), and the range of values each one handles (T: the
+/// value type; every method gives out[j] = +-inf where the exact value is beyond T's range):
 ///  - tiled: A.B one tile at a time in team scratch (MatmulTuning in unison/backends/tuning.hpp),
 ///    each tile summed over its rows there and added to out atomically; A.B is never stored.
 ///    2mkn flops. The order of the atomic additions varies from run to run: so do the last bits.
+///    All in T: every element of A.B, and every partial sum of a column of it (in a tile, and in
+///    out), must stay within T's range, else out[j] is +-inf or NaN.
 ///  - gemm: the library baseline: KokkosBlas::gemm into a temporary m x n matrix, then its
 ///    column sums. cuBLAS underneath on CUDA; on CPUs the host BLAS that the build found
-///    (matmul_gemm_library() says which). 2mkn flops and m*n temporary elements.
+///    (matmul_gemm_library() says which). 2mkn flops and m*n temporary elements. A.B in T, so
+///    every element of it (and the BLAS's partial sums) must stay within T's range; its column
+///    sums as the reassociated method's below.
 ///  - reassociated: the column sums s = 1^T A (length k), then out = s B: 2mk + 2kn flops,
 ///    every element of A and B read once. Rounds differently from the others (other sums).
+///    Handles every finite A and B whose out[j] is within T's range: the sums are in T, and
+///    where one leaves T's range (s[p] or out[j] infinite or NaN from finite data: a partial
+///    sum, or a product s[p] B[p, j], beyond it) it is summed again in double with a wider
+///    exponent, every product and partial sum then kept in range: a second pass over that
+///    column of A (m elements) or of B (k elements), on such data only. out[j] is then within
+///    double's rounding of sum_i sum_p |A[i, p]| |B[p, j]|, rounded to T once.
 ///  - automatic: reassociated.
+/// Sums of products below T's normal range (about 1e-38 for float, 1e-308 for double) lose
+/// relative precision with every method, as IEEE arithmetic does.
 enum class MatmulMethod { automatic, tiled, gemm, reassociated };
 
 /// What KokkosBlas::gemm runs on for execution space Exec in this build: "cuBLAS", "host BLAS"
@@ -54,49 +68,74 @@ std::string matmul_gemm_library() {
 
 namespace unison {
 
-/// How many elements of the value type matmul_reduce's `method` needs as temporary memory for A
-/// (m x k) and B (k x n) on execution space Exec: 0 for tiled; the column sums of A and the
-/// partial sums over blocks of rows for reassociated (and automatic), about k * (m / 64 + 1) +
-/// n * k / 64 elements on a GPU; m x n for A.B and its partial column sums for gemm. What a
-/// workspace given to matmul_reduce must hold at least. Throws unison::invalid_argument for a
-/// negative extent, an unknown method, or a size that does not fit in 64 bits.
-template <class Exec>
+/// How many elements of value type T (float or double) matmul_reduce's `method` needs as
+/// temporary memory for A (m x k) and B (k x n) on execution space Exec: 0 for tiled; for
+/// reassociated (and automatic) the column sums of A and the partial sums over blocks of rows,
+/// about k * (m / 64 + 1) + n * k / 64 elements on a GPU, and 2k doubles (the column sums of A
+/// that overflowed, summed again); for gemm A.B (m x n) and its partial column sums. What a
+/// workspace given to matmul_reduce must hold at least. T = float, the default, gives a size
+/// that serves double too (at most twice what double needs). Throws unison::invalid_argument
+/// for a negative extent, an unknown method, or a size in bytes that does not fit in 63 bits.
+template <class Exec, class T = float>
 std::int64_t matmul_reduce_workspace_size(std::int64_t m, std::int64_t k, std::int64_t n,
                                           MatmulMethod method = MatmulMethod::automatic) {
+  static_assert(std::is_floating_point_v<T>,
+                "unison::matmul_reduce_workspace_size: T must be a floating-point type");
   constexpr const char* fn = "unison::matmul_reduce_workspace_size";
   detail::require(m >= 0 && k >= 0 && n >= 0, fn, "m, k, n are ", m, ", ", k, ", ", n,
                   ", expected 0 or more");
   detail::check_method(fn, method);
   if (m == 0 || k == 0 || n == 0) return 0;
-  const auto parts = detail::workspace_parts<Exec>(m, k, n, method);
-  // The sum in long double first: every term at most ~2^126, no overflow.
-  long double size = 0;
-  for (const auto& part : parts) size += (long double)(part.rows) * (long double)(part.cols);
-  detail::require(size <= (long double)(std::numeric_limits<std::int64_t>::max()), fn,
-                  "m, k, n are ", m, ", ", k, ", ", n, ": the workspace of about ", size,
-                  " elements overflows a 64-bit count");
-  return detail::workspace_offset(parts, 3);
+  const auto parts = detail::workspace_parts<Exec, T>(m, k, n, method);
+  const long double bytes = detail::workspace_bytes<T>(parts);
+  detail::require(bytes <= (long double)(std::numeric_limits<std::int64_t>::max()), fn,
+                  "m, k, n are ", m, ", ", k, ", ", n, ": the workspace of about ", bytes,
+                  " bytes overflows a 64-bit count");
+  return detail::workspace_elements<T>(parts);
 }
 
 }  // namespace unison
+
+namespace unison::detail {
+
+// The elements of T that matmul_reduce's method needs (matmul_reduce_workspace_size<Exec, T>),
+// checked for `function`: refused, as `what` needing more bytes than a 64-bit size counts,
+// before any size is computed in 64-bit integers.
+template <class Exec, class T>
+std::int64_t checked_workspace(const char* function, const std::string& what, std::int64_t m,
+                               std::int64_t k, std::int64_t n, MatmulMethod method) {
+  if (m == 0 || k == 0 || n == 0) return 0;
+  const auto parts = workspace_parts<Exec, T>(m, k, n, method);
+  const long double bytes = workspace_bytes<T>(parts);
+  require(bytes <= (long double)(std::numeric_limits<std::int64_t>::max()), function, what,
+          " needs about ", bytes,
+          " bytes, more than 2^63 - 1, the most a 64-bit size counts (no memory holds it)",
+          method == MatmulMethod::tiled ? "" : "; the tiled method needs no temporary memory");
+  return workspace_elements<T>(parts);
+}
+
+}  // namespace unison::detail
 
 #include <unison/detail/matmul/dispatch.hpp>
 
 namespace unison {
 
 /// out[j] = sum over i of (A B)[i, j], for j < n: the column sums of the product of A (m x k)
-/// and B (k x n), computed by `method` (MatmulMethod). A, B: rank-2 Views of float or double,
-/// any layout (the gemm method: both LayoutLeft or both LayoutRight); out: a rank-1 View of the
-/// same value type, length n, overwritten whatever it held (zeros when m or k is 0). All
-/// accessible from `exec`. The tiled method is asynchronous on `exec`. The gemm and
-/// reassociated methods allocate their temporary memory ("unison::matmul_reduce::work",
-/// matmul_reduce_workspace_size elements) and return once the work on `exec` is done, having
-/// freed it (Kokkos then fences every instance of the backend); the overload with a workspace
-/// does neither.
+/// and B (k x n), computed by `method` (MatmulMethod, which says the range of values each
+/// handles). A, B: rank-2 Views of float or double, any layout (the gemm method: both
+/// LayoutLeft or both LayoutRight); out: a rank-1 View of the same value type, length n,
+/// overwritten whatever it held (zeros when m or k is 0). All accessible from `exec`. The tiled
+/// method is asynchronous on `exec`. The gemm and reassociated methods allocate their temporary
+/// memory ("unison::matmul_reduce::work", matmul_reduce_workspace_size<Exec, T> elements) and
+/// return once the work on `exec` is done, having freed it (Kokkos then fences every instance
+/// of the backend); the overload with a workspace does neither.
+/// NaN and infinities in A or B are data: they propagate as IEEE arithmetic does, to the
+/// elements of out whose terms they enter (NaN, or +-inf where no inf - inf or 0 * inf meets
+/// them; which of the two can differ between methods, whose sums differ).
 /// Throws unison::invalid_argument, before anything runs, when A's columns are not B's rows,
 /// out's length is not B's columns, out overlaps A or B, the gemm method is asked for with
 /// layouts it does not take, or the temporary memory would not fit in the memory free in exec's
-/// memory space.
+/// memory space (or its size in bytes would not fit in 63 bits).
 /// Kernels: "unison::matmul_reduce::tiled" (tiled), "unison::matmul_reduce::{a,b}_{partials,sum}"
 /// (reassociated), KokkosBlas::gemm's and "unison::matmul_reduce::product_{partials,sum}" (gemm),
 /// "unison::matmul_reduce::fill".
@@ -109,15 +148,15 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
   constexpr const char* fn = "unison::matmul_reduce";
   method = detail::check_matmul_reduce(A, B, out, method);
   const std::int64_t m = A.extent(0), k = A.extent(1), n = B.extent(1);
-  const std::int64_t elements = matmul_reduce_workspace_size<Exec>(m, k, n, method);
-  if (elements == 0) {
-    detail::matmul_reduce_run(exec, A, B, out, method, static_cast<T*>(nullptr));
-    return;
-  }
   const std::string what = method == MatmulMethod::gemm
                                ? "the gemm method's temporary A.B (" + std::to_string(m) + "x" +
                                      std::to_string(n) + ") with its partial column sums"
                                : std::string("the reassociated method's temporary column sums");
+  const std::int64_t elements = detail::checked_workspace<Exec, T>(fn, what, m, k, n, method);
+  if (elements == 0) {
+    detail::matmul_reduce_run(exec, A, B, out, method, static_cast<T*>(nullptr));
+    return;
+  }
   const auto work = detail::allocate<Kokkos::View<T*, Mem>>(
       fn, what.c_str(), exec, "unison::matmul_reduce::work", elements);
   detail::matmul_reduce_run(exec, A, B, out, method, work.data());
@@ -125,12 +164,13 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
 }
 
 /// matmul_reduce with the caller's temporary memory: `workspace`, a rank-1 View of the value
-/// type accessible from `exec`, with at least matmul_reduce_workspace_size<Exec>(m, k, n,
-/// method) elements (its contents are overwritten). Every method is then asynchronous on `exec`
-/// and allocates nothing: what a loop that calls matmul_reduce many times wants (each
-/// allocation and free of GPU memory synchronizes the device). The workspace must not be used
-/// by anything else until the work on `exec` is done. Throws unison::invalid_argument as the
-/// other form does, and when the workspace is too small or overlaps A, B or out.
+/// type accessible from `exec`, with at least matmul_reduce_workspace_size<Exec, T>(m, k, n,
+/// method) elements (the default T, float, gives enough for double too) (its contents are
+/// overwritten). Every method is then asynchronous on `exec` and allocates nothing: what a loop
+/// that calls matmul_reduce many times wants (each allocation and free of GPU memory synchronizes
+/// the device). The workspace must not be used by anything else until the work on `exec` is done.
+/// Throws unison::invalid_argument as the other form does, and when the workspace is too small or
+/// overlaps A, B or out.
 template <class Exec, class AV, class BV, class OV, class WV>
 void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out, MatmulMethod method,
                    const WV& workspace) {
@@ -145,11 +185,11 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out, Ma
                 "unison::matmul_reduce: workspace must be accessible from the execution space");
   constexpr const char* fn = "unison::matmul_reduce";
   method = detail::check_matmul_reduce(A, B, out, method);
-  const std::int64_t elements =
-      matmul_reduce_workspace_size<Exec>(A.extent(0), A.extent(1), B.extent(1), method);
+  const std::int64_t elements = detail::checked_workspace<Exec, T>(
+      fn, "the method's workspace", A.extent(0), A.extent(1), B.extent(1), method);
   detail::require(std::int64_t(workspace.extent(0)) >= elements, fn, "workspace has ",
                   workspace.extent(0), " elements, the method needs ", elements,
-                  " (matmul_reduce_workspace_size)");
+                  " (matmul_reduce_workspace_size<Exec, T>)");
   detail::check_disjoint(fn, "workspace", workspace, "A", A);
   detail::check_disjoint(fn, "workspace", workspace, "B", B);
   detail::check_disjoint(fn, "workspace", workspace, "out", out);

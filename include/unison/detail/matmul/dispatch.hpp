@@ -62,7 +62,8 @@ std::pair<std::int64_t, std::int64_t> tiles_of(std::int64_t m, std::int64_t n) {
   return {tiles_m, tiles_n};
 }
 
-// The work, once checked: `work` holds matmul_reduce_workspace_size elements (unused by tiled).
+// The work, once checked: `work` holds matmul_reduce_workspace_size<Exec, T> elements (unused by
+// tiled).
 template <class Exec, class AV, class BV, class OV>
 void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out,
                        MatmulMethod method, typename OV::non_const_value_type* work) {
@@ -102,15 +103,20 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
     return;
   }
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-  using Partials = Kokkos::View<T**, Kokkos::LayoutRight, Mem, Unmanaged>;
-  const auto parts = workspace_parts<Exec>(m, k, n, method);
-  const auto part = [&](int i) {
-    return Partials(work + workspace_offset(parts, i), parts[i].rows, parts[i].cols);
-  };
+  const auto parts = workspace_parts<Exec, T>(m, k, n, method);
+  const auto part = [&](int i) { return workspace_part<T, Mem>(work, parts, i); };
   if (method == MatmulMethod::reassociated) {
-    Kokkos::View<T*, Mem, Unmanaged> s(work + workspace_offset(parts, 0), k);
-    detail::weighted_column_sums(exec, "a", A, s, false, part(1), s);
-    detail::weighted_column_sums(exec, "b", B, s, true, part(2), out);
+    const auto s = Kokkos::subview(part(0), 0, Kokkos::ALL);
+    if constexpr (rescued_v<T>) {
+      const auto ext = workspace_part<double, Mem>(work, parts, 3);
+      detail::weighted_column_sums(exec, "a", A, s, false, part(1), s,
+                                   RescueColumn<AV, decltype(ext)>{A, ext, true});
+      detail::weighted_column_sums(exec, "b", B, s, true, part(2), out,
+                                   RescueWeighted<BV, decltype(s), decltype(ext)>{B, s, ext});
+    } else {
+      detail::weighted_column_sums(exec, "a", A, s, false, part(1), s, NoRescue{});
+      detail::weighted_column_sums(exec, "b", B, s, true, part(2), out, NoRescue{});
+    }
     return;
   }
   // gemm: C = A B in the workspace, in A's layout, then its column sums.
@@ -127,14 +133,18 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
                        Unmanaged>
         b(B);
     const Kokkos::View<T**, Layout, Kokkos::Device<Exec, Mem>, Unmanaged> C(
-        work + workspace_offset(parts, 0), m, n);
+        workspace_part<T, Mem>(work, parts, 0).data(), m, n);
 #ifdef KOKKOSKERNELS_ENABLE_TPL_BLAS
     // The host BLAS on the cores exec runs on (its threads could be bound to one).
     if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible)
       backends::host_blas_for(exec);
 #endif
     KokkosBlas::gemm(exec, "N", "N", T(1), a, b, T(0), C);
-    detail::weighted_column_sums(exec, "product", C, out, false, part(1), out);
+    if constexpr (rescued_v<T>)
+      detail::weighted_column_sums(
+          exec, "product", C, out, false, part(1), out,
+          RescueColumn<decltype(C), WorkspaceView<double, Mem>>{C, {}, false});
+    else detail::weighted_column_sums(exec, "product", C, out, false, part(1), out, NoRescue{});
   }
 }
 
