@@ -28,7 +28,13 @@ template <class... Spaces>
 struct GTestTypes<unison::backends::SpaceList<Spaces...>> {
   using type = ::testing::Types<Spaces...>;
 };
+#if UNISON_TESTS_GPU_ONLY && defined(KOKKOS_ENABLE_CUDA)
+// A build that only checks that the GPU's tests compile (UNISON_TESTS_GPU_ONLY): the host
+// backends' instances are those of a host-only build, compiled there.
+using Backends = ::testing::Types<Kokkos::Cuda>;
+#else
 using Backends = GTestTypes<unison::backends::EnabledSpaces>::type;
+#endif
 
 // Names typed tests after the backend: Elementwise/Serial.add, Elementwise/Cuda.add, ...
 struct BackendName {

@@ -22,9 +22,11 @@
 #include <gtest/gtest.h>
 
 #include <unison/convolve.hpp>
+#include <unison/diffusion.hpp>
 #include <unison/elementwise.hpp>
 #include <unison/examples.hpp>
 #include <unison/histogram.hpp>
+#include <unison/matmul.hpp>
 #include <unison/rowwise.hpp>
 #include <unison/transform.hpp>
 
@@ -383,19 +385,38 @@ TYPED_TEST(Hostile, make_pulses_period_beyond_float) {
   }
 }
 
+// The diffusion's messages name the View whose extents are expected (f: it has no out).
+TYPED_TEST(Hostile, diffusion_messages_name_f) {
+  using Exec = TypeParam;
+  using Field = Kokkos::View<double**, typename Exec::memory_space>;
+  Field f("f", 5, 7), lapl("lapl", 5, 6), next("next", 5, 7);
+  for (int call = 0; call < 2; ++call) {
+    try {
+      if (call == 0) unison::diffuse(Exec(), f, 1, 0.1, lapl);
+      else unison::diffusion_step(Exec(), f, next, lapl, 0.1);
+      ADD_FAILURE() << "not refused";
+    } catch (const unison::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("lapl is 5x6, expected 5x7 (the extents of f)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 constexpr int cases_per_function = 60;
 
 // Runs the element-wise function `call` over random cases of rank 1 and 2, hostile values.
-template <class Exec, class T, int Inputs, class Call, class Ref>
+template <class Exec, class T, int Inputs, int MaxRank = 2, class Call, class Ref>
 void elementwise_cases(const Call& call, const Ref& ref, double ulps, bool hostile = true) {
   auto rng = unison::test::engine();
   int ran = 0, refused = 0;
   for (int k = 0; k < cases_per_function; ++k) {
-    const int rank = k % 2 + 1;
+    const int rank = k % MaxRank + 1;
     const Case c = make_case(rank, Inputs, rng);
     Arena<Exec, T> arena(c.arena, rng, hostile);
     if (rank == 1) check_case<Exec, T, 1, Inputs>(c, arena, call, ref, ulps, ran, refused);
-    else check_case<Exec, T, 2, Inputs>(c, arena, call, ref, ulps, ran, refused);
+    else if constexpr (MaxRank == 2)
+      check_case<Exec, T, 2, Inputs>(c, arena, call, ref, ulps, ran, refused);
     if (::testing::Test::HasFailure()) return;
   }
   // The generator must reach both outcomes, or the suite tests less than it claims.
@@ -459,4 +480,421 @@ TYPED_TEST(Hostile, elementwise_float_and_double) {
   body(0.0);
 }
 
+// make_pulses and hidden_layer (rank 1; out may be an input exactly), on ordinary values.
+TYPED_TEST(Hostile, pulses_and_hidden_layer) {
+  using Exec = TypeParam;
+  const Exec exec;
+  auto body = [&](auto zero) {
+    using T = decltype(zero);
+    SCOPED_TRACE(sizeof(T) == 4 ? "float" : "double");
+    // max(sin(t / period) - 0.3, 0) * amplitude + noise, within the sine's accuracy (the
+    // argument t / period < 8 is rounded to T first: a few ulps of a value near 1).
+    elementwise_cases<Exec, T, 2, 1>(
+        [&](const auto& out, const auto& t, const auto& noise) {
+          unison::make_pulses(exec, t, noise, T(0.5), T(2), out);
+        },
+        [](double t, double noise) {
+          const double s = std::sin(double(T(t / 0.5))) - 0.3;
+          return (s > 0 ? s : 0.0) * 2 + noise;
+        },
+        64, false);
+    for (auto fusion : {unison::Fusion::fused, unison::Fusion::separate})
+      elementwise_cases<Exec, T, 2, 1>(
+          [&](const auto& out, const auto& g, const auto& w) {
+            unison::hidden_layer(exec, g, w, out, fusion);
+          },
+          [](double g, double w) { return std::tanh(double(T(g / 255)) * w); }, 16, false);
+  };
+  body(0.0f);
+  body(0.0);
+}
+
+// The other families: each operand a random layout in one arena (contiguous, strided,
+// transposed, stride 0 for an input), an output now and then laid over an input (refused: these
+// functions write a separate array) or of stride 0 (refused).
+struct Operand {
+  int rank;
+  std::int64_t n0, n1;
+  bool output;
+};
+
+std::vector<Layout> make_family_case(const std::vector<Operand>& ops, std::mt19937_64& rng,
+                                     std::int64_t& arena) {
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const std::int64_t guard = 5;
+  std::int64_t next = guard;
+  std::vector<Layout> ls;
+  for (const auto& op : ops) {
+    Layout l;
+    l.rank = op.rank;
+    l.n0 = op.n0;
+    l.n1 = op.rank == 2 ? op.n1 : 1;
+    const int kind = uni(0, 9);
+    const std::int64_t gap = uni(2, 3);
+    if (op.output && kind == 0 && !ls.empty()) {
+      l = ls[uni(0, int(ls.size()) - 1)];  // over an earlier operand, shifted by 0 or 1
+      l.rank = op.rank;
+      l.n0 = op.n0;
+      l.n1 = op.rank == 2 ? op.n1 : 1;
+      l.offset += uni(0, 1);
+      l.kind = "over an input";
+      ls.push_back(l);
+      continue;
+    }
+    if (kind == 1 && (!op.output || uni(0, 3) == 0)) {
+      l.kind = "broadcast";
+      l.s0 = 0;
+      l.s1 = op.rank == 2 ? 1 : 0;
+    } else if (kind <= 4) {
+      l.kind = "strided";
+      l.s0 = op.rank == 2 ? l.n1 * gap + uni(0, 2) : gap;
+      l.s1 = op.rank == 2 ? gap : 0;
+    } else if (kind <= 6 && op.rank == 2) {
+      l.kind = "transposed";
+      l.s0 = 1;
+      l.s1 = l.n0;
+    } else {
+      l.kind = "contiguous";
+      l.s0 = op.rank == 2 ? l.n1 : 1;
+      l.s1 = op.rank == 2 ? 1 : 0;
+    }
+    l.offset = next;
+    next = std::max(next, l.last() + 1) + guard + uni(0, 3);
+    ls.push_back(l);
+  }
+  for (const auto& l : ls) next = std::max(next, l.last() + 1 + guard);
+  arena = next;
+  return ls;
+}
+
+// Runs `call(arena, layouts)` and checks its outputs against `ref(inputs)`: the elements of
+// every operand as doubles, row by row; ref returns each output's elements row by row. tol is
+// relative to the norm of each output (unison::test::close). Refusals are decided as for the
+// element-wise family, except that no output may share an element with any other operand.
+// How many calls of a test ran and how many were refused: the generator must reach both, or the
+// suite tests less than it claims.
+struct Tally {
+  int ran = 0, refused = 0;
+  ~Tally() {
+    EXPECT_GT(ran, (ran + refused) / 3);
+    EXPECT_GT(refused, 0);
+  }
+};
+
+template <class Exec, class T, class Call, class Ref>
+void family_cases(Tally& tally, const std::function<std::vector<Operand>(std::mt19937_64&)>& shapes,
+                  const Call& call, const Ref& ref, double tol, int cases = cases_per_function) {
+  auto rng = unison::test::engine();
+  int& ran = tally.ran;
+  int& refused = tally.refused;
+  for (int c = 0; c < cases && !::testing::Test::HasFailure(); ++c) {
+    const auto ops = shapes(rng);
+    std::int64_t size = 0;
+    const auto ls = make_family_case(ops, rng, size);
+    Arena<Exec, T> arena(size, rng, false);
+    std::ostringstream trace;
+    Verdict expected = Verdict::must_run;
+    for (std::size_t a = 0; a < ls.size(); ++a) {
+      trace << "operand " << a << ": " << ls[a].describe() << "; ";
+      if (!ops[a].output || ls[a].size() == 0) continue;
+      if (self_overlapping(ls[a])) expected = Verdict::must_refuse;
+      for (std::size_t b = 0; b < ls.size(); ++b) {
+        if (b == a) continue;
+        if (share_element(ls[a], ls[b])) expected = Verdict::must_refuse;
+        else if (may_be_refused_as_overlap(ls[a], ls[b]) && expected == Verdict::must_run)
+          expected = Verdict::may_refuse;
+      }
+    }
+    SCOPED_TRACE(trace.str());
+    bool threw = false;
+    std::string what;
+    try {
+      call(arena, ls);
+      Kokkos::fence();
+    } catch (const unison::invalid_argument& e) {
+      threw = true;
+      what = e.what();
+    }
+    const auto after = arena.now();
+    std::vector<char> is_out(after.size(), 0);
+    if (threw) {
+      ++refused;
+      EXPECT_NE(expected, Verdict::must_run) << "refused a valid call: " << what;
+    } else {
+      ++ran;
+      EXPECT_NE(expected, Verdict::must_refuse) << "ran a call whose output overlaps an operand";
+      std::vector<std::vector<double>> in;
+      for (const auto& l : ls) {
+        std::vector<double> v;
+        for (auto k : l.addresses()) v.push_back(double(arena.before[k]));
+        in.push_back(v);
+      }
+      const auto want = ref(in, ls);
+      std::size_t o = 0;
+      for (std::size_t a = 0; a < ls.size(); ++a) {
+        if (!ops[a].output) continue;
+        std::vector<double> got;
+        for (auto k : ls[a].addresses()) {
+          got.push_back(double(after[k]));
+          is_out[k] = 1;
+        }
+        EXPECT_TRUE(unison::test::close(got, want.at(o++), tol)) << "output operand " << a;
+      }
+    }
+    int shown = 0;
+    for (std::size_t k = 0; k < after.size(); ++k)
+      if (!is_out[k] && !same_bits(after[k], arena.before[k]) && shown++ < 4)
+        ADD_FAILURE() << "arena element " << k
+                      << " outside the outputs changed: " << arena.before[k] << " -> " << after[k]
+                      << (threw ? " (by a refused call)" : "");
+  }
+}
+
+template <class T>
+constexpr double sum_tol() {
+  return std::is_same_v<T, float> ? 2e-6 : 1e-13;
+}
+
+TYPED_TEST(Hostile, convolve) {
+  using Exec = TypeParam;
+  const Exec exec;
+  Tally tally;
+  auto body = [&](auto zero) {
+    using T = decltype(zero);
+    for (auto mode :
+         {unison::ConvolveMode::full, unison::ConvolveMode::same, unison::ConvolveMode::valid})
+      for (auto alg : {unison::ConvolveAlgorithm::automatic, unison::ConvolveAlgorithm::direct,
+                       unison::ConvolveAlgorithm::tiled}) {
+        family_cases<Exec, T>(
+            tally,
+            [&](std::mt19937_64& rng) {
+              const std::int64_t n = std::uniform_int_distribution<int>(1, 90)(rng);
+              const std::int64_t m =
+                  std::uniform_int_distribution<int>(1, int(std::min<std::int64_t>(n, 9)))(rng);
+              return std::vector<Operand>{{1, n, 1, false},
+                                          {1, m, 1, false},
+                                          {1, unison::convolve_extent(n, m, mode), 1, true}};
+            },
+            [&](auto& arena, const std::vector<Layout>& l) {
+              unison::convolve(exec, arena.template view<1>(l[0]), arena.template view<1>(l[1]),
+                               arena.template view<1>(l[2]), mode, alg);
+            },
+            [&](const std::vector<std::vector<double>>& in, const std::vector<Layout>&) {
+              const auto &x = in[0], &k = in[1];
+              const std::int64_t n = x.size(), m = k.size();
+              std::vector<double> full(n + m - 1, 0.0);
+              for (std::int64_t i = 0; i < n; ++i)
+                for (std::int64_t j = 0; j < m; ++j) full[i + j] += x[i] * k[j];
+              const std::int64_t first = mode == unison::ConvolveMode::full   ? 0
+                                         : mode == unison::ConvolveMode::same ? (m - 1) / 2
+                                                                              : m - 1;
+              const std::int64_t len = unison::convolve_extent(n, m, mode);
+              return std::vector<std::vector<double>>{
+                  std::vector<double>(full.begin() + first, full.begin() + first + len)};
+            },
+            sum_tol<T>(), 12);
+      }
+  };
+  body(0.0f);
+  body(0.0);
+}
+
+TYPED_TEST(Hostile, l2_norm_and_matmul_reduce) {
+  using Exec = TypeParam;
+  const Exec exec;
+  Tally tally;
+  auto body = [&](auto zero) {
+    using T = decltype(zero);
+    family_cases<Exec, T>(
+        tally,
+        [&](std::mt19937_64& rng) {
+          const std::int64_t n = std::uniform_int_distribution<int>(0, 40)(rng);
+          const std::int64_t k = std::uniform_int_distribution<int>(1, 20)(rng);
+          return std::vector<Operand>{{2, n, k, false}, {1, n, 1, true}};
+        },
+        [&](auto& arena, const std::vector<Layout>& l) {
+          unison::l2_norm(exec, arena.template view<2>(l[0]), arena.template view<1>(l[1]));
+        },
+        [&](const std::vector<std::vector<double>>& in, const std::vector<Layout>&) {
+          const auto& V = in[0];
+          const std::size_t n = in[1].size(), k = n ? V.size() / n : 0;
+          std::vector<double> out(n, 0.0);
+          for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = 0; j < k; ++j) out[i] += V[i * k + j] * V[i * k + j];
+            out[i] = std::sqrt(out[i]);
+          }
+          return std::vector<std::vector<double>>{out};
+        },
+        sum_tol<T>());
+    for (auto method : {unison::MatmulMethod::automatic, unison::MatmulMethod::tiled}) {
+      family_cases<Exec, T>(
+          tally,
+          [&](std::mt19937_64& rng) {
+            auto uni = [&](int lo, int hi) {
+              return std::uniform_int_distribution<int>(lo, hi)(rng);
+            };
+            const std::int64_t m = uni(1, 30), k = uni(1, 20), n = uni(1, 25);
+            return std::vector<Operand>{{2, m, k, false}, {2, k, n, false}, {1, n, 1, true}};
+          },
+          [&](auto& arena, const std::vector<Layout>& l) {
+            unison::matmul_reduce(exec, arena.template view<2>(l[0]), arena.template view<2>(l[1]),
+                                  arena.template view<1>(l[2]), method);
+          },
+          [&](const std::vector<std::vector<double>>& in, const std::vector<Layout>&) {
+            const auto &A = in[0], &B = in[1];
+            const std::size_t n = in[2].size(), k = B.size() / n, m = A.size() / k;
+            std::vector<double> out(n, 0.0);
+            for (std::size_t i = 0; i < m; ++i)
+              for (std::size_t p = 0; p < k; ++p)
+                for (std::size_t j = 0; j < n; ++j) out[j] += A[i * k + p] * B[p * n + j];
+            return std::vector<std::vector<double>>{out};
+          },
+          // Sums of m k products of either sign: relative to the output's norm, with room
+          // for cancellation.
+          std::is_same_v<T, float> ? 2e-4 : 1e-11);
+    }
+  };
+  body(0.0f);
+  body(0.0);
+}
+
+TYPED_TEST(Hostile, diffusion_step) {
+  using Exec = TypeParam;
+  const Exec exec;
+  Tally tally;
+  auto body = [&](auto zero) {
+    using T = decltype(zero);
+    for (auto alg : {unison::StencilAlgorithm::automatic, unison::StencilAlgorithm::plain,
+                     unison::StencilAlgorithm::tiled, unison::StencilAlgorithm::streaming}) {
+      family_cases<Exec, T>(
+          tally,
+          [&](std::mt19937_64& rng) {
+            auto uni = [&](int lo, int hi) {
+              return std::uniform_int_distribution<int>(lo, hi)(rng);
+            };
+            const std::int64_t nx = uni(1, 30), ny = uni(1, 40);
+            return std::vector<Operand>{{2, nx, ny, false}, {2, nx, ny, true}, {2, nx, ny, true}};
+          },
+          [&](auto& arena, const std::vector<Layout>& l) {
+            unison::diffusion_step(exec, arena.template view<2>(l[0]), arena.template view<2>(l[1]),
+                                   arena.template view<2>(l[2]), 0.1, alg);
+          },
+          [&](const std::vector<std::vector<double>>& in, const std::vector<Layout>& ls) {
+            const auto& f = in[0];
+            const std::int64_t nx = ls[0].n0, ny = ls[0].n1;
+            auto at = [&](std::int64_t i, std::int64_t j) {
+              return i < 0 || j < 0 || i >= nx || j >= ny ? 0.0 : f[i * ny + j];
+            };
+            std::vector<double> next(f.size()), lapl(f.size());
+            for (std::int64_t i = 0; i < nx; ++i)
+              for (std::int64_t j = 0; j < ny; ++j) {
+                lapl[i * ny + j] =
+                    4 * at(i, j) - ((at(i - 1, j) + at(i + 1, j)) + (at(i, j - 1) + at(i, j + 1)));
+                next[i * ny + j] = at(i, j) - 0.1 * lapl[i * ny + j];
+              }
+            return std::vector<std::vector<double>>{next, lapl};
+          },
+          sum_tol<T>(), 20);
+      // diffuse: f in place, 3 steps, lapl the Laplacian before the last one.
+      if (alg == unison::StencilAlgorithm::streaming) continue;
+      family_cases<Exec, T>(
+          tally,
+          [&](std::mt19937_64& rng) {
+            auto uni = [&](int lo, int hi) {
+              return std::uniform_int_distribution<int>(lo, hi)(rng);
+            };
+            const std::int64_t nx = uni(1, 30), ny = uni(1, 40);
+            return std::vector<Operand>{{2, nx, ny, true}, {2, nx, ny, true}};
+          },
+          [&](auto& arena, const std::vector<Layout>& l) {
+            unison::DiffusionOptions options;
+            options.algorithm = alg;
+            unison::diffuse(exec, arena.template view<2>(l[0]), 3, 0.1,
+                            arena.template view<2>(l[1]), unison::Laplacian::every_step, options);
+          },
+          [&](const std::vector<std::vector<double>>& in, const std::vector<Layout>& ls) {
+            std::vector<double> f = in[0], lapl(f.size());
+            const std::int64_t nx = ls[0].n0, ny = ls[0].n1;
+            for (int step = 0; step < 3; ++step) {
+              auto at = [&](std::int64_t i, std::int64_t j) {
+                return i < 0 || j < 0 || i >= nx || j >= ny ? 0.0 : f[i * ny + j];
+              };
+              for (std::int64_t i = 0; i < nx; ++i)
+                for (std::int64_t j = 0; j < ny; ++j)
+                  lapl[i * ny + j] = 4 * at(i, j) - ((at(i - 1, j) + at(i + 1, j)) +
+                                                     (at(i, j - 1) + at(i, j + 1)));
+              for (std::size_t c = 0; c < f.size(); ++c) f[c] -= 0.1 * lapl[c];
+            }
+            return std::vector<std::vector<double>>{f, lapl};
+          },
+          sum_tol<T>() * 4, 12);
+    }
+  };
+  body(0.0f);
+  body(0.0);
+}
+
+// The histogram: x (float or double, hostile values) strided, transposed out of a matrix or of
+// stride 0; counts (int64) strided or, refused, of stride 0; guards around both. The reference
+// is the documented rule: bin k holds e_k <= v < e_{k+1}, e_k = fma(k, w, xmin), e_nbins = xmax.
+TYPED_TEST(Hostile, histogram) {
+  using Exec = TypeParam;
+  const Exec exec;
+  Tally tally;
+  auto body = [&](auto zero) {
+    using T = decltype(zero);
+    auto rng = unison::test::engine();
+    auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    for (int c = 0; c < cases_per_function && !::testing::Test::HasFailure(); ++c) {
+      const std::int64_t n = uni(0, 200), nbins = uni(1, 40);
+      Layout lx, lc;
+      lx.n0 = n;
+      lx.s0 = uni(0, 6) == 0 ? 0 : uni(1, 3);
+      lx.offset = 5;
+      lx.kind = lx.s0 == 0 ? "broadcast" : "strided";
+      lc.n0 = nbins;
+      lc.s0 = uni(0, 9) == 0 ? 0 : uni(1, 3);
+      lc.offset = 5;
+      lc.kind = lc.s0 == 0 ? "stride 0" : "strided";
+      Arena<Exec, T> xs(lx.last() + 6, rng, true);
+      Arena<Exec, std::int64_t> counts(lc.last() + 6, rng, false);
+      // Ordinary values spread over the range too (the arena's hostile ones rarely fall in it).
+      const double xmin = -3, xmax = uni(0, 1) ? 5 : 1e-3;
+      SCOPED_TRACE("x: " + lx.describe() + "; counts: " + lc.describe());
+      bool threw = false;
+      try {
+        unison::histogram(exec, xs.template view<1>(lx), xmin, xmax, counts.template view<1>(lc));
+        Kokkos::fence();
+      } catch (const unison::invalid_argument&) {
+        threw = true;
+      }
+      const bool must_refuse = lc.s0 == 0 && nbins > 1;
+      EXPECT_EQ(threw, must_refuse);
+      (threw ? tally.refused : tally.ran) += 1;
+      std::vector<std::int64_t> want(nbins, 0);
+      const double w = (xmax - xmin) / double(nbins);
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double v = double(xs.before[lx.at(i, 0)]);
+        if (!(v >= xmin && v < xmax)) continue;
+        std::int64_t k = 0;
+        while (k + 1 < nbins && v >= std::fma(double(k + 1), w, xmin)) ++k;
+        ++want[k];
+      }
+      const auto after = counts.now();
+      for (std::size_t k = 0; k < after.size(); ++k) {
+        const bool is_count = !threw && std::int64_t(k) >= lc.offset &&
+                              (lc.s0 == 0 ? std::int64_t(k) == lc.offset
+                                          : (std::int64_t(k) - lc.offset) % lc.s0 == 0 &&
+                                                (std::int64_t(k) - lc.offset) / lc.s0 < nbins);
+        if (is_count) EXPECT_EQ(after[k], want[(k - lc.offset) / (lc.s0 ? lc.s0 : 1)]) << k;
+        else EXPECT_EQ(after[k], counts.before[k]) << "counts' arena element " << k << " changed";
+      }
+      const auto x_after = xs.now();
+      for (std::size_t k = 0; k < x_after.size(); ++k)
+        EXPECT_TRUE(same_bits(x_after[k], xs.before[k])) << "x's arena element " << k;
+    }
+  };
+  body(0.0f);
+  body(0.0);
+}
 }  // namespace

@@ -92,7 +92,7 @@ void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lap
       !std::is_const_v<typename FN::value_type> && !std::is_const_v<typename L::value_type>,
       "unison::diffusion_step: f_next and lapl must have a non-const value type");
   constexpr const char* fn = "unison::diffusion_step";
-  detail::check_extents(fn, "f_next", f_next, f);
+  detail::check_extents(fn, "f_next", f_next, f, "f");
   detail::check_field<Exec>(fn, f, lapl, coeff);
   detail::check_disjoint(fn, "f_next", f_next, "f", f);
   detail::check_disjoint(fn, "lapl", lapl, "f", f);

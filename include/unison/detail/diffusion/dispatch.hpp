@@ -232,7 +232,7 @@ void check_coeff(const char* fn, double coeff) {
 
 template <class Exec, class F, class L>
 void check_field(const char* fn, const F& f, const L& lapl, double coeff) {
-  check_extents(fn, "lapl", lapl, f);
+  check_extents(fn, "lapl", lapl, f, "f");
   check_coeff<Exec, F>(fn, coeff);
 }
 

@@ -64,7 +64,7 @@ template <class F, class O>
 void check_buffer(const char* fn, const DiffusionBuffer<F>* buffer, const F& f, const char* name,
                   const O& out) {
   if (!buffer) return;
-  check_extents(fn, "buffer", *buffer, f);
+  check_extents(fn, "buffer", *buffer, f, "f");
   check_disjoint(fn, "buffer", *buffer, "f", f);
   check_disjoint(fn, "buffer", *buffer, name, out);
 }
@@ -76,6 +76,7 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   static_checks_field_lapl<Exec, F, L>();
   using T = typename F::non_const_value_type;
   check_field<Exec>(fn, f, lapl, coeff);
+  check_output(fn, "f", f);  // advanced in place: its elements must be distinct
   check_disjoint(fn, "lapl", lapl, "f", f);
   require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
   check_buffer(fn, buffer, f, "lapl", lapl);
@@ -155,6 +156,7 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
           fn, "history is ", history.extent(0), "x", history.extent(1), "x", history.extent(2),
           ", expected (planes)x", f.extent(0), "x", f.extent(1), " with at least one plane");
   check_coeff<Exec, F>(fn, coeff);
+  check_output(fn, "f", f);  // advanced in place: its elements must be distinct
   check_disjoint(fn, "history", history, "f", f);
   require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
   check_buffer(fn, buffer, f, "history", history);
