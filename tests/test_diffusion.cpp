@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <typeinfo>
 #include <utility>
 #include <vector>
@@ -713,6 +715,84 @@ TYPED_TEST(Diffusion, jagged_field) { test_jagged<TypeParam>(); }
 TYPED_TEST(Diffusion, subnormal_field) { test_subnormal<TypeParam>(); }
 TYPED_TEST(Diffusion, errors) { test_errors<TypeParam>(); }
 
+#if UNISON_BACKENDS_HOST_VECTORS
+// The CPU kernels' host-vector step (detail::VectorStep: with fused multiply-adds, the lanes with
+// a small cell or neighbour sum computed without floating-point operations on subnormal numbers)
+// against the one-cell step, lane by lane, bit for bit: cells and neighbours drawn from every
+// magnitude (subnormal, around the smallest normal numbers, up to 2^-96, ordinary, any bit
+// pattern up to 1e30, zeros, sums that nearly cancel 4 x the cell), for coefficients inside
+// and outside the range that takes the special lanes.
+template <class T>
+void check_vector_step(double coeff) {
+  using Vec = typename unison::backends::HostVector<T>::type;
+  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  constexpr int lanes = int(sizeof(Vec) / sizeof(T));
+  auto rng = engine();
+  const auto draw = [&]() {
+    const Bits b = Bits(rng());
+    const int bits = int(8 * sizeof(T)), mantissa = std::numeric_limits<T>::digits - 1;
+    const Bits sign = Bits(1) << (bits - 1);
+    Bits v;
+    switch (rng() % 7) {
+      case 0:
+        v = b & (sign | ((Bits(1) << mantissa) - 1));
+        break;  // subnormal or 0
+      case 1:
+        v = b & (sign | ((Bits(1) << (mantissa + 2)) - 1));
+        break;  // up to 4 x the least normal
+      case 2:
+        v = b & (sign | ((Bits(1) << (mantissa + 5)) - 1));
+        break;  // up to 2^-96 (float)
+      case 3:
+        v = 0;
+        break;
+      case 4:
+        v = b;
+        break;  // any bits (above 1e30, and non-finite: 1, so no sum overflows)
+      default: {
+        const T u = T(std::uniform_real_distribution<double>(-1, 1)(rng));
+        std::memcpy(&v, &u, sizeof v);
+      }
+    }
+    T x;
+    std::memcpy(&x, &v, sizeof x);
+    return std::abs(x) <= T(1e30) ? x : T(1);
+  };
+  const unison::detail::VectorStep<T> step{T(coeff)};
+  long differ = 0;
+  for (int it = 0; it < 20000; ++it) {
+    Vec m, u, d, l, r;
+    for (int e = 0; e < lanes; ++e) {
+      m[e] = draw(), u[e] = draw(), d[e] = draw(), l[e] = draw(), r[e] = draw();
+      if (it % 4 == 0) u[e] = 4 * m[e] - (d[e] + (l[e] + r[e]));  // sums that nearly cancel
+    }
+    Vec lap, next;
+    step(m, (u + d) + (l + r), lap, next);
+    for (int e = 0; e < lanes; ++e) {
+      T one_lap, one_next;
+      unison::detail::stencil<T>(m[e], u[e], d[e], l[e], r[e], T(coeff), one_lap, one_next);
+      if (std::memcmp(&one_lap, &lap[e], sizeof(T)) != 0 ||
+          std::memcmp(&one_next, &next[e], sizeof(T)) != 0) {
+        if (differ++ < 5)
+          ADD_FAILURE() << "coeff " << coeff << ", cell " << double(m[e]) << ", neighbours "
+                        << double(u[e]) << " " << double(d[e]) << " " << double(l[e]) << " "
+                        << double(r[e]) << ": lap " << double(lap[e]) << " (one cell "
+                        << double(one_lap) << "), next " << double(next[e]) << " (one cell "
+                        << double(one_next) << ")";
+      }
+    }
+  }
+  EXPECT_EQ(differ, 0) << "coeff " << coeff << ", " << (sizeof(T) == 4 ? "float" : "double");
+}
+
+TEST(DiffusionHostVectors, vector_step_is_the_cell_step) {
+  for (double coeff : {0.25, 0.1, -0.3, 1.0, 2.5, 0.2371, 1e-30, 3e30}) {
+    check_vector_step<float>(coeff);
+    check_vector_step<double>(coeff);
+  }
+}
+#endif
+
 // ---------------------------------------------------------------------------------------------
 // Preconditions (tests/preconditions.hpp, docs/PRECONDITIONS.md): bad input refused with its
 // message, nothing written.
@@ -784,13 +864,14 @@ void test_diffusion() {
   EXPECT_TRUE(
       throws_invalid([&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::every_step, wide); },
                      dif, {"tile 2147483647x2147483647", "bytes of team scratch"}));
-  // More tiles than one launch can hold: a 1x1 tile on a field of 2^32 cells (a View whose
-  // strides are 0 shows one element as 65536 x 65536, so nothing large is allocated).
+  // More tiles than one launch can hold: a 1x1 tile on a field of 2^32 cells. Nothing large is
+  // allocated: the field and its Laplacian are Views of 65536 x 65536 interleaved elements (every
+  // other one, distinct and disjoint) laid over a small array, refused before any is touched.
   Kokkos::View<float*, Mem> two("two", 2);
-  using Stride0 =
+  using Sparse =
       Kokkos::View<float**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  Stride0 big(two.data(), Kokkos::LayoutStride(65536, 0, 65536, 0)),
-      big_lapl(two.data() + 1, Kokkos::LayoutStride(65536, 0, 65536, 0));
+  Sparse big(two.data(), Kokkos::LayoutStride(65536, 2 * 65536, 65536, 2)),
+      big_lapl(two.data() + 1, Kokkos::LayoutStride(65536, 2 * 65536, 65536, 2));
   DiffusionOptions tiny;
   tiny.algorithm = StencilAlgorithm::tiled;
   tiny.tile_rows = tiny.tile_cols = 1;

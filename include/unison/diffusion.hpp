@@ -8,10 +8,18 @@
 ///   lapl[i, j] = 4 f[i, j] - ((f[i-1, j] + f[i+1, j]) + (f[i, j-1] + f[i, j+1]))
 ///   f_next[i, j] = f[i, j] - coeff * lapl[i, j]
 /// where a neighbour outside the field counts as 0. The sums are grouped in pairs as written, so
-/// the arithmetic is symmetric in the two axes and every variant (plain, tiled, temporally
-/// blocked; LayoutRight or LayoutLeft) does exactly the same operations per cell: on one backend
-/// all give bitwise the same result, on every run. (Backends may differ in the last bit: a GPU
-/// compiler contracts f - coeff * lapl into one fused multiply-add.)
+/// the arithmetic is symmetric in the two axes and every variant (plain, streaming, tiled,
+/// temporally blocked, diffuse_history's; LayoutRight or LayoutLeft) does exactly the same
+/// operations per cell: on one backend of one build all give bitwise the same result, on every
+/// run, whatever the compiler flags (-ffp-contract=fast or off, -O2 or -O3, any -march; not
+/// -ffast-math). Where the code is compiled with fused multiply-adds (GPUs; CPU code whose
+/// instruction set has them, e.g. -march=native on an x86 CPU with AVX2, or AArch64) each line is
+/// one fused multiply-add, rounded once: lapl = fma(4, f, -sum), f_next = fma(-coeff, lapl, f),
+/// written so explicitly, so that no compiler contracts anything else; without them (x86 below
+/// AVX2, the compiler's default -march there) 4 f - sum and coeff * lapl are rounded on their own,
+/// and no compiler can fuse them. A GPU and a CPU with fused multiply-adds then agree bit for bit
+/// (in the default floating-point mode, NaN payloads aside); a CPU build without them may differ
+/// in the last bit.
 
 #include <cmath>
 #include <cstdint>
@@ -184,7 +192,8 @@ void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, con
 /// (options.steps_per_pass, default StencilTuning::history_steps_per_pass, at most the
 /// planes), writing each step's Laplacian to its plane but reading and writing the field once per
 /// pass; elsewhere one step per pass. Every step's arithmetic is that of diffusion_step: the
-/// results are bitwise those of diffuse with Laplacian::every_step on the same backend.
+/// results are bitwise those of diffuse with Laplacian::every_step on the same backend, whatever
+/// the compiler flags (header comment).
 /// The planes are fastest in f's layout along their rows (history(k, i, :) contiguous for a
 /// LayoutRight f): a LayoutRight history for a LayoutRight field.
 /// Blocks as diffuse does (an internal buffer of f's size); f ends holding the field after
