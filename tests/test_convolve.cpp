@@ -288,14 +288,14 @@ void test_convolve() {
       "unison::convolve", {"unknown algorithm -1"}));
   EXPECT_TRUE(throws_invalid([&] { unison::convolve(exec, x, k, empty, ConvolveMode::valid); },
                              "unison::convolve", {"y is 0, expected 3"}));
-  // The tiled algorithm on 2^50 outputs (x and y: Views whose stride is 0): more tiles than one
-  // launch holds.
+  // The tiled algorithm on 2^50 outputs: more tiles than one launch holds. x and y are Views of
+  // every other element from a small array on (interleaved, disjoint), refused before any is read.
   using Stride0 =
       Kokkos::View<float*, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::View<float*, Mem> two("two", 2);
   const std::int64_t huge = std::int64_t(1) << 50;
-  const Stride0 hx(two.data(), Kokkos::LayoutStride(huge, 0)),
-      hy(two.data() + 1, Kokkos::LayoutStride(huge, 0));
+  const Stride0 hx(two.data(), Kokkos::LayoutStride(huge, 2)),
+      hy(two.data() + 1, Kokkos::LayoutStride(huge, 2));
   EXPECT_TRUE(throws_invalid(
       [&] {
         unison::convolve(exec, hx, k, hy, ConvolveMode::same, unison::ConvolveAlgorithm::tiled);

@@ -59,6 +59,7 @@ void jagged_block(const char* fn, const Exec& exec, const F& f, std::uint64_t se
       "unison::jagged_field: f must be a rank-2 View of float or double");
   static_assert(detail::accessible_v<Exec, F>,
                 "unison::jagged_field: f must be accessible from the execution space");
+  detail::check_output(fn, "f", f);
   detail::require(zero_fraction >= 0 && zero_fraction <= 1, fn, "zero_fraction is ", zero_fraction,
                   ", must be in [0, 1]");
   using T = typename F::value_type;
