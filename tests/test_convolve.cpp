@@ -290,15 +290,18 @@ void test_convolve() {
                              "unison::convolve", {"y is 0, expected 3"}));
   // The tiled algorithm on 2^50 outputs: more tiles than one launch holds. x and y are Views of
   // every other element from a small array on (interleaved, disjoint), refused before any is read.
-  using Stride0 =
+  // The taps come first in that array: any memory above it lies within y's span of bytes, which
+  // the overlap check of y and k (Views of different strides) compares.
+  using Strided =
       Kokkos::View<float*, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  Kokkos::View<float*, Mem> two("two", 2);
+  Kokkos::View<float*, Mem> buf("buf", 4);
+  const auto taps = Kokkos::subview(buf, Kokkos::pair<int, int>(0, 2));
   const std::int64_t huge = std::int64_t(1) << 50;
-  const Stride0 hx(two.data(), Kokkos::LayoutStride(huge, 2)),
-      hy(two.data() + 1, Kokkos::LayoutStride(huge, 2));
+  const Strided hx(buf.data() + 2, Kokkos::LayoutStride(huge, 2)),
+      hy(buf.data() + 3, Kokkos::LayoutStride(huge, 2));
   EXPECT_TRUE(throws_invalid(
       [&] {
-        unison::convolve(exec, hx, k, hy, ConvolveMode::same, unison::ConvolveAlgorithm::tiled);
+        unison::convolve(exec, hx, taps, hy, ConvolveMode::same, unison::ConvolveAlgorithm::tiled);
       },
       "unison::convolve", {"y (1125899906842624) has", "more than 2^31 - 1 for one launch"}));
 }
