@@ -33,9 +33,9 @@ struct DiffusionPlain {
 // axis. Kokkos's MDRangePolicy on OpenMP deals tiles of two rows out round-robin and reaches the
 // functor through a pointer, so GCC reloads the coefficient after every store (a float store could
 // change it, as far as the compiler knows) and leaves the cells scalar: 16 threads were barely
-// faster than one. Here each item walks a copy of the functor whose address stays on its stack, and
-// GCC vectorises the row (its bounds checks as masked loads), as it does for Serial's
-// MDRangePolicy. write_lapl is decided once an item.
+// faster than one. Here each item walks its rows through stencil_cells (ordinary stores): the
+// values of stencil() per cell, in host vectors where the row is contiguous, whose VectorStep
+// keeps fused multiply-adds off subnormal numbers (a diffusion front's cells, docs/tuning.md).
 template <bool Transposed, class F, class FN, class L>
 struct DiffusionPlainRows {
   DiffusionPlain<F, FN, L> plain;
@@ -43,13 +43,21 @@ struct DiffusionPlainRows {
 
   template <bool Lapl>
   KOKKOS_FORCEINLINE_FUNCTION void walk(std::int64_t begin, std::int64_t end) const {
-    DiffusionPlain<F, FN, L> cells = plain;
-    cells.write_lapl = Lapl;
-    for (std::int64_t r = begin; r < end; ++r)
-      for (std::int64_t c = 0; c < cols; ++c) {
-        if constexpr (Transposed) cells(c, r);
-        else cells(r, c);
-      }
+    using T = typename FN::non_const_value_type;
+    const F& f = plain.f;
+    const std::int64_t is = column_stride<Transposed>(f),
+                       os = column_stride<Transposed>(plain.next);
+    const std::int64_t ls = Lapl ? column_stride<Transposed>(plain.lapl) : 0;
+    for (std::int64_t r = begin; r < end; ++r) {
+      const T* mid = &cell<Transposed>(f, r, 0);
+      const T* up = r > 0 ? &cell<Transposed>(f, r - 1, 0) : mid;
+      const T* down = r + 1 < rows ? &cell<Transposed>(f, r + 1, 0) : mid;
+      T* lout = nullptr;
+      if constexpr (Lapl) lout = &cell<Transposed>(plain.lapl, r, 0);
+      stencil_cells<T, host_chunk_v<T>, Lapl, false>(r > 0, r + 1 < rows, up, mid, down, is,
+                                                     &cell<Transposed>(plain.next, r, 0), os, lout,
+                                                     ls, cols, true, true, plain.coeff);
+    }
   }
 
   KOKKOS_FUNCTION void operator()(std::int64_t item) const {

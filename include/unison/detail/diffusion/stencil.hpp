@@ -279,8 +279,9 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_cell(const T* up, const T* mid, const T
 // cells is one vectorizable loop.
 // The Laplacian, which no later step reads, is written with non-temporal stores where the columns
 // are contiguous (backends::store_streaming, in aligned chunks of K cells), so that the caches
-// keep the fields; the caller ends its work item with backends::store_streaming_fence().
-template <class T, int K, bool Up, bool Down, bool Lapl>
+// keep the fields; the caller ends its work item with backends::store_streaming_fence(). With
+// Stream false it is written with ordinary stores (the plain reference's row kernel).
+template <class T, int K, bool Up, bool Down, bool Lapl, bool Stream = true>
 KOKKOS_FORCEINLINE_FUNCTION void stencil_cells(const T* KOKKOS_RESTRICT up,
                                                const T* KOKKOS_RESTRICT mid,
                                                const T* KOKKOS_RESTRICT down,
@@ -325,7 +326,8 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_cells(const T* KOKKOS_RESTRICT up,
       Vec lap, next;
       step(m, (u + d) + (l + r), lap, next);
       backends::store_vector(out + c, next);
-      if constexpr (Lapl) backends::store_vector_streaming(lout + c, lap);
+      if constexpr (Lapl && Stream) backends::store_vector_streaming(lout + c, lap);
+      else if constexpr (Lapl) backends::store_vector(lout + c, lap);
 #else
       Chunk<T, K> laps;
       UNISON_DETAIL_IVDEP
@@ -335,7 +337,10 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_cells(const T* KOKKOS_RESTRICT up,
                    mid[c + e + 1], coeff, laps.v[e], v);
         out[c + e] = v;
       }
-      if constexpr (Lapl) backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + c), laps);
+      if constexpr (Lapl && Stream)
+        backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + c), laps);
+      else if constexpr (Lapl)
+        for (int e = 0; e < K; ++e) lout[c + e] = laps.v[e];
 #endif
     }
   }
@@ -346,24 +351,24 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_cells(const T* KOKKOS_RESTRICT up,
 }
 
 // stencil_cells with (Up, Down) chosen at run time.
-template <class T, int K, bool Lapl>
+template <class T, int K, bool Lapl, bool Stream = true>
 KOKKOS_FORCEINLINE_FUNCTION void stencil_cells(bool u, bool d, const T* up, const T* mid,
                                                const T* down, std::int64_t in_stride, T* out,
                                                std::int64_t out_stride, T* lout,
                                                std::int64_t lapl_stride, std::int64_t n,
                                                bool left_edge, bool right_edge, T coeff) {
   if (u && d)
-    stencil_cells<T, K, true, true, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
-                                          lapl_stride, n, left_edge, right_edge, coeff);
+    stencil_cells<T, K, true, true, Lapl, Stream>(up, mid, down, in_stride, out, out_stride, lout,
+                                                  lapl_stride, n, left_edge, right_edge, coeff);
   else if (u)
-    stencil_cells<T, K, true, false, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
-                                           lapl_stride, n, left_edge, right_edge, coeff);
+    stencil_cells<T, K, true, false, Lapl, Stream>(up, mid, down, in_stride, out, out_stride, lout,
+                                                   lapl_stride, n, left_edge, right_edge, coeff);
   else if (d)
-    stencil_cells<T, K, false, true, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
-                                           lapl_stride, n, left_edge, right_edge, coeff);
+    stencil_cells<T, K, false, true, Lapl, Stream>(up, mid, down, in_stride, out, out_stride, lout,
+                                                   lapl_stride, n, left_edge, right_edge, coeff);
   else
-    stencil_cells<T, K, false, false, Lapl>(up, mid, down, in_stride, out, out_stride, lout,
-                                            lapl_stride, n, left_edge, right_edge, coeff);
+    stencil_cells<T, K, false, false, Lapl, Stream>(up, mid, down, in_stride, out, out_stride, lout,
+                                                    lapl_stride, n, left_edge, right_edge, coeff);
 }
 
 // One whole grid row r of `cols` cells (the `streaming` CPU kernels): stencil_cells with both
