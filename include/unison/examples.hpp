@@ -136,7 +136,8 @@ std::int64_t lucas_max_index() {
 /// 228826127). out: a rank-1 View of an arithmetic type, overwritten. Asynchronous on `exec`.
 /// Throws unison::invalid_argument when out.extent(0) - 1 exceeds lucas_max_index<T>() (the
 /// value would overflow T, or for floating point not be exact): 44 for int32, 46 for uint32, 90
-/// for int64, 92 for uint64, 34 for float, 76 for double. Kernel: "unison::examples::lucas".
+/// for int64, 92 for uint64, 34 for float, 76 for double, or when out's elements are not distinct
+/// memory (a stride of 0, rows that overlap). Kernel: "unison::examples::lucas".
 template <class Exec, class OV>
 void lucas(const Exec& exec, const OV& out) {
   static_assert(Kokkos::is_execution_space_v<Exec>,
@@ -154,6 +155,7 @@ void lucas(const Exec& exec, const OV& out) {
                   ") does not fit this value type: its largest exact "
                   "index is ",
                   lucas_max_index<T>());
+  detail::check_output("unison::examples::lucas", "out", out);
   if (n == 0) return;
   Kokkos::parallel_for(
       "unison::examples::lucas",

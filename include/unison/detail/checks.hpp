@@ -9,7 +9,9 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 #include <algorithm>
+#include <array>
 
 #include <Kokkos_Core.hpp>
 
@@ -215,23 +217,49 @@ bool views_overlap(const A& a, const B& b) {
   }
 }
 
-/// Whether two elements of one View are the same memory (a stride of 0 along an extent of 2 or
-/// more, or a rank-2 layout whose rows run into each other). Exact for ranks 1 and 2.
+/// Whether two elements of one View are the same memory: a stride of 0 along an extent of 2 or
+/// more, or axes whose elements run into each other's. Exact: for two axes of extent 2 or more
+/// by their strides' greatest common divisor; for more, where each stride (in increasing order)
+/// does not pass the span of the axes below it, by listing the elements' offsets (up to 2^22
+/// elements; a larger View of such a layout counts as overlapping).
 template <class V>
 bool self_overlapping(const V& v) {
-  if constexpr (V::rank() == 1 || V::rank() == 2) {
-    if (v.size() < 2) return false;
-    const Grid g = grid_of(v);
-    for (int r = 0; r < 2; ++r)
-      if (g.extent[r] > 1 && g.stride[r] == 0) return true;
-    if (g.extent[0] == 1 || g.extent[1] == 1) return false;
+  if (v.size() < 2) return false;
+  // (stride, extent) of the axes of extent 2 or more, by increasing stride (no allocation: this
+  // runs on every call).
+  std::array<std::pair<std::int64_t, std::int64_t>, 8> all{};
+  std::size_t count = 0;
+  for (std::size_t r = 0; r < V::rank(); ++r)
+    if (v.extent(r) > 1) all[count++] = {std::int64_t(v.stride(r)), std::int64_t(v.extent(r))};
+  const auto axes = all.data();
+  std::sort(axes, axes + count);
+  if (axes[0].first == 0) return true;
+  if (count == 1) return false;
+  if (count == 2) {
     // k0 s0 == k1 s1 with 0 < k0 < n0, 0 < k1 < n1: the smallest such pair is s1/g, s0/g.
-    std::int64_t x = g.stride[0], y = g.stride[1];
+    const auto [s0, n0] = axes[0];
+    const auto [s1, n1] = axes[1];
+    std::int64_t x = s0, y = s1;
     while (y != 0) x = std::exchange(y, x % y);
-    return g.stride[1] / x < g.extent[0] && g.stride[0] / x < g.extent[1];
-  } else {
-    return false;
+    return s1 / x < n0 && s0 / x < n1;
   }
+  std::int64_t span = 0;  // the largest offset of the axes so far
+  bool nested = true;
+  for (std::size_t a = 0; a < count; ++a) {
+    nested = nested && axes[a].first > span;
+    span += axes[a].first * (axes[a].second - 1);
+  }
+  if (nested) return false;
+  if (v.size() > (std::size_t(1) << 22)) return true;
+  std::vector<std::int64_t> offsets{0};
+  for (std::size_t a = 0; a < count; ++a) {
+    const auto [stride, extent] = axes[a];
+    const std::size_t n = offsets.size();
+    for (std::int64_t k = 1; k < extent; ++k)
+      for (std::size_t i = 0; i < n; ++i) offsets.push_back(offsets[i] + k * stride);
+  }
+  std::sort(offsets.begin(), offsets.end());
+  return std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end();
 }
 
 /// An output View whose elements are distinct memory: a stride of 0 (a broadcast) is fine for
