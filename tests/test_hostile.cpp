@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -25,6 +26,7 @@
 #include <unison/diffusion.hpp>
 #include <unison/elementwise.hpp>
 #include <unison/examples.hpp>
+#include <unison/field.hpp>
 #include <unison/histogram.hpp>
 #include <unison/matmul.hpp>
 #include <unison/rowwise.hpp>
@@ -516,6 +518,9 @@ struct Operand {
   int rank;
   std::int64_t n0, n1;
   bool output;
+  // A View of another rank over this layout's elements (a rank-3 View of its rows): Unison
+  // compares its byte span with the other operands' (PRECONDITIONS.md), not its elements.
+  bool conservative = false;
 };
 
 std::vector<Layout> make_family_case(const std::vector<Operand>& ops, std::mt19937_64& rng,
@@ -600,8 +605,12 @@ void family_cases(Tally& tally, const std::function<std::vector<Operand>(std::mt
       if (self_overlapping(ls[a])) expected = Verdict::must_refuse;
       for (std::size_t b = 0; b < ls.size(); ++b) {
         if (b == a) continue;
+        const bool spans_meet = ls[a].size() && ls[b].size() && ls[a].offset <= ls[b].last() &&
+                                ls[b].offset <= ls[a].last();
+        const bool conservative = ops[a].conservative || ops[b].conservative;
         if (share_element(ls[a], ls[b])) expected = Verdict::must_refuse;
-        else if (may_be_refused_as_overlap(ls[a], ls[b]) && expected == Verdict::must_run)
+        else if ((may_be_refused_as_overlap(ls[a], ls[b]) || (conservative && spans_meet)) &&
+                 expected == Verdict::must_run)
           expected = Verdict::may_refuse;
       }
     }
@@ -758,6 +767,26 @@ TYPED_TEST(Hostile, l2_norm_and_matmul_reduce) {
   body(0.0);
 }
 
+// The diffusion's float64 reference: `steps` steps of f (nx x ny, row by row) with coefficient
+// 0.1; returns the field after them, and each step's Laplacian in laps.
+std::vector<double> diffused(std::vector<double> f, std::int64_t nx, std::int64_t ny, int steps,
+                             std::vector<std::vector<double>>& laps) {
+  laps.clear();
+  for (int step = 0; step < steps; ++step) {
+    auto at = [&](std::int64_t i, std::int64_t j) {
+      return i < 0 || j < 0 || i >= nx || j >= ny ? 0.0 : f[i * ny + j];
+    };
+    std::vector<double> lapl(f.size());
+    for (std::int64_t i = 0; i < nx; ++i)
+      for (std::int64_t j = 0; j < ny; ++j)
+        lapl[i * ny + j] =
+            4 * at(i, j) - ((at(i - 1, j) + at(i + 1, j)) + (at(i, j - 1) + at(i, j + 1)));
+    for (std::size_t c = 0; c < f.size(); ++c) f[c] -= 0.1 * lapl[c];
+    laps.push_back(lapl);
+  }
+  return f;
+}
+
 TYPED_TEST(Hostile, diffusion_step) {
   using Exec = TypeParam;
   const Exec exec;
@@ -780,19 +809,9 @@ TYPED_TEST(Hostile, diffusion_step) {
                                    arena.template view<2>(l[2]), 0.1, alg);
           },
           [&](const std::vector<std::vector<double>>& in, const std::vector<Layout>& ls) {
-            const auto& f = in[0];
-            const std::int64_t nx = ls[0].n0, ny = ls[0].n1;
-            auto at = [&](std::int64_t i, std::int64_t j) {
-              return i < 0 || j < 0 || i >= nx || j >= ny ? 0.0 : f[i * ny + j];
-            };
-            std::vector<double> next(f.size()), lapl(f.size());
-            for (std::int64_t i = 0; i < nx; ++i)
-              for (std::int64_t j = 0; j < ny; ++j) {
-                lapl[i * ny + j] =
-                    4 * at(i, j) - ((at(i - 1, j) + at(i + 1, j)) + (at(i, j - 1) + at(i, j + 1)));
-                next[i * ny + j] = at(i, j) - 0.1 * lapl[i * ny + j];
-              }
-            return std::vector<std::vector<double>>{next, lapl};
+            std::vector<std::vector<double>> laps;
+            const auto next = diffused(in[0], ls[0].n0, ls[0].n1, 1, laps);
+            return std::vector<std::vector<double>>{next, laps[0]};
           },
           sum_tol<T>(), 20);
       // diffuse: f in place, 3 steps, lapl the Laplacian before the last one.
@@ -813,25 +832,164 @@ TYPED_TEST(Hostile, diffusion_step) {
                             arena.template view<2>(l[1]), unison::Laplacian::every_step, options);
           },
           [&](const std::vector<std::vector<double>>& in, const std::vector<Layout>& ls) {
-            std::vector<double> f = in[0], lapl(f.size());
-            const std::int64_t nx = ls[0].n0, ny = ls[0].n1;
-            for (int step = 0; step < 3; ++step) {
-              auto at = [&](std::int64_t i, std::int64_t j) {
-                return i < 0 || j < 0 || i >= nx || j >= ny ? 0.0 : f[i * ny + j];
-              };
-              for (std::int64_t i = 0; i < nx; ++i)
-                for (std::int64_t j = 0; j < ny; ++j)
-                  lapl[i * ny + j] = 4 * at(i, j) - ((at(i - 1, j) + at(i + 1, j)) +
-                                                     (at(i, j - 1) + at(i, j + 1)));
-              for (std::size_t c = 0; c < f.size(); ++c) f[c] -= 0.1 * lapl[c];
-            }
-            return std::vector<std::vector<double>>{f, lapl};
+            std::vector<std::vector<double>> laps;
+            const auto f = diffused(in[0], ls[0].n0, ls[0].n1, 3, laps);
+            return std::vector<std::vector<double>>{f, laps.back()};
           },
           sum_tol<T>() * 4, 12);
     }
   };
   body(0.0f);
   body(0.0);
+}
+
+// diffuse_history: f advanced in place; a history of 3 planes over the rows of another operand
+// (3 nx x ny), 4 steps, so that the planes end holding the Laplacians of steps 4, 2 and 3.
+// lucas: out of any layout. jagged_field: any layout gives the values of a contiguous field, bit
+// for bit (they depend on the seed and each cell's indices only).
+TYPED_TEST(Hostile, history_lucas_and_jagged) {
+  using Exec = TypeParam;
+  using Space = typename Exec::memory_space;
+  const Exec exec;
+  Tally tally;
+  auto body = [&](auto zero) {
+    using T = decltype(zero);
+    auto uni = [](std::mt19937_64& rng, int lo, int hi) {
+      return std::int64_t(std::uniform_int_distribution<int>(lo, hi)(rng));
+    };
+    for (auto alg : {unison::StencilAlgorithm::automatic, unison::StencilAlgorithm::plain,
+                     unison::StencilAlgorithm::streaming}) {
+      family_cases<Exec, T>(
+          tally,
+          [&](std::mt19937_64& rng) {
+            const std::int64_t nx = uni(rng, 1, 20), ny = uni(rng, 1, 30);
+            return std::vector<Operand>{{2, nx, ny, true}, {2, 3 * nx, ny, true, true}};
+          },
+          [&](auto& arena, const std::vector<Layout>& l) {
+            const Layout& h = l[1];
+            const std::int64_t nx = l[0].n0;
+            const Kokkos::View<T***, Kokkos::LayoutStride, Space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+                history(arena.data.data() + h.offset,
+                        Kokkos::LayoutStride(3, nx * h.s0, nx, h.s0, h.n1, h.s1));
+            std::vector<std::pair<std::int64_t, std::int64_t>> groups;
+            unison::DiffusionOptions options;
+            options.algorithm = alg;
+            unison::diffuse_history(
+                exec, arena.template view<2>(l[0]), 4, 0.1, history,
+                [&](std::int64_t first, std::int64_t count, const auto&, const auto&) {
+                  groups.emplace_back(first, count);
+                },
+                options);
+            EXPECT_EQ(groups, (std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 3}, {4, 1}}));
+          },
+          [&](const std::vector<std::vector<double>>& in, const std::vector<Layout>& ls) {
+            std::vector<std::vector<double>> laps;
+            const auto f = diffused(in[0], ls[0].n0, ls[0].n1, 4, laps);
+            std::vector<double> planes = laps[3];
+            for (int k : {1, 2}) planes.insert(planes.end(), laps[k].begin(), laps[k].end());
+            return std::vector<std::vector<double>>{f, planes};
+          },
+          sum_tol<T>() * 4, 12);
+    }
+    family_cases<Exec, T>(
+        tally,
+        [&](std::mt19937_64& rng) {
+          return std::vector<Operand>{{1, uni(rng, 0, 30), 1, true}};
+        },
+        [&](auto& arena, const std::vector<Layout>& l) {
+          unison::examples::lucas(exec, arena.template view<1>(l[0]));
+        },
+        [&](const std::vector<std::vector<double>>& in, const std::vector<Layout>&) {
+          std::vector<double> out;
+          double a = 2, b = 1;  // L(i), L(i + 1)
+          for (std::size_t i = 0; i < in[0].size(); ++i) {
+            out.push_back(a);
+            a = std::exchange(b, a + b);
+          }
+          return std::vector<std::vector<double>>{out};
+        },
+        0);
+    family_cases<Exec, T>(
+        tally,
+        [&](std::mt19937_64& rng) {
+          return std::vector<Operand>{{2, uni(rng, 1, 30), uni(rng, 1, 40), true}};
+        },
+        [&](auto& arena, const std::vector<Layout>& l) {
+          unison::jagged_field(exec, arena.template view<2>(l[0]), 11);
+        },
+        [&](const std::vector<std::vector<double>>&, const std::vector<Layout>& ls) {
+          Kokkos::View<T**, Space> whole("whole", ls[0].n0, ls[0].n1);
+          unison::jagged_field(exec, whole, 11);
+          return std::vector<std::vector<double>>{unison::test::to_host(whole)};
+        },
+        0, 20);
+  };
+  body(0.0f);
+  body(0.0);
+}
+
+// Rank-3 outputs whose elements are not distinct: matmul_core's C and diffuse_history's planes
+// with a stride of 0 along the batch or planes, refused with nothing written.
+TYPED_TEST(Hostile, rank3_outputs_with_shared_elements) {
+  using Exec = TypeParam;
+  using Space = typename Exec::memory_space;
+  using Rank3 =
+      Kokkos::View<float***, Kokkos::LayoutStride, Space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const Exec exec;
+  auto rng = unison::test::engine();
+  Arena<Exec, float> arena(256, rng, false);
+  float* p = arena.data.data();
+  const Rank3 A(p, Kokkos::LayoutStride(2, 12, 3, 4, 4, 1)),
+      B(p + 24, Kokkos::LayoutStride(2, 8, 4, 2, 2, 1));
+  const Rank3 C(p + 64, Kokkos::LayoutStride(2, 0, 3, 2, 2, 1));  // both products in one place
+  EXPECT_TRUE(unison::test::throws_invalid([&] { unison::matmul_core(exec, A, B, C); },
+                                           "unison::matmul_core",
+                                           {"C (2x3x2) has elements that are the same memory"}));
+  Kokkos::View<float**, Space> f("f", 3, 2);
+  const Rank3 planes(p + 128, Kokkos::LayoutStride(4, 0, 3, 2, 2, 1));
+  EXPECT_TRUE(unison::test::throws_invalid(
+      [&] { unison::diffuse_history(exec, f, 4, 0.1, planes, [](auto...) {}); },
+      "unison::diffuse_history", {"history (4x3x2) has elements that are the same memory"}));
+  Kokkos::fence();
+  const auto after = arena.now();
+  for (std::size_t k = 0; k < after.size(); ++k)
+    ASSERT_TRUE(same_bits(after[k], arena.before[k])) << k;
+}
+
+// detail::self_overlapping against the list of the elements' offsets, on random layouts of rank
+// 2 and 3 (strides 0 to 12, extents 1 to 5).
+TEST(HostileChecks, self_overlapping_is_exact) {
+  auto rng = unison::test::engine();
+  auto uni = [&](int lo, int hi) {
+    return std::int64_t(std::uniform_int_distribution<int>(lo, hi)(rng));
+  };
+  std::vector<float> buf(1024);
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  int shared = 0, distinct = 0;
+  for (int c = 0; c < 4000; ++c) {
+    const bool three = c % 2 == 1;
+    const std::int64_t n[3] = {uni(1, 5), uni(1, 5), three ? uni(1, 5) : 1};
+    const std::int64_t s[3] = {uni(0, 12), uni(0, 12), three ? uni(0, 12) : 0};
+    std::set<std::int64_t> seen;
+    bool repeats = false;
+    for (std::int64_t i = 0; i < n[0]; ++i)
+      for (std::int64_t j = 0; j < n[1]; ++j)
+        for (std::int64_t k = 0; k < n[2]; ++k)
+          repeats = !seen.insert(i * s[0] + j * s[1] + k * s[2]).second || repeats;
+    const bool got =
+        three ? unison::detail::self_overlapping(
+                    Kokkos::View<float***, Kokkos::LayoutStride, Kokkos::HostSpace, Unmanaged>(
+                        buf.data(), Kokkos::LayoutStride(n[0], s[0], n[1], s[1], n[2], s[2])))
+              : unison::detail::self_overlapping(
+                    Kokkos::View<float**, Kokkos::LayoutStride, Kokkos::HostSpace, Unmanaged>(
+                        buf.data(), Kokkos::LayoutStride(n[0], s[0], n[1], s[1])));
+    ASSERT_EQ(got, repeats) << "extents " << n[0] << "x" << n[1] << "x" << n[2] << ", strides "
+                            << s[0] << "," << s[1] << "," << s[2];
+    ++(repeats ? shared : distinct);
+  }
+  EXPECT_GT(shared, 400);
+  EXPECT_GT(distinct, 400);
 }
 
 // The histogram: x (float or double, hostile values) strided, transposed out of a matrix or of
