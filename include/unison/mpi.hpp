@@ -306,6 +306,7 @@ void jagged_field(const Exec& exec, const Decomposition& d, const F& f,
   detail::agree(d.comm, fn,
                 [&] {
                   detail::check_block(fn, d, f);
+                  unison::detail::check_output(fn, "f", f);
                   detail::require(zero_fraction >= 0 && zero_fraction <= 1, fn, "zero_fraction is ",
                                   zero_fraction, ", must be in [0, 1]");
                 },

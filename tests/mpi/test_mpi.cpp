@@ -475,7 +475,18 @@ void test_errors() {
         },
         "options.overlap differs", "", true));
   }
+  // Rank 0's field has rows that are the same memory (stride 0 along them): every rank refuses,
+  // before any waits for another (the check is part of the agreement).
+  using Strided = Kokkos::View<float**, Kokkos::LayoutStride, Mem>;
+  const Strided shared(f.data(), Kokkos::LayoutStride(d.local_nx, 0, d.local_ny, 1)),
+      whole(f.data(), Kokkos::LayoutStride(d.local_nx, d.local_ny, d.local_ny, 1));
+  const std::string same = "has elements that are the same memory";
+  EXPECT_TRUE(refused([&] { umpi::diffuse(exec, d, rank == 0 ? shared : whole, 1, 0.25, lapl); },
+                      same, others, rank == 0));
   // Nothing was written by the refused calls.
+  for (double x : to_host(f)) ASSERT_EQ(x, 1.0);
+  EXPECT_TRUE(refused([&] { umpi::jagged_field(exec, d, rank == 0 ? shared : whole); }, same,
+                      others, rank == 0));
   for (double x : to_host(f)) ASSERT_EQ(x, 1.0);
 
   const std::string jfn = "unison::mpi::jagged_field: ";

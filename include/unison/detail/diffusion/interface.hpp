@@ -40,11 +40,13 @@ constexpr void check_types() {
   detail::static_checks_field_lapl<Exec, F, L>();
 }
 
-// The run-time checks of a field and its Laplacian: equal extents, disjoint, a coeff finite in
-// the field's value type. Throws unison::invalid_argument naming fn.
+// The run-time checks of a field advanced in place and its Laplacian: equal extents, each one's
+// elements distinct, disjoint, a coeff finite in the field's value type. Throws
+// unison::invalid_argument naming fn.
 template <class Exec, class F, class L>
 void check_arguments(const char* fn, const F& f, const L& lapl, double coeff) {
   detail::check_field<Exec>(fn, f, lapl, coeff);
+  detail::check_output(fn, "f", f);
   detail::check_disjoint(fn, "lapl", lapl, "f", f);
 }
 
