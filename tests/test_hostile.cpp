@@ -314,7 +314,8 @@ class Hostile : public ::testing::Test {};
 TYPED_TEST_SUITE(Hostile, Backends, BackendName);
 
 // A rank-1 View of stride 0 is one element seen n times: as an output it is refused (nothing
-// written, not even past its one element); as an input it is a broadcast of that element.
+// written, not even past its one element; lucas and jagged_field alike); as an input it is a
+// broadcast of that element.
 TYPED_TEST(Hostile, stride_zero_views) {
   using Exec = TypeParam;
   using Space = typename Exec::memory_space;
@@ -330,6 +331,17 @@ TYPED_TEST(Hostile, stride_zero_views) {
   EXPECT_THROW(unison::add(exec, y, y, zero), unison::invalid_argument);
   Kokkos::fence();
   auto after = arena.now();
+  for (std::size_t k = 0; k < after.size(); ++k) ASSERT_EQ(after[k], arena.before[k]) << k;
+  // lucas and jagged_field refuse such an out or f too, with the message that says why.
+  const std::string same = "has elements that are the same memory";
+  EXPECT_TRUE(unison::test::throws_invalid([&] { unison::examples::lucas(exec, zero); },
+                                           "unison::examples::lucas", {"out (8) " + same}));
+  using Strided2 = Kokkos::View<float**, Kokkos::LayoutStride, Space, Unmanaged>;
+  const Strided2 rows(arena.data.data() + 3, Kokkos::LayoutStride(4, 0, 5, 1));
+  EXPECT_TRUE(unison::test::throws_invalid([&] { unison::jagged_field(exec, rows, 11); },
+                                           "unison::jagged_field", {"f (4x5) " + same}));
+  Kokkos::fence();
+  after = arena.now();
   for (std::size_t k = 0; k < after.size(); ++k) ASSERT_EQ(after[k], arena.before[k]) << k;
   // out(i) = zero(i) + y(i) = arena[3] + y(i), never a neighbour of arena[3].
   unison::add(exec, zero, y, out);

@@ -225,8 +225,8 @@ bool views_overlap(const A& a, const B& b) {
 template <class V>
 bool self_overlapping(const V& v) {
   if (v.size() < 2) return false;
-  // (stride, extent) of the axes of extent 2 or more, by increasing stride (no allocation: this
-  // runs on every call).
+  // (stride, extent) of the axes of extent 2 or more, by increasing stride (no allocation but in
+  // the rare listing of offsets below: this runs on every call).
   std::array<std::pair<std::int64_t, std::int64_t>, 8> all{};
   std::size_t count = 0;
   for (std::size_t r = 0; r < V::rank(); ++r)
