@@ -303,21 +303,30 @@ void jagged_field(const Exec& exec, const Decomposition& d, const F& f,
                   std::uint64_t seed = 3966789, double zero_fraction = 0.7) {
   constexpr const char* fn = "unison::mpi::jagged_field";
   detail::check_decomposition(d, fn);
+  using Noise = unison::detail::JaggedNoiseArray<F>;
+  Noise noise;
   detail::agree(d.comm, fn,
                 [&] {
                   detail::check_block(fn, d, f);
                   unison::detail::check_output(fn, "f", f);
                   detail::require(zero_fraction >= 0 && zero_fraction <= 1, fn, "zero_fraction is ",
                                   zero_fraction, ", must be in [0, 1]");
+                  // The noise array in the agreement: a rank short of memory makes every rank
+                  // refuse, rather than leave the others waiting in the reduction below.
+                  noise = unison::detail::allocate<Noise>(fn, "the noise array", exec,
+                                                          "unison::field::noise", f.extent(0),
+                                                          f.extent(1));
                 },
                 {{"seed", (long long)seed}, {"zero_fraction", detail::bits(zero_fraction)}});
   unison::detail::jagged_block(
-      fn, exec, f, seed, zero_fraction, d.x0, d.y0, d.nx * d.ny, [&](std::int64_t count) {
+      fn, exec, f, seed, zero_fraction, d.x0, d.y0, d.nx * d.ny,
+      [&](std::int64_t count) {
         long long local = count, total = 0;
         detail::check_mpi(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, d.comm), fn,
                           "MPI_Allreduce");
         return std::int64_t(total);
-      });
+      },
+      &noise);
 }
 
 /// out[j] = sum over all rows i of the distributed A of (A B)[i, j]: each rank passes its rows

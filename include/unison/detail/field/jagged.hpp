@@ -48,10 +48,16 @@ struct JaggedWrite {
 // into the count over the whole image (the identity for a single block; a sum over the ranks
 // under MPI). Every block then finds the same threshold and writes the same values as the whole
 // image would hold.
+// The noise array of a block f: one integer per cell.
+template <class F>
+using JaggedNoiseArray =
+    Kokkos::View<std::int64_t**, Kokkos::LayoutRight, typename F::memory_space>;
+
+// (given: a noise array the caller allocated, of f's extents; else allocated here.)
 template <class Exec, class F, class Total>
 void jagged_block(const char* fn, const Exec& exec, const F& f, std::uint64_t seed,
                   double zero_fraction, std::int64_t x0, std::int64_t y0, std::int64_t cells,
-                  Total&& total) {
+                  Total&& total, const JaggedNoiseArray<F>* given = nullptr) {
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::jagged_field: the first argument must be a Kokkos execution space");
   static_assert(
@@ -66,9 +72,10 @@ void jagged_block(const char* fn, const Exec& exec, const F& f, std::uint64_t se
   const std::int64_t nx = f.extent(0), ny = f.extent(1);
   if (cells == 0) return;
   using Policy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
-  using Noise = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, typename F::memory_space>;
-  const auto noise =
-      detail::allocate<Noise>(fn, "the noise array", exec, "unison::field::noise", nx, ny);
+  using Noise = JaggedNoiseArray<F>;
+  const Noise noise =
+      given ? *given
+            : detail::allocate<Noise>(fn, "the noise array", exec, "unison::field::noise", nx, ny);
   if (nx > 0 && ny > 0)
     Kokkos::parallel_for("unison::field::jagged_noise", Policy(exec, {0, 0}, {nx, ny}),
                          JaggedNoiseFill<Noise>{noise, JaggedNoise{seed}, x0, y0});
