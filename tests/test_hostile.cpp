@@ -90,6 +90,11 @@ bool may_be_refused_as_overlap(const Layout& a, const Layout& b) {
   return meet && !strides_agree;
 }
 
+// A uniform integer in [lo, hi], as the shapes and layouts of the cases draw them.
+int uniform(std::mt19937_64& rng, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(rng);
+}
+
 // Hostile values of T: NaN, infinities, zeros, subnormals, the extremes and ordinary numbers.
 template <class T>
 T hostile_value(std::mt19937_64& rng) {
@@ -152,7 +157,7 @@ struct Case {
 };
 
 Case make_case(int rank, int inputs, std::mt19937_64& rng, bool allow_empty = true) {
-  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto uni = [&](int lo, int hi) { return uniform(rng, lo, hi); };
   Case c;
   const std::int64_t guard = 5;
   std::int64_t n0 = uni(0, 9) == 0 && allow_empty ? 0 : uni(1, 70);
@@ -537,7 +542,7 @@ struct Operand {
 
 std::vector<Layout> make_family_case(const std::vector<Operand>& ops, std::mt19937_64& rng,
                                      std::int64_t& arena) {
-  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto uni = [&](int lo, int hi) { return uniform(rng, lo, hi); };
   const std::int64_t guard = 5;
   std::int64_t next = guard;
   std::vector<Layout> ls;
@@ -751,9 +756,7 @@ TYPED_TEST(Hostile, l2_norm_and_matmul_reduce) {
       family_cases<Exec, T>(
           tally,
           [&](std::mt19937_64& rng) {
-            auto uni = [&](int lo, int hi) {
-              return std::uniform_int_distribution<int>(lo, hi)(rng);
-            };
+            auto uni = [&](int lo, int hi) { return uniform(rng, lo, hi); };
             const std::int64_t m = uni(1, 30), k = uni(1, 20), n = uni(1, 25);
             return std::vector<Operand>{{2, m, k, false}, {2, k, n, false}, {1, n, 1, true}};
           },
@@ -810,9 +813,7 @@ TYPED_TEST(Hostile, diffusion_step) {
       family_cases<Exec, T>(
           tally,
           [&](std::mt19937_64& rng) {
-            auto uni = [&](int lo, int hi) {
-              return std::uniform_int_distribution<int>(lo, hi)(rng);
-            };
+            auto uni = [&](int lo, int hi) { return uniform(rng, lo, hi); };
             const std::int64_t nx = uni(1, 30), ny = uni(1, 40);
             return std::vector<Operand>{{2, nx, ny, false}, {2, nx, ny, true}, {2, nx, ny, true}};
           },
@@ -831,9 +832,7 @@ TYPED_TEST(Hostile, diffusion_step) {
       family_cases<Exec, T>(
           tally,
           [&](std::mt19937_64& rng) {
-            auto uni = [&](int lo, int hi) {
-              return std::uniform_int_distribution<int>(lo, hi)(rng);
-            };
+            auto uni = [&](int lo, int hi) { return uniform(rng, lo, hi); };
             const std::int64_t nx = uni(1, 30), ny = uni(1, 40);
             return std::vector<Operand>{{2, nx, ny, true}, {2, nx, ny, true}};
           },
@@ -1014,7 +1013,7 @@ TYPED_TEST(Hostile, histogram) {
   auto body = [&](auto zero) {
     using T = decltype(zero);
     auto rng = unison::test::engine();
-    auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    auto uni = [&](int lo, int hi) { return uniform(rng, lo, hi); };
     for (int c = 0; c < cases_per_function && !::testing::Test::HasFailure(); ++c) {
       const std::int64_t n = uni(0, 200), nbins = uni(1, 40);
       Layout lx, lc;
@@ -1091,7 +1090,7 @@ template <class T, class Mem>
 Window3<T, Mem> window3(std::int64_t n0, std::int64_t n1, std::int64_t n2, bool broadcast,
                         std::mt19937_64& rng) {
   Window3<T, Mem> w;
-  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto uni = [&](int lo, int hi) { return uniform(rng, lo, hi); };
   const std::int64_t b0 = n0 + uni(0, 1), b1 = n1 + 2, b2 = n2 + 3;
   if (uni(0, 1)) w.big = Kokkos::View<T***, Kokkos::LayoutLeft, Mem>("big", b0, b1, b2);
   else w.big = Kokkos::View<T***, Kokkos::LayoutRight, Mem>("big", b0, b1, b2);
@@ -1129,7 +1128,7 @@ TYPED_TEST(Hostile, matmul_core_and_grayscale) {
   const Exec exec;
   Tally tally;
   auto rng = unison::test::engine();
-  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto uni = [&](int lo, int hi) { return uniform(rng, lo, hi); };
   for (int c = 0; c < cases_per_function && !::testing::Test::HasFailure(); ++c) {
     const std::int64_t b = uni(1, 6), m = uni(1, 7), n = uni(0, 6), p = uni(1, 7);
     auto A = window3<double, Mem>(b, m, n, uni(0, 5) == 0, rng);
