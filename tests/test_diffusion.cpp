@@ -716,12 +716,12 @@ TYPED_TEST(Diffusion, subnormal_field) { test_subnormal<TypeParam>(); }
 TYPED_TEST(Diffusion, errors) { test_errors<TypeParam>(); }
 
 #if UNISON_BACKENDS_HOST_VECTORS
-// The CPU kernels' host-vector step (detail::VectorStep: with fused multiply-adds, the lanes with
-// a small cell or neighbour sum computed without floating-point operations on subnormal numbers)
+// The CPU kernels' host-vector step (detail::VectorStep: 4 m by additions and coeff * lap by
+// backends::ExactScale, without floating-point operations on subnormal numbers but additions)
 // against the one-cell step, lane by lane, bit for bit: cells and neighbours drawn from every
 // magnitude (subnormal, around the smallest normal numbers, up to 2^-96, ordinary, any bit
 // pattern up to 1e30, zeros, sums that nearly cancel 4 x the cell), for coefficients inside
-// and outside the range that takes the special lanes.
+// and outside the range where ExactScale takes its exact route.
 template <class T>
 void check_vector_step(double coeff) {
   using Vec = typename unison::backends::HostVector<T>::type;

@@ -12,14 +12,13 @@
 /// temporally blocked, diffuse_history's; LayoutRight or LayoutLeft) does exactly the same
 /// operations per cell: on one backend of one build all give bitwise the same result, on every
 /// run, whatever the compiler flags (-ffp-contract=fast or off, -O2 or -O3, any -march; not
-/// -ffast-math). Where the code is compiled with fused multiply-adds (GPUs; CPU code whose
-/// instruction set has them, e.g. -march=native on an x86 CPU with AVX2, or AArch64) each line is
-/// one fused multiply-add, rounded once: lapl = fma(4, f, -sum), f_next = fma(-coeff, lapl, f),
-/// written so explicitly, so that no compiler contracts anything else; without them (x86 below
-/// AVX2, the compiler's default -march there) 4 f - sum and coeff * lapl are rounded on their own,
-/// and no compiler can fuse them. A GPU and a CPU with fused multiply-adds then agree bit for bit
-/// (in the default floating-point mode, NaN payloads aside); a CPU build without them may differ
-/// in the last bit.
+/// -ffast-math). On GPUs each line is one fused multiply-add, rounded once: lapl = fma(4, f, -sum),
+/// f_next = fma(-coeff, lapl, f), written so explicitly. On CPUs 4 f - sum is computed by
+/// additions (4 f is exact) and coeff * lapl is rounded on its own before the subtraction, behind
+/// a barrier that keeps any compiler from fusing it (no instruction: the product stays in its
+/// register), so no floating-point instruction but additions meets a subnormal number there and
+/// -ffp-contract cannot change a bit. A CPU and a GPU may therefore differ in the last bit of
+/// f_next (the lapl values agree, 4 f not overflowing).
 
 #include <cmath>
 #include <cstdint>

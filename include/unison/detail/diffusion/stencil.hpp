@@ -22,18 +22,31 @@
 
 namespace unison::detail {
 
-// Whether the host code is compiled for an instruction set with fused multiply-adds (x86 with FMA,
-// as -march=native gives on AVX2 and later CPUs; AArch64; other targets where GCC says so). There,
-// as in device code, every kernel computes the step with explicit fused multiply-adds, which a
-// compiler never splits or contracts further; elsewhere with separate multiplies and additions,
-// which a compiler cannot fuse without the instructions. Either way the arithmetic of every kernel
-// is the same whatever the caller's -ffp-contract.
-#if defined(__FMA__) || defined(__FP_FAST_FMAF) || defined(__FP_FAST_FMA) || \
-    defined(__ARM_FEATURE_FMA) || defined(__aarch64__)
-#define UNISON_DETAIL_STENCIL_FMA 1
+// A value the host compiler cannot see into (an empty asm statement that keeps it in its
+// register: no instruction). A product passed through it is rounded on its own and never fused
+// with a later addition: GCC's default -ffp-contract=fast would otherwise fuse c - coeff * lap
+// into one fused multiply-add wherever the target has them and its vectorizer sees fit, in some
+// kernels and not in others, so that two algorithms could differ in the last bit. Host code only
+// (device code computes the step with explicit fused multiply-adds).
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+#if defined(__AVX512F__)
+#define UNISON_DETAIL_OPAQUE(v) __asm__("" : "+v"(v))
 #else
-#define UNISON_DETAIL_STENCIL_FMA 0
+#define UNISON_DETAIL_OPAQUE(v) __asm__("" : "+x"(v))
 #endif
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define UNISON_DETAIL_OPAQUE(v) __asm__("" : "+w"(v))
+#elif defined(__GNUC__)
+#define UNISON_DETAIL_OPAQUE(v) __asm__("" : "+m"(v))
+#else
+#define UNISON_DETAIL_OPAQUE(v) ((void)0)
+#endif
+
+template <class V>
+KOKKOS_FORCEINLINE_FUNCTION V rounded_alone(V v) {
+  KOKKOS_IF_ON_HOST((UNISON_DETAIL_OPAQUE(v);))
+  return v;
+}
 
 // 4 x (a scalar or a host vector) as (x + x) + (x + x), for host code: exact, like 4 * x, and
 // without a multiply, for which x86 cores take a microcode assist of a hundred or more cycles
@@ -46,193 +59,37 @@ KOKKOS_FORCEINLINE_FUNCTION V four_times(V x) {
 }
 
 // One cell: the Laplacian 4 c - sum of the neighbours, (up + down) + (left + right), and the next
-// value c - coeff * lap. With fused multiply-adds (UNISON_DETAIL_STENCIL_FMA; device code always)
-// lap = fma(4, c, -sum) and next = fma(-coeff, lap, c), each rounded once (4 c is exact, so lap is
-// the value of 4 c - sum rounded once, as without them unless 4 c overflows); without them lap =
-// (4 c) - sum and next = c - (coeff * lap), the product rounded first.
+// value c - coeff * lap. Device code: lap = fma(4, c, -sum) and next = fma(-coeff, lap, c), each
+// rounded once. Host code: lap = (4 c) - sum by additions (the same value: 4 c is exact, unless it
+// overflows) and next = c - (coeff * lap) with the product rounded first (rounded_alone), whatever
+// the caller's -ffp-contract and -march.
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION void stencil(T c, T up, T down, T left, T right, T coeff, T& lap,
                                          T& next) {
   const T sum = (up + down) + (left + right);
-#if UNISON_DETAIL_STENCIL_FMA
-  lap = Kokkos::fma(T(4), c, -sum);
-  next = Kokkos::fma(-coeff, lap, c);
-#else
   KOKKOS_IF_ON_DEVICE((lap = Kokkos::fma(T(4), c, -sum); next = Kokkos::fma(-coeff, lap, c);))
-  KOKKOS_IF_ON_HOST((lap = four_times(c) - sum; next = c - coeff * lap;))
-#endif
+  KOKKOS_IF_ON_HOST((lap = four_times(c) - sum; next = c - rounded_alone(coeff * lap);))
 }
 
 #if UNISON_BACKENDS_HOST_VECTORS
 // stencil() on host vectors of cells: step(m, sum, lap, next) gives every lane stencil()'s lap and
-// next, bit for bit, from the cells m and the sums of their neighbours.
-//
-// Without fused multiply-adds: lap = 4 m - sum by additions, next = m - scale(lap), where
-// backends::ExactScale gives coeff * lap without a multiply on subnormal numbers.
-//
-// With them, for double (or outside the conditions below): the two fused multiply-adds. For float,
-// in the IEEE default mode (round to nearest, no flush-to-zero: x86 then takes a microcode assist
-// of a hundred cycles or more for a fused multiply-add whose operand or result is subnormal) and
-// 2^-40 <= |coeff| <= 2^40, a vector with a nonzero cell or neighbour sum below 2^-123 in magnitude
-// (a diffusion front, docs/tuning.md) goes another way, lane by lane (special()). Elsewhere every
-// operand of the two fused multiply-adds is zero or at least 2^-123; a result comes out subnormal
-// only where 4 m and sum, or m and coeff * lap, cancel to a few bits, which costs time, never a
-// bit.
+// next, bit for bit, from the cells m and the sums of their neighbours: lap = 4 m - sum by
+// additions, next = m - scale(lap), where backends::ExactScale gives coeff * lap (the IEEE
+// product) without a multiply on a subnormal number, so that no floating-point instruction but
+// additions meets one.
 template <class T>
 class VectorStep {
  public:
   using Vec = typename backends::HostVector<T>::type;
-  explicit VectorStep(T coeff) : coeff_(coeff), scale_(coeff) {}
+  explicit VectorStep(T coeff) : scale_(coeff) {}
   void operator()(const Vec& m, const Vec& sum, Vec& lap, Vec& next) const {
-#if UNISON_DETAIL_STENCIL_FMA
-    (void)scale_;
-    lap = backends::fma(backends::splat<Vec>(T(4)), m, -sum);
-    next = backends::fma(backends::splat<Vec>(-coeff_), lap, m);
-#else
     lap = four_times(m) - sum;
-    next = m - scale_(lap);
-#endif
+    next = m - rounded_alone(scale_(lap));
   }
 
  private:
-  T coeff_;
   backends::ExactScale<T> scale_;
 };
-
-#if UNISON_DETAIL_STENCIL_FMA && !defined(__FAST_MATH__) && defined(__SSE2__)
-template <>
-class VectorStep<float> {
- public:
-  using Vec = backends::HostVector<float>::type;
-  typedef std::int32_t IVec __attribute__((vector_size(backends::host_stream_bytes)));
-  typedef std::uint32_t UVec __attribute__((vector_size(backends::host_stream_bytes)));
-  // Half a vector of floats, and as many doubles (a whole vector of them).
-  typedef float HVec __attribute__((vector_size(backends::host_stream_bytes / 2)));
-  using DVec = backends::HostVector<double>::type;
-
-  explicit VectorStep(float coeff)
-      : minus_coeff_(backends::splat<Vec>(-coeff)),
-        coeff_(coeff),
-        // The default mode: round to nearest (RC bits 13-14 zero), no FTZ (bit 15), no DAZ (bit
-        // 6).
-        exact_((_mm_getcsr() & 0xe040u) == 0 && std::fabs(coeff) >= 0x1p-40f &&
-               std::fabs(coeff) <= 0x1p40f) {}
-
-  void operator()(const Vec& m, const Vec& sum, Vec& lap, Vec& next) const {
-    if (exact_) {
-      // Nonzero lanes below 2^-123: twice the bits minus 1, unsigned, below twice 2^-123's minus
-      // 1 (zeros wrap to the top; infinities and NaNs are above), for the smaller of m and sum.
-      const UVec a = (UVec(bits(m)) << 1) - 1u, b = (UVec(bits(sum)) << 1) - 1u;
-      const IVec small = (a < b ? a : b) < 2u * 0x02000000u - 1u;
-      if (backends::any_lane(small)) {
-        const Step r = special(m, sum, small);
-        lap = r.lap;
-        next = r.next;
-        return;
-      }
-    }
-    lap = backends::fma(backends::splat<Vec>(4.f), m, -sum);
-    next = backends::fma(minus_coeff_, lap, m);
-  }
-
- private:
-  struct Step {
-    Vec lap, next;
-  };
-  Vec minus_coeff_;
-  float coeff_;
-  bool exact_;
-
-  static IVec bits(const Vec& v) {
-    IVec b;
-    __builtin_memcpy(&b, &v, sizeof b);
-    return b;
-  }
-  static Vec from_bits(const IVec& b) {
-    Vec v;
-    __builtin_memcpy(&v, &b, sizeof v);
-    return v;
-  }
-  // Half H of v (lanes [H * n / 2, (H + 1) * n / 2)); a and b side by side.
-  template <int H>
-  static HVec half(const Vec& v) {
-    HVec h;
-    __builtin_memcpy(&h, reinterpret_cast<const char*>(&v) + H * sizeof h, sizeof h);
-    return h;
-  }
-  static Vec join(const HVec& a, const HVec& b) {
-    Vec v;
-    __builtin_memcpy(&v, &a, sizeof a);
-    __builtin_memcpy(reinterpret_cast<char*>(&v) + sizeof a, &b, sizeof b);
-    return v;
-  }
-
-  // v 2^64 for the lanes of `keep` (0 in the others), |v| < 2^-60: a normal float, computed
-  // without a floating-point operation on a subnormal one (a subnormal's bits are its value times
-  // 2^149). Exact.
-  static Vec up(const IVec& b, const IVec& keep) {
-    const IVec mag = b & 0x7fffffff, subnormal = mag < 0x00800000;
-    const IVec as_int = keep & subnormal & (b < 0 ? -mag : mag);
-    return __builtin_convertvector(as_int, Vec) * 0x1p-85f +
-           from_bits(b & keep & ~subnormal) * 0x1p64f;
-  }
-
-  // Half H of m - coeff * lap rounded once to the grid of 2^-85 (as long as it is below 2^-34;
-  // exact as a float), from m and lap times 2^64: in double, fma(-coeff, lap, m + C) - C with
-  // C = 1.5 2^-33, whose binade has that grid (|m| < 2^-34 keeps m + C exact and in it). For the
-  // unscaled values the grid is 2^-149: the subnormal floats' (and the lowest normal binade's).
-  template <int H>
-  HVec on_grid(const Vec& m_up, const Vec& lap_up) const {
-    const DVec m = __builtin_convertvector(half<H>(m_up), DVec),
-               lap = __builtin_convertvector(half<H>(lap_up), DVec);
-    const DVec rounded = backends::fma(DVec{} - double(coeff_), lap, m + 0x1.8p-33) - 0x1.8p-33;
-    return __builtin_convertvector(rounded, HVec);
-  }
-
-  // The vector's lanes with a small cell or sum (`small`) and the others:
-  // - lap in the small lanes by additions, (4 m) - sum: 4 m is exact (one of m and sum is small,
-  //   and where m is the large one sum is too small to move 4 m even at overflow), so this is
-  //   fma(4, m, -sum) to the bit;
-  // - next in the small lanes with |m| < 2^-98 and |lap| < 2^-60 (`exact`), m - coeff * lap rounded
-  //   once, without a floating-point operation on a subnormal float, from m and lap times 2^64
-  //   (normal floats). The fused multiply-add of those, fma(-coeff, lap 2^64, m 2^64), is the
-  //   result times 2^64 where that is at least 2^-61 (a normal float: its bits less 64 in the
-  //   exponent are the result's). Below, the result is on the grid of 2^-149, and its bits count
-  //   its steps (its sign is the scaled result's, which keeps it): where |m| < 2^-127 and the
-  //   scaled result is below 2^-63, fma(-coeff, lap 2^64, m 2^64 + C) with C = 1.5 2^-62 rounds
-  //   m - coeff * lap once to that grid (2^-85 scaled: the binade of C, which m 2^64 + C and the
-  //   result do not leave), and its bits less C's are the steps; elsewhere on_grid's in double;
-  // - the other lanes by the fused multiply-adds, the exact lanes' operands set to zero (where m
-  //   or lap is outside those bounds and the other is subnormal, that takes an assist: rare).
-  // Out of line (the kernels' loops keep their registers), by value.
-  __attribute__((noinline)) Step special(Vec m, Vec sum, IVec small) const {
-    const Vec zero = {};
-    const IVec mb = bits(m), sb = bits(sum);
-    small &= ((mb & 0x7f800000) != 0x7f800000) & ((sb & 0x7f800000) != 0x7f800000);
-    const Vec lap =
-        small ? four_times(m) - sum
-              : backends::fma(backends::splat<Vec>(4.f), small ? zero : m, -(small ? zero : sum));
-    const IVec lb = bits(lap), m_mag = mb & 0x7fffffff;
-    const IVec exact = small & (m_mag < 0x0e800000) & ((lb & 0x7fffffff) < 0x21800000);
-    const Vec m_up = up(mb, exact), lap_up = up(lb, exact);
-    const IVec scaled = bits(backends::fma(minus_coeff_, lap_up, m_up));
-    const IVec scaled_mag = scaled & 0x7fffffff;
-    const IVec below = scaled_mag < 0x21000000;  // 2^-61
-    // The steps of the grid, in float where |m| < 2^-127 and |scaled| < 2^-63, else in double.
-    const IVec in_float = (m_mag < 0x00400000) & (scaled_mag < 0x20000000);  // 2^-127, 2^-63
-    IVec steps = bits(backends::fma(minus_coeff_, lap_up, m_up + 0x1.8p-62f)) - 0x20c00000;
-    if (backends::any_lane(exact & below & ~in_float)) {
-      const IVec wide = __builtin_convertvector(
-          join(on_grid<0>(m_up, lap_up), on_grid<1>(m_up, lap_up)) * 0x1p85f, IVec);
-      steps = in_float ? steps : wide;
-    }
-    const IVec result =
-        below ? ((steps < 0 ? -steps : steps) | (scaled & INT32_MIN)) : scaled - (64 << 23);
-    const Vec hardware = backends::fma(minus_coeff_, exact ? zero : lap, exact ? zero : m);
-    return {lap, exact ? from_bits(result) : hardware};
-  }
-};
-#endif
 #endif
 
 // The tiled kernel indexes a grid of rows x cols whose columns run along the View's contiguous
