@@ -1,0 +1,424 @@
+#include "arrays.hpp"
+
+#include <Kokkos_Macros.hpp>
+#include <dlpack/dlpack.h>
+
+#include <cstring>
+#include <sstream>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+// DLPack 1.0 added the versioned capsule; the header on some systems (Debian 12 ships 0.6)
+// predates it. Its layout, from the DLPack specification, where the header lacks it:
+#if !defined(DLPACK_MAJOR_VERSION)
+extern "C" {
+typedef struct {
+  uint32_t major;
+  uint32_t minor;
+} DLPackVersion;
+typedef struct DLManagedTensorVersioned {
+  DLPackVersion version;
+  void* manager_ctx;
+  void (*deleter)(struct DLManagedTensorVersioned* self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+}
+#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
+#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
+#endif
+
+namespace unison::python {
+
+const char* dtype_name(Dtype d) {
+  switch (d) {
+    case Dtype::float32:
+      return "float32";
+    case Dtype::float64:
+      return "float64";
+    case Dtype::int8:
+      return "int8";
+    case Dtype::int16:
+      return "int16";
+    case Dtype::int32:
+      return "int32";
+    case Dtype::int64:
+      return "int64";
+    case Dtype::uint8:
+      return "uint8";
+    case Dtype::uint16:
+      return "uint16";
+    case Dtype::uint32:
+      return "uint32";
+    case Dtype::uint64:
+      return "uint64";
+  }
+  return "?";
+}
+
+int dtype_size(Dtype d) {
+  switch (d) {
+    case Dtype::int8:
+    case Dtype::uint8:
+      return 1;
+    case Dtype::int16:
+    case Dtype::uint16:
+      return 2;
+    case Dtype::float32:
+    case Dtype::int32:
+    case Dtype::uint32:
+      return 4;
+    default:
+      return 8;
+  }
+}
+
+std::string device_name(const Device& d) {
+  return d.kind == Device::host ? std::string("host") : "cuda:" + std::to_string(d.id);
+}
+
+std::int64_t ArrayRef::size() const {
+  std::int64_t n = 1;
+  for (int i = 0; i < ndim; ++i) n *= shape[i];
+  return n;
+}
+
+namespace {
+std::string tuple_of(const std::array<std::int64_t, 4>& v, int n) {
+  std::ostringstream s;
+  s << '(';
+  for (int i = 0; i < n; ++i) s << (i ? ", " : "") << v[i];
+  s << (n == 1 ? ",)" : ")");
+  return s.str();
+}
+}  // namespace
+
+std::string ArrayRef::describe() const {
+  std::ostringstream s;
+  s << name << " (" << dtype_name(dtype) << ", shape " << tuple_of(shape, ndim) << ", strides "
+    << tuple_of(strides, ndim) << " elements, " << device_name(device)
+    << (readonly ? ", read-only" : "") << ")";
+  return s.str();
+}
+
+void refuse(const std::string& fn, const std::string& message) {
+  throw py::value_error(fn + ": " + message);
+}
+
+void refuse_type(const std::string& fn, const std::string& message) {
+  throw py::type_error(fn + ": " + message);
+}
+
+namespace {
+
+// The rank Unison's functions take at most (diffuse_history's planes x rows x columns).
+constexpr int max_rank = 3;
+
+std::string type_name(py::handle obj) {
+  return py::str(py::type::handle_of(obj).attr("__qualname__"));
+}
+
+// Fills shape and strides (in elements) from a shape and byte or element strides; refuses
+// what a View cannot describe.
+void set_layout(ArrayRef& a, const std::string& fn, int ndim, const std::int64_t* shape,
+                const std::int64_t* strides, bool strides_in_bytes) {
+  if (ndim > max_rank)
+    refuse(fn, a.name + " has " + std::to_string(ndim) + " dimensions; Unison takes at most " +
+                   std::to_string(max_rank));
+  a.ndim = ndim;
+  const std::int64_t item = dtype_size(a.dtype);
+  std::int64_t compact = 1;
+  for (int i = ndim - 1; i >= 0; --i) {
+    a.shape[i] = shape[i];
+    if (shape[i] < 0) refuse(fn, a.name + " has a negative extent");
+    if (!strides) {
+      a.strides[i] = compact;
+    } else if (strides_in_bytes) {
+      if (strides[i] % item != 0) {
+        a.strides[i] = 0;
+        refuse(fn, a.describe() + ": a stride of " + std::to_string(strides[i]) +
+                       " bytes is not a whole number of elements");
+      }
+      a.strides[i] = strides[i] / item;
+    } else {
+      a.strides[i] = strides[i];
+    }
+    compact *= shape[i];
+  }
+  // A dimension of extent 0 or 1 is never stepped over: its stride does not matter.
+  for (int i = 0; i < ndim; ++i)
+    if (a.shape[i] <= 1 && a.strides[i] < 0) a.strides[i] = 0;
+  for (int i = 0; i < ndim; ++i)
+    if (a.strides[i] < 0)
+      refuse(fn,
+             a.describe() + ": negative strides are not supported (a reversed view); pass a copy");
+  if (reinterpret_cast<std::uintptr_t>(a.data) % item != 0)
+    refuse(fn, a.describe() + ": the data pointer is not aligned to its element size");
+}
+
+bool dtype_from_dlpack(DLDataType t, Dtype& d) {
+  if (t.lanes != 1) return false;
+  if (t.code == kDLFloat && t.bits == 32) return d = Dtype::float32, true;
+  if (t.code == kDLFloat && t.bits == 64) return d = Dtype::float64, true;
+  if (t.code == kDLInt && t.bits == 8) return d = Dtype::int8, true;
+  if (t.code == kDLInt && t.bits == 16) return d = Dtype::int16, true;
+  if (t.code == kDLInt && t.bits == 32) return d = Dtype::int32, true;
+  if (t.code == kDLInt && t.bits == 64) return d = Dtype::int64, true;
+  if (t.code == kDLUInt && t.bits == 8) return d = Dtype::uint8, true;
+  if (t.code == kDLUInt && t.bits == 16) return d = Dtype::uint16, true;
+  if (t.code == kDLUInt && t.bits == 32) return d = Dtype::uint32, true;
+  if (t.code == kDLUInt && t.bits == 64) return d = Dtype::uint64, true;
+  return false;
+}
+
+// NumPy's array-interface type strings ("<f4") and the buffer protocol's formats ("f", "<d").
+bool dtype_from_typestr(std::string s, std::int64_t itemsize, Dtype& d) {
+  if (s.empty()) return false;
+  char order = s[0];
+  if (order == '<' || order == '=' || order == '@' || order == '|') s.erase(0, 1);
+  else if (order == '>' || order == '!') return false;  // big-endian
+  if (s.size() >= 2) {                                  // array interface: kind and bytes
+    const char kind = s[0];
+    const int bytes = std::atoi(s.c_str() + 1);
+    if (kind == 'f' && bytes == 4) return d = Dtype::float32, true;
+    if (kind == 'f' && bytes == 8) return d = Dtype::float64, true;
+    if (kind == 'i' && bytes == 1) return d = Dtype::int8, true;
+    if (kind == 'i' && bytes == 2) return d = Dtype::int16, true;
+    if (kind == 'i' && bytes == 4) return d = Dtype::int32, true;
+    if (kind == 'i' && bytes == 8) return d = Dtype::int64, true;
+    if (kind == 'u' && bytes == 1) return d = Dtype::uint8, true;
+    if (kind == 'u' && bytes == 2) return d = Dtype::uint16, true;
+    if (kind == 'u' && bytes == 4) return d = Dtype::uint32, true;
+    if (kind == 'u' && bytes == 8) return d = Dtype::uint64, true;
+    return false;
+  }
+  // struct-module format characters; the item size decides between C's integer widths
+  const char c = s[0];
+  const bool is_signed = c == 'b' || c == 'h' || c == 'i' || c == 'l' || c == 'q' || c == 'n';
+  const bool is_unsigned = c == 'B' || c == 'H' || c == 'I' || c == 'L' || c == 'Q' || c == 'N';
+  if (c == 'f' && itemsize == 4) return d = Dtype::float32, true;
+  if (c == 'd' && itemsize == 8) return d = Dtype::float64, true;
+  if (is_signed || is_unsigned) {
+    switch (itemsize) {
+      case 1:
+        return d = is_signed ? Dtype::int8 : Dtype::uint8, true;
+      case 2:
+        return d = is_signed ? Dtype::int16 : Dtype::uint16, true;
+      case 4:
+        return d = is_signed ? Dtype::int32 : Dtype::uint32, true;
+      case 8:
+        return d = is_signed ? Dtype::int64 : Dtype::uint64, true;
+      default:
+        return false;
+    }
+  }
+  return false;
+}
+
+// The consumer's stream as DLPack and the CUDA Array Interface write it: 1 is the legacy default
+// stream (0 is not allowed).
+std::uintptr_t protocol_stream(const StreamRequest& s) { return s.stream == 0 ? 1 : s.stream; }
+
+// DLPack: the capsule's tensor, its owner released when the ArrayRef goes.
+bool from_dlpack(py::handle obj, const std::string& fn, ArrayRef& a, Role role,
+                 const StreamRequest& stream) {
+  if (!py::hasattr(obj, "__dlpack__")) return false;
+  // The device first: the stream argument is only for CUDA memory.
+  py::object stream_arg = py::none();
+  if (py::hasattr(obj, "__dlpack_device__")) {
+    py::tuple dev = obj.attr("__dlpack_device__")();
+    const int type = dev[0].cast<int>();
+    if (type == kDLCUDA) stream_arg = py::int_(protocol_stream(stream));
+  }
+  py::object capsule;
+  try {
+    capsule = obj.attr("__dlpack__")(py::arg("stream") = stream_arg,
+                                     py::arg("max_version") = py::make_tuple(1, 0));
+  } catch (py::error_already_set& e) {
+    if (e.matches(PyExc_TypeError)) {  // a producer without max_version: the unversioned capsule
+      try {
+        capsule = obj.attr("__dlpack__")(py::arg("stream") = stream_arg);
+      } catch (py::error_already_set& e2) {
+        if (e2.matches(PyExc_BufferError)) return false;  // e.g. NumPy's read-only arrays
+        throw;
+      }
+    } else if (e.matches(PyExc_BufferError)) {
+      return false;
+    } else {
+      throw;
+    }
+  }
+  PyObject* cap = capsule.ptr();
+  DLTensor* t = nullptr;
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    auto* m =
+        static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"));
+    PyCapsule_SetName(cap, "used_dltensor_versioned");
+    a.keep = std::shared_ptr<void>(m, [](void* p) {
+      auto* mt = static_cast<DLManagedTensorVersioned*>(p);
+      if (mt->deleter) mt->deleter(mt);
+    });
+    if (m->version.major != 1)
+      refuse(fn, a.name + ": DLPack version " + std::to_string(m->version.major) + "." +
+                     std::to_string(m->version.minor) + " is not supported (1.x is)");
+    a.readonly = (m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
+    if (role == Role::output && (m->flags & DLPACK_FLAG_BITMASK_IS_COPIED))
+      refuse(fn, a.name +
+                     ": its producer exported a copy (DLPack's is_copied flag); an output "
+                     "must be the array's own memory");
+    t = &m->dl_tensor;
+    a.protocol = "DLPack 1.x";
+  } else if (PyCapsule_IsValid(cap, "dltensor")) {
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+    PyCapsule_SetName(cap, "used_dltensor");
+    a.keep = std::shared_ptr<void>(m, [](void* p) {
+      auto* mt = static_cast<DLManagedTensor*>(p);
+      if (mt->deleter) mt->deleter(mt);
+    });
+    t = &m->dl_tensor;
+    a.protocol = "DLPack (unversioned)";
+  } else {
+    refuse_type(fn,
+                a.name + ": __dlpack__ of " + type_name(obj) + " did not return a DLPack capsule");
+  }
+  switch (t->device.device_type) {
+    case kDLCPU:
+    case kDLCUDAHost:
+      a.device = {Device::host, 0};
+      break;
+    case kDLCUDA:
+      a.device = {Device::cuda, t->device.device_id};
+      break;
+    default:
+      refuse(fn, a.name + " is in DLPack device type " + std::to_string(t->device.device_type) +
+                     " memory; Unison takes host (CPU) and CUDA device memory");
+  }
+  if (!dtype_from_dlpack(t->dtype, a.dtype))
+    refuse_type(fn, a.name + " holds DLPack type (code " + std::to_string(t->dtype.code) + ", " +
+                        std::to_string(t->dtype.bits) + " bits, " + std::to_string(t->dtype.lanes) +
+                        " lanes), which Unison does not take");
+  a.data = static_cast<char*>(t->data) + t->byte_offset;
+  set_layout(a, fn, t->ndim, t->shape, t->strides, false);
+  return true;
+}
+
+#if defined(KOKKOS_ENABLE_CUDA)
+// The call's stream waits for the producer's (a CUDA Array Interface "stream").
+void wait_on(std::uintptr_t producer, std::uintptr_t consumer) {
+  if (producer == consumer || (producer == 1 && consumer == 0)) return;
+  cudaStream_t p = producer == 1   ? cudaStreamLegacy
+                   : producer == 2 ? cudaStreamPerThread
+                                   : reinterpret_cast<cudaStream_t>(producer);
+  cudaEvent_t ev;
+  if (cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess ||
+      cudaEventRecord(ev, p) != cudaSuccess ||
+      cudaStreamWaitEvent(reinterpret_cast<cudaStream_t>(consumer), ev, 0) != cudaSuccess)
+    throw std::runtime_error("unison: could not order the call after the array's stream");
+  cudaEventDestroy(ev);
+}
+#endif
+
+bool from_cuda_array_interface(py::handle obj, const std::string& fn, ArrayRef& a,
+                               const StreamRequest& stream) {
+  if (!py::hasattr(obj, "__cuda_array_interface__")) return false;
+  py::dict cai = obj.attr("__cuda_array_interface__");
+  a.protocol = "CUDA Array Interface";
+  const int version = cai.contains("version") ? cai["version"].cast<int>() : 0;
+  if (version < 2 || version > 3)
+    refuse(fn, a.name + ": CUDA Array Interface version " + std::to_string(version) +
+                   " is not supported (2 and 3 are)");
+  py::tuple data = cai["data"];
+  a.data = reinterpret_cast<void*>(data[0].cast<std::uintptr_t>());
+  a.readonly = data[1].cast<bool>();
+  py::tuple shape = cai["shape"];
+  const std::string typestr = py::str(cai["typestr"]);
+  Dtype d{};
+  if (!dtype_from_typestr(typestr, 0, d) || typestr.size() < 3)
+    refuse_type(fn, a.name + " has type '" + typestr + "', which Unison does not take");
+  a.dtype = d;
+  const int ndim = static_cast<int>(shape.size());
+  std::array<std::int64_t, max_rank + 1> sh{}, st{};
+  if (ndim > max_rank)
+    refuse(fn, a.name + " has " + std::to_string(ndim) + " dimensions; Unison takes at most " +
+                   std::to_string(max_rank));
+  for (int i = 0; i < ndim; ++i) sh[i] = shape[i].cast<std::int64_t>();
+  bool strided = cai.contains("strides") && !cai["strides"].is_none();
+  if (strided) {
+    py::tuple s = cai["strides"];
+    for (int i = 0; i < ndim; ++i) st[i] = s[i].cast<std::int64_t>();
+  }
+#if defined(KOKKOS_ENABLE_CUDA)
+  cudaPointerAttributes attr{};
+  if (a.data && cudaPointerGetAttributes(&attr, a.data) == cudaSuccess &&
+      (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged))
+    a.device = {Device::cuda, attr.device};
+  else if (a.data) a.device = {Device::host, 0};
+  else a.device = {Device::cuda, 0};
+  if (cai.contains("stream") && !cai["stream"].is_none())
+    wait_on(cai["stream"].cast<std::uintptr_t>(), stream.stream);
+#else
+  (void)stream;
+  a.device = {Device::cuda, 0};
+#endif
+  set_layout(a, fn, ndim, sh.data(), strided ? st.data() : nullptr, true);
+  // Keep the exporter alive (the interface itself holds no reference).
+  a.keep = std::shared_ptr<void>(new py::object(py::reinterpret_borrow<py::object>(obj)),
+                                 [](void* p) { delete static_cast<py::object*>(p); });
+  return true;
+}
+
+bool from_buffer(py::handle obj, const std::string& fn, ArrayRef& a) {
+  if (!PyObject_CheckBuffer(obj.ptr())) return false;
+  auto* view = new Py_buffer;
+  if (PyObject_GetBuffer(obj.ptr(), view, PyBUF_RECORDS_RO) != 0) {
+    delete view;
+    throw py::error_already_set();
+  }
+  a.keep = std::shared_ptr<void>(view, [](void* p) {
+    auto* v = static_cast<Py_buffer*>(p);
+    PyBuffer_Release(v);
+    delete v;
+  });
+  a.protocol = "buffer protocol";
+  a.readonly = view->readonly != 0;
+  a.device = {Device::host, 0};
+  a.data = view->buf;
+  const std::string format = view->format ? view->format : "B";
+  if (!dtype_from_typestr(format, view->itemsize, a.dtype))
+    refuse_type(fn, a.name + " has buffer format '" + format + "', which Unison does not take");
+  std::array<std::int64_t, 8> sh{}, st{};
+  if (view->ndim > max_rank)
+    refuse(fn, a.name + " has " + std::to_string(view->ndim) +
+                   " dimensions; Unison takes at most " + std::to_string(max_rank));
+  for (int i = 0; i < view->ndim; ++i) {
+    sh[i] = view->shape ? view->shape[i] : view->len / view->itemsize;
+    st[i] = view->strides ? view->strides[i] : 0;
+  }
+  set_layout(a, fn, view->ndim, sh.data(), view->strides ? st.data() : nullptr, true);
+  return true;
+}
+
+}  // namespace
+
+bool is_array(py::handle obj) {
+  return py::hasattr(obj, "__dlpack__") || py::hasattr(obj, "__cuda_array_interface__") ||
+         PyObject_CheckBuffer(obj.ptr());
+}
+
+ArrayRef as_array(py::handle obj, const std::string& fn, const std::string& name, Role role,
+                  const StreamRequest& stream) {
+  ArrayRef a;
+  a.name = name;
+  if (!from_dlpack(obj, fn, a, role, stream) && !from_cuda_array_interface(obj, fn, a, stream) &&
+      !from_buffer(obj, fn, a))
+    refuse_type(fn, name + " is a " + type_name(obj) +
+                        ", not an array (DLPack, the CUDA Array Interface or the buffer "
+                        "protocol)");
+  if (role == Role::output && a.readonly)
+    refuse(fn, a.describe() + " is read-only and cannot be an output");
+  return a;
+}
+
+}  // namespace unison::python

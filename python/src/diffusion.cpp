@@ -1,0 +1,127 @@
+// The diffusion family: diffusion_step, diffuse, diffuse_history, jagged_field. Fields are
+// rank-2 float32 or float64 arrays of any layout.
+#include "bindings.hpp"
+
+#include <unison/diffusion.hpp>
+#include <unison/field.hpp>
+
+namespace unison::python {
+namespace {
+
+using std::string;
+
+StencilAlgorithm algorithm_of(const string& fn, const string& a) {
+  if (a == "automatic") return StencilAlgorithm::automatic;
+  if (a == "plain") return StencilAlgorithm::plain;
+  if (a == "tiled") return StencilAlgorithm::tiled;
+  if (a == "streaming") return StencilAlgorithm::streaming;
+  refuse(fn, "algorithm is '" + a + "', expected 'automatic', 'plain', 'tiled' or 'streaming'");
+}
+
+DiffusionOptions options_of(const string& fn, const string& algorithm, int tile_rows, int tile_cols,
+                            int steps_per_pass) {
+  DiffusionOptions o;
+  o.algorithm = algorithm_of(fn, algorithm);
+  o.tile_rows = tile_rows;
+  o.tile_cols = tile_cols;
+  o.steps_per_pass = steps_per_pass;
+  return o;
+}
+
+void diffusion_step(py::object f, py::object f_next, py::object lapl, double coeff,
+                    const string& algorithm, const string& backend, py::object stream) {
+  Call call("unison.diffusion_step", call_options(backend, stream));
+  const ArrayRef& fa = call.array(f, "f", Role::input);
+  call.require_rank(fa, 2);
+  const ArrayRef& na = call.array(f_next, "f_next", Role::output, fa.dtype, 2);
+  const ArrayRef& la = call.array(lapl, "lapl", Role::output, fa.dtype, 2);
+  const StencilAlgorithm alg = algorithm_of(call.fn(), algorithm);
+  on_float(call.fn(), fa, [&](auto t) {
+    using T = decltype(t);
+    call.run([&](const auto& exec) {
+      using S = space_of<std::decay_t<decltype(exec)>>;
+      unison::diffusion_step(exec, view_of<const T, 2, S>(fa), view_of<T, 2, S>(na),
+                             view_of<T, 2, S>(la), coeff, alg);
+    });
+  });
+}
+
+void diffuse(py::object f, std::int64_t steps, double coeff, py::object lapl,
+             const string& laplacian, const string& algorithm, int tile_rows, int tile_cols,
+             int steps_per_pass, const string& backend, py::object stream) {
+  Call call("unison.diffuse", call_options(backend, stream));
+  const ArrayRef& fa = call.array(f, "f", Role::output);
+  call.require_rank(fa, 2);
+  const ArrayRef& la = call.array(lapl, "lapl", Role::output, fa.dtype, 2);
+  if (laplacian != "every_step" && laplacian != "final_only")
+    refuse(call.fn(), "laplacian is '" + laplacian + "', expected 'every_step' or 'final_only'");
+  const Laplacian which = laplacian == "every_step" ? Laplacian::every_step : Laplacian::final_only;
+  const DiffusionOptions o = options_of(call.fn(), algorithm, tile_rows, tile_cols, steps_per_pass);
+  on_float(call.fn(), fa, [&](auto t) {
+    using T = decltype(t);
+    call.run([&](const auto& exec) {
+      using S = space_of<std::decay_t<decltype(exec)>>;
+      unison::diffuse(exec, view_of<T, 2, S>(fa), steps, coeff, view_of<T, 2, S>(la), which, o);
+    });
+  });
+}
+
+void diffuse_history(py::object f, std::int64_t steps, double coeff, py::object history,
+                     py::object on_history, int steps_per_pass, const string& backend,
+                     py::object stream) {
+  Call call("unison.diffuse_history", call_options(backend, stream));
+  const ArrayRef& fa = call.array(f, "f", Role::output);
+  call.require_rank(fa, 2);
+  const ArrayRef& ha = call.array(history, "history", Role::output, fa.dtype, 3);
+  DiffusionOptions o;
+  o.steps_per_pass = steps_per_pass;
+  const bool host = call.device().kind == Device::host;
+  on_float(call.fn(), fa, [&](auto t) {
+    using T = decltype(t);
+    call.run([&](const auto& exec) {
+      using S = space_of<std::decay_t<decltype(exec)>>;
+      unison::diffuse_history(
+          exec, view_of<T, 2, S>(fa), steps, coeff, view_of<T, 3, S>(ha),
+          [&](std::int64_t first, std::int64_t count, const auto&, const auto&) {
+            if (on_history.is_none()) return;
+            // On a host backend the planes are in memory when Python reads them; on a GPU they
+            // are in stream order on the call's stream, which the callback's own work joins.
+            if (host) exec.fence("unison.diffuse_history: the planes for the callback");
+            py::gil_scoped_acquire gil;
+            on_history(first, count);
+          },
+          o);
+    });
+  });
+}
+
+void jagged_field(py::object f, std::uint64_t seed, double zero_fraction, const string& backend,
+                  py::object stream) {
+  Call call("unison.jagged_field", call_options(backend, stream));
+  const ArrayRef& fa = call.array(f, "f", Role::output);
+  call.require_rank(fa, 2);
+  on_float(call.fn(), fa, [&](auto t) {
+    using T = decltype(t);
+    call.run([&](const auto& exec) {
+      using S = space_of<std::decay_t<decltype(exec)>>;
+      unison::jagged_field(exec, view_of<T, 2, S>(fa), seed, zero_fraction);
+    });
+  });
+}
+
+}  // namespace
+
+void bind_diffusion(py::module_& m) {
+  using py::arg;
+  m.def("diffusion_step", &diffusion_step, arg("f"), arg("f_next"), arg("lapl"), arg("coeff"),
+        arg("algorithm"), arg("backend"), arg("stream"));
+  m.def("diffuse", &diffuse, arg("f"), arg("steps"), arg("coeff"), arg("lapl"), arg("laplacian"),
+        arg("algorithm"), arg("tile_rows"), arg("tile_cols"), arg("steps_per_pass"), arg("backend"),
+        arg("stream"));
+  m.def("diffuse_history", &diffuse_history, arg("f"), arg("steps"), arg("coeff"), arg("history"),
+        arg("on_history"), arg("steps_per_pass"), arg("backend"), arg("stream"));
+  m.def("jagged_field", &jagged_field, arg("f"), arg("seed"), arg("zero_fraction"), arg("backend"),
+        arg("stream"));
+}
+
+}  // namespace unison::python

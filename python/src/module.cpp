@@ -1,0 +1,82 @@
+// unison._unison: the compiled half of the Python module (unison/__init__.py is the other).
+//
+// Kokkos's lifetime: initialised on import unless the process has already initialised it (then
+// used as it is), finalised at interpreter exit only if this module initialised it. Every array
+// Python sees is owned by Python (results are allocated by the array's own library), so nothing
+// of Kokkos's outlives the finalisation.
+#include "bindings.hpp"
+
+#include <unison/core.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdlib>
+
+namespace unison::python {
+namespace {
+
+bool initialised_here = false;
+
+void finalize() {
+  release_instances();
+  if (initialised_here && Kokkos::is_initialized() && !Kokkos::is_finalized()) {
+    Kokkos::finalize();
+    initialised_here = false;
+  }
+}
+
+void initialize() {
+  if (Kokkos::is_initialized()) return;
+  if (Kokkos::is_finalized())
+    throw std::runtime_error(
+        "unison: Kokkos has already been finalised in this process and cannot start again");
+  Kokkos::InitializationSettings settings;
+  // Kokkos's advice on OMP_PROC_BIND is for whole programs: an interpreter importing a module
+  // does not get it, unless KOKKOS_DISABLE_WARNINGS says otherwise.
+  if (!std::getenv("KOKKOS_DISABLE_WARNINGS")) settings.set_disable_warnings(true);
+  Kokkos::initialize(settings);
+  initialised_here = true;
+}
+
+}  // namespace
+}  // namespace unison::python
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_unison, m) {
+  namespace up = unison::python;
+  m.doc() = "Unison's kernels on NumPy, CuPy, PyTorch and Numba arrays, without a copy";
+
+  // unison::invalid_argument (and io_error) arrive as ValueError with the same message.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const unison::invalid_argument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+
+  up::initialize();
+  m.attr("version") = unison::version();
+  m.attr("initialised_kokkos") = up::initialised_here;
+  m.def("backends", [] {
+    py::list b;
+#if defined(KOKKOS_ENABLE_OPENMP)
+    b.append("openmp");
+#endif
+#if defined(KOKKOS_ENABLE_SERIAL)
+    b.append("serial");
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+    b.append("cuda");
+#endif
+    return b;
+  });
+  m.def("finalize", &up::finalize,
+        "Finalises Kokkos if this module initialised it (also done at interpreter exit)");
+  py::module_::import("atexit").attr("register")(py::cpp_function(&up::finalize));
+
+  up::bind_elementwise(m);
+  up::bind_rowwise(m);
+  up::bind_diffusion(m);
+}

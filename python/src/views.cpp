@@ -1,0 +1,113 @@
+#include "views.hpp"
+
+#include <map>
+#include <mutex>
+
+namespace unison::python {
+
+#if defined(KOKKOS_ENABLE_CUDA)
+namespace {
+std::mutex instances_mutex;
+std::map<std::uintptr_t, Kokkos::Cuda>* instances = nullptr;
+}  // namespace
+
+Kokkos::Cuda cuda_instance(std::uintptr_t stream) {
+  std::lock_guard<std::mutex> lock(instances_mutex);
+  if (!instances) instances = new std::map<std::uintptr_t, Kokkos::Cuda>();
+  auto it = instances->find(stream);
+  if (it == instances->end())
+    it = instances->emplace(stream, Kokkos::Cuda(reinterpret_cast<cudaStream_t>(stream))).first;
+  return it->second;
+}
+
+void release_instances() {
+  std::lock_guard<std::mutex> lock(instances_mutex);
+  delete instances;
+  instances = nullptr;
+}
+#else
+void release_instances() {}
+#endif
+
+void Call::require_rank(const ArrayRef& a, int rank) const { require_rank(a, rank, rank); }
+
+void Call::require_rank(const ArrayRef& a, int lo, int hi) const {
+  if (a.ndim < lo || a.ndim > hi)
+    refuse(fn_,
+           a.describe() + ": expected " +
+               (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+               " dimensions");
+}
+
+const ArrayRef& Call::array(py::handle obj, const std::string& name, Role role) {
+  ArrayRef a = as_array(obj, fn_, name, role, options_.stream);
+  if (device_ && *device_ != a.device)
+    refuse(fn_, a.describe() + " is not on the device of the call's other arrays (" +
+                    device_name(*device_) + ")");
+  device_ = a.device;
+  arrays_.push_back(std::move(a));
+  return arrays_.back();
+}
+
+const ArrayRef& Call::array(py::handle obj, const std::string& name, Role role, Dtype dtype) {
+  const ArrayRef& a = array(obj, name, role);
+  if (a.dtype != dtype)
+    refuse_type(fn_,
+                a.describe() + ": expected " + dtype_name(dtype) + " (Unison converts nothing)");
+  return a;
+}
+
+const ArrayRef& Call::array(py::handle obj, const std::string& name, Role role, Dtype dtype,
+                            int rank) {
+  const ArrayRef& a = array(obj, name, role, dtype);
+  require_rank(a, rank);
+  return a;
+}
+
+std::string Call::resolve_backend() const {
+  const Device d = device();
+  std::string b = options_.backend;
+  if (d.kind == Device::cuda) {
+    if (!b.empty() && b != "cuda")
+      refuse(fn_, "backend '" + b + "' cannot reach the arrays in " + device_name(d) + " memory");
+#if defined(KOKKOS_ENABLE_CUDA)
+    const int kokkos_device = Kokkos::Cuda().cuda_device();
+    if (d.id != kokkos_device)
+      refuse(fn_, "the arrays are in " + device_name(d) + " memory; Unison runs on cuda:" +
+                      std::to_string(kokkos_device) + " in this process");
+    return "cuda";
+#else
+    refuse(fn_, "the arrays are in " + device_name(d) +
+                    " memory, and this build of Unison has no Cuda backend");
+#endif
+  }
+  if (b.empty()) {
+#if defined(KOKKOS_ENABLE_OPENMP)
+    return "openmp";
+#else
+    return "serial";
+#endif
+  }
+  if (b == "cuda") {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if (!device_) return "cuda";  // a call without arrays (monte_carlo_pi)
+#endif
+    refuse(fn_, device_ ? "backend 'cuda' needs arrays in CUDA device memory"
+                        : "backend 'cuda' is not in this build");
+  }
+  if (b != "openmp" && b != "serial")
+    refuse(fn_, "backend is '" + b + "', expected 'openmp', 'serial' or 'cuda'");
+  return b;
+}
+
+CallOptions call_options(const std::string& backend, py::object stream) {
+  CallOptions o;
+  o.backend = backend;
+  if (!stream.is_none()) {
+    o.stream.stream = stream.cast<std::uintptr_t>();
+    o.stream.given = true;
+  }
+  return o;
+}
+
+}  // namespace unison::python

@@ -1,0 +1,201 @@
+"""How arrays are taken: the protocols (DLPack versioned and unversioned, the buffer protocol),
+every refusal (with its message naming the argument, dtype, shape, strides and device, and
+nothing written), backends, threads, and a clean interpreter exit."""
+
+import array
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import unison
+from _dlpack_producer import Producer
+
+
+def untouched(out, before):
+    np.testing.assert_array_equal(out, before)
+
+
+def test_versioned_dlpack_producer(rng):
+    x = rng.standard_normal(101).astype(np.float32)
+    y = rng.standard_normal(101).astype(np.float32)
+    px, pout = Producer(x), Producer(np.zeros(101, np.float32))
+    base = sys.getrefcount(x)
+    out = np.zeros(101, np.float32)
+    unison.add(px, y, out=out)
+    np.testing.assert_array_equal(out, x + y)
+    assert px.exports == 1  # taken once, through DLPack
+    assert sys.getrefcount(x) == base  # the capsule's buffer released
+    target = np.zeros(101, np.float32)
+    unison.add(x, y, out=Producer(target))
+    np.testing.assert_array_equal(target, x + y)
+    del pout
+
+
+def test_versioned_dlpack_refusals(rng):
+    x = rng.standard_normal(8).astype(np.float64)
+    out = np.full(8, 7.0)
+    with pytest.raises(ValueError, match=r"out \(float64, shape \(8,\), strides \(1,\) elements, "
+                                         r"host, read-only\) is read-only"):
+        unison.add(x, 1.0, out=Producer(out, read_only=True))
+    with pytest.raises(ValueError, match="is_copied"):
+        unison.add(x, 1.0, out=Producer(out, copied=True))
+    with pytest.raises(ValueError, match="DLPack version 2.0"):
+        unison.add(Producer(x, major=2), 1.0, out=out)
+    untouched(out, np.full(8, 7.0))
+    # a read-only input is fine
+    got = unison.add(Producer(x, read_only=True), 1.0, out=np.empty(8))
+    np.testing.assert_array_equal(got, x + 1)
+
+
+def test_buffer_protocol_objects():
+    a = array.array("f", [1, 2, 3])
+    out = np.zeros(3, np.float32)
+    unison.add(memoryview(a), 1.0, out=out)
+    np.testing.assert_array_equal(out, [2, 3, 4])
+    unison.add(a, a, out=memoryview(a))  # array.array as the output, in place
+    assert list(a) == [2, 4, 6]
+    with pytest.raises(ValueError, match="read-only"):
+        unison.add(np.ones(3, np.float32), 1.0, out=memoryview(bytes(12)).cast("f"))
+
+
+def test_read_only_output_refused_nothing_written():
+    out = np.full((3, 4), 5.0, np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError) as e:
+        unison.add(np.ones((3, 4), np.float32), 1.0, out=out)
+    msg = str(e.value)
+    for part in ("unison.add", "out", "float32", "shape (3, 4)", "strides (4, 1) elements",
+                 "host", "read-only"):
+        assert part in msg, msg
+    untouched(out, np.full((3, 4), 5.0))
+
+
+def test_negative_and_fractional_strides_refused():
+    x = np.arange(10, dtype=np.float32)
+    out = np.zeros(10, np.float32)
+    with pytest.raises(ValueError, match="negative strides"):
+        unison.add(x[::-1], 1.0, out=out)
+    with pytest.raises(ValueError, match="x .*negative strides"):
+        unison.add(x[::-1], 1.0, out=out)
+    odd = np.lib.stride_tricks.as_strided(np.zeros(16, np.float32), shape=(3,), strides=(6,))
+    with pytest.raises(ValueError, match="whole number of elements"):
+        unison.add(odd, 1.0, out=np.zeros(3, np.float32))
+    untouched(out, np.zeros(10))
+
+
+def test_misaligned_pointer_refused():
+    buf = bytearray(4 * 9)
+    x = np.frombuffer(buf, dtype=np.float32, count=8, offset=2)
+    out = np.frombuffer(bytearray(4 * 9), dtype=np.float32, count=8, offset=1)
+    with pytest.raises(ValueError, match="aligned"):
+        unison.add(x, 1.0, out=np.zeros(8, np.float32))
+    with pytest.raises(ValueError, match="aligned"):
+        unison.add(np.zeros(8, np.float32), 1.0, out=out)
+
+
+def test_dtypes_never_converted():
+    x64 = np.ones(5)
+    out = np.full(5, 3, np.float32)
+    with pytest.raises(TypeError, match=r"x \(float64.*expected float32 \(Unison converts nothing\)"):
+        unison.add(x64, 1.0, out=out)
+    with pytest.raises(TypeError, match="complex|DLPack type|format"):
+        unison.add(np.ones(5, np.complex64), 1.0, out=np.zeros(5, np.complex64))
+    with pytest.raises(TypeError, match="expected float32 or float64"):
+        unison.hypot(np.ones(5, np.int32), 1, out=np.zeros(5, np.int32))
+    with pytest.raises(TypeError, match="expected float32, float64, int32 or int64"):
+        unison.add(np.ones(5, np.uint8), 1, out=np.zeros(5, np.uint8))
+    with pytest.raises(TypeError, match="not an array"):
+        unison.add([1.0, 2.0], 1.0, out=np.zeros(2))
+    untouched(out, np.full(5, 3))
+
+
+def test_ranks_and_extents():
+    with pytest.raises(ValueError, match="expected 1 to 2 dimensions"):
+        unison.add(np.ones((2, 2, 2)), 1.0)
+    with pytest.raises(ValueError, match="expected the rank of out"):
+        unison.add(np.ones(4), np.ones((2, 2)), out=np.zeros(4))
+    out = np.zeros(5)
+    with pytest.raises(ValueError, match="unison::add"):  # the C++ check, as ValueError
+        unison.add(np.ones(4), np.ones(5), out=out)
+    untouched(out, np.zeros(5))
+
+
+def test_overlap_refused():
+    m = np.arange(20, dtype=np.float64)
+    before = m.copy()
+    with pytest.raises(ValueError, match="overlap"):
+        unison.add(m[:10], 1.0, out=m[5:15])
+    untouched(m, before)
+    # the columns of one matrix share no element: fine
+    a = np.arange(16, dtype=np.float32).reshape(8, 2)
+    unison.add(a[:, 1], 1.0, out=a[:, 0])
+    np.testing.assert_array_equal(a[:, 0], np.arange(1, 16, 2) + 1)
+
+
+def test_device_memory_refused_on_a_host_build():
+    if "cuda" in unison.backends():
+        pytest.skip("this build has Cuda")
+
+    class FakeDevice:
+        __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (1 << 20, False),
+                                    "version": 3, "strides": None}
+
+    with pytest.raises(ValueError, match="no Cuda backend"):
+        unison.add(FakeDevice(), 1.0, out=FakeDevice())
+
+
+def test_backends():
+    x = np.arange(7, dtype=np.float32)
+    assert "openmp" in unison.backends() or "serial" in unison.backends()
+    for b in unison.backends():
+        if b != "cuda":
+            np.testing.assert_array_equal(unison.add(x, 1, backend=b), x + 1)
+    with pytest.raises(ValueError, match="backend 'cuda' needs arrays in CUDA device memory"):
+        unison.add(x, 1, backend="cuda")
+    with pytest.raises(ValueError, match="expected 'openmp', 'serial' or 'cuda'"):
+        unison.add(x, 1, backend="gpu")
+
+
+def test_threads_at_once(rng):
+    # host calls release the GIL: several Python threads, each its own arrays
+    xs = [rng.standard_normal(200_000).astype(np.float32) for _ in range(4)]
+    outs = [np.empty_like(x) for x in xs]
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(5):
+                unison.gaussian_pdf(xs[i], 0.0, 1.0, out=outs[i])
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for x, o in zip(xs, outs):
+        np.testing.assert_allclose(o, np.exp(-0.5 * x.astype(np.float64) ** 2) / np.sqrt(2 * np.pi),
+                                   rtol=1e-5)
+
+
+def test_clean_interpreter_exit():
+    code = ("import numpy as np, unison\n"
+            "x = unison.add(np.ones(1000, np.float32), 1.0)\n"
+            "assert x[0] == 2\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "Kokkos" not in r.stderr and "Kokkos" not in r.stdout, r.stderr
+    assert r.stderr == "", r.stderr
+
+
+def test_finalize_is_idempotent_in_a_subprocess():
+    code = ("import numpy as np, unison\n"
+            "unison.add(np.ones(3), 1.0)\n"
+            "unison.finalize(); unison.finalize()\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr == "", r.stderr

@@ -1,0 +1,116 @@
+"""The diffusion family on NumPy arrays: against a float64 NumPy reference, every algorithm and
+layout bitwise alike, diffuse_history's planes, jagged_field, and the errors."""
+
+import numpy as np
+import pytest
+
+import unison
+from conftest import DTYPES, layouts
+
+
+def reference_step(f):
+    f = f.astype(np.float64)
+    p = np.pad(f, 1)
+    lap = 4 * f - ((p[:-2, 1:-1] + p[2:, 1:-1]) + (p[1:-1, :-2] + p[1:-1, 2:]))
+    return lap
+
+
+def reference(f, steps, coeff):
+    f = f.astype(np.float64)
+    lap = np.zeros_like(f)
+    for _ in range(steps):
+        lap = reference_step(f)
+        f = f - coeff * lap
+    return f, lap
+
+
+def tol(dtype, steps=1):
+    return dict(rtol=0, atol=(2e-6 if dtype == np.float32 else 1e-14) * steps)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (1, 37), (37, 1), (13, 29), (130, 67)])
+def test_diffusion_step(rng, dtype, shape):
+    f = rng.random(shape).astype(dtype)
+    want_f, want_lap = reference(f, 1, 0.2)
+    results = []
+    for alg in ("automatic", "plain", "tiled", "streaming"):
+        for name, fv in layouts(f, rng):
+            nxt, lap = unison.diffusion_step(fv, 0.2, algorithm=alg)
+            np.testing.assert_allclose(lap, want_lap, **tol(dtype), err_msg=f"{alg} {name}")
+            np.testing.assert_allclose(nxt, want_f, **tol(dtype), err_msg=f"{alg} {name}")
+            results.append((nxt, lap))
+    for nxt, lap in results[1:]:  # every algorithm and layout: the same bits
+        np.testing.assert_array_equal(nxt, results[0][0])
+        np.testing.assert_array_equal(lap, results[0][1])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("laplacian", ["every_step", "final_only"])
+def test_diffuse(rng, dtype, laplacian):
+    f0 = rng.random((61, 45)).astype(dtype)
+    want_f, want_lap = reference(f0, 9, 0.1)
+    got = []
+    for alg in ("automatic", "plain", "tiled", "streaming"):
+        for name, fv in layouts(f0, rng):
+            f = fv.copy(order="K") if name in ("C", "F") else fv
+            f[...] = f0
+            lap = unison.diffuse(f, 9, 0.1, laplacian=laplacian, algorithm=alg)
+            np.testing.assert_allclose(f, want_f, **tol(dtype, 9), err_msg=f"{alg} {name}")
+            np.testing.assert_allclose(lap, want_lap, **tol(dtype, 9), err_msg=f"{alg} {name}")
+            got.append((np.array(f), np.array(lap)))
+    for f, lap in got[1:]:
+        np.testing.assert_array_equal(f, got[0][0])
+        np.testing.assert_array_equal(lap, got[0][1])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_diffuse_history(rng, dtype):
+    f0 = rng.random((33, 50)).astype(dtype)
+    f = f0.copy()
+    history = np.zeros((4, 33, 50), dtype)
+    planes = []
+
+    def on_history(first, count):
+        for k in range(count):
+            planes.append((first + k, history[k].copy()))
+
+    unison.diffuse_history(f, 10, 0.15, history, on_history)
+    assert [p[0] for p in planes] == list(range(1, 11))
+    g = f0.copy()
+    for step, plane in planes:  # each plane: that step's Laplacian as diffuse gives it
+        lap = unison.diffuse(g, 1, 0.15)
+        np.testing.assert_array_equal(plane, lap, err_msg=f"step {step}")
+    np.testing.assert_array_equal(f, g)
+
+
+def test_jagged_field(rng):
+    a = unison.jagged_field(np.empty((200, 301), np.float32), seed=11)
+    b = unison.jagged_field(np.empty((301, 200), np.float32).T, seed=11)  # another layout
+    np.testing.assert_array_equal(a, b)
+    assert 0.6 < np.mean(a == 0) < 0.8 and a.min() >= 0 and a.max() < 1
+    c = unison.jagged_field(np.empty((200, 301)), seed=11, backend="serial")
+    np.testing.assert_array_equal(c, unison.jagged_field(np.empty((200, 301)), seed=11))
+
+
+def test_diffusion_errors():
+    f = np.ones((8, 8), np.float32)
+    with pytest.raises(ValueError, match="algorithm is 'fast'"):
+        unison.diffusion_step(f, 0.1, algorithm="fast")
+    with pytest.raises(ValueError, match="laplacian is 'some'"):
+        unison.diffuse(f, 2, 0.1, laplacian="some")
+    with pytest.raises(ValueError, match="unison::diffuse: steps"):
+        unison.diffuse(f, -1, 0.1)
+    with pytest.raises(ValueError, match="coeff"):
+        unison.diffuse(f, 1, float("nan"))
+    lap = np.zeros((8, 7), np.float32)
+    with pytest.raises(ValueError, match="unison::diffuse"):
+        unison.diffuse(f, 1, 0.1, lap)
+    with pytest.raises(ValueError, match="overlaps"):
+        unison.diffuse(f, 1, 0.1, f)
+    ro = np.ones((4, 4))
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="f .*read-only"):
+        unison.diffuse(ro, 1, 0.1)
+    with pytest.raises(ValueError, match="expected 2 dimensions"):
+        unison.jagged_field(np.zeros(5))
