@@ -9,6 +9,7 @@ namespace unison::python {
 void bind_elementwise(py::module_& m);
 void bind_rowwise(py::module_& m);  // and the counting family
 void bind_diffusion(py::module_& m);
+void bind_convolve(py::module_& m);  // and matmul_reduce
 
 /// A Python float or int (a scalar operand), as a double.
 bool is_scalar(py::handle obj);

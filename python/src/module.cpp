@@ -79,4 +79,5 @@ PYBIND11_MODULE(_unison, m) {
   up::bind_elementwise(m);
   up::bind_rowwise(m);
   up::bind_diffusion(m);
+  up::bind_convolve(m);
 }

@@ -23,7 +23,8 @@ __version__ = _unison.version
 __all__ = [
     "add", "hypot", "gaussian_pdf", "polar_distance", "zero_suppress", "clip", "make_pulses",
     "hidden_layer", "l2_norm", "matmul_core", "histogram", "monte_carlo_pi", "diffusion_step",
-    "diffuse", "diffuse_history", "jagged_field", "backends", "finalize",
+    "diffuse", "diffuse_history", "jagged_field", "convolve", "convolve_extent",
+    "matmul_reduce", "backends", "finalize",
 ]
 
 backends = _unison.backends
@@ -239,6 +240,29 @@ def jagged_field(f, seed=3966789, zero_fraction=0.7, *, backend=None, stream=Non
     layout); returns f."""
     _unison.jagged_field(f, int(seed), float(zero_fraction), backend or "", _stream_of(stream, [f]))
     return f
+
+
+def convolve_extent(n, m, mode="full"):
+    """The length of convolve's result for len(x) = n and len(k) = m."""
+    return _unison.convolve_extent(int(n), int(m), mode)
+
+
+def convolve(x, k, mode="full", out=None, *, algorithm="automatic", backend=None, stream=None):
+    """np.convolve(x, k, mode) for rank-1 float32 or float64 arrays; mode "full", "same" or
+    "valid"; algorithm "automatic", "direct" or "tiled" (the same bits)."""
+    if out is None:
+        out = _empty(x, (convolve_extent(x.shape[0], k.shape[0], mode),))
+    _unison.convolve(x, k, out, mode, algorithm, backend or "", _stream_of(stream, [x, out]))
+    return out
+
+
+def matmul_reduce(A, B, out=None, *, method="automatic", backend=None, stream=None):
+    """The column sums of A @ B (A: m x k, B: k x n, float32 or float64) into a rank-1 array of
+    n; method "automatic", "tiled", "gemm" (A and B both C-ordered or both Fortran-ordered) or
+    "reassociated". The gemm and reassociated methods block until done (temporary memory)."""
+    out = out if out is not None else _empty(A, (B.shape[1],))
+    _unison.matmul_reduce(A, B, out, method, backend or "", _stream_of(stream, [A, out]))
+    return out
 
 
 def _int64_of(like):
