@@ -1,33 +1,13 @@
 #include "arrays.hpp"
 
 #include <Kokkos_Macros.hpp>
-#include <dlpack/dlpack.h>
+#include "dlpack.hpp"
 
 #include <cstring>
 #include <sstream>
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
-#endif
-
-// DLPack 1.0 added the versioned capsule; the header on some systems (Debian 12 ships 0.6)
-// predates it. Its layout, from the DLPack specification, where the header lacks it:
-#if !defined(DLPACK_MAJOR_VERSION)
-extern "C" {
-typedef struct {
-  uint32_t major;
-  uint32_t minor;
-} DLPackVersion;
-typedef struct DLManagedTensorVersioned {
-  DLPackVersion version;
-  void* manager_ctx;
-  void (*deleter)(struct DLManagedTensorVersioned* self);
-  uint64_t flags;
-  DLTensor dl_tensor;
-} DLManagedTensorVersioned;
-}
-#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
-#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
 #endif
 
 namespace unison::python {

@@ -4,26 +4,10 @@
 //   Producer(array, read_only=False, copied=False, major=1)
 #include <pybind11/pybind11.h>
 
-#include <dlpack/dlpack.h>
+#include "../src/dlpack.hpp"
 
 #include <cstring>
 #include <vector>
-
-#if !defined(DLPACK_MAJOR_VERSION)
-extern "C" {
-typedef struct {
-  uint32_t major;
-  uint32_t minor;
-} DLPackVersion;
-typedef struct DLManagedTensorVersioned {
-  DLPackVersion version;
-  void* manager_ctx;
-  void (*deleter)(struct DLManagedTensorVersioned* self);
-  uint64_t flags;
-  DLTensor dl_tensor;
-} DLManagedTensorVersioned;
-}
-#endif
 
 namespace py = pybind11;
 

@@ -1,6 +1,8 @@
 """l2_norm, matmul_core, histogram and monte_carlo_pi on NumPy arrays against float64 NumPy
 references, on every layout and odd sizes."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -47,12 +49,25 @@ def test_histogram(rng, dtype, n, bins):
         x[:3] = [np.nan, np.inf, 4.0]  # NaN, inf and xmax itself are not counted
     x64 = x.astype(np.float64)
     inside = x64[(x64 >= -4.0) & (x64 < 4.0)]
-    # each value by the documented rule e_k <= v < e_k+1, e_k = xmin + k w (random values are
-    # never within a rounding of an edge)
+    # each value by the documented rule e_k <= v < e_k+1 with e_k = fma(k, w, xmin): estimated in
+    # double, then exactly (Fraction, rounded once as fma rounds) for values near an edge
     w = 8.0 / bins
     k = np.floor((inside + 4.0) / w).astype(np.int64)
     k -= (inside < -4.0 + k * w)
     k += (k + 1 < bins) & (inside >= -4.0 + (k + 1) * w)
+    k = np.clip(k, 0, bins - 1)
+
+    def edge(j):
+        return float(Fraction(int(j)) * Fraction(w) + Fraction(-4.0))
+
+    near = (np.abs(inside - (-4.0 + k * w)) < 1e-9) | (np.abs(inside - (-4.0 + (k + 1) * w)) < 1e-9)
+    for i in np.nonzero(near)[0]:
+        j = int(k[i])
+        while j > 0 and inside[i] < edge(j):
+            j -= 1
+        while j + 1 < bins and inside[i] >= edge(j + 1):
+            j += 1
+        k[i] = j
     want = np.bincount(k, minlength=bins)
     for name, xv in layouts(x, rng):
         got = unison.histogram(xv, -4.0, 4.0, bins=bins)

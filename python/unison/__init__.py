@@ -98,22 +98,23 @@ def _first_array(*values):
     return None
 
 
-def add(x, y, out=None, *, backend=None, stream=None):
-    """out = x + y, element by element (float32, float64, int32, int64; x or y may be a number)."""
+def _binary(fn, x, y, out, backend, stream):
     x, y = _scalar(x), _scalar(y)
     like = _first_array(x, y)
-    out_ = out if out is not None else (None if like is None else _empty(like, like.shape))
-    _unison.add(x, y, out_, backend or "", _stream_of(stream, [like, out_] if like is not None else [out_]))
-    return out_
+    if out is None and like is not None:
+        out = _empty(like, like.shape)
+    fn(x, y, out, backend or "", _stream_of(stream, [a for a in (like, out) if a is not None]))
+    return out
+
+
+def add(x, y, out=None, *, backend=None, stream=None):
+    """out = x + y, element by element (float32, float64, int32, int64; x or y may be a number)."""
+    return _binary(_unison.add, x, y, out, backend, stream)
 
 
 def hypot(x, y, out=None, *, backend=None, stream=None):
     """out = sqrt(x² + y²) without overflow (float32, float64; x or y may be a number)."""
-    x, y = _scalar(x), _scalar(y)
-    like = _first_array(x, y)
-    out_ = out if out is not None else (None if like is None else _empty(like, like.shape))
-    _unison.hypot(x, y, out_, backend or "", _stream_of(stream, [like, out_] if like is not None else [out_]))
-    return out_
+    return _binary(_unison.hypot, x, y, out, backend, stream)
 
 
 def gaussian_pdf(x, mean=0.0, sigma=1.0, out=None, *, backend=None, stream=None):
