@@ -3,8 +3,10 @@
 #include <Kokkos_Macros.hpp>
 #include "dlpack.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
+#include <vector>
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
@@ -201,34 +203,108 @@ bool dtype_from_typestr(std::string s, std::int64_t itemsize, Dtype& d) {
 // stream (0 is not allowed).
 std::uintptr_t protocol_stream(const StreamRequest& s) { return s.stream == 0 ? 1 : s.stream; }
 
+// A producer may export a silent copy of a view it cannot describe in DLPack (CuPy, asked for
+// copy=False, exports a reversed view's copy without the is_copied flag). Where the object states
+// its strides in bytes (NumPy's `strides`, as CuPy's arrays do), the export must have them: a
+// negative or fractional stride is refused as set_layout refuses it, any other difference as a
+// copy.
+void check_stated_strides(py::handle obj, const std::string& fn, ArrayRef& a) {
+  static PyObject* const strides_name = PyUnicode_InternFromString("strides");
+  PyObject* stated = PyObject_GetAttr(obj.ptr(), strides_name);
+  if (!stated) {
+    PyErr_Clear();
+    return;
+  }
+  const py::object hold = py::reinterpret_steal<py::object>(stated);
+  if (!PyTuple_Check(stated) || PyTuple_GET_SIZE(stated) != a.ndim) return;
+  const std::int64_t item = dtype_size(a.dtype);
+  for (int i = 0; i < a.ndim; ++i) {
+    const long long bytes = PyLong_AsLongLong(PyTuple_GET_ITEM(stated, i));
+    if (bytes == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return;
+    }
+    if (a.shape[i] <= 1 || bytes == a.strides[i] * item) continue;
+    const std::string stated_text = py::str(hold).cast<std::string>();
+    if (bytes < 0)
+      refuse(fn, a.describe() + ": its strides are " + stated_text +
+                     " bytes; negative strides are not supported (a reversed view); pass a copy");
+    if (bytes % item != 0)
+      refuse(fn, a.describe() + ": its strides are " + stated_text +
+                     " bytes, not a whole number of elements");
+    refuse(fn, a.describe() +
+                   ": its producer exported other memory than the array's own (its "
+                   "strides are " +
+                   stated_text + " bytes), a copy; Unison works on the array's own memory");
+  }
+}
+
+// An interned Python string, made once (attribute names and keywords: no new string a call).
+PyObject* interned(const char* text) {
+  PyObject* s = PyUnicode_InternFromString(text);
+  if (!s) throw py::error_already_set();
+  return s;
+}
+
+// obj.__dlpack__(**kwargs): the keywords' names in kwnames (a tuple), their values in order.
+py::object call_dlpack(py::handle obj, PyObject* kwnames, std::initializer_list<PyObject*> values) {
+  static PyObject* const name = interned("__dlpack__");
+  // (slot 0 free: PY_VECTORCALL_ARGUMENTS_OFFSET lets the call use it, which saves a copy)
+  PyObject* args[5] = {nullptr, obj.ptr(), nullptr, nullptr, nullptr};
+  std::size_t n = 2;
+  for (PyObject* v : values) args[n++] = v;
+  PyObject* r =
+      PyObject_VectorcallMethod(name, args + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+  if (!r) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(r);
+}
+
 // DLPack: the capsule's tensor, its owner released when the ArrayRef goes.
-bool from_dlpack(py::handle obj, const std::string& fn, ArrayRef& a, Role role,
-                 const StreamRequest& stream) {
-  if (!py::hasattr(obj, "__dlpack__")) return false;
-  // The device first: the stream argument is only for CUDA memory.
+bool from_dlpack(py::handle obj, const std::string& fn, ArrayRef& a, const StreamRequest& stream) {
+  static PyObject* const dlpack = interned("__dlpack__");
+  static PyObject* const dlpack_device = interned("__dlpack_device__");
+  // (made once and never freed: no Python object is released after the interpreter's exit)
+  static PyObject* const versioned_keywords =
+      py::make_tuple("stream", "max_version", "copy").release().ptr();
+  static PyObject* const unversioned_keywords = py::make_tuple("stream").release().ptr();
+  static PyObject* const max_version = py::make_tuple(1, 0).release().ptr();
+  if (!PyObject_HasAttr(obj.ptr(), dlpack)) return false;
+  // The device first: the stream argument is only for CUDA memory. (NumPy's arrays are always
+  // in host memory: their device is not asked, which saves a call.)
   py::object stream_arg = py::none();
-  if (py::hasattr(obj, "__dlpack_device__")) {
-    py::tuple dev = obj.attr("__dlpack_device__")();
+  if (std::strcmp(Py_TYPE(obj.ptr())->tp_name, "numpy.ndarray") != 0 &&
+      PyObject_HasAttr(obj.ptr(), dlpack_device)) {
+    py::tuple dev =
+        py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(obj.ptr(), dlpack_device));
+    if (!dev) throw py::error_already_set();
     const int type = dev[0].cast<int>();
     if (type == kDLCUDA) stream_arg = py::int_(protocol_stream(stream));
   }
+  // A producer whose __dlpack__ has no max_version (NumPy before 2.1) raises TypeError and makes
+  // only the unversioned capsule; its type is remembered (a reference held for the process's
+  // life), so that its later arrays do not pay for an exception each.
+  static auto* const unversioned_types = new std::vector<PyObject*>();
+  PyObject* const type = reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr()));
+  bool versioned = std::find(unversioned_types->begin(), unversioned_types->end(), type) ==
+                   unversioned_types->end();
   py::object capsule;
   try {
-    capsule = obj.attr("__dlpack__")(py::arg("stream") = stream_arg,
-                                     py::arg("max_version") = py::make_tuple(1, 0));
-  } catch (py::error_already_set& e) {
-    if (e.matches(PyExc_TypeError)) {  // a producer without max_version: the unversioned capsule
+    if (versioned) {
       try {
-        capsule = obj.attr("__dlpack__")(py::arg("stream") = stream_arg);
-      } catch (py::error_already_set& e2) {
-        if (e2.matches(PyExc_BufferError)) return false;  // e.g. NumPy's read-only arrays
-        throw;
+        // copy=False: a producer that cannot export its own memory raises BufferError instead
+        // of exporting a copy; the next protocol is tried.
+        capsule = call_dlpack(obj, versioned_keywords, {stream_arg.ptr(), max_version, Py_False});
+      } catch (py::error_already_set& e) {
+        if (!e.matches(PyExc_TypeError)) throw;
+        Py_INCREF(type);
+        unversioned_types->push_back(type);
+        versioned = false;
       }
-    } else if (e.matches(PyExc_BufferError)) {
-      return false;
-    } else {
-      throw;
     }
+    if (!versioned) capsule = call_dlpack(obj, unversioned_keywords, {stream_arg.ptr()});
+  } catch (py::error_already_set& e) {
+    if (e.matches(PyExc_BufferError)) return false;  // e.g. NumPy's read-only arrays
+    throw;
   }
   PyObject* cap = capsule.ptr();
   DLTensor* t = nullptr;
@@ -244,10 +320,10 @@ bool from_dlpack(py::handle obj, const std::string& fn, ArrayRef& a, Role role,
       refuse(fn, a.name + ": DLPack version " + std::to_string(m->version.major) + "." +
                      std::to_string(m->version.minor) + " is not supported (1.x is)");
     a.readonly = (m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
-    if (role == Role::output && (m->flags & DLPACK_FLAG_BITMASK_IS_COPIED))
+    if (m->flags & DLPACK_FLAG_BITMASK_IS_COPIED)
       refuse(fn, a.name +
-                     ": its producer exported a copy (DLPack's is_copied flag); an output "
-                     "must be the array's own memory");
+                     ": its producer exported a copy (DLPack's is_copied flag), although asked "
+                     "for its own memory (copy=False); Unison works on the array's own memory");
     t = &m->dl_tensor;
     a.protocol = "DLPack 1.x";
   } else if (PyCapsule_IsValid(cap, "dltensor")) {
@@ -281,6 +357,9 @@ bool from_dlpack(py::handle obj, const std::string& fn, ArrayRef& a, Role role,
                         " lanes), which Unison does not take");
   a.data = static_cast<char*>(t->data) + t->byte_offset;
   set_layout(a, fn, t->ndim, t->shape, t->strides, false);
+  // (NumPy's exports are its arrays' own memory: it refuses what DLPack cannot describe)
+  if (std::strcmp(Py_TYPE(obj.ptr())->tp_name, "numpy.ndarray") != 0)
+    check_stated_strides(obj, fn, a);
   return true;
 }
 
@@ -391,7 +470,7 @@ ArrayRef as_array(py::handle obj, const std::string& fn, const std::string& name
                   const StreamRequest& stream) {
   ArrayRef a;
   a.name = name;
-  if (!from_dlpack(obj, fn, a, role, stream) && !from_cuda_array_interface(obj, fn, a, stream) &&
+  if (!from_dlpack(obj, fn, a, stream) && !from_cuda_array_interface(obj, fn, a, stream) &&
       !from_buffer(obj, fn, a))
     refuse_type(fn, name + " is a " + type_name(obj) +
                         ", not an array (DLPack, the CUDA Array Interface or the buffer "

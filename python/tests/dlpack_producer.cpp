@@ -1,7 +1,10 @@
 // A DLPack producer for the tests: wraps a host array (the buffer protocol) and exports it as a
 // versioned capsule (DLPack 1.x, "dltensor_versioned") with the flags a test asks for, or as the
-// unversioned one when the consumer does not ask for max_version >= (1, 0).
-//   Producer(array, read_only=False, copied=False, major=1)
+// unversioned one when the consumer does not ask for max_version >= (1, 0). `copy`, the
+// consumer's last copy argument (None, True or False), is kept in last_copy. `strides`, when
+// given, is what the object states as its strides in bytes (as NumPy's and CuPy's arrays do):
+// stating other strides than the export's plays a producer that exports a silent copy.
+//   Producer(array, read_only=False, copied=False, major=1, strides=None)
 #include <pybind11/pybind11.h>
 
 #include "../src/dlpack.hpp"
@@ -23,6 +26,8 @@ struct Producer {
   bool read_only = false, copied = false;
   int major = 1;
   int exports = 0;  // how many capsules were made
+  py::object last_copy = py::none();
+  py::object strides = py::none();
 
   template <class M>
   M* managed() {
@@ -62,8 +67,9 @@ struct Producer {
     return m;
   }
 
-  py::object dlpack(py::object stream, py::object max_version) {
+  py::object dlpack(py::object stream, py::object max_version, py::object copy) {
     if (!stream.is_none()) throw py::buffer_error("stream must be None for host memory");
+    last_copy = copy;
     const bool versioned =
         !max_version.is_none() && max_version.cast<py::tuple>()[0].cast<int>() >= 1;
     if (versioned) {
@@ -93,15 +99,23 @@ struct Producer {
 
 PYBIND11_MODULE(_dlpack_producer, m) {
   py::class_<Producer>(m, "Producer")
-      .def(py::init([](py::object array, bool read_only, bool copied, int major) {
-             return Producer{array, read_only, copied, major};
-           }),
+      .def(py::init(
+               [](py::object array, bool read_only, bool copied, int major, py::object strides) {
+                 Producer p{array, read_only, copied, major};
+                 p.strides = strides;
+                 return p;
+               }),
            py::arg("array"), py::arg("read_only") = false, py::arg("copied") = false,
-           py::arg("major") = 1)
+           py::arg("major") = 1, py::arg("strides") = py::none())
       .def("__dlpack__", &Producer::dlpack, py::kw_only(), py::arg("stream") = py::none(),
-           py::arg("max_version") = py::none())
+           py::arg("max_version") = py::none(), py::arg("copy") = py::none())
       .def("__dlpack_device__", [](const Producer&) { return py::make_tuple(int(kDLCPU), 0); })
       .def_readonly("exports", &Producer::exports)
+      .def_readonly("last_copy", &Producer::last_copy)
+      .def_property_readonly("strides",
+                             [](const Producer& p) {
+                               return p.strides.is_none() ? p.array.attr("strides") : p.strides;
+                             })
       .def_property_readonly("shape", [](const Producer& p) { return p.array.attr("shape"); })
       .def_property_readonly("dtype", [](const Producer& p) { return p.array.attr("dtype"); });
 }

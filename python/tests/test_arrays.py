@@ -18,6 +18,7 @@ def untouched(out, before):
     np.testing.assert_array_equal(out, before)
 
 
+@pytest.mark.host_only
 def test_versioned_dlpack_producer(rng):
     x = rng.standard_normal(101).astype(np.float32)
     y = rng.standard_normal(101).astype(np.float32)
@@ -27,6 +28,7 @@ def test_versioned_dlpack_producer(rng):
     unison.add(px, y, out=out)
     np.testing.assert_array_equal(out, x + y)
     assert px.exports == 1  # taken once, through DLPack
+    assert px.last_copy is False  # asked for the array's own memory, never a copy
     assert sys.getrefcount(x) == base  # the capsule's buffer released
     target = np.zeros(101, np.float32)
     unison.add(x, y, out=Producer(target))
@@ -34,6 +36,7 @@ def test_versioned_dlpack_producer(rng):
     del pout
 
 
+@pytest.mark.host_only
 def test_versioned_dlpack_refusals(rng):
     x = rng.standard_normal(8).astype(np.float64)
     out = np.full(8, 7.0)
@@ -42,6 +45,17 @@ def test_versioned_dlpack_refusals(rng):
         unison.add(x, 1.0, out=Producer(out, read_only=True))
     with pytest.raises(ValueError, match="is_copied"):
         unison.add(x, 1.0, out=Producer(out, copied=True))
+    with pytest.raises(ValueError, match=r"x: its producer exported a copy .*copy=False"):
+        unison.add(Producer(x, copied=True), 1.0, out=out)  # an input too: no silent copy
+    # a silent copy: the export's strides are not the ones the object states
+    with pytest.raises(ValueError, match=r"x .*strides are \(-4,\) bytes; negative strides"):
+        unison.add(Producer(x[::-1].astype(np.float32), strides=(-4,)), 1.0,
+                   out=np.zeros(8, np.float32))
+    with pytest.raises(ValueError, match=r"x .*strides are \(16,\) bytes\), a copy"):
+        unison.add(Producer(x[::2].copy(), strides=(16,)), 1.0, out=np.zeros(4))
+    with pytest.raises(ValueError, match=r"x .*strides are \(6,\) bytes, not a whole number"):
+        unison.add(Producer(x[:1].repeat(2).astype(np.float32), strides=(6,)), 1.0,
+                   out=np.zeros(2, np.float32))
     with pytest.raises(ValueError, match="DLPack version 2.0"):
         unison.add(Producer(x, major=2), 1.0, out=out)
     untouched(out, np.full(8, 7.0))
@@ -50,6 +64,7 @@ def test_versioned_dlpack_refusals(rng):
     np.testing.assert_array_equal(got, x + 1)
 
 
+@pytest.mark.host_only
 def test_buffer_protocol_objects():
     a = array.array("f", [1, 2, 3])
     out = np.zeros(3, np.float32)
@@ -61,6 +76,7 @@ def test_buffer_protocol_objects():
         unison.add(np.ones(3, np.float32), 1.0, out=memoryview(bytes(12)).cast("f"))
 
 
+@pytest.mark.host_only
 def test_read_only_output_refused_nothing_written():
     out = np.full((3, 4), 5.0, np.float32)
     out.flags.writeable = False
@@ -147,6 +163,7 @@ def test_device_memory_refused_on_a_host_build():
         unison.add(FakeDevice(), 1.0, out=FakeDevice())
 
 
+@pytest.mark.host_only
 def test_backends():
     x = np.arange(7, dtype=np.float32)
     assert "openmp" in unison.backends() or "serial" in unison.backends()

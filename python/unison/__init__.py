@@ -63,11 +63,11 @@ def _stream_of(stream, arrays):
         raise TypeError(f"unison: stream {stream!r} is not an integer or a stream object "
                         "(with .ptr, .cuda_stream or .handle)")
     for a in arrays:
-        lib = _library(a)
-        if lib == "cupy":
+        lib = type(a).__module__
+        if lib.startswith("cupy"):
             import cupy
             return cupy.cuda.get_current_stream().ptr
-        if lib == "torch" and getattr(a, "is_cuda", False):
+        if lib.startswith("torch") and getattr(a, "is_cuda", False):
             import torch
             return torch.cuda.current_stream(a.device).cuda_stream
     return None
@@ -182,9 +182,11 @@ def matmul_core(A, B, out=None, *, backend=None, stream=None):
 
 def histogram(x, xmin, xmax, counts=None, *, bins=None, backend=None, stream=None):
     """Counts of x (rank 1, float32 or float64) in equal bins over [xmin, xmax): into counts
-    (int64 or int32, its length the number of bins), or a new int64 array of `bins` counts. As
-    NumPy's histogram(x, bins, (xmin, xmax))[0], except that a value equal to xmax is not
-    counted (every bin is e_k <= v < e_k+1), nor are values outside, infinities or NaN."""
+    (int64 or int32, its length the number of bins), or a new int64 array of `bins` counts.
+    Every bin is e_k <= v < e_k+1 with the edges e_k = fma(k, (xmax - xmin) / bins, xmin) in
+    double (one rounding) and e_bins = xmax: NumPy's histogram(x, bins, (xmin, xmax)) rounds
+    its edges twice and counts xmax in its last bin, so a value within a rounding of an edge
+    can fall in a neighbouring bin. Values outside, infinities and NaN are not counted."""
     if counts is None:
         if bins is None:
             raise TypeError("unison.histogram: give counts= (the output) or bins= (how many)")
