@@ -1,7 +1,36 @@
-"""Shared helpers of the Python module's tests: fresh random data, odd sizes, every layout."""
+"""Shared helpers of the Python module's tests: fresh random data, odd sizes, every layout.
+
+With UNISON_TEST_ARRAYS=cupy (a GPU machine with CuPy and a build with Cuda), the same tests run
+on CuPy arrays of the same layouts in a non-blocking stream (cupy_arrays.py); the tests marked
+host_only (the host protocols: the buffer protocol, NumPy's read-only arrays, DLPack producers of
+host memory) are skipped there."""
+
+import os
+import sys
 
 import numpy as np
 import pytest
+
+ON_DEVICE = os.environ.get("UNISON_TEST_ARRAYS", "numpy") == "cupy"
+if ON_DEVICE:
+    import unison as _real_unison
+    from cupy_arrays import make_stand_in
+
+    sys.modules["unison"] = make_stand_in(_real_unison)
+elif os.environ.get("UNISON_TEST_ARRAYS", "numpy") != "numpy":
+    raise RuntimeError("UNISON_TEST_ARRAYS is 'numpy' (the default) or 'cupy'")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "host_only: a test of host arrays alone (not on CuPy's)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if ON_DEVICE:
+        skip = pytest.mark.skip(reason="host arrays only")
+        for item in items:
+            if "host_only" in item.keywords:
+                item.add_marker(skip)
 
 
 @pytest.fixture
