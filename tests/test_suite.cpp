@@ -636,16 +636,26 @@ TEST(Suite, checks) {
 TEST(Suite, peers) {
   using unison::suite::PeerScript;
   const auto scripts = unison::suite::peer_scripts({"elementwise", "diffusion", "counting"});
-  ASSERT_EQ(scripts.size(), 4u);
+  ASSERT_EQ(scripts.size(), 5u);
   // The plain C loops first, with the chosen workloads that have a part there, in report order.
   EXPECT_EQ(scripts[0].script, "unison-plain-c");
   EXPECT_EQ(scripts[0].args,
             (std::vector<std::string>{"elementwise", "diffusion", "counting", "--scale=1"}));
   EXPECT_EQ(scripts[1].script, "elementwise_peers.py");
-  EXPECT_EQ(scripts[2].script, "stencil_peers.py");
-  EXPECT_EQ(scripts[2].args, (std::vector<std::string>{"gpu", "cpu", "--scale=1"}));
-  EXPECT_EQ(scripts[3].script, "counting_peers.py");
-  EXPECT_EQ(scripts[3].args, (std::vector<std::string>{"--scale=1"}));
+  // Unison from Python: once, with the parts of both of its families.
+  EXPECT_EQ(scripts[2].script, "python_peers.py");
+  EXPECT_EQ(scripts[2].args, (std::vector<std::string>{"elementwise", "counting", "--scale=1"}));
+  EXPECT_EQ(scripts[3].script, "stencil_peers.py");
+  EXPECT_EQ(scripts[3].args, (std::vector<std::string>{"gpu", "cpu", "--scale=1"}));
+  EXPECT_EQ(scripts[4].script, "counting_peers.py");
+  EXPECT_EQ(scripts[4].args, (std::vector<std::string>{"--scale=1"}));
+  // The size sweep: python_peers.py's crossover part, only with the element-wise family.
+  const auto sweep = unison::suite::peer_scripts({"elementwise"}, 0.5, true);
+  ASSERT_EQ(sweep.size(), 3u);
+  EXPECT_EQ(sweep[2].args, (std::vector<std::string>{"elementwise", "crossover", "--scale=0.5"}));
+  const auto counting_sweep = unison::suite::peer_scripts({"counting"}, 1, true);
+  ASSERT_EQ(counting_sweep.size(), 3u);
+  EXPECT_EQ(counting_sweep[2].args, (std::vector<std::string>{"counting", "--scale=1"}));
   const auto convolve = unison::suite::peer_scripts({"convolve"}, 0.01);
   ASSERT_EQ(convolve.size(), 2u);
   EXPECT_EQ(convolve[0].args, (std::vector<std::string>{"convolve", "--scale=0.01"}));
@@ -653,7 +663,7 @@ TEST(Suite, peers) {
   const auto rowwise = unison::suite::peer_scripts({"rowwise", "matmul"});  // no plain C loops
   ASSERT_EQ(rowwise.size(), 2u);
   EXPECT_EQ(rowwise[0].script, "rowwise_peers.py");
-  EXPECT_EQ(unison::suite::peer_scripts(unison::suite::workload_names()).size(), 6u);
+  EXPECT_EQ(unison::suite::peer_scripts(unison::suite::workload_names()).size(), 7u);
   // The scale as the scripts read it back: the same double, so the same sizes and case names.
   EXPECT_EQ(unison::suite::exact_text(1e-3), "0.001");
   EXPECT_EQ(unison::suite::exact_text(0.25), "0.25");
@@ -738,6 +748,33 @@ TEST(Suite, plain_c_ratio) {
   std::ostringstream without;
   unison::suite::write_table(without, {rows[0]}, {"OpenMP"});
   EXPECT_EQ(without.str().find("plain_c"), std::string::npos) << without.str();
+}
+
+TEST(Suite, python_columns) {
+  // Unison's kernels called from Python: their columns beside the backends', the Python call's
+  // time over the C++ call's, and not a peer: peer/best stays the real peers' against Unison's.
+  std::vector<Row> rows{
+      row("elementwise", "gaussian_pdf/1e8/device", "Cuda", 1e-3, 0, 800, 0),
+      row("elementwise", "gaussian_pdf/1e8/device", "python_cuda", 1.02e-3, 0, 0, 0),
+      row("elementwise", "gaussian_pdf/1e8/device", "cupy", 2e-3, 0, 0, 0),
+      row("elementwise", "hypot/1e6/device", "OpenMP", 20e-6, 0, 0, 0),
+      row("elementwise", "hypot/1e6/device", "python_openmp", 25e-6, 0, 0, 0)};
+  for (auto& r : rows) r.peer = r.backend != "Cuda" && r.backend != "OpenMP";
+  std::ostringstream table;
+  unison::suite::write_table(table, rows,
+                             {"OpenMP", "Cuda", "python_openmp", "python_cuda", "cupy"});
+  const std::string t = table.str();
+  for (const char* s : {"Cuda/python_cuda", "OpenMP/python_openmp", "peer/best"})
+    EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+  const auto line = [&](const std::string& name) {
+    const auto at = t.find("  " + name);
+    return t.substr(at, t.find('\n', at) - at);
+  };
+  const std::string pdf = line("gaussian_pdf/1e8/device"), hyp = line("hypot/1e6/device");
+  EXPECT_NE(pdf.find("1.02x"), std::string::npos) << t;  // Python's time over C++'s
+  EXPECT_NE(pdf.find(" 2x"), std::string::npos) << t;    // cupy over Cuda, not over Python
+  EXPECT_NE(hyp.find("1.25x"), std::string::npos) << t;
+  EXPECT_EQ(hyp.substr(hyp.rfind(' ') + 1), "-") << t;  // no peer here: python_openmp is not one
 }
 
 TEST(Suite, report) {

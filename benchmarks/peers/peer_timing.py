@@ -87,8 +87,10 @@ def relative_error(got, ref):
     """||got - ref|| / ||ref|| in float64 (||got - ref|| where ref is all zeros)."""
     got = np.asarray(got, dtype=np.float64).ravel()
     ref = np.asarray(ref, dtype=np.float64).ravel()
-    norm = np.linalg.norm(ref)
-    diff = np.linalg.norm(got - ref)
+    # (sums of squares, not np.linalg.norm: a BLAS call leaves NumPy's OpenBLAS threads spinning
+    # for a while, which slows the next timed OpenMP call in this process)
+    norm = math.sqrt(float(np.sum(np.square(ref))))
+    diff = math.sqrt(float(np.sum(np.square(got - ref))))
     return float(diff / norm if norm > 0 else diff)
 
 

@@ -545,6 +545,13 @@ std::vector<Section> sections(const std::vector<Row>& rows,
   const auto unison_backend = [](const std::string& b) {
     return b == "Serial" || b == "OpenMP" || b == "Cuda";
   };
+  // Unison's kernels called from Python (python_peers.py): beside their backend's column, and
+  // not a peer of Unison's for peer/best.
+  const auto from_python = [](const std::string& b) { return b.rfind("python_", 0) == 0; };
+  if (has("OpenMP") && has("python_openmp"))
+    ratios.push_back({"OpenMP/python_openmp", {"python_openmp", "OpenMP"}});
+  if (has("Cuda") && has("python_cuda"))
+    ratios.push_back({"Cuda/python_cuda", {"python_cuda", "Cuda"}});
   std::vector<Section> out;
   for (const auto& w : workloads) {
     Section sec;
@@ -554,7 +561,7 @@ std::vector<Section> sections(const std::vector<Row>& rows,
         return r.workload == w && r.backend == b;
       });
       if (unison_backend(b) || here) sec.columns.push_back(b);
-      sec.peers = sec.peers || (here && !unison_backend(b));
+      sec.peers = sec.peers || (here && !unison_backend(b) && !from_python(b));
     }
     for (const auto& r : ratios) sec.ratio_titles.push_back(r.first);
     for (const auto& name : cases[w]) {
@@ -596,7 +603,7 @@ std::vector<Section> sections(const std::vector<Row>& rows,
       if (sec.peers) {  // the fastest peer's time over Unison's fastest
         double best = 0, best_peer = 0;
         for (const Row& r : rows) {
-          if (r.name != name || r.median_s <= 0) continue;
+          if (r.name != name || r.median_s <= 0 || from_python(r.backend)) continue;
           double& t = r.peer ? best_peer : best;
           if (r.peer ||
               std::find(sec.columns.begin(), sec.columns.end(), r.backend) != sec.columns.end())
@@ -693,8 +700,9 @@ void write_report(std::ostream& out, const std::vector<Row>& rows,
          "their "
          "spread; under each, the rate and its fraction of the same run's peak (for memory, the "
          "copy at the level the case's working set fits in: L2, L3 or DRAM; FMA for arithmetic) "
-         "and the check against the float64 reference. Speedup columns: above "
-         "1 the second backend is faster; peer/best: the fastest peer's time over Unison's "
+         "and the check against the float64 reference. Speedup columns: X/Y is Y's time over "
+         "X's (above 1, X is faster; Cuda/python_cuda: what the Python call costs beyond the C++ "
+         "call); peer/best: the fastest peer's time over Unison's "
          "fastest (above 1, Unison is faster).</p>\n";
   out << "<h2>Checks</h2>\n<ul>\n";
   for (const auto& line : check_summary(rows)) out << "<li>" << html_escaped(line) << "</li>\n";
@@ -808,7 +816,8 @@ std::string exact_text(double x) {
   return buf;
 }
 
-std::vector<PeerScript> peer_scripts(const std::vector<std::string>& chosen, double scale) {
+std::vector<PeerScript> peer_scripts(const std::vector<std::string>& chosen, double scale,
+                                     bool crossover) {
   const auto wanted = [&](const std::string& w) {
     return std::find(chosen.begin(), chosen.end(), w) != chosen.end();
   };
@@ -826,7 +835,11 @@ std::vector<PeerScript> peer_scripts(const std::vector<std::string>& chosen, dou
       same->args.insert(same->args.end(), peer.args.begin(), peer.args.end());
     }
   }
-  for (auto& s : scripts) s.args.push_back("--scale=" + exact_text(scale));
+  for (auto& s : scripts) {
+    if (crossover && s.script == "python_peers.py" && wanted("elementwise"))
+      s.args.push_back("crossover");
+    s.args.push_back("--scale=" + exact_text(scale));
+  }
   return scripts;
 }
 

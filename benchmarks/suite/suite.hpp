@@ -115,8 +115,10 @@ struct Row {
 // workload, with the parts of every chosen workload it serves (stencil_peers.py: convolve's and
 // diffusion's); every one with "--scale=<scale>" last (the shortest text that reads back as the
 // same double), so that its sizes, and so its results' case names, are the suite's at that
-// scale.
-std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads, double scale = 1);
+// scale. With `crossover` (the suite's size sweep) and the element-wise family chosen,
+// python_peers.py (Unison's kernels called from Python) also takes the part "crossover".
+std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads, double scale = 1,
+                                     bool crossover = false);
 
 // The shortest "%.<p>g" text of x that strtod reads back as x ("0.01", "0.33333333333333331").
 std::string exact_text(double x);

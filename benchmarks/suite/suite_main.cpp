@@ -441,7 +441,8 @@ void write_start_field(const std::filesystem::path& path) {
 // with NumPy is found), and returns their results as peer rows; says on stderr what ran, what
 // each skipped (a line of its output starting with "skipped") and what failed.
 std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
-                                          const std::vector<std::string>& workloads, double scale) {
+                                          const std::vector<std::string>& workloads, double scale,
+                                          bool crossover) {
   std::string why;
   const std::string python = peers_python(why);
   if (python.empty())
@@ -451,7 +452,7 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
   const auto csv = out / "peers.csv";
   std::filesystem::create_directories(out / "peers");
   std::filesystem::remove(csv);
-  for (const auto& peer : unison::suite::peer_scripts(workloads, scale)) {
+  for (const auto& peer : unison::suite::peer_scripts(workloads, scale, crossover)) {
     const bool script =
         peer.script.size() > 3 && peer.script.compare(peer.script.size() - 3, 3, ".py") == 0;
     const auto log =
@@ -459,6 +460,10 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
         ((script ? peer.script.substr(0, peer.script.size() - 3) : peer.script) + ".log");
     std::string command =
         "PYTHONDONTWRITEBYTECODE=1 UNISON_PEERS_CSV=" + shell_quoted(csv.string()) + " ";
+#ifdef UNISON_SUITE_PYTHON_DIR
+    // This build's Python module, for python_peers.py where `import unison` finds none.
+    command += "UNISON_PYTHON_DIR=" + shell_quoted(UNISON_SUITE_PYTHON_DIR) + " ";
+#endif
     auto args = peer.args;
     if (script) {
       if (python.empty()) continue;
@@ -844,7 +849,7 @@ int main(int argc, char** argv) {
   if (opt.peers) {
     const std::regex filter(opt.filter.empty() ? std::string("") : opt.filter,
                             std::regex::ECMAScript);
-    for (const auto& r : run_peers(out, opt.workloads, opt.scale)) {
+    for (const auto& r : run_peers(out, opt.workloads, opt.scale, opt.crossover)) {
       if (!opt.filter.empty() && r.name.rfind("copy/", 0) != 0 && r.name.rfind("read/", 0) != 0 &&
           !std::regex_search(r.name + "/" + r.backend, filter))
         continue;

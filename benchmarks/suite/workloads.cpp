@@ -14,7 +14,7 @@ const std::vector<Workload>& workloads() {
         "polar_distance", "zero_suppress", "clip", "make_pulses", "hidden_layer_fused",
         "hidden_layer_separate"},
        true,
-       {{"elementwise_peers.py", {}}}},
+       {{"elementwise_peers.py", {}}, {"python_peers.py", {"elementwise"}}}},
       {"rowwise", {"l2_norm", "matmul_core"}, false, {{"rowwise_peers.py", {}}}},
       {"convolve", {"convolve"}, true, {{"stencil_peers.py", {"convolve"}}}},
       {"diffusion", {"diffusion"}, true, {{"stencil_peers.py", {"gpu", "cpu"}}}},
@@ -22,7 +22,7 @@ const std::vector<Workload>& workloads() {
       {"counting",
        {"monte_carlo_pi", "histogram", "atomic_counter", "rgb_to_grayscale", "loop_sum", "lucas"},
        true,
-       {{"counting_peers.py", {}}}},
+       {{"counting_peers.py", {}}, {"python_peers.py", {"counting"}}}},
   };
   return list;
 }
