@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -136,6 +137,23 @@ void set_layout(ArrayRef& a, const std::string& fn, int ndim, const std::int64_t
     if (a.strides[i] < 0)
       refuse(fn,
              a.describe() + ": negative strides are not supported (a reversed view); pass a copy");
+  // The bytes from the first element to the last must be a number (an empty array spans none):
+  // a producer that writes a negative stride as an unsigned one (CuPy's DLPack export of a
+  // reversed view, before its fix) gives a stride near 2^62 that wraps back to the right
+  // addresses in 64-bit arithmetic; it is refused here as the negative stride it is.
+  constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  bool empty = false;
+  for (int i = 0; i < ndim; ++i) empty = empty || a.shape[i] == 0;
+  std::int64_t span = 0;
+  for (int i = 0; i < ndim && !empty; ++i) {
+    const std::int64_t steps = a.shape[i] - 1, stride = a.strides[i];
+    if (stride != 0 && (steps > most / stride || steps * stride > (most - span) / item))
+      refuse(fn, a.describe() +
+                     ": its strides span more bytes than a 64-bit address (negative strides "
+                     "written as unsigned numbers? negative strides are not supported; pass a "
+                     "copy)");
+    span += steps * stride * item;
+  }
   if (reinterpret_cast<std::uintptr_t>(a.data) % item != 0)
     refuse(fn, a.describe() + ": the data pointer is not aligned to its element size");
 }
@@ -224,7 +242,11 @@ void check_stated_strides(py::handle obj, const std::string& fn, ArrayRef& a) {
       PyErr_Clear();
       return;
     }
-    if (a.shape[i] <= 1 || bytes == a.strides[i] * item) continue;
+    // (the export's stride in bytes, compared without wrapping around)
+    const bool same = a.strides[i] <= std::numeric_limits<std::int64_t>::max() / item &&
+                      a.strides[i] >= std::numeric_limits<std::int64_t>::min() / item &&
+                      bytes == a.strides[i] * item;
+    if (a.shape[i] <= 1 || same) continue;
     const std::string stated_text = py::str(hold).cast<std::string>();
     if (bytes < 0)
       refuse(fn, a.describe() + ": its strides are " + stated_text +

@@ -4,8 +4,11 @@
 // consumer's last copy argument (None, True or False), is kept in last_copy. `strides`, when
 // given, is what the object states as its strides in bytes (as NumPy's and CuPy's arrays do):
 // stating other strides than the export's plays a producer that exports a silent copy.
-//   Producer(array, read_only=False, copied=False, major=1, strides=None)
+// `export_strides` (elements), when given, replaces the capsule's strides (a producer that
+// writes them wrongly).
+//   Producer(array, read_only=False, copied=False, major=1, strides=None, export_strides=None)
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include "../src/dlpack.hpp"
 
@@ -28,6 +31,7 @@ struct Producer {
   int exports = 0;  // how many capsules were made
   py::object last_copy = py::none();
   py::object strides = py::none();
+  std::vector<int64_t> export_strides;  // the capsule's strides, when not the buffer's
 
   template <class M>
   M* managed() {
@@ -41,6 +45,7 @@ struct Producer {
       ctx->shape.push_back(b.shape[i]);
       ctx->strides.push_back(b.strides[i] / b.itemsize);
     }
+    if (!export_strides.empty()) ctx->strides = export_strides;
     auto* m = new M{};
     m->manager_ctx = ctx;
     DLTensor& t = m->dl_tensor;
@@ -99,14 +104,17 @@ struct Producer {
 
 PYBIND11_MODULE(_dlpack_producer, m) {
   py::class_<Producer>(m, "Producer")
-      .def(py::init(
-               [](py::object array, bool read_only, bool copied, int major, py::object strides) {
-                 Producer p{array, read_only, copied, major};
-                 p.strides = strides;
-                 return p;
-               }),
+      .def(py::init([](py::object array, bool read_only, bool copied, int major, py::object strides,
+                       py::object export_strides) {
+             Producer p{array, read_only, copied, major};
+             p.strides = strides;
+             if (!export_strides.is_none())
+               p.export_strides = export_strides.cast<std::vector<int64_t>>();
+             return p;
+           }),
            py::arg("array"), py::arg("read_only") = false, py::arg("copied") = false,
-           py::arg("major") = 1, py::arg("strides") = py::none())
+           py::arg("major") = 1, py::arg("strides") = py::none(),
+           py::arg("export_strides") = py::none())
       .def("__dlpack__", &Producer::dlpack, py::kw_only(), py::arg("stream") = py::none(),
            py::arg("max_version") = py::none(), py::arg("copy") = py::none())
       .def("__dlpack_device__", [](const Producer&) { return py::make_tuple(int(kDLCPU), 0); })

@@ -56,6 +56,12 @@ def test_versioned_dlpack_refusals(rng):
     with pytest.raises(ValueError, match=r"x .*strides are \(6,\) bytes, not a whole number"):
         unison.add(Producer(x[:1].repeat(2).astype(np.float32), strides=(6,)), 1.0,
                    out=np.zeros(2, np.float32))
+    # a negative stride written as an unsigned number (CuPy's reversed views, before its fix):
+    # (2^64 - 4) // 4 elements, which wraps back to -1 in 64-bit addresses
+    r = x[::-1].astype(np.float32)[::-1]
+    with pytest.raises(ValueError, match=r"x .*span more bytes than a 64-bit address"):
+        unison.add(Producer(r, export_strides=[(2**64 - 4) // 4], strides=(-4,)), 1.0,
+                   out=np.zeros(8, np.float32))
     with pytest.raises(ValueError, match="DLPack version 2.0"):
         unison.add(Producer(x, major=2), 1.0, out=out)
     untouched(out, np.full(8, 7.0))
