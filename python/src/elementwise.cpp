@@ -93,12 +93,16 @@ void hypot(py::object x, py::object y, py::object out, const string& backend, py
   });
 }
 
-void gaussian_pdf(py::object x, py::object mean, py::object sigma, py::object out,
-                  const string& backend, py::object stream) {
-  Call call("unison.gaussian_pdf", call_options(backend, stream));
+// out = f(exec, x, a, b, out) for an array x and two operands a and b (arrays like x, or
+// numbers): gaussian_pdf's mean and sigma, clip's bounds.
+template <class F>
+void array_and_two_operands(const char* fn, py::object x, py::object a, const char* a_name,
+                            py::object b, const char* b_name, py::object out, const string& backend,
+                            py::object stream, F&& f) {
+  Call call(fn, call_options(backend, stream));
   const ArrayRef& o = call.array(out, "out", Role::output);
   const ArrayRef& xa = call.array(x, "x", Role::input, o.dtype);
-  Operand m = operand(call, mean, "mean", o), s = operand(call, sigma, "sigma", o);
+  Operand oa = operand(call, a, a_name, o), ob = operand(call, b, b_name, o);
   on_float_rank12(call, o, [&](const auto& exec, auto t, auto r) {
     using T = decltype(t);
     constexpr int R = decltype(r)::value;
@@ -106,10 +110,18 @@ void gaussian_pdf(py::object x, py::object mean, py::object sigma, py::object ou
     call.require_rank(xa, R);
     auto xv = view_of<const T, R, S>(xa);
     auto ov = view_of<T, R, S>(o);
-    with_operand<T, R, S>(m, [&](const auto& mv) {
-      with_operand<T, R, S>(s, [&](const auto& sv) { unison::gaussian_pdf(exec, xv, mv, sv, ov); });
+    with_operand<T, R, S>(oa, [&](const auto& av) {
+      with_operand<T, R, S>(ob, [&](const auto& bv) { f(exec, xv, av, bv, ov); });
     });
   });
+}
+
+void gaussian_pdf(py::object x, py::object mean, py::object sigma, py::object out,
+                  const string& backend, py::object stream) {
+  array_and_two_operands("unison.gaussian_pdf", x, mean, "mean", sigma, "sigma", out, backend,
+                         stream,
+                         [](const auto& exec, const auto& xv, const auto& mv, const auto& sv,
+                            const auto& ov) { unison::gaussian_pdf(exec, xv, mv, sv, ov); });
 }
 
 void polar_distance(py::object r1, py::object t1, py::object r2, py::object t2, py::object out,
@@ -167,21 +179,9 @@ void zero_suppress(py::object w, py::object threshold, py::object out, const str
 
 void clip(py::object x, py::object lo, py::object hi, py::object out, const string& backend,
           py::object stream) {
-  Call call("unison.clip", call_options(backend, stream));
-  const ArrayRef& o = call.array(out, "out", Role::output);
-  const ArrayRef& xa = call.array(x, "x", Role::input, o.dtype);
-  Operand l = operand(call, lo, "lo", o), h = operand(call, hi, "hi", o);
-  on_float_rank12(call, o, [&](const auto& exec, auto t, auto r) {
-    using T = decltype(t);
-    constexpr int R = decltype(r)::value;
-    using S = space_of<std::decay_t<decltype(exec)>>;
-    call.require_rank(xa, R);
-    auto xv = view_of<const T, R, S>(xa);
-    auto ov = view_of<T, R, S>(o);
-    with_operand<T, R, S>(l, [&](const auto& lv) {
-      with_operand<T, R, S>(h, [&](const auto& hv) { unison::clip(exec, xv, lv, hv, ov); });
-    });
-  });
+  array_and_two_operands("unison.clip", x, lo, "lo", hi, "hi", out, backend, stream,
+                         [](const auto& exec, const auto& xv, const auto& lv, const auto& hv,
+                            const auto& ov) { unison::clip(exec, xv, lv, hv, ov); });
 }
 
 void make_pulses(py::object t, py::object noise, double period, double amplitude, py::object out,
