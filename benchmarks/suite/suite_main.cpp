@@ -460,10 +460,8 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
         ((script ? peer.script.substr(0, peer.script.size() - 3) : peer.script) + ".log");
     std::string command =
         "PYTHONDONTWRITEBYTECODE=1 UNISON_PEERS_CSV=" + shell_quoted(csv.string()) + " ";
-#ifdef UNISON_SUITE_PYTHON_DIR
     // This build's Python module, for python_peers.py where `import unison` finds none.
     command += "UNISON_PYTHON_DIR=" + shell_quoted(UNISON_SUITE_PYTHON_DIR) + " ";
-#endif
     auto args = peer.args;
     if (script) {
       if (python.empty()) continue;
