@@ -1,0 +1,65 @@
+"""pip's way into the CMake build of the Python module (docs/python.md, "pip install").
+
+The module is the CMake target unison_python; this script configures a build folder, builds that
+target and puts the module where pip packages it. Environment variables:
+  UNISON_BUILD_DIR   the build folder (default build/pip-<python version>; an existing one, such
+                     as a preset's, keeps its configuration, with UNISON_ENABLE_PYTHON turned on)
+  UNISON_CMAKE_ARGS  more arguments for a new folder's configuration, e.g.
+                     "-DUNISON_KOKKOS_DEVICES=SERIAL;OPENMP;CUDA -DUNISON_CUDA_ARCH=90"
+  UNISON_DEPS_DIR    the dependency archives for an offline build (as for any build)
+"""
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent
+
+
+def project_version():
+    match = re.search(r"project\(Unison VERSION ([0-9.]+)", (ROOT / "CMakeLists.txt").read_text())
+    return match.group(1)
+
+
+class CMakeBuild(build_ext):
+    def build_extension(self, ext):
+        tag = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        build = Path(os.environ.get("UNISON_BUILD_DIR") or ROOT / "build" / f"pip-{tag}")
+        build = build if build.is_absolute() else ROOT / build
+        args = ["-DUNISON_ENABLE_PYTHON=ON", f"-DPython3_EXECUTABLE={sys.executable}"]
+        if not (build / "CMakeCache.txt").exists():
+            args += ["-DCMAKE_BUILD_TYPE=Release", "-DUNISON_ENABLE_TESTS=OFF",
+                     "-DUNISON_ENABLE_BENCHMARKS=OFF"]
+            if shutil.which("ninja"):
+                args += ["-G", "Ninja"]
+            args += shlex.split(os.environ.get("UNISON_CMAKE_ARGS", ""))
+        subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), *args], check=True)
+        subprocess.run(["cmake", "--build", str(build), "--target", "unison_python"], check=True)
+        # The module as CMake built it (python/unison/_unison<suffix>), under pip's name for it.
+        built = [p for p in (build / "python" / "unison").glob("_unison*")
+                 if p.name.endswith(tuple(self._suffixes()))]
+        if len(built) != 1:
+            sys.exit(f"unison: expected one built module in {build}/python/unison, found {built}")
+        target = Path(self.get_ext_fullpath(ext.name))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(built[0], target)
+
+    @staticmethod
+    def _suffixes():
+        import importlib.machinery
+        return importlib.machinery.EXTENSION_SUFFIXES
+
+
+setup(
+    version=project_version(),
+    packages=["unison"],
+    package_dir={"unison": "python/unison"},
+    ext_modules=[Extension("unison._unison", sources=[])],
+    cmdclass={"build_ext": CMakeBuild},
+)
