@@ -32,6 +32,9 @@ struct GTestTypes<unison::backends::SpaceList<Spaces...>> {
 // A build that only checks that the GPU's tests compile (UNISON_TESTS_GPU_ONLY): the host
 // backends' instances are those of a host-only build, compiled there.
 using Backends = ::testing::Types<Kokkos::Cuda>;
+#elif defined(UNISON_TEST_BACKENDS)
+// The build's UNISON_TEST_BACKENDS (tests/CMakeLists.txt): those backends only.
+using Backends = ::testing::Types<UNISON_TEST_BACKENDS>;
 #else
 using Backends = GTestTypes<unison::backends::EnabledSpaces>::type;
 #endif
