@@ -6,11 +6,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."  # the repository root
 export OUT=${OUT:-build/gpu-pip-out}
 mkdir -p "$OUT"
-# (a compiler with a shared libstdc++: gpu-python.sh says why)
-for cxx in /usr/bin/g++ /usr/bin/g++-1[0-4]; do
-  [ -x "$cxx" ] && [ "$("$cxx" -print-file-name=libstdc++.so)" != libstdc++.so ] && break
-done
-export CXX=$cxx CUDAHOSTCXX=$cxx UNISON_DEPS_DIR=$PWD/.deps CMAKE_BUILD_PARALLEL_LEVEL=16
+. tools/gpu/gpu-build.sh
+gpu_python_compiler
 dl=$PWD/build/dlpack
 mkdir -p "$dl" && dpkg -x .deps/debs/libdlpack-dev_*.deb "$dl"
 py=$(command -v python3)

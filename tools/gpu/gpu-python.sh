@@ -10,15 +10,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."  # the repository root
 export OUT=${OUT:-build/gpu-python-out}
 mkdir -p "$OUT"
-# The machine's default compilers (CXX, CUDAHOSTCXX) have no shared libstdc++; the module needs
-# one (python/CMakeLists.txt says why), so the system's compiler builds it (a fresh machine has no
-# build folder configured with the other).
-for cxx in /usr/bin/g++ /usr/bin/g++-1[0-4]; do
-  [ -x "$cxx" ] && [ "$("$cxx" -print-file-name=libstdc++.so)" != libstdc++.so ] && break
-done
-echo "compiler: $cxx ($("$cxx" --version | head -n 1))"
-export CXX=$cxx CUDAHOSTCXX=$cxx
 . tools/gpu/gpu-build.sh
+gpu_python_compiler
 dl=$PWD/build/dlpack
 mkdir -p "$dl" && dpkg -x .deps/debs/libdlpack-dev_*.deb "$dl"
 py=$(command -v python3)
