@@ -636,7 +636,7 @@ TEST(Suite, checks) {
 TEST(Suite, peers) {
   using unison::suite::PeerScript;
   const auto scripts = unison::suite::peer_scripts({"elementwise", "diffusion", "counting"});
-  ASSERT_EQ(scripts.size(), 5u);
+  ASSERT_EQ(scripts.size(), 6u);
   // The plain C loops first, with the chosen workloads that have a part there, in report order.
   EXPECT_EQ(scripts[0].script, "unison-plain-c");
   EXPECT_EQ(scripts[0].args,
@@ -649,21 +649,26 @@ TEST(Suite, peers) {
   EXPECT_EQ(scripts[3].args, (std::vector<std::string>{"gpu", "cpu", "--scale=1"}));
   EXPECT_EQ(scripts[4].script, "counting_peers.py");
   EXPECT_EQ(scripts[4].args, (std::vector<std::string>{"--scale=1"}));
+  // The GPU libraries called directly (run only where the Cuda backend is), with their parts.
+  EXPECT_EQ(scripts[5].script, "unison-cuda-c");
+  EXPECT_EQ(scripts[5].args, (std::vector<std::string>{"counting", "--scale=1"}));
   // The size sweep: python_peers.py's crossover part, only with the element-wise family.
   const auto sweep = unison::suite::peer_scripts({"elementwise"}, 0.5, true);
   ASSERT_EQ(sweep.size(), 3u);
   EXPECT_EQ(sweep[2].args, (std::vector<std::string>{"elementwise", "crossover", "--scale=0.5"}));
   const auto counting_sweep = unison::suite::peer_scripts({"counting"}, 1, true);
-  ASSERT_EQ(counting_sweep.size(), 3u);
+  ASSERT_EQ(counting_sweep.size(), 4u);
   EXPECT_EQ(counting_sweep[2].args, (std::vector<std::string>{"counting", "--scale=1"}));
   const auto convolve = unison::suite::peer_scripts({"convolve"}, 0.01);
   ASSERT_EQ(convolve.size(), 2u);
   EXPECT_EQ(convolve[0].args, (std::vector<std::string>{"convolve", "--scale=0.01"}));
   EXPECT_EQ(convolve[1].args, (std::vector<std::string>{"convolve", "--scale=0.01"}));
   const auto rowwise = unison::suite::peer_scripts({"rowwise", "matmul"});  // no plain C loops
-  ASSERT_EQ(rowwise.size(), 2u);
+  ASSERT_EQ(rowwise.size(), 3u);
   EXPECT_EQ(rowwise[0].script, "rowwise_peers.py");
-  EXPECT_EQ(unison::suite::peer_scripts(unison::suite::workload_names()).size(), 7u);
+  EXPECT_EQ(rowwise[2].script, "unison-cuda-c");
+  EXPECT_EQ(rowwise[2].args, (std::vector<std::string>{"matmul", "--scale=1"}));
+  EXPECT_EQ(unison::suite::peer_scripts(unison::suite::workload_names()).size(), 8u);
   // The scale as the scripts read it back: the same double, so the same sizes and case names.
   EXPECT_EQ(unison::suite::exact_text(1e-3), "0.001");
   EXPECT_EQ(unison::suite::exact_text(0.25), "0.25");

@@ -27,7 +27,8 @@ struct Workload {
   std::string name;
   std::vector<std::string> functions;  // the first part of its cases' names
   bool plain_c = false;                // unison-plain-c has a part of this name
-  std::vector<PeerScript> peers;       // its Python peers in benchmarks/peers/, with its parts
+  std::vector<PeerScript> peers;  // its peers with its parts: Python scripts in benchmarks/peers/,
+                                  // programs built beside unison-bench (unison-cuda-c)
 };
 const std::vector<Workload>& workloads();
 
@@ -113,7 +114,7 @@ struct Row {
 // from benchmarks/peers/plain_c.c), with the chosen workloads that have a part there (the caller
 // adds --field=<the start field> for diffusion), then each Python script once, at its first
 // workload, with the parts of every chosen workload it serves (stencil_peers.py: convolve's and
-// diffusion's); every one with "--scale=<scale>" last (the shortest text that reads back as the
+// diffusion's), and so each peer program (unison-cuda-c: counting's and matmul's); every one with "--scale=<scale>" last (the shortest text that reads back as the
 // same double), so that its sizes, and so its results' case names, are the suite's at that
 // scale. With `crossover` (the suite's size sweep) and the element-wise family chosen,
 // python_peers.py (Unison's kernels called from Python) also takes the part "crossover".

@@ -414,13 +414,13 @@ std::string find_python(const std::string& module, std::string& why) {
 }
 std::string peers_python(std::string& why) { return find_python("numpy", why); }
 
-// unison-plain-c next to this program (the build's benchmarks folder, or the installed bin/), or
-// an empty path.
-std::filesystem::path plain_c_program() {
+// A peer program (unison-plain-c, unison-cuda-c) next to this program (the build's benchmarks
+// folder, or the installed bin/), or an empty path.
+std::filesystem::path peer_program(const std::string& name) {
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
-  const auto program = exe.parent_path() / "unison-plain-c";
+  const auto program = exe.parent_path() / name;
   return std::filesystem::exists(program, ec) ? program : std::filesystem::path();
 }
 
@@ -468,7 +468,12 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
       // (No .pyc files written next to the scripts: the source tree's, or the installed ones.)
       command += shell_quoted(python) + " " + shell_quoted((dir / peer.script).string());
     } else {
-      const auto program = plain_c_program();
+      // (unison-cuda-c is built with the Cuda backend only: without it, nothing to say)
+      const auto backends = enabled_backends();
+      if (peer.script == "unison-cuda-c" &&
+          std::find(backends.begin(), backends.end(), "Cuda") == backends.end())
+        continue;
+      const auto program = peer_program(peer.script);
       if (program.empty()) {
         std::fprintf(stderr, "unison-bench: peers: %s skipped: it is not next to unison-bench\n",
                      peer.script.c_str());

@@ -18,11 +18,14 @@ const std::vector<Workload>& workloads() {
       {"rowwise", {"l2_norm", "matmul_core"}, false, {{"rowwise_peers.py", {}}}},
       {"convolve", {"convolve"}, true, {{"stencil_peers.py", {"convolve"}}}},
       {"diffusion", {"diffusion"}, true, {{"stencil_peers.py", {"gpu", "cpu"}}}},
-      {"matmul", {"matmul_reduce"}, false, {{"matmul_peers.py", {}}}},
+      {"matmul",
+       {"matmul_reduce"},
+       false,
+       {{"matmul_peers.py", {}}, {"unison-cuda-c", {"matmul"}}}},
       {"counting",
        {"monte_carlo_pi", "histogram", "atomic_counter", "rgb_to_grayscale", "loop_sum", "lucas"},
        true,
-       {{"counting_peers.py", {}}, {"python_peers.py", {"counting"}}}},
+       {{"counting_peers.py", {}}, {"python_peers.py", {"counting"}}, {"unison-cuda-c", {"counting"}}}},
   };
   return list;
 }
