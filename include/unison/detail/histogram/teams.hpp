@@ -35,8 +35,9 @@ struct HistogramTeams {
   std::int64_t n, per_team;
   int copies;
   T inverse_width_t;
-  // CPU packs: how far (in bins) every lane's estimate must lie from its bin's edges for the
-  // bin to be certain without the steps (histogram_margin).
+  // How far (in bins) an estimate in T must lie from its bin's edges for the bin to be certain
+  // without the thresholds (computed by histogram_launch; 1: never): every lane of a CPU pack,
+  // each value counted one by one.
   T margin;
 
   // CPUs that count in packs: the number of copies (a power of two, at most; fewer where the
@@ -201,12 +202,23 @@ struct HistogramTeams {
     const int threads = team.team_size(), t = team.team_rank();
     const int copy = t % copies;
     const T lo = edge(0), hi = edge(nbins);
+    const T near = margin, far = T(1) - margin;
     const auto add = [&](T v) {
       if (!(v >= lo && v < hi)) return;  // outside [xmin, xmax), or NaN
       // exact_bin against the thresholds (E_0 <= v < E_nbins): fewer than 2^31 bins here.
       int k;
-      if constexpr (EstimateInT) k = int(exact_bin(v, (v - lo) * inverse_width_t, nbins, edge));
-      else k = int(exact_bin(v, (double(v) - bins.xmin) * bins.inverse_width, nbins, edge));
+      if constexpr (EstimateInT) {
+        // The estimate's bin without the thresholds where it is certain (count_packs' rule: its
+        // fraction at least `margin` from 0 and 1; never with a margin of 1): no load from the
+        // table, whose reads by a warp's lanes in different bins meet in the same banks.
+        const T estimate = (v - lo) * inverse_width_t;  // >= 0
+        const int guess = int(estimate);
+        const T fraction = estimate - T(guess);
+        if (guess < nbins && fraction >= near && fraction <= far) k = guess;
+        else k = int(exact_bin(v, estimate, nbins, edge));
+      } else {
+        k = int(exact_bin(v, (double(v) - bins.xmin) * bins.inverse_width, nbins, edge));
+      }
       if constexpr (Tuning::team_size == 1) ++hist(k, copy);
       else Kokkos::atomic_add(&hist(k, copy), std::uint32_t(1));
     };
