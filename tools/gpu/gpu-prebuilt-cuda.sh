@@ -11,7 +11,8 @@
 #      (CUB, cuRAND, cuBLAS), in the same run;
 #   4. Nsight Compute (tools/gpu/gpu-ncu.sh) on the pairs 'benchmark filter' 'kernel regex' in
 #      NCU (a bash array assignment, e.g. NCU="('histogram.*Cuda' HistogramTeams)"), and on
-#      unison-cuda-c's CUB histogram kernels when NCU_CUB=1.
+#      unison-cuda-c's CUB histogram kernels when NCU_CUB=1;
+#   5. SASS: the opcodes of the kernels whose names contain it (tools/gpu/sass-ops.py).
 # Usage: gpu-prebuilt-cuda.sh FILTER. Results in $OUT: gpu.txt, tests.txt, bench.txt,
 # cuda_c.txt, ncu-*.txt.
 set -u
@@ -67,7 +68,15 @@ if [ "${NCU_CUB:-0}" = 1 ]; then
   echo "== ncu cub"
   grep -E "Duration|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|inst_executed|bank_conflicts" "$out/ncu-cub.txt" | head -30
 fi
+# SASS: the opcodes of the kernels whose names contain SASS (both trees' where there are two).
+if [ -n "${SASS:-}" ]; then
+  for bin in $b/before/unison_bench $after; do
+    [ -x "$bin" ] || continue
+    echo "== $bin"
+    cuobjdump -sass "$bin" | python3 tools/gpu/sass-ops.py "$SASS"
+  done > "$out/sass.txt" 2>&1
+fi
 # Everything but the short tables in one archive (few files come back from the machine).
-(cd "$out" && tar -czf results.tar.gz --exclude=results.tar.gz --exclude=bench.txt \
-   --exclude=ab.txt --exclude=cuda_c.txt . && find . -mindepth 1 ! -name results.tar.gz \
-   ! -name bench.txt ! -name ab.txt ! -name cuda_c.txt -delete)
+(cd "$out" && tar -czf /tmp/results.tar.gz --exclude=bench.txt --exclude=ab.txt \
+   --exclude=cuda_c.txt --exclude=sass.txt . && find . -mindepth 1 ! -name bench.txt \
+   ! -name ab.txt ! -name cuda_c.txt ! -name sass.txt -delete && mv /tmp/results.tar.gz .)

@@ -37,7 +37,7 @@ struct HistogramTeams {
   T inverse_width_t;
   // How far (in bins) an estimate in T must lie from its bin's edges for the bin to be certain
   // without the thresholds (computed by histogram_launch; 1: never): every lane of a CPU pack,
-  // each value counted one by one.
+  // every value of a GPU thread's chunks (count).
   T margin;
 
   // CPUs that count in packs: the number of copies (a power of two, at most; fewer where the
@@ -203,6 +203,10 @@ struct HistogramTeams {
     const int copy = t % copies;
     const T lo = edge(0), hi = edge(nbins);
     const T near = margin, far = T(1) - margin;
+    const auto increment = [&](int k) {
+      if constexpr (Tuning::team_size == 1) ++hist(k, copy);
+      else Kokkos::atomic_add(&hist(k, copy), std::uint32_t(1));
+    };
     const auto add = [&](T v) {
       if (!(v >= lo && v < hi)) return;  // outside [xmin, xmax), or NaN
       // exact_bin against the thresholds (E_0 <= v < E_nbins): fewer than 2^31 bins here.
@@ -219,8 +223,7 @@ struct HistogramTeams {
       } else {
         k = int(exact_bin(v, (double(v) - bins.xmin) * bins.inverse_width, nbins, edge));
       }
-      if constexpr (Tuning::team_size == 1) ++hist(k, copy);
-      else Kokkos::atomic_add(&hist(k, copy), std::uint32_t(1));
+      increment(k);
     };
     constexpr int K = Tuning::vector_bytes > 0 ? Tuning::vector_bytes / int(sizeof(T)) : 1;
     std::int64_t first = begin;
@@ -238,6 +241,27 @@ struct HistogramTeams {
       for (; c + (U - 1) * std::int64_t(threads) < chunks; c += U * std::int64_t(threads)) {
         V v[U];
         for (int u = 0; u < U; ++u) v[u] = body[c + u * std::int64_t(threads)];
+        if constexpr (EstimateInT) {
+          // The U K values' bins without a branch, the thresholds or the range check where
+          // every one is certain (count_packs' rule, as add applies it): then U K increments; else (a value
+          // near an edge, out of range or NaN) each value takes add.
+          int bin[U * K];
+          bool certain = true;
+          for (int u = 0; u < U; ++u)
+            for (int e = 0; e < K; ++e) {
+              const T value = v[u].v[e];
+              const bool in = value >= lo && value < hi;
+              const T estimate = ((in ? value : lo) - lo) * inverse_width_t;  // in [0, nbins]
+              const int guess = int(estimate);
+              const T fraction = estimate - T(guess);
+              bin[u * K + e] = guess;
+              certain = certain & in & (guess < nbins) & (fraction >= near) & (fraction <= far);
+            }
+          if (certain) {
+            for (int i = 0; i < U * K; ++i) increment(bin[i]);
+            continue;
+          }
+        }
         for (int u = 0; u < U; ++u)
           for (int e = 0; e < K; ++e) add(v[u].v[e]);
       }
