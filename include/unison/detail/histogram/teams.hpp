@@ -205,7 +205,7 @@ struct HistogramTeams {
     const T near = margin, far = T(1) - margin;
     const auto increment = [&](int k) {
       if constexpr (Tuning::team_size == 1) ++hist(k, copy);
-      else Kokkos::atomic_add(&hist(k, copy), std::uint32_t(1));
+      else backends::scratch_increment(&hist(k, copy));
     };
     const auto add = [&](T v) {
       if (!(v >= lo && v < hi)) return;  // outside [xmin, xmax), or NaN

@@ -25,5 +25,12 @@ __device__ __forceinline__ void store_streaming(V* p, const V& v) {
   }
 }
 
+/// ++*p, atomic among the threads of a block, where p points into the block's shared memory
+/// (team scratch): CUDA's own atomicAdd, whose shared-memory address the compiler sees, so that it
+/// becomes one shared-memory atomic (ATOMS) on a 32-bit address. (Kokkos::atomic_add reaches
+/// the same memory by inline assembly on a generic 64-bit address, device-scoped.) Device code
+/// only.
+__device__ __forceinline__ void scratch_increment(unsigned int* p) { atomicAdd(p, 1u); }
+
 }  // namespace unison::backends::cuda
 #endif  // KOKKOS_ENABLE_CUDA
