@@ -108,7 +108,8 @@ __global__ void fill_normal(float* x, std::int64_t n, unsigned long long seed) {
   curandStatePhilox4_32_10_t g;
   const std::int64_t i0 = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   curand_init(seed, i0, 0, &g);
-  for (std::int64_t i = i0; i < n; i += std::int64_t(gridDim.x) * blockDim.x) x[i] = curand_normal(&g);
+  for (std::int64_t i = i0; i < n; i += std::int64_t(gridDim.x) * blockDim.x)
+    x[i] = curand_normal(&g);
 }
 
 __global__ void fill_uniform(float* x, std::int64_t n, unsigned long long seed) {
@@ -166,12 +167,11 @@ void counting(cudaStream_t s) {
     void* temp = nullptr;
     CHECK(cudaMalloc(&temp, std::max(hist_bytes, sum_bytes)));
     const double t = median_seconds(s, [&] {
-      CHECK(cub::DeviceHistogram::HistogramEven(temp, hist_bytes, x, counts, nbins + 1,
-                                                float(xmin), float(xmax), n, s));
+      CHECK(cub::DeviceHistogram::HistogramEven(temp, hist_bytes, x, counts, nbins + 1, float(xmin),
+                                                float(xmax), n, s));
     });
-    const double read = median_seconds(s, [&] {
-      CHECK(cub::DeviceReduce::Sum(temp, sum_bytes, x, sum, n, s));
-    });
+    const double read =
+        median_seconds(s, [&] { CHECK(cub::DeviceReduce::Sum(temp, sum_bytes, x, sum, n, s)); });
     std::vector<float> hx(n);
     std::vector<int> got(nbins);
     CHECK(cudaMemcpyAsync(hx.data(), x, n * sizeof(float), cudaMemcpyDeviceToHost, s));
@@ -194,12 +194,14 @@ void counting(cudaStream_t s) {
     std::int64_t off = 0;
     for (int k = 0; k < nbins; ++k) off += std::llabs(got[k] - ref[k]);
     const std::string name = "histogram/f32/" + size_tag(n) + "/bins100";
-    std::printf("%-40s %10.4f ms  %7.1f GB/s  cub::DeviceHistogram::HistogramEven; %lld counts off "
-                "the documented edges' (%s)\n",
-                name.c_str(), t * 1e3, n * 4.0 / t / 1e9, (long long)off, off ? "FAIL" : "pass");
-    std::printf("%-40s %10.4f ms  %7.1f GB/s  cub::DeviceReduce::Sum of the same values (the read "
-                "floor)\n",
-                name.c_str(), read * 1e3, n * 4.0 / read / 1e9);
+    std::printf(
+        "%-40s %10.4f ms  %7.1f GB/s  cub::DeviceHistogram::HistogramEven; %lld counts off "
+        "the documented edges' (%s)\n",
+        name.c_str(), t * 1e3, n * 4.0 / t / 1e9, (long long)off, off ? "FAIL" : "pass");
+    std::printf(
+        "%-40s %10.4f ms  %7.1f GB/s  cub::DeviceReduce::Sum of the same values (the read "
+        "floor)\n",
+        name.c_str(), read * 1e3, n * 4.0 / read / 1e9);
     record(name, t, double(off), 0);
     CHECK(cudaFree(temp));
     CHECK(cudaFree(sum));
@@ -211,7 +213,8 @@ void counting(cudaStream_t s) {
   {
     const std::int64_t samples = scaled(2000000000, 1, 1);
     const int threads = 256, blocks = sms * 16;
-    const std::int64_t per_thread = std::max<std::int64_t>(1, samples / 2 / (std::int64_t(blocks) * threads));
+    const std::int64_t per_thread =
+        std::max<std::int64_t>(1, samples / 2 / (std::int64_t(blocks) * threads));
     const std::int64_t drawn = per_thread * 2 * blocks * threads;
     unsigned long long* hits = nullptr;
     CHECK(cudaMalloc(&hits, sizeof *hits));
@@ -227,10 +230,11 @@ void counting(cudaStream_t s) {
     const double p = M_PI / 4, se = 4 * std::sqrt(p * (1 - p) / double(drawn));
     const double err = std::fabs(pi - M_PI) / M_PI, tol = 5 * se / M_PI;
     const std::string name = "monte_carlo_pi/" + size_tag(samples);
-    std::printf("%-40s %10.4f ms  %7.3g samples/s  fused cuRAND Philox4x32-10 (%lld samples): %.7f "
-                "(%s)\n",
-                name.c_str(), t * 1e3, double(drawn) / t, (long long)drawn, pi,
-                err <= tol ? "pass" : "FAIL");
+    std::printf(
+        "%-40s %10.4f ms  %7.3g samples/s  fused cuRAND Philox4x32-10 (%lld samples): %.7f "
+        "(%s)\n",
+        name.c_str(), t * 1e3, double(drawn) / t, (long long)drawn, pi,
+        err <= tol ? "pass" : "FAIL");
     record(name, t, err, tol);
     CHECK(cudaFree(hits));
   }
@@ -278,10 +282,12 @@ void matmul(cudaStream_t s) {
   CHECK(cudaMemcpy(hB.data(), B, hB.size() * sizeof(float), cudaMemcpyDeviceToHost));
   std::vector<double> sum(k, 0), abs_sum(k, 0), ref(n), mag(n);
   for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t t = 0; t < k; ++t) sum[t] += hA[i * k + t], abs_sum[t] += std::fabs(hA[i * k + t]);
+    for (std::int64_t t = 0; t < k; ++t)
+      sum[t] += hA[i * k + t], abs_sum[t] += std::fabs(hA[i * k + t]);
   for (std::int64_t j = 0; j < n; ++j) {
     double r = 0, a = 0;
-    for (std::int64_t t = 0; t < k; ++t) r += sum[t] * hB[t * n + j], a += abs_sum[t] * std::fabs(hB[t * n + j]);
+    for (std::int64_t t = 0; t < k; ++t)
+      r += sum[t] * hB[t * n + j], a += abs_sum[t] * std::fabs(hB[t * n + j]);
     ref[j] = r, mag[j] = a > 0 ? a : 1;
   }
   const auto error = [&] {
@@ -305,10 +311,11 @@ void matmul(cudaStream_t s) {
     record(std::string("matmul_reduce/") + method + "/f32/" + size, t_full, e_full, tol);
   std::printf("%-44s %10.4f ms  %6.1f TFLOP/s  cublasSgemm alone\n",
               ("matmul_reduce/gemm/f32/" + size).c_str(), t_gemm * 1e3, flops / t_gemm / 1e12);
-  std::printf("%-44s %10.4f ms  %6.1f TFLOP/s  cublasSgemm + cublasSgemv column sums (max col.err "
-              "%.1e, %s)\n",
-              ("matmul_reduce/gemm/f32/" + size).c_str(), t_full * 1e3, flops / t_full / 1e12,
-              e_full, e_full <= tol ? "pass" : "FAIL");
+  std::printf(
+      "%-44s %10.4f ms  %6.1f TFLOP/s  cublasSgemm + cublasSgemv column sums (max col.err "
+      "%.1e, %s)\n",
+      ("matmul_reduce/gemm/f32/" + size).c_str(), t_full * 1e3, flops / t_full / 1e12, e_full,
+      e_full <= tol ? "pass" : "FAIL");
   const double t_re = median_seconds(s, reassociated);
   const double e_re = error();
   for (const char* method : {"reassociated", "reassociated/workspace"})
@@ -330,7 +337,8 @@ int main(int argc, char** argv) {
       char* end = nullptr;
       scale = std::strtod(a.c_str() + 8, &end);
       if (*end != '\0' || !(scale > 0 && scale <= 1)) {
-        std::fprintf(stderr, "unison-cuda-c: --scale: '%s' is not a number in (0, 1]\n", a.c_str() + 8);
+        std::fprintf(stderr, "unison-cuda-c: --scale: '%s' is not a number in (0, 1]\n",
+                     a.c_str() + 8);
         return 2;
       }
     } else if (a == "counting" || a == "matmul") {

@@ -114,10 +114,11 @@ struct Row {
 // from benchmarks/peers/plain_c.c), with the chosen workloads that have a part there (the caller
 // adds --field=<the start field> for diffusion), then each Python script once, at its first
 // workload, with the parts of every chosen workload it serves (stencil_peers.py: convolve's and
-// diffusion's), and so each peer program (unison-cuda-c: counting's and matmul's); every one with "--scale=<scale>" last (the shortest text that reads back as the
-// same double), so that its sizes, and so its results' case names, are the suite's at that
-// scale. With `crossover` (the suite's size sweep) and the element-wise family chosen,
-// python_peers.py (Unison's kernels called from Python) also takes the part "crossover".
+// diffusion's), and so each peer program (unison-cuda-c: counting's and matmul's); every one with
+// "--scale=<scale>" last (the shortest text that reads back as the same double), so that its sizes,
+// and so its results' case names, are the suite's at that scale. With `crossover` (the suite's size
+// sweep) and the element-wise family chosen, python_peers.py (Unison's kernels called from Python)
+// also takes the part "crossover".
 std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads, double scale = 1,
                                      bool crossover = false);
 

@@ -25,7 +25,9 @@ const std::vector<Workload>& workloads() {
       {"counting",
        {"monte_carlo_pi", "histogram", "atomic_counter", "rgb_to_grayscale", "loop_sum", "lucas"},
        true,
-       {{"counting_peers.py", {}}, {"python_peers.py", {"counting"}}, {"unison-cuda-c", {"counting"}}}},
+       {{"counting_peers.py", {}},
+        {"python_peers.py", {"counting"}},
+        {"unison-cuda-c", {"counting"}}}},
   };
   return list;
 }

@@ -243,8 +243,8 @@ struct HistogramTeams {
         for (int u = 0; u < U; ++u) v[u] = body[c + u * std::int64_t(threads)];
         if constexpr (EstimateInT) {
           // The U K values' bins without a branch, the thresholds or the range check where
-          // every one is certain (count_packs' rule, as add applies it): then U K increments; else (a value
-          // near an edge, out of range or NaN) each value takes add.
+          // every one is certain (count_packs' rule, as add applies it): then U K increments; else
+          // (a value near an edge, out of range or NaN) each value takes add.
           int bin[U * K];
           bool certain = true;
           for (int u = 0; u < U; ++u)
