@@ -44,17 +44,6 @@ inline constexpr int host_stream_bytes = 0;
 ///   bytes and the instruction set has it; p must then be aligned to sizeof(V). Such stores are
 ///   weakly ordered: a thread calls store_streaming_fence() before its work item ends.
 /// - Otherwise a plain store.
-/// ++*p for a counter in team scratch, atomic among the threads of the team (a GPU's shared
-/// memory: one shared-memory atomic instruction; elsewhere Kokkos::atomic_add).
-KOKKOS_FORCEINLINE_FUNCTION void scratch_increment(std::uint32_t* p) {
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  static_assert(sizeof(unsigned int) == sizeof(std::uint32_t));
-  cuda::scratch_increment(reinterpret_cast<unsigned int*>(p));
-#else
-  Kokkos::atomic_add(p, std::uint32_t(1));
-#endif
-}
-
 template <class V>
 KOKKOS_FORCEINLINE_FUNCTION void store_streaming(V* p, const V& v) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
@@ -176,6 +165,17 @@ KOKKOS_FORCEINLINE_FUNCTION void prefetch_ahead(const T* p, std::size_t bytes) {
 KOKKOS_FORCEINLINE_FUNCTION void store_streaming_fence() {
 #if !defined(__CUDA_ARCH__) && (defined(__SSE2__) || defined(__AVX__) || defined(__AVX512F__))
   _mm_sfence();
+#endif
+}
+
+/// ++*p for a counter in team scratch, atomic among the threads of the team (a GPU's shared
+/// memory: one shared-memory atomic instruction; elsewhere Kokkos::atomic_add).
+KOKKOS_FORCEINLINE_FUNCTION void scratch_increment(std::uint32_t* p) {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  static_assert(sizeof(unsigned int) == sizeof(std::uint32_t));
+  cuda::scratch_increment(reinterpret_cast<unsigned int*>(p));
+#else
+  Kokkos::atomic_add(p, std::uint32_t(1));
 #endif
 }
 

@@ -207,18 +207,24 @@ struct HistogramTeams {
       if constexpr (Tuning::team_size == 1) ++hist(k, copy);
       else backends::scratch_increment(&hist(k, copy));
     };
+    // Whether the bin of an estimate >= 0 (in T), set in `guess`, is certain: count_packs' rule,
+    // its fraction at least `margin` from 0 and 1 (never with a margin of 1), and a bin that
+    // exists. Then no load from the thresholds is needed.
+    const auto certain_bin = [&](T estimate, int& guess) {
+      guess = int(estimate);
+      const T fraction = estimate - T(guess);
+      return (guess < nbins) & (fraction >= near) & (fraction <= far);
+    };
     const auto add = [&](T v) {
       if (!(v >= lo && v < hi)) return;  // outside [xmin, xmax), or NaN
       // exact_bin against the thresholds (E_0 <= v < E_nbins): fewer than 2^31 bins here.
       int k;
       if constexpr (EstimateInT) {
-        // The estimate's bin without the thresholds where it is certain (count_packs' rule: its
-        // fraction at least `margin` from 0 and 1; never with a margin of 1): no load from the
-        // table, whose reads by a warp's lanes in different bins meet in the same banks.
+        // The estimate's bin where it is certain: no load from the table, whose reads by a
+        // warp's lanes in different bins meet in the same banks.
         const T estimate = (v - lo) * inverse_width_t;  // >= 0
-        const int guess = int(estimate);
-        const T fraction = estimate - T(guess);
-        if (guess < nbins && fraction >= near && fraction <= far) k = guess;
+        int guess;
+        if (certain_bin(estimate, guess)) k = guess;
         else k = int(exact_bin(v, estimate, nbins, edge));
       } else {
         k = int(exact_bin(v, (double(v) - bins.xmin) * bins.inverse_width, nbins, edge));
@@ -243,8 +249,8 @@ struct HistogramTeams {
         for (int u = 0; u < U; ++u) v[u] = body[c + u * std::int64_t(threads)];
         if constexpr (EstimateInT) {
           // The U K values' bins without a branch, the thresholds or the range check where
-          // every one is certain (count_packs' rule, as add applies it): then U K increments; else
-          // (a value near an edge, out of range or NaN) each value takes add.
+          // every one is in range and certain: then U K increments; else (a value near an edge,
+          // out of range or NaN) each value takes add.
           int bin[U * K];
           bool certain = true;
           for (int u = 0; u < U; ++u)
@@ -252,10 +258,7 @@ struct HistogramTeams {
               const T value = v[u].v[e];
               const bool in = value >= lo && value < hi;
               const T estimate = ((in ? value : lo) - lo) * inverse_width_t;  // in [0, nbins]
-              const int guess = int(estimate);
-              const T fraction = estimate - T(guess);
-              bin[u * K + e] = guess;
-              certain = certain & in & (guess < nbins) & (fraction >= near) & (fraction <= far);
+              certain = certain & in & certain_bin(estimate, bin[u * K + e]);
             }
           if (certain) {
             for (int i = 0; i < U * K; ++i) increment(bin[i]);
