@@ -53,8 +53,8 @@ Check check_matmul(const HA& A, const HB& B, const HO& out) {
   return c;
 }
 
-// `workspace`: the call takes a workspace allocated once (asynchronous, nothing allocated per
-// call) instead of allocating and freeing its temporaries (which synchronizes).
+// `workspace`: the call takes a workspace allocated once by the caller instead of the temporary
+// memory Unison keeps for the instance (both asynchronous; the first call allocates the latter).
 template <class Exec>
 void add_matmul(MatmulMethod method, const char* method_name, bool workspace = false) {
   using Mem = typename Exec::memory_space;

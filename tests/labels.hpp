@@ -84,18 +84,12 @@ inline void expect_unison_labels(const std::vector<std::string>& seen) {
   }
 }
 
-// Kokkos' own fences when memory is allocated or freed: every instance of the backend, before
-// the memory goes back (the host's and the GPU's memory alike), and after a stream-ordered
-// allocation on a GPU. The forms of a function that allocate temporary memory (documented:
-// diffuse without a buffer, matmul_reduce without a workspace, jagged_field, atomic_counter,
-// hidden_layer returning a host View) have these and no other.
+// Kokkos' own fence after a stream-ordered allocation on a GPU (every instance of the backend).
+// The forms of a function that allocate temporary memory (documented: diffuse without a buffer,
+// matmul_reduce without a workspace, jagged_field, atomic_counter, the first call on an instance)
+// and hidden_layer returning a host View have this and no other; none frees memory.
 inline bool kokkos_memory_fence(const std::string& name) {
-  for (const char* f :
-       {"HostSpace::impl_deallocate before free", "Kokkos::Cuda: backend fence before async free",
-        "Kokkos::Cuda: backend fence after async free",
-        "Kokkos::Cuda: backend fence after async malloc"})
-    if (name == f) return true;
-  return false;
+  return name == "Kokkos::Cuda: backend fence after async malloc";
 }
 
 enum class Memory { not_allocated, allocated };

@@ -1,6 +1,7 @@
 // Independent calls on several execution-space instances at once give the same results as the
-// same calls one at a time: five problems of different families (diffusion, convolution,
-// histogram, matmul-reduce, element-wise), each on its own instance. On the host backends the
+// same calls one at a time: seven problems of different families (diffusion, convolution,
+// histogram, matmul-reduce, element-wise, and the forms of diffusion and matmul-reduce that take
+// temporary memory, each instance its own), each on its own instance. On the host backends the
 // instances are partitions of the threads (OpenMP) or new instances (Serial), each driven by
 // its own host thread; on a GPU, streams, all enqueued from one thread and running at once.
 // Every result must be bitwise equal to the one-at-a-time run on the same instance (the same
@@ -40,7 +41,7 @@ struct Problems {
   using Field = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
   using Vector = Kokkos::View<float*, Mem>;
   using Matrix = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
-  static constexpr int count = 5;
+  static constexpr int count = 7;
 
   Field start{"start", 61, 77}, f{"f", 61, 77}, lapl{"lapl", 61, 77};
   unison::DiffusionBuffer<Field> buffer{"buffer", 61, 77};
@@ -50,6 +51,8 @@ struct Problems {
   Matrix A{"A", 123, 45}, B{"B", 45, 67};
   Vector sums{"sums", 67}, work;
   Vector pdf{"pdf", 100003};
+  Field f2{"f2", 61, 77}, lapl2{"lapl2", 61, 77};
+  Vector sums2{"sums2", 67};
 
   Problems() {
     fill(start, uniform<float>(-1, 1));
@@ -78,8 +81,15 @@ struct Problems {
       case 3:
         unison::matmul_reduce(exec, A, B, sums, unison::MatmulMethod::reassociated, work);
         break;
-      default:
+      case 4:
         unison::gaussian_pdf(exec, values, 0.25f, 0.75f, pdf);
+        break;
+      case 5:
+        Kokkos::deep_copy(exec, f2, start);
+        unison::diffuse(exec, f2, 9, 0.2, lapl2, unison::Laplacian::every_step);
+        break;
+      default:
+        unison::matmul_reduce(exec, A, B, sums2, unison::MatmulMethod::gemm);
     }
   }
 
@@ -95,8 +105,12 @@ struct Problems {
         return bytes(counts);
       case 3:
         return bytes(sums);
-      default:
+      case 4:
         return bytes(pdf);
+      case 5:
+        return joined(bytes(f2), bytes(lapl2));
+      default:
+        return bytes(sums2);
     }
   }
 
@@ -108,6 +122,9 @@ struct Problems {
     poison_fill(counts);
     poison_fill(sums);
     poison_fill(pdf);
+    poison_fill(f2);
+    poison_fill(lapl2);
+    poison_fill(sums2);
   }
 
   template <class V>

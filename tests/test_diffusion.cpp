@@ -1165,7 +1165,9 @@ void test_labels(const Exec& exec) {
   Kokkos::View<float***, Kokkos::LayoutRight, Mem> history("history", 3, 37, 53);
   exec.fence();
   using unison::StencilAlgorithm;
-  // jagged_field and diffuse without a buffer allocate theirs.
+  // jagged_field and diffuse without a buffer allocate theirs (the first call after
+  // release_temporary_memory).
+  unison::release_temporary_memory();
   const auto allocating = record([&] {
     unison::jagged_field(exec, f, 3);
     unison::diffuse(exec, f, 5, 0.25, lapl, unison::Laplacian::every_step);

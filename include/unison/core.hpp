@@ -13,6 +13,7 @@
 ///    no output has been written.
 ///  - Every kernel and every allocation is labelled "unison::<family>::<kernel>".
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -40,5 +41,21 @@ class io_error : public invalid_argument {
 
 /// The library's version, "MAJOR.MINOR.PATCH".
 std::string version();
+
+/// Frees the temporary memory that Unison keeps between calls. The forms of its functions that
+/// need memory of their own (matmul_reduce without a workspace, diffuse without a buffer,
+/// jagged_field, ...) take it from a pool kept per execution space instance: one buffer an
+/// instance and purpose, allocated by the first call that needs it (or a call that needs more),
+/// reused by the calls after it on the same instance, so that those calls are as asynchronous as
+/// the forms with the caller's memory and allocate nothing. The pool holds at most 16 buffers an
+/// execution space type (the least recently used one goes first) and a copy of each instance
+/// that took one, so that no new instance can be mistaken for it: a program that destroys a CUDA
+/// stream it gave to a Kokkos::Cuda instance calls this first. This waits for the work of every
+/// instance (as freeing memory does in Kokkos), then frees the buffers and the copies; a buffer
+/// that a call on another host thread is using at that moment stays. Kokkos::finalize calls it.
+void release_temporary_memory();
+
+/// The bytes of temporary memory that Unison holds now, in every memory space together.
+std::size_t temporary_memory_bytes();
 
 }  // namespace unison

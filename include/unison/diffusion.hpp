@@ -33,6 +33,7 @@
 #include <unison/backends/host_arithmetic.hpp>
 #include <unison/backends/memory.hpp>
 #include <unison/detail/allocate.hpp>
+#include <unison/detail/temporary.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
 
@@ -136,8 +137,10 @@ namespace unison {
 /// for the tiled one; the backend's choice by default). Either way, lapl ends holding the
 /// Laplacian of the field before the last step.
 /// steps == 0 changes nothing.
-/// Blocks: returns once the work is done on `exec` (the internal buffer is released at the end,
-/// and Kokkos then fences every instance of the backend: overlapping code passes a buffer).
+/// Asynchronous on `exec`. The buffer (and, for an f that is not contiguous, a contiguous copy
+/// of it, "unison::diffusion::field") comes from the temporary memory Unison keeps for `exec`
+/// (release_temporary_memory): only the first call on an instance, or one with a larger field,
+/// allocates (a larger field first waits for the work on `exec` and frees the smaller buffer).
 /// Throws unison::invalid_argument for unequal extents, lapl overlapping f, negative steps, a
 /// coeff that is not finite, or options that do not apply (steps_per_pass > 1 with every_step
 /// or with the plain algorithm, > 2 with the streaming one, a tile that does not fit in the
@@ -155,8 +158,8 @@ void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, con
 
 /// diffuse with a caller's buffer of f's extents (a contiguous View of f's layout,
 /// LayoutRight for a strided f, in f's memory space; type unison::DiffusionBuffer<F>), for
-/// repeated calls: when f is contiguous this allocates nothing and does not block (asynchronous
-/// on exec, like every other call). The buffer's contents on return are unspecified.
+/// control of the memory: when f is contiguous this takes no temporary memory (asynchronous on
+/// exec, like every other call). The buffer's contents on return are unspecified.
 /// Throws as diffuse does, and if the buffer's extents differ from f's or it overlaps f or lapl.
 template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer, std::int64_t steps,
@@ -195,7 +198,7 @@ void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, con
 /// the compiler flags (header comment).
 /// The planes are fastest in f's layout along their rows (history(k, i, :) contiguous for a
 /// LayoutRight f): a LayoutRight history for a LayoutRight field.
-/// Blocks as diffuse does (an internal buffer of f's size); f ends holding the field after
+/// Asynchronous on `exec`, with temporary memory as diffuse's; f ends holding the field after
 /// `steps` steps. steps == 0 changes nothing and calls nothing.
 /// Throws unison::invalid_argument as diffuse does, and for a history whose planes are not f's
 /// extents or that has none, a history overlapping f, or steps_per_pass > 1 where the
@@ -210,7 +213,7 @@ void diffuse_history(const Exec& exec, const F& f, std::int64_t steps, double co
 }
 
 /// diffuse_history with a caller's buffer (as diffuse's buffer form): when f is contiguous this
-/// allocates nothing and does not block (asynchronous on exec). Throws as diffuse_history does,
+/// takes no temporary memory. Throws as diffuse_history does,
 /// and if the buffer's extents differ from f's or it overlaps f or history.
 template <class Exec, class F, class H, class OnHistory>
 void diffuse_history(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer,

@@ -19,6 +19,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/detail/allocate.hpp>
+#include <unison/detail/temporary.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/math.hpp>
 #include <unison/transform.hpp>
@@ -320,9 +321,10 @@ void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const
           if (static_cast<const void*>(dest.data()) != static_cast<const void*>(w.data())) {
             passes(dest);
           } else {
-            passes(detail::allocate<Kokkos::View<T*, typename Exec::memory_space>>(
-                fn, "the temporary of the separate passes", exec,
-                "unison::elementwise::hidden_layer::weighted", dest.extent(0)));
+            passes(detail::temporary<Kokkos::View<T*, typename Exec::memory_space>>(
+                       fn, "the temporary of the separate passes", exec,
+                       "unison::elementwise::hidden_layer::weighted", dest.extent(0))
+                       .view);
           }
         }
       });

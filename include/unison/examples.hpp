@@ -17,6 +17,7 @@
 #include <unison/backends/device_info.hpp>
 #include <unison/backends/simd.hpp>
 #include <unison/detail/checks.hpp>
+#include <unison/detail/temporary.hpp>
 
 namespace unison {}  // namespace unison
 
@@ -173,8 +174,8 @@ void lucas(const Exec& exec, const OV& out) {
 
 /// n work items each add 1 to one counter with an atomic; returns the total, which is n (the
 /// tutorials' race example: with a plain `+= 1` concurrent updates are lost). Returns on the
-/// host: waits for the result on `exec`, and frees its counter (Kokkos then fences every
-/// instance of the backend). Throws unison::invalid_argument when n < 0. Kernel:
+/// host: waits for the result on `exec` (its counter is temporary memory Unison keeps for
+/// `exec`: release_temporary_memory). Throws unison::invalid_argument when n < 0. Kernel:
 /// "unison::examples::atomic_counter".
 template <class Exec>
 std::int64_t atomic_counter(const Exec& exec, std::int64_t n) {
@@ -183,8 +184,9 @@ std::int64_t atomic_counter(const Exec& exec, std::int64_t n) {
       "unison::examples::atomic_counter: the first argument must be a Kokkos execution space");
   detail::require(n >= 0, "unison::examples::atomic_counter", "n is ", n, ", expected 0 or more");
   std::int64_t total = 0;
-  Kokkos::View<std::int64_t, typename Exec::memory_space> counter(Kokkos::view_alloc(
-      exec, Kokkos::WithoutInitializing, std::string("unison::examples::counter")));
+  const auto temporary = detail::temporary<Kokkos::View<std::int64_t, typename Exec::memory_space>>(
+      "unison::examples::atomic_counter", "the counter", exec, "unison::examples::counter");
+  const auto counter = temporary.view;
   const Kokkos::View<std::int64_t, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> zero(
       &total);
   Kokkos::deep_copy(exec, counter, zero);  // a copy, not a fill kernel

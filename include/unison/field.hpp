@@ -11,6 +11,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/detail/allocate.hpp>
+#include <unison/detail/temporary.hpp>
 #include <unison/detail/checks.hpp>
 
 namespace unison {
@@ -88,8 +89,9 @@ namespace unison {
 /// `zero_fraction` quantile set to exactly 0 (ties at the threshold go to zero, so the share of
 /// zeros is at least zero_fraction and as close to it as the values allow). The values depend on
 /// the seed and on each cell's indices only, not on the backend or the layout.
-/// Blocks: the threshold is found on the host (about 30 counting passes, fencing `exec`), and
-/// the noise array is freed at the end (Kokkos then fences every instance of the backend).
+/// Waits on `exec` while the threshold is found on the host (about 30 counting passes); the
+/// final write is asynchronous. The noise array ("unison::field::noise") is temporary memory
+/// Unison keeps for `exec` (release_temporary_memory).
 /// Throws unison::invalid_argument for zero_fraction outside [0, 1].
 /// Kernels: "unison::field::jagged_noise", "unison::field::jagged_count",
 /// "unison::field::jagged_write".

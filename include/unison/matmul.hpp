@@ -21,6 +21,7 @@
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
+#include <unison/detail/temporary.hpp>
 
 namespace unison {
 
@@ -124,11 +125,12 @@ namespace unison {
 /// and B (k x n), computed by `method` (MatmulMethod, which says the range of values each
 /// handles). A, B: rank-2 Views of float or double, any layout (the gemm method: both
 /// LayoutLeft or both LayoutRight); out: a rank-1 View of the same value type, length n,
-/// overwritten whatever it held (zeros when m or k is 0). All accessible from `exec`. The tiled
-/// method is asynchronous on `exec`. The gemm and reassociated methods allocate their temporary
-/// memory ("unison::matmul_reduce::work", matmul_reduce_workspace_size<Exec, T> elements) and
-/// return once the work on `exec` is done, having freed it (Kokkos then fences every instance
-/// of the backend); the overload with a workspace does neither.
+/// overwritten whatever it held (zeros when m or k is 0). All accessible from `exec`. Every
+/// method is asynchronous on `exec`. The gemm and reassociated methods take their temporary
+/// memory ("unison::matmul_reduce::work", matmul_reduce_workspace_size<Exec, T> elements) from
+/// the memory Unison keeps for `exec` (release_temporary_memory): only the first call on an
+/// instance, or one that needs more than the last, allocates (a larger size first waits for the
+/// work on `exec` and frees the smaller); the overload with a workspace uses the caller's.
 /// NaN and infinities in A or B are data: they propagate as IEEE arithmetic does, to the
 /// elements of out whose terms they enter (NaN, or +-inf where no inf - inf or 0 * inf meets
 /// them; which of the two can differ between methods, whose sums differ).
@@ -157,10 +159,9 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
     detail::matmul_reduce_run(exec, A, B, out, method, static_cast<T*>(nullptr));
     return;
   }
-  const auto work = detail::allocate<Kokkos::View<T*, Mem>>(
+  const auto work = detail::temporary<Kokkos::View<T*, Mem>>(
       fn, what.c_str(), exec, "unison::matmul_reduce::work", elements);
-  detail::matmul_reduce_run(exec, A, B, out, method, work.data());
-  exec.fence("unison::matmul_reduce: free the temporary memory");
+  detail::matmul_reduce_run(exec, A, B, out, method, work.view.data());
 }
 
 /// matmul_reduce with the caller's temporary memory: `workspace`, a rank-1 View of the value

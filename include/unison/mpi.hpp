@@ -327,6 +327,7 @@ void jagged_field(const Exec& exec, const Decomposition& d, const F& f,
         return std::int64_t(total);
       },
       &noise);
+  exec.fence("unison::mpi::jagged_field: release the noise");
 }
 
 /// out[j] = sum over all rows i of the distributed A of (A B)[i, j]: each rank passes its rows

@@ -220,7 +220,8 @@ def diffuse(f, steps, coeff, lapl=None, *, laplacian="every_step", algorithm="au
             tile_rows=0, tile_cols=0, steps_per_pass=0, backend=None, stream=None):
     """`steps` steps of the diffusion, in place in f; returns lapl, the last step's Laplacian
     (a new array unless given). laplacian: "every_step" or "final_only" (temporal blocking:
-    several steps per pass). Blocks until done (an internal buffer of f's size)."""
+    several steps per pass). Its second buffer of f's size is temporary memory kept between
+    calls."""
     lapl = lapl if lapl is not None else _empty(f, f.shape)
     _unison.diffuse(f, int(steps), float(coeff), lapl, laplacian, algorithm, int(tile_rows),
                     int(tile_cols), int(steps_per_pass), backend or "", _stream_of(stream, [f, lapl]))

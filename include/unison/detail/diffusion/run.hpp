@@ -4,7 +4,10 @@
 // The forms of diffuse and diffuse_history: options resolved and checked, the two buffers, the
 // passes one after another.
 
+#include <optional>
+
 #include <unison/detail/diffusion/dispatch.hpp>
+#include <unison/detail/temporary.hpp>
 
 namespace unison::detail {
 
@@ -29,8 +32,8 @@ using ConstFieldView =
 
 // Runs run(cur, nxt) on two buffers of f's extents, cur holding f: f itself when it is
 // contiguous (a LayoutRight or LayoutLeft subview may be padded; otherwise f is copied into a
-// third buffer and back) and `buffer` or an internal one. run steps from cur into nxt and swaps
-// them; whichever holds the field at the end is copied to f if it is not f.
+// third buffer and back) and `buffer` or temporary memory. run steps from cur into nxt and swaps
+// them; whichever holds the field at the end is copied to f if it is not f. Asynchronous on exec.
 template <class Exec, class F, class Run>
 void with_buffers(const char* function, const Exec& exec, const F& f,
                   const DiffusionBuffer<F>* buffer, Run&& run) {
@@ -39,23 +42,22 @@ void with_buffers(const char* function, const Exec& exec, const F& f,
   const bool direct =
       (std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft> ||
        std::is_same_v<typename F::array_layout, Kokkos::LayoutRight>)&&f.span_is_contiguous();
-  Buffer other = buffer ? *buffer
-                        : allocate<Buffer>(function, "the second field", exec,
-                                           "unison::diffusion::buffer", nx, ny);
-  Buffer copy_of_f;
+  std::optional<Temporary<Buffer, Exec>> own_buffer, own_copy;
+  if (!buffer)
+    own_buffer.emplace(
+        temporary<Buffer>(function, "the second field", exec, "unison::diffusion::buffer", nx, ny));
+  const Buffer other = buffer ? *buffer : own_buffer->view;
   FieldView<F> cur, nxt(other.data(), nx, ny);
   if (direct) {
     cur = FieldView<F>(f.data(), nx, ny);
   } else {
-    copy_of_f = allocate<Buffer>(function, "the contiguous copy of f", exec,
-                                 "unison::diffusion::field", nx, ny);
-    Kokkos::deep_copy(exec, copy_of_f, f);
-    cur = FieldView<F>(copy_of_f.data(), nx, ny);
+    own_copy.emplace(temporary<Buffer>(function, "the contiguous copy of f", exec,
+                                       "unison::diffusion::field", nx, ny));
+    Kokkos::deep_copy(exec, own_copy->view, f);
+    cur = FieldView<F>(own_copy->view.data(), nx, ny);
   }
   run(cur, nxt);
   if (cur.data() != f.data()) Kokkos::deep_copy(exec, f, cur);
-  // Buffers allocated here are released on return, so the work that uses them must be done.
-  if (!buffer || !direct) exec.fence("unison::diffuse: release buffers");
 }
 
 // A caller's buffer (none: nullptr) must have f's extents and overlap neither f nor `out` (the

@@ -5,10 +5,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
+
 #include <Kokkos_Core.hpp>
+
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
+#include <unison/detail/temporary.hpp>
 
 namespace unison::detail {
 
@@ -73,9 +77,11 @@ void jagged_block(const char* fn, const Exec& exec, const F& f, std::uint64_t se
   if (cells == 0) return;
   using Policy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
   using Noise = JaggedNoiseArray<F>;
-  const Noise noise =
-      given ? *given
-            : detail::allocate<Noise>(fn, "the noise array", exec, "unison::field::noise", nx, ny);
+  std::optional<detail::Temporary<Noise, Exec>> own;
+  if (!given)
+    own.emplace(
+        detail::temporary<Noise>(fn, "the noise array", exec, "unison::field::noise", nx, ny));
+  const Noise noise = given ? *given : own->view;
   if (nx > 0 && ny > 0)
     Kokkos::parallel_for("unison::field::jagged_noise", Policy(exec, {0, 0}, {nx, ny}),
                          JaggedNoiseFill<Noise>{noise, JaggedNoise{seed}, x0, y0});
@@ -96,7 +102,6 @@ void jagged_block(const char* fn, const Exec& exec, const F& f, std::uint64_t se
   if (nx > 0 && ny > 0)
     Kokkos::parallel_for("unison::field::jagged_write", Policy(exec, {0, 0}, {nx, ny}),
                          JaggedWrite<Noise, F>{noise, f, hi, T(1) / T(JaggedNoise::max_value + 1)});
-  exec.fence("unison::jagged_field: release the noise");
 }
 
 }  // namespace unison::detail
