@@ -39,7 +39,10 @@ struct MatmulCase {
   Matrix<Exec> A, B;
   Vector<Exec> out, expected, work;
   MatmulCase(std::int64_t m, std::int64_t k, std::int64_t n, MatmulMethod method)
-      : A("A", m, k), B("B", k, n), out("out", n), expected("expected", n),
+      : A("A", m, k),
+        B("B", k, n),
+        out("out", n),
+        expected("expected", n),
         work("work", unison::matmul_reduce_workspace_size<Exec, float>(m, k, n, method)) {
     fill(A, uniform<float>(-1, 1));
     fill(B, uniform<float>(-1, 1));
@@ -148,10 +151,10 @@ void test_instances_and_taken() {
   Kokkos::fence();
   const auto seen = record([&] { c.run_without(instances[1], MatmulMethod::gemm); });
   EXPECT_TRUE(allocated(seen, "unison::matmul_reduce::work"));
-  const auto released = std::find(seen.fences.begin(), seen.fences.end(),
-                                  std::pair<std::string, std::uint32_t>(
-                                      "unison: release temporary memory",
-                                      Kokkos::Tools::Experimental::device_id(instances[1])));
+  const auto released = std::find(
+      seen.fences.begin(), seen.fences.end(),
+      std::pair<std::string, std::uint32_t>("unison: release temporary memory",
+                                            Kokkos::Tools::Experimental::device_id(instances[1])));
   EXPECT_NE(released, seen.fences.end()) << "no fence of the instance before its memory is freed";
   c.check(instances[1], MatmulMethod::gemm);
   EXPECT_EQ(Pool::held_slots(), 2u);
@@ -173,8 +176,8 @@ void test_bounded() {
   const std::int64_t n = 1001;
   Vector<Exec> out("out", n);
   for (std::size_t k = 0; k < Pool::max_slots + 5; ++k) {
-    const auto t = unison::detail::temporary<Vector<Exec>>(
-        "unison::test", "a vector", exec, "unison::test::" + std::to_string(k), n);
+    const auto t = unison::detail::temporary<Vector<Exec>>("unison::test", "a vector", exec,
+                                                           "unison::test::" + std::to_string(k), n);
     ASSERT_EQ(t.view.extent(0), std::size_t(n));
     Kokkos::deep_copy(exec, t.view, float(k));
     Kokkos::deep_copy(exec, out, t.view);

@@ -170,8 +170,10 @@ class Temporary {
   Temporary(const Exec& exec, typename Pool::Slot* slot, View view)
       : exec_(exec), slot_(slot), view(std::move(view)) {}
   Temporary(Temporary&& other) noexcept
-      : exec_(other.exec_), slot_(std::exchange(other.slot_, nullptr)),
-        view(std::move(other.view)), moved_(std::exchange(other.moved_, true)) {}
+      : exec_(other.exec_),
+        slot_(std::exchange(other.slot_, nullptr)),
+        view(std::move(other.view)),
+        moved_(std::exchange(other.moved_, true)) {}
   Temporary(const Temporary&) = delete;
   Temporary& operator=(const Temporary&) = delete;
   Temporary& operator=(Temporary&&) = delete;
