@@ -84,9 +84,22 @@ struct MatmulReduceTiled {
     for (int i = 0; i < RM; ++i)
       for (int j = 0; j < RN; ++j) acc[i][j] = T(0);
     T ra[LA], rb[LB];
+    const bool inside_mn = i0 + TM <= m && j0 + TN <= n;
     const auto fetch = [&](std::int64_t k0) {
-      for (int q = 0; q < LA; ++q) ra[q] = a_at(i0, k0, t + q * NT);
-      for (int q = 0; q < LB; ++q) rb[q] = b_at(k0, j0, t + q * NT);
+      if (inside_mn && k0 + TK <= k) {
+        // The slices lie inside A and B (every team but those at the edges): no bounds checks.
+        for (int q = 0; q < LA; ++q) {
+          const int e = t + q * NT;
+          ra[q] = T(a(i0 + e / TK, k0 + e % TK));
+        }
+        for (int q = 0; q < LB; ++q) {
+          const int e = t + q * NT;
+          rb[q] = T(b(k0 + e / TN, j0 + e % TN));
+        }
+      } else {
+        for (int q = 0; q < LA; ++q) ra[q] = a_at(i0, k0, t + q * NT);
+        for (int q = 0; q < LB; ++q) rb[q] = b_at(k0, j0, t + q * NT);
+      }
     };
     if constexpr (in_registers) fetch(0);
     for (std::int64_t k0 = 0; k0 < k; k0 += TK) {
