@@ -1,7 +1,8 @@
 // Independent calls on several execution-space instances at once give the same results as the
-// same calls one at a time: seven problems of different families (diffusion, convolution,
+// same calls one at a time: eight problems of different families (diffusion, convolution,
 // histogram, matmul-reduce, element-wise, and the forms of diffusion and matmul-reduce that take
-// temporary memory, each instance its own), each on its own instance. On the host backends the
+// temporary memory, each instance its own: the matmul-reduce twice, on two instances), each on
+// its own instance. On the host backends the
 // instances are partitions of the threads (OpenMP) or new instances (Serial), each driven by
 // its own host thread; on a GPU, streams, all enqueued from one thread and running at once.
 // Every result must be bitwise equal to the one-at-a-time run on the same instance (the same
@@ -41,18 +42,18 @@ struct Problems {
   using Field = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
   using Vector = Kokkos::View<float*, Mem>;
   using Matrix = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
-  static constexpr int count = 7;
+  static constexpr int count = 8;
 
   Field start{"start", 61, 77}, f{"f", 61, 77}, lapl{"lapl", 61, 77};
   unison::DiffusionBuffer<Field> buffer{"buffer", 61, 77};
   Vector x{"x", 20011}, taps{"taps", 33}, y{"y", 20011 - 33 + 1};
   Vector values{"values", 100003};
   Kokkos::View<std::int64_t*, Mem> counts{"counts", 37};
-  Matrix A{"A", 123, 45}, B{"B", 45, 67};
+  Matrix A{"A", 123, 45}, B{"B", 45, 67}, C{"C", 91, 45}, D{"D", 45, 67};
   Vector sums{"sums", 67}, work;
   Vector pdf{"pdf", 100003};
   Field f2{"f2", 61, 77}, lapl2{"lapl2", 61, 77};
-  Vector sums2{"sums2", 67};
+  Vector sums2{"sums2", 67}, sums3{"sums3", 67};
 
   Problems() {
     fill(start, uniform<float>(-1, 1));
@@ -61,6 +62,8 @@ struct Problems {
     fill(values, uniform<float>(-0.5, 1.5));  // some below and above the histogram's range
     fill(A, uniform<float>(-1, 1));
     fill(B, uniform<float>(-1, 1));
+    fill(C, uniform<float>(-1, 1));
+    fill(D, uniform<float>(-1, 1));
     work = Vector("work", unison::matmul_reduce_workspace_size<Exec>(
                               123, 45, 67, unison::MatmulMethod::reassociated));
   }
@@ -88,8 +91,11 @@ struct Problems {
         Kokkos::deep_copy(exec, f2, start);
         unison::diffuse(exec, f2, 9, 0.2, lapl2, unison::Laplacian::every_step);
         break;
-      default:
+      case 6:
         unison::matmul_reduce(exec, A, B, sums2, unison::MatmulMethod::gemm);
+        break;
+      default:  // the same temporary memory's label as problem 6, on another instance
+        unison::matmul_reduce(exec, C, D, sums3, unison::MatmulMethod::gemm);
     }
   }
 
@@ -109,8 +115,10 @@ struct Problems {
         return bytes(pdf);
       case 5:
         return joined(bytes(f2), bytes(lapl2));
-      default:
+      case 6:
         return bytes(sums2);
+      default:
+        return bytes(sums3);
     }
   }
 
@@ -125,6 +133,7 @@ struct Problems {
     poison_fill(f2);
     poison_fill(lapl2);
     poison_fill(sums2);
+    poison_fill(sums3);
   }
 
   template <class V>

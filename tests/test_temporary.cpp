@@ -5,6 +5,7 @@
 // has its own; a call that finds its memory taken gets memory of its own and is still right; the
 // pool keeps at most max_slots slots; release_temporary_memory gives everything back.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -25,6 +26,10 @@ using unison::MatmulMethod;
 
 template <class Exec>
 struct Temporary : ::testing::Test {};
+
+// The pool of Exec's own memory space.
+template <class Exec>
+using PoolOf = unison::detail::TemporaryPool<Exec, typename Exec::memory_space>;
 TYPED_TEST_SUITE(Temporary, Backends, BackendName);
 
 template <class Exec>
@@ -67,7 +72,7 @@ void test_reuse_and_growth() {
   const Exec exec;
   for (auto method : {MatmulMethod::gemm, MatmulMethod::reassociated}) {
     unison::release_temporary_memory();
-    EXPECT_EQ(unison::detail::TemporaryPool<Exec>::held_slots(), 0u);
+    EXPECT_EQ(PoolOf<Exec>::held_slots(), 0u);
     const MatmulCase<Exec> small(37, 29, 41, method), large(61, 29, 83, method);
     // The first call allocates; the next, on the same instance, neither allocates nor fences.
     auto seen = record([&] { small.run_without(exec, method); });
@@ -86,10 +91,10 @@ void test_reuse_and_growth() {
               large.work.extent(0) > small.work.extent(0));
     large.check(exec, method);
   }
-  EXPECT_EQ(unison::detail::TemporaryPool<Exec>::held_slots(), 1u);
+  EXPECT_EQ(PoolOf<Exec>::held_slots(), 1u);
   unison::release_temporary_memory();
-  EXPECT_EQ(unison::detail::TemporaryPool<Exec>::held_slots(), 0u);
-  EXPECT_EQ(unison::detail::TemporaryPool<Exec>::held_bytes(), 0u);
+  EXPECT_EQ(PoolOf<Exec>::held_slots(), 0u);
+  EXPECT_EQ(PoolOf<Exec>::held_bytes(), 0u);
 }
 TYPED_TEST(Temporary, reuse_and_growth) { test_reuse_and_growth<TypeParam>(); }
 
@@ -127,7 +132,7 @@ void test_diffuse() {
     EXPECT_EQ(to_host(strided), to_host(g)) << "round " << round;
     EXPECT_EQ(to_host(lapl), to_host(lapl_expected)) << "round " << round;
   }
-  EXPECT_EQ(unison::detail::TemporaryPool<Exec>::held_slots(), 2u);
+  EXPECT_EQ(PoolOf<Exec>::held_slots(), 2u);
 }
 TYPED_TEST(Temporary, diffuse) { test_diffuse<TypeParam>(); }
 
@@ -142,7 +147,7 @@ void test_instances_and_taken() {
     c.run_without(exec, MatmulMethod::gemm);
     c.check(exec, MatmulMethod::gemm);
   }
-  using Pool = unison::detail::TemporaryPool<Exec>;
+  using Pool = PoolOf<Exec>;
   EXPECT_EQ(Pool::held_slots(), 2u);
   auto* slot = Pool::get().take(instances[1], "unison::matmul_reduce::work");
   ASSERT_NE(slot, nullptr);
@@ -170,7 +175,7 @@ TYPED_TEST(Temporary, instances_and_taken) { test_instances_and_taken<TypeParam>
 // At most max_slots slots: the least recently used idle one makes room; every Temporary is usable.
 template <class Exec>
 void test_bounded() {
-  using Pool = unison::detail::TemporaryPool<Exec>;
+  using Pool = PoolOf<Exec>;
   const Exec exec;
   unison::release_temporary_memory();
   const std::int64_t n = 1001;
@@ -190,5 +195,29 @@ void test_bounded() {
   EXPECT_EQ(unison::temporary_memory_bytes(), 0u);
 }
 TYPED_TEST(Temporary, bounded) { test_bounded<TypeParam>(); }
+
+// A field in another memory space than the execution space's own (CUDA managed memory): its
+// buffer comes from the pool of that space, so the step callback may read the field (the buffer
+// after an odd step) on the host.
+TEST(TemporarySpaces, managed_field_on_cuda) {
+#ifdef KOKKOS_ENABLE_CUDA
+  using Field = Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaUVMSpace>;
+  unison::release_temporary_memory();
+  const Kokkos::Cuda exec;
+  Field f("f", 31, 45), lapl("lapl", 31, 45);
+  fill(f, uniform<float>(-1, 1));
+  double sum = 0;
+  unison::diffuse(exec, f, 3, 0.2, lapl, [&](std::int64_t, const auto& field, const auto&) {
+    exec.fence();
+    sum += field(3, 4);  // managed memory: readable here
+  });
+  exec.fence();
+  EXPECT_TRUE(std::isfinite(sum));
+  EXPECT_EQ((unison::detail::TemporaryPool<Kokkos::Cuda, Kokkos::CudaUVMSpace>::held_slots()), 1u);
+  EXPECT_EQ((unison::detail::TemporaryPool<Kokkos::Cuda, Kokkos::CudaSpace>::held_slots()), 0u);
+#else
+  GTEST_SKIP() << "needs CUDA managed memory";
+#endif
+}
 
 }  // namespace

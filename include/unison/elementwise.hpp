@@ -252,10 +252,10 @@ void make_pulses(const Exec& exec, const TV& t, const NV& noise,
         if (static_cast<const void*>(dest.data()) != static_cast<const void*>(noise_in.data())) {
           chain(dest);
         } else {
-          chain(Kokkos::View<T*, typename Exec::memory_space>(
-              Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                                 "unison::elementwise::make_pulses::pulses"),
-              dest.extent(0)));
+          chain(detail::temporary<Kokkos::View<T*, typename Exec::memory_space>>(
+                    fn, "the temporary of the pulses", exec,
+                    "unison::elementwise::make_pulses::pulses", dest.extent(0))
+                    .view);
         }
       });
 }

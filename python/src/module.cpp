@@ -72,6 +72,15 @@ PYBIND11_MODULE(_unison, m) {
 #endif
     return b;
   });
+  m.def(
+      "release_temporary_memory",
+      [] {
+        py::gil_scoped_release release;
+        unison::release_temporary_memory();
+      },
+      "Frees the temporary memory Unison keeps between calls (after every instance's work)");
+  m.def("temporary_memory_bytes", &unison::temporary_memory_bytes,
+        "The bytes of temporary memory Unison holds now");
   m.def("finalize", &up::finalize,
         "Finalises Kokkos if this module initialised it (also done at interpreter exit)");
   py::module_::import("atexit").attr("register")(py::cpp_function(&up::finalize));

@@ -115,3 +115,18 @@ def test_diffusion_errors():
             unison.diffuse(ro, 1, 0.1)
     with pytest.raises(ValueError, match="expected 2 dimensions"):
         unison.jagged_field(np.zeros(5))
+
+
+def test_temporary_memory_is_kept_and_released():
+    """diffuse keeps its second buffer between calls; release_temporary_memory frees it."""
+    unison.release_temporary_memory()
+    assert unison.temporary_memory_bytes() == 0
+    f = np.random.default_rng().uniform(-1, 1, (37, 53)).astype(np.float32)
+    expected = reference(f, 3, 0.2)[0]
+    for _ in range(2):
+        g = f.copy()
+        unison.diffuse(g, 3, 0.2)
+        np.testing.assert_allclose(g, expected, **tol(np.float32, 3))
+        assert unison.temporary_memory_bytes() >= f.nbytes
+    unison.release_temporary_memory()
+    assert unison.temporary_memory_bytes() == 0

@@ -24,11 +24,13 @@ __all__ = [
     "add", "hypot", "gaussian_pdf", "polar_distance", "zero_suppress", "clip", "make_pulses",
     "hidden_layer", "l2_norm", "matmul_core", "histogram", "monte_carlo_pi", "diffusion_step",
     "diffuse", "diffuse_history", "jagged_field", "convolve", "convolve_extent",
-    "matmul_reduce", "backends", "finalize",
+    "matmul_reduce", "backends", "finalize", "release_temporary_memory", "temporary_memory_bytes",
 ]
 
 backends = _unison.backends
 finalize = _unison.finalize
+release_temporary_memory = _unison.release_temporary_memory
+temporary_memory_bytes = _unison.temporary_memory_bytes
 
 
 def _library(a):
@@ -263,7 +265,7 @@ def convolve(x, k, mode="full", out=None, *, algorithm="automatic", backend=None
 def matmul_reduce(A, B, out=None, *, method="automatic", backend=None, stream=None):
     """The column sums of A @ B (A: m x k, B: k x n, float32 or float64) into a rank-1 array of
     n; method "automatic", "tiled", "gemm" (A and B both C-ordered or both Fortran-ordered) or
-    "reassociated". The gemm and reassociated methods block until done (temporary memory)."""
+    "reassociated". The gemm and reassociated methods' temporary memory is kept between calls."""
     out = out if out is not None else _empty(A, (B.shape[1],))
     _unison.matmul_reduce(A, B, out, method, backend or "", _stream_of(stream, [A, out]))
     return out

@@ -44,10 +44,12 @@ struct TemporaryPoolHooks {
 // release every pool's memory.
 void register_temporary_pool(const TemporaryPoolHooks& hooks);
 
-template <class Exec>
+// The pool of an execution space type and a memory space (the memory of a View of f's space, say,
+// for a field in CUDA managed memory, comes from its own pool).
+template <class Exec, class Mem = typename Exec::memory_space>
 class TemporaryPool {
  public:
-  using Bytes = Kokkos::View<unsigned char*, typename Exec::memory_space>;
+  using Bytes = Kokkos::View<unsigned char*, Mem>;
   static constexpr std::size_t max_slots = 16;
 
   struct Slot {
@@ -96,7 +98,12 @@ class TemporaryPool {
       slot->taken = true;
       slot->last_use = ++clock_;
     }
-    release(evicted);
+    try {
+      release(evicted);
+    } catch (...) {
+      give_back(slot);
+      throw;
+    }
     return slot;
   }
 
@@ -159,13 +166,14 @@ class TemporaryPool {
   std::uint64_t clock_ = 0;
 };
 
-// Temporary memory for one call: `view`, a View of type View over memory from exec's pool (or of
-// its own when the pool has none to give), valid until this object is destroyed, which must
-// happen after the call has enqueued the work that uses it and before the call returns.
+// Temporary memory for one call: `view`, a View of type View over memory from the pool of (Exec,
+// View's memory space) (or of its own when the pool has none to give), valid until this object
+// is destroyed, which must happen after the call has enqueued the work that uses it and before
+// the call returns.
 template <class View, class Exec>
 class Temporary {
  public:
-  using Pool = TemporaryPool<Exec>;
+  using Pool = TemporaryPool<Exec, typename View::memory_space>;
 
   Temporary(const Exec& exec, typename Pool::Slot* slot, View view)
       : exec_(exec), slot_(slot), view(std::move(view)) {}
@@ -182,8 +190,12 @@ class Temporary {
     if (slot_) {
       Pool::get().give_back(slot_);
     } else if (view.data()) {
-      // Memory of its own: freed here, once the work that uses it is done.
-      exec_.fence("unison: release temporary memory");
+      // Memory of its own: freed here, once the work that uses it is done. (A fence that fails
+      // reports a backend error that the instance's next call reports too; a destructor cannot.)
+      try {
+        exec_.fence("unison: release temporary memory");
+      } catch (...) {
+      }
     }
   }
 
@@ -198,13 +210,14 @@ class Temporary {
   bool moved_ = false;
 };
 
-/// Temporary memory for `function`'s `what` (errors as allocate's): a View of type View (rank 1
-/// or 2, contiguous, of extents `extents`) from the slot of (exec, label) in exec's pool.
+/// Temporary memory for `function`'s `what` (errors as allocate's): a View of type View (rank 0
+/// to 2, contiguous, of extents `extents`) from the slot of (exec, label) in the pool of exec's
+/// type and View's memory space.
 /// `label` names the memory for Kokkos Tools when it is allocated.
 template <class View, class Exec, class... Extents>
 Temporary<View, Exec> temporary(const char* function, const char* what, const Exec& exec,
                                 const std::string& label, Extents... extents) {
-  using Pool = TemporaryPool<Exec>;
+  using Pool = typename Temporary<View, Exec>::Pool;
   using T = typename View::non_const_value_type;
   long double bytes = sizeof(T);
   ((bytes *= (long double)extents), ...);
