@@ -169,8 +169,8 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
   const StencilAlgorithm algorithm =
       unison::detail::resolve_algorithm<Exec>(options.algorithm, which, resolving);
   int per_pass = unison::detail::steps_per_pass<Exec>(algorithm, which, options);
-  if (variant.history > 0) {  // the CPU streaming kernel's passes over the planes
-    per_pass = !unison::streaming_row_blocks_v<Exec> || algorithm != StencilAlgorithm::streaming ? 1
+  if (variant.history > 0) {  // the streaming kernels' passes over the planes
+    per_pass = algorithm != StencilAlgorithm::streaming ? 1
                : options.steps_per_pass > 0
                    ? options.steps_per_pass
                    : unison::backends::StencilTuning<Exec>::history_steps_per_pass;
@@ -429,6 +429,17 @@ void register_backend() {
       add_diffusion<Exec>("probe/every_step/history/steps" + std::to_string(per_pass),
                           Laplacian::every_step, o, h);
     }
+  } else {
+    // Steps per pass of the strip kernels for the history (4 planes), by rows per strip.
+    for (int strip : {8, 16, 32})
+      for (int per_pass : {1, 2}) {
+        DiffusionOptions o;
+        o.steps_per_pass = per_pass;
+        o.strip_rows = strip;
+        add_diffusion<Exec>("probe/every_step/history/steps" + std::to_string(per_pass) + "/strip" +
+                                std::to_string(strip),
+                            Laplacian::every_step, o, history);
+      }
   }
   Variant dense;
   dense.dense = true;
@@ -441,7 +452,7 @@ void register_backend() {
     add_diffusion<Exec>("probe/every_step/automatic/npy_field", Laplacian::every_step, {}, npy);
   }
   if constexpr (is_gpu_v<Exec>) {
-    for (int strip : {4, 8, 16}) {
+    for (int strip : {4, 8, 16, 32}) {
       DiffusionOptions o;
       o.algorithm = StencilAlgorithm::streaming;
       o.strip_rows = strip;

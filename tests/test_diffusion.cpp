@@ -361,8 +361,8 @@ void test_callback() {
 
 // diffuse_history: every step's Laplacian in its plane, a group of planes at a time, against
 // the plain kernel's single steps (bitwise) and the float64 reference: every depth, steps per
-// pass (several only where the CPU streaming kernel runs them; with few rows per thread the halo
-// spans other threads' rows), algorithm, layout and the buffer form.
+// pass of the streaming kernels (with few rows per thread the halo spans other threads' rows; on
+// a CPU the strip form too), algorithm, layout and the buffer form.
 template <class Exec, class T, class Layout>
 void check_history(long nx, long ny, int steps) {
   Exec exec;
@@ -386,23 +386,29 @@ void check_history(long nx, long ny, int steps) {
   EXPECT_TRUE(close(fields.back(), ref, tolerance<T>() * steps));
   const bool blocking = unison::streaming_row_blocks_v<Exec>;
   const std::vector<int> passes =
-      blocking ? std::vector<int>{0, 1, 2, 3, 4, 8} : std::vector<int>{0, 1};
+      blocking ? std::vector<int>{0, 1, 2, 3, 4, 8} : std::vector<int>{0, 1, 2};
   for (int depth : {1, 3, 4, 8}) {
     Kokkos::View<T***, Kokkos::LayoutRight, Mem> history("history", depth, nx, ny);
     for (auto algorithm : {StencilAlgorithm::automatic, StencilAlgorithm::streaming,
                            StencilAlgorithm::plain, StencilAlgorithm::tiled}) {
-      for (int per_pass : passes) {
+      // (Strips of 3 rows: a GPU's form with short strips; on a CPU the strip form.)
+      for (int variant = 0; variant < int(passes.size()) + 2; ++variant) {
+        const bool strip = variant >= int(passes.size());
+        const int per_pass = strip ? variant - int(passes.size()) + 1 : passes[variant];
         const bool one_step =
             algorithm == StencilAlgorithm::plain || algorithm == StencilAlgorithm::tiled;
-        if (per_pass > 1 && one_step) continue;
+        if ((per_pass > 1 || strip) && one_step) continue;
+        if (strip && algorithm != StencilAlgorithm::streaming) continue;
         DiffusionOptions options;
         options.algorithm = algorithm;
         options.steps_per_pass = per_pass;
+        options.strip_rows = strip ? 3 : 0;
         const std::string where = std::to_string(nx) + "x" + std::to_string(ny) + ", " +
                                   std::to_string(steps) + " steps, depth " + std::to_string(depth) +
                                   ", algorithm " + std::to_string(int(algorithm)) + ", " +
-                                  std::to_string(per_pass) + " per pass, " + typeid(Layout).name() +
-                                  ", " + typeid(T).name();
+                                  std::to_string(per_pass) + " per pass, strips of " +
+                                  std::to_string(options.strip_rows) + ", " +
+                                  typeid(Layout).name() + ", " + typeid(T).name();
         Kokkos::deep_copy(f, f0);
         poison_fill(history);
         std::int64_t next = 1;
@@ -681,12 +687,18 @@ void test_errors() {
   EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, 0.25, history, none, two); },
                              hist, {"steps_per_pass 2 needs the streaming algorithm"}));
   two.algorithm = StencilAlgorithm::streaming;
-  if (unison::streaming_row_blocks_v<Exec>) {
-    EXPECT_NO_THROW(unison::diffuse_history(exec, f, 3, 0.25, history, none, two));
-  } else {
+  EXPECT_NO_THROW(unison::diffuse_history(exec, f, 3, 0.25, history, none, two));
+  {
+    DiffusionOptions three = two;  // strips run 1 or 2 steps a pass; CPU row blocks any number
+    three.steps_per_pass = 3;
+    three.strip_rows = 4;
     EXPECT_TRUE(throws_invalid(
-        [&] { unison::diffuse_history(exec, f, 3, 0.25, history, none, two); }, hist,
-        {"steps_per_pass 2 needs the streaming algorithm of a backend whose threads sweep"}));
+        [&] { unison::diffuse_history(exec, f, 3, 0.25, history, none, three); }, hist,
+        {"steps_per_pass 3 with the streaming algorithm in strips: it runs 1 or 2"}));
+    if (unison::streaming_row_blocks_v<Exec>) {
+      three.strip_rows = 0;
+      EXPECT_NO_THROW(unison::diffuse_history(exec, f, 3, 0.25, history, none, three));
+    }
   }
   two.strip_prefetch = 7;
   EXPECT_TRUE(throws_invalid([&] { unison::diffuse_history(exec, f, 3, 0.25, history, none, two); },
@@ -1082,8 +1094,10 @@ void test_history(StencilAlgorithm algorithm) {
   options.algorithm = algorithm;
   check_history<Exec, float, Kokkos::LayoutRight>(options);
   check_history<Exec, double, Kokkos::LayoutLeft>(options);
-  if (algorithm == StencilAlgorithm::streaming && unison::streaming_row_blocks_v<Exec>) {
-    options.steps_per_pass = 2;  // the CPU form that runs several steps per pass
+  if (algorithm == StencilAlgorithm::streaming) {
+    options.steps_per_pass = 2;  // several steps per pass (CPU row blocks, GPU strips)
+    check_history<Exec, float, Kokkos::LayoutRight>(options);
+    options.strip_rows = 8;  // the strip form on every backend
     check_history<Exec, float, Kokkos::LayoutRight>(options);
   }
 }

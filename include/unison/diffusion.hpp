@@ -47,7 +47,9 @@ namespace unison {
 /// neighbours straight from memory and leaves their reuse to the caches, with no scratch and no
 /// barrier: on a CPU each thread sweeps a block of whole rows (the Laplacian written past the
 /// caches with non-temporal stores), on a GPU each thread walks down a strip of rows of one
-/// 16-byte column chunk, keeping the rows above and below in registers. `automatic` is
+/// 16-byte column chunk, keeping the rows above and below in registers (with two steps per pass,
+/// those of both steps, the first on the chunk widened by the cells the second reads).
+/// `automatic` is
 /// the backend's choice (StencilTuning in unison/backends/tuning.hpp).
 enum class StencilAlgorithm { automatic, plain, tiled, streaming };
 
@@ -61,14 +63,15 @@ struct DiffusionOptions {
   StencilAlgorithm algorithm = StencilAlgorithm::automatic;
   int tile_rows = 0;       ///< tile extent across the field's contiguous axis
   int tile_cols = 0;       ///< tile extent along the contiguous axis
-  int steps_per_pass = 0;  ///< temporal blocking; only with Laplacian::final_only and tiling
+  int steps_per_pass = 0;  ///< temporal blocking: diffuse with Laplacian::final_only (tiled,
+                           ///< streaming: 1 or 2); diffuse_history with streaming
   int strip_rows = 0;      ///< rows per thread of `streaming` in strips (0: the backend's form)
   int strip_prefetch = 0;  ///< rows a strip thread loads ahead, 1 to 4 (0: the backend's choice)
 };
 
 /// Whether Exec's `streaming` algorithm gives each thread a block of whole rows (true on the CPU
-/// backends) rather than strips of rows (GPUs). Only in that form does diffuse_history run
-/// several steps per pass (DiffusionOptions::steps_per_pass > 1).
+/// backends) rather than strips of rows (GPUs; on any backend with DiffusionOptions::strip_rows).
+/// Row blocks run any number of steps per pass in diffuse_history, strips 1 or 2.
 template <class Exec>
 inline constexpr bool streaming_row_blocks_v = backends::StencilTuning<Exec>::streaming_row_blocks;
 
@@ -190,10 +193,10 @@ void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, con
 /// (that of the field after first + k - 1 steps) and field (a const View) the field after
 /// first + count - 1 steps, both valid in stream order on exec until the next group starts.
 /// The callback may enqueue work of its own on exec (copy the planes out, reduce them, ...).
-/// On the CPU backends the `streaming` algorithm then runs several steps per pass
-/// (options.steps_per_pass, default StencilTuning::history_steps_per_pass, at most the
-/// planes), writing each step's Laplacian to its plane but reading and writing the field once per
-/// pass; elsewhere one step per pass. Every step's arithmetic is that of diffusion_step: the
+/// The `streaming` algorithm then runs several steps per pass (options.steps_per_pass, default
+/// StencilTuning::history_steps_per_pass, at most the planes; in strips at most 2), writing each
+/// step's Laplacian to its plane but reading and writing the field once per pass; `plain` and
+/// `tiled` one step per pass. Every step's arithmetic is that of diffusion_step: the
 /// results are bitwise those of diffuse with Laplacian::every_step on the same backend, whatever
 /// the compiler flags (header comment).
 /// The planes are fastest in f's layout along their rows (history(k, i, :) contiguous for a
@@ -202,8 +205,8 @@ void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, con
 /// `steps` steps. steps == 0 changes nothing and calls nothing.
 /// Throws unison::invalid_argument as diffuse does, and for a history whose planes are not f's
 /// extents or that has none, a history overlapping f, or steps_per_pass > 1 where the
-/// algorithm runs one step per pass.
-/// Kernels: "unison::diffusion::history" (the CPU streaming form), else diffuse's.
+/// algorithm runs one step per pass (> 2 in strips).
+/// Kernels: "unison::diffusion::history" (the CPU streaming form in row blocks), else diffuse's.
 template <class Exec, class F, class H, class OnHistory>
 void diffuse_history(const Exec& exec, const F& f, std::int64_t steps, double coeff,
                      const H& history, OnHistory&& on_history,

@@ -74,10 +74,11 @@ struct HostConvolveTuning {
 /// `strip_rows_two_steps` for two steps per pass; `strip_prefetch_rows`: how many rows ahead a
 /// strip thread loads (one step per pass). `streaming_steps_per_pass`: 1, or 2 (the
 /// strip form computes two steps per pass in registers when only the final Laplacian is wanted;
-/// always in strips). `plain_row_blocks`: the `plain` reference kernel's cells walked as a block
-/// of whole rows per thread (CPU spaces with threads), rather than by an MDRangePolicy (GPUs: a
-/// thread per cell; Serial, whose MDRangePolicy loop GCC vectorises and which measured faster
-/// there than the row walk).
+/// always in strips). `history_steps_per_pass`: diffuse_history's steps per pass of `streaming`
+/// (row blocks: any number; strips: 1 or 2). `plain_row_blocks`: the `plain` reference kernel's
+/// cells walked as a block of whole rows per thread (CPU spaces with threads), rather than by an
+/// MDRangePolicy (GPUs: a thread per cell; Serial, whose MDRangePolicy loop GCC vectorises and
+/// which measured faster there than the row walk).
 struct HostStencilTuning {
   static constexpr bool streaming_every_step = true;
   static constexpr bool streaming_final_only = true;
@@ -88,8 +89,8 @@ struct HostStencilTuning {
   static constexpr int strip_chunk_bytes = 16;
   static constexpr int strip_prefetch_rows = 1;
   static constexpr int streaming_steps_per_pass = 1;
-  // diffuse_history: steps per pass of the CPU streaming kernel (each step's Laplacian to its
-  // plane, the field read and written once per pass); more measured no faster.
+  // diffuse_history: steps per pass of the streaming kernel (each step's Laplacian to its plane,
+  // the field read and written once per pass); on CPUs more measured no faster.
   static constexpr int history_steps_per_pass = 1;
   static constexpr int scratch_level = 1;  // as for ConvolveTuning
   static constexpr int vector_bytes = 0;   // as for ConvolveTuning
@@ -295,7 +296,8 @@ struct StencilTuning<Kokkos::Cuda> {
   static constexpr int strip_chunk_bytes = 16;
   static constexpr int strip_prefetch_rows = 3;
   static constexpr int streaming_steps_per_pass = 2;
-  static constexpr int history_steps_per_pass = 1;  // strips: one step per pass
+  // diffuse_history: two steps per pass in strips (every Laplacian written, the field once a pass)
+  static constexpr int history_steps_per_pass = 2;
   static constexpr int scratch_level = 0;
   static constexpr int vector_bytes = 16;
   static constexpr int team_size = 8;

@@ -89,9 +89,58 @@ template <class Exec>
 std::pair<int, int> strip_shape(const DiffusionOptions& options, int steps) {
   using Tuning = backends::StencilTuning<Exec>;
   return {options.strip_rows > 0 ? options.strip_rows
-          : steps == 2           ? Tuning::strip_rows_two_steps
+          : steps >= 2           ? Tuning::strip_rows_two_steps
                                  : Tuning::strip_rows,
           options.strip_prefetch > 0 ? options.strip_prefetch : Tuning::strip_prefetch_rows};
+}
+
+// Enqueues a pass of `steps` (1 or 2) steps of the strip kernels (GPU `streaming`) from f to next:
+// step s's Laplacian into laps[s - 1] where bit s - 1 of `write` is set; strips of `strip` rows,
+// `prefetch` rows loaded ahead with one step per pass.
+template <class Exec, class F, class FN, class L>
+void strips_pass(const Exec& exec, int steps, const F& f, const FN& next, const L* laps,
+                 unsigned write, typename FN::non_const_value_type coeff, int strip, int prefetch) {
+  using Tuning = backends::StencilTuning<Exec>;
+  using T = typename FN::non_const_value_type;
+  constexpr bool tr = transposed_v<F>;
+  const std::int64_t rows = tr ? f.extent(1) : f.extent(0), cols = tr ? f.extent(0) : f.extent(1);
+  if (rows == 0 || cols == 0) return;
+  // Wide chunks when every array's rows start on 16-byte boundaries with unit columns.
+  constexpr int bytes = Tuning::strip_chunk_bytes;
+  constexpr int K = bytes % sizeof(T) == 0 && int(sizeof(T)) < bytes ? int(bytes / sizeof(T)) : 1;
+  const auto wide = [](const auto& v) {
+    const std::int64_t pitch = tr ? v.stride(1) : v.stride(0);
+    return column_stride<tr>(v) == 1 && reinterpret_cast<std::uintptr_t>(v.data()) % 16 == 0 &&
+           (pitch * std::int64_t(sizeof(T))) % 16 == 0;
+  };
+  bool all_wide = wide(f) && wide(next);
+  for (int s = 0; s < steps; ++s) all_wide = all_wide && (!(write >> s & 1u) || wide(laps[s]));
+  const auto launch = [&](auto k) {
+    constexpr int KK = decltype(k)::value;
+    const std::int64_t chunks = (cols + KK - 1) / KK, strips = (rows + strip - 1) / strip;
+    const Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>> policy(exec, 0,
+                                                                            chunks * strips);
+    const auto one = [&](auto d) {
+      Kokkos::parallel_for(
+          "unison::diffusion::streaming", policy,
+          DiffusionStrips<KK, decltype(d)::value, tr, F, FN, L>{
+              f, next, laps[0], coeff, (write & 1u) != 0, rows, cols, chunks, strip});
+    };
+    const auto two = [&](auto first) {
+      Kokkos::parallel_for(
+          "unison::diffusion::streaming2", policy,
+          DiffusionStripsTwoSteps<KK, tr, decltype(first)::value, F, FN, L>{
+              f, next, laps[1], laps[0], coeff, (write & 2u) != 0, rows, cols, chunks, strip});
+    };
+    if (steps == 2 && (write & 1u)) two(std::true_type());
+    else if (steps == 2) two(std::false_type());
+    else if (prefetch <= 1) one(std::integral_constant<int, 1>());
+    else if (prefetch == 2) one(std::integral_constant<int, 2>());
+    else if (prefetch == 3) one(std::integral_constant<int, 3>());
+    else one(std::integral_constant<int, 4>());
+  };
+  if (all_wide) launch(std::integral_constant<int, K>());
+  else launch(std::integral_constant<int, 1>());
 }
 
 // Enqueues one pass (plain and rows: exactly one step) from f to next. `reverse` runs the
@@ -150,38 +199,9 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
       return;
     }
     if (strip <= 0) strip = Tuning::strip_rows_two_steps;
-    // Wide chunks when every array's rows start on 16-byte boundaries with unit columns.
-    using T = typename FN::non_const_value_type;
-    constexpr int bytes = Tuning::strip_chunk_bytes;
-    constexpr int K = bytes % sizeof(T) == 0 && int(sizeof(T)) < bytes ? int(bytes / sizeof(T)) : 1;
-    const auto wide = [](const auto& v) {
-      const std::int64_t pitch = tr ? v.stride(1) : v.stride(0);
-      return column_stride<tr>(v) == 1 && reinterpret_cast<std::uintptr_t>(v.data()) % 16 == 0 &&
-             (pitch * std::int64_t(sizeof(T))) % 16 == 0;
-    };
-    const auto launch = [&](auto k) {
-      constexpr int KK = decltype(k)::value;
-      const std::int64_t chunks = (cols + KK - 1) / KK, strips = (rows + strip - 1) / strip;
-      const Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>> policy(exec, 0,
-                                                                              chunks * strips);
-      if (shape.steps == 2) {
-        Kokkos::parallel_for("unison::diffusion::streaming2", policy,
-                             DiffusionStripsTwoSteps<KK, tr, F, FN, L>{
-                                 f, next, lapl, coeff, write_lapl, rows, cols, chunks, strip});
-      } else {
-        const auto strips = [&](auto d) {
-          Kokkos::parallel_for("unison::diffusion::streaming", policy,
-                               DiffusionStrips<KK, decltype(d)::value, tr, F, FN, L>{
-                                   f, next, lapl, coeff, write_lapl, rows, cols, chunks, strip});
-        };
-        if (prefetch <= 1) strips(std::integral_constant<int, 1>());
-        else if (prefetch == 2) strips(std::integral_constant<int, 2>());
-        else if (prefetch == 3) strips(std::integral_constant<int, 3>());
-        else strips(std::integral_constant<int, 4>());
-      }
-    };
-    if (wide(f) && wide(next) && wide(lapl)) launch(std::integral_constant<int, K>());
-    else launch(std::integral_constant<int, 1>());
+    const L laps[2] = {lapl, lapl};
+    strips_pass(exec, shape.steps, f, next, laps, write_lapl ? 1u << (shape.steps - 1) : 0u, coeff,
+                strip, prefetch);
     return;
   }
   using Kernel = DiffusionPass<Exec, tr, F, FN, L>;

@@ -164,16 +164,20 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
   check_buffer(fn, buffer, f, "history", history);
   check_options(fn, options);
   DiffusionOptions shape_options = options;
-  shape_options.steps_per_pass = 0;  // here: steps per pass of the CPU streaming kernel only
+  shape_options.steps_per_pass = 0;  // here: steps per pass of the streaming kernels only
   const StencilAlgorithm algorithm =
       resolve_algorithm<Exec>(options.algorithm, Laplacian::every_step, shape_options);
-  const bool blocking = streaming_row_blocks_v<Exec> && algorithm == StencilAlgorithm::streaming;
-  require(options.steps_per_pass <= 1 || blocking, fn, "steps_per_pass ", options.steps_per_pass,
-          " needs the streaming algorithm of a backend whose threads sweep blocks of rows (the "
-          "CPU backends; unison::streaming_row_blocks_v)");
+  // The streaming algorithm runs several steps per pass: on a CPU in blocks of rows (unless
+  // strips are asked for), in strips (GPUs) 1 or 2.
+  const bool streaming = algorithm == StencilAlgorithm::streaming;
+  const bool strips = streaming && (!streaming_row_blocks_v<Exec> || options.strip_rows > 0);
+  require(options.steps_per_pass <= 1 || streaming, fn, "steps_per_pass ", options.steps_per_pass,
+          " needs the streaming algorithm");
+  require(options.steps_per_pass <= 2 || !strips, fn, "steps_per_pass ", options.steps_per_pass,
+          " with the streaming algorithm in strips: it runs 1 or 2");
   using Tuning = backends::StencilTuning<Exec>;
   const std::int64_t depth = std::int64_t(history.extent(0));
-  std::int64_t per_pass = !blocking                    ? 1
+  std::int64_t per_pass = !streaming                   ? 1
                           : options.steps_per_pass > 0 ? options.steps_per_pass
                                                        : Tuning::history_steps_per_pass;
   if (per_pass > depth) per_pass = depth;
@@ -181,7 +185,7 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
   if (steps == 0 || f.size() == 0) return;
 
   const T c = T(coeff);
-  const std::pair<int, int> strip = strip_shape<Exec>(options, 1);  // rows, rows ahead
+  using Plane = decltype(Kokkos::subview(history, 0, Kokkos::ALL, Kokkos::ALL));
   with_buffers(fn, exec, f, buffer, [&](FieldView<F>& cur, FieldView<F>& nxt) {
     std::int64_t pass = 0;
     for (std::int64_t done = 0; done < steps;) {
@@ -189,14 +193,20 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
       for (std::int64_t k = 0; k < group; ++pass) {
         const int n = int(group - k < per_pass ? group - k : per_pass);
         const bool reverse = pass % 2 == 1;
-        if constexpr (streaming_row_blocks_v<Exec>) {
-          if (blocking)
+        if (strips) {
+          const std::pair<int, int> strip = strip_shape<Exec>(options, n);  // rows, rows ahead
+          Plane planes[2];
+          for (int s = 0; s < n; ++s)
+            planes[s] = Kokkos::subview(history, k + s, Kokkos::ALL, Kokkos::ALL);
+          strips_pass(exec, n, ConstFieldView<F>(cur), nxt, planes, (1u << n) - 1u, c,
+                      strip.first > 0 ? strip.first : Tuning::strip_rows_two_steps, strip.second);
+        } else if (streaming) {
+          if constexpr (streaming_row_blocks_v<Exec>)
             history_pass(exec, ConstFieldView<F>(cur), nxt, history, int(k), n, c, reverse);
-        }
-        if (!blocking)
+        } else {
           diffusion_pass(exec, algorithm, shape, ConstFieldView<F>(cur), nxt,
-                         Kokkos::subview(history, k, Kokkos::ALL, Kokkos::ALL), c, true, reverse,
-                         strip.first, strip.second);
+                         Kokkos::subview(history, k, Kokkos::ALL, Kokkos::ALL), c, true, reverse);
+        }
         k += n;
         std::swap(cur, nxt);
       }

@@ -8,6 +8,19 @@
 
 namespace unison::detail {
 
+// The strip kernels' Laplacian stores: cells [c0, c0 + K) of row r of lapl; one streaming wide
+// access when the chunk is whole, else cell by cell.
+template <bool Transposed, class L, class T, int K>
+KOKKOS_FORCEINLINE_FUNCTION void store_laplacian(const L& lapl, std::int64_t r, std::int64_t c0,
+                                                 std::int64_t cols, bool full,
+                                                 const Chunk<T, K>& lap) {
+  if (full && K > 1) {
+    backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(&cell<Transposed>(lapl, r, c0)), lap);
+    return;
+  }
+  for (int e = 0; e < K && c0 + e < cols; ++e) cell<Transposed>(lapl, r, c0 + e) = lap.v[e];
+}
+
 // The strip kernels' stores: cells [c0, c0 + K) of row r of next and, if asked, lapl; one
 // wide access each (streaming for lapl) when the chunk is whole, else cell by cell.
 template <bool Transposed, class FN, class L, class T, int K>
@@ -15,17 +28,10 @@ KOKKOS_FORCEINLINE_FUNCTION void store_chunk(const FN& next, const L& lapl, bool
                                              std::int64_t r, std::int64_t c0, std::int64_t cols,
                                              bool full, const Chunk<T, K>& v,
                                              const Chunk<T, K>& lap) {
-  if (full && K > 1) {
-    *reinterpret_cast<Chunk<T, K>*>(&cell<Transposed>(next, r, c0)) = v;
-    if (write_lapl)
-      backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(&cell<Transposed>(lapl, r, c0)),
-                                lap);
-    return;
-  }
-  for (int e = 0; e < K && c0 + e < cols; ++e) {
-    cell<Transposed>(next, r, c0 + e) = v.v[e];
-    if (write_lapl) cell<Transposed>(lapl, r, c0 + e) = lap.v[e];
-  }
+  if (full && K > 1) *reinterpret_cast<Chunk<T, K>*>(&cell<Transposed>(next, r, c0)) = v;
+  else
+    for (int e = 0; e < K && c0 + e < cols; ++e) cell<Transposed>(next, r, c0 + e) = v.v[e];
+  if (write_lapl) store_laplacian<Transposed>(lapl, r, c0, cols, full, lap);
 }
 
 // `streaming` on GPUs: a thread per chunk of K consecutive cells of a grid row (K * sizeof(T) =
@@ -84,13 +90,16 @@ struct DiffusionStrips {
   }
 };
 
-// `streaming` in strips with two steps per pass (Laplacian::final_only): as DiffusionStrips,
-// but a thread computes the intermediate field g (one step) on its chunk widened by one cell on
-// each side, from the field on the chunk widened by two, and the second step from g, all in
-// registers: rows of f and g slide down the strip. The field crosses memory once per two steps.
-// The widened cells of g are computed again by the neighbouring threads, with the same
-// operands: every cell still gets exactly the arithmetic of one plain step after another.
-template <int K, bool Transposed, class F, class FN, class L>
+// `streaming` in strips with two steps per pass: as DiffusionStrips, but a thread computes the
+// intermediate field g (one step) on its chunk widened by one cell on each side, from the field
+// on the chunk widened by two, and the second step from g, all in registers: rows of f and g
+// slide down the strip. The field crosses memory once per two steps. The widened cells of g are
+// computed again by the neighbouring threads, with the same operands: every cell still gets
+// exactly the arithmetic of one plain step after another. With First, the first step's Laplacian
+// on the thread's own cells goes to lapl_first (diffuse_history's planes; diffuse with
+// Laplacian::final_only writes only the second's, and its kernel, without First, keeps the
+// registers of the kernel that writes none).
+template <int K, bool Transposed, bool First, class F, class FN, class L>
 struct DiffusionStripsTwoSteps {
   using T = typename FN::non_const_value_type;
   using C = Chunk<T, K>;
@@ -102,7 +111,7 @@ struct DiffusionStripsTwoSteps {
   };
   F f;
   FN next;
-  L lapl;
+  L lapl, lapl_first;
   T coeff;
   bool write_lapl;
   std::int64_t rows, cols, chunks;
@@ -131,16 +140,23 @@ struct DiffusionStripsTwoSteps {
     return a;
   }
 
-  // g on row r from f on rows r - 1, r, r + 1; zero outside the field.
+  // g on row r from f on rows r - 1, r, r + 1; zero outside the field. With First, its Laplacian
+  // on the thread's own cells goes to row r of lapl_first where `own` (r is one of the strip's
+  // rows).
   KOKKOS_FORCEINLINE_FUNCTION GRow first(const FRow& up, const FRow& mid, const FRow& down,
-                                         std::int64_t r, std::int64_t c0) const {
+                                         std::int64_t r, std::int64_t c0, bool full,
+                                         bool own) const {
     GRow g;
+    C lap{};
     for (int e = 0; e < K + 2; ++e) {
       const std::int64_t c = c0 - 1 + e;
-      T lap, v;
-      stencil<T>(mid.v[e + 1], up.v[e + 1], down.v[e + 1], mid.v[e], mid.v[e + 2], coeff, lap, v);
+      T l, v;
+      stencil<T>(mid.v[e + 1], up.v[e + 1], down.v[e + 1], mid.v[e], mid.v[e + 2], coeff, l, v);
       g.v[e] = r >= 0 && r < rows && c >= 0 && c < cols ? v : T(0);
+      if (e >= 1 && e <= K) lap.v[e - 1] = l;
     }
+    if constexpr (First)
+      if (own) store_laplacian<Transposed>(lapl_first, r, c0, cols, full, lap);
     return g;
   }
 
@@ -150,10 +166,11 @@ struct DiffusionStripsTwoSteps {
     const bool full = c0 + K <= cols;
     FRow fa = load(r0 - 2, c0, full), fb = load(r0 - 1, c0, full);
     FRow fc = load(r0, c0, full), fd = load(r0 + 1, c0, full), fe = load(r0 + 2, c0, full);
-    GRow ga = first(fa, fb, fc, r0 - 1, c0), gb = first(fb, fc, fd, r0, c0);
+    GRow ga = first(fa, fb, fc, r0 - 1, c0, full, false),
+         gb = first(fb, fc, fd, r0, c0, full, true);
     for (std::int64_t r = r0; r < r1; ++r) {
       const FRow fn = r + 1 < r1 ? load(r + 3, c0, full) : FRow{};
-      const GRow gc = first(fc, fd, fe, r + 1, c0);
+      const GRow gc = first(fc, fd, fe, r + 1, c0, full, r + 1 < r1);
       C v, lap;
       for (int e = 0; e < K; ++e)
         stencil<T>(gb.v[e + 1], ga.v[e + 1], gc.v[e + 1], gb.v[e], gb.v[e + 2], coeff, lap.v[e],
