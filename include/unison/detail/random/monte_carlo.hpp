@@ -31,12 +31,17 @@ struct MonteCarloPi {
         in = count_inside_packs(key, first, i, r1, RandomSequence::increment);
 #endif
       }
-      for (; i < r1; ++i) {
-        const std::uint64_t z = RandomSequence::value(key, first + i);
-        in +=
-            inside_quarter_circle(std::uint32_t(z >> 32)) + inside_quarter_circle(std::uint32_t(z));
+      // The values left, one at a time: the counter advanced by the increment, the points
+      // outside counted (at most 2^31 in a round).
+      std::uint32_t outside = 0;
+      const std::uint32_t left = std::uint32_t(r1 - i);
+      std::uint64_t z = key + (first + i + 1) * RandomSequence::increment;
+      for (std::uint32_t n = 0; n < left; ++n, z += RandomSequence::increment) {
+        const std::uint64_t m = mix64(z);
+        outside += outside_quarter_circle(std::uint32_t(m >> 32)) +
+                   outside_quarter_circle(std::uint32_t(m));
       }
-      inside += in;
+      inside += std::uint64_t(in) + 2 * std::uint64_t(left) - outside;
     }
     if (odd && w == 0)
       inside +=
