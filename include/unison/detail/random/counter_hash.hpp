@@ -36,8 +36,9 @@ KOKKOS_FORCEINLINE_FUNCTION std::uint32_t inside_quarter_circle(std::uint32_t wo
   return b * (b + 1) <= ~(a * (a + 1)) ? 1u : 0u;
 }
 
-// 1 - inside_quarter_circle(word), as the carry of the 32-bit sum a (a + 1) + b (b + 1): GPU
-// code counts the points outside this way (an addition with its carry, no comparison).
+// 1 - inside_quarter_circle(word), as the carry of the 32-bit sum a (a + 1) + b (b + 1): the
+// scalar loop (GPUs; the last values on CPUs) counts the points outside this way (an addition
+// with its carry, no comparison).
 KOKKOS_FORCEINLINE_FUNCTION std::uint32_t outside_quarter_circle(std::uint32_t word) {
   const std::uint32_t a = word >> 16, b = word & 0xffffu;
   return std::uint32_t((std::uint64_t(a * (a + 1)) + b * (b + 1)) >> 32);
