@@ -118,7 +118,8 @@ void test_sizes() {
                            {tm, tk, tn},
                            {tm + 1, tk + 1, tn + 1},
                            {tm - 1, 3 * tk + 1, tn - 1},
-                           {2 * tm + 3, 2 * tk - 1, 2 * tn + 5}};
+                           {2 * tm + 3, 2 * tk - 1, 2 * tn + 5},
+                           {2 * tm + 3, 4 * tk + 4, 2 * tn + 4}};
   for (auto& s : sizes) {
     check<Exec, float, Kokkos::LayoutRight, Kokkos::LayoutRight>(s[0], s[1], s[2]);
     check<Exec, double, Kokkos::LayoutLeft, Kokkos::LayoutLeft>(s[0], s[1], s[2]);
@@ -127,7 +128,26 @@ void test_sizes() {
   check<Exec, double, Kokkos::LayoutRight, Kokkos::LayoutLeft>(131, 9, 67);
 }
 
-// A and B as strided subviews (every other column of a wider array); empty extents.
+// The tiled and reassociated methods on Views A and B of any layout, against the reference.
+template <class Exec, class AV, class BV>
+void check_views(const Exec& exec, const AV& A, const BV& B, const char* what) {
+  const long m = long(A.extent(0)), k = long(A.extent(1)), n = long(B.extent(1));
+  Kokkos::View<float*, typename Exec::memory_space> out("out", n);
+  const auto ha = to_host(A), hb = to_host(B);
+  const auto ref = reference(ha, hb, m, k, n);
+  const auto scale = reference(absolute(ha), absolute(hb), m, k, n);
+  for (auto method : {MatmulMethod::tiled, MatmulMethod::reassociated}) {
+    poison_fill(out);
+    unison::matmul_reduce(exec, A, B, out, method);
+    exec.fence();
+    EXPECT_TRUE(close_scaled(to_host(out), ref, scale, tolerance<float>()))
+        << name(method) << ", " << what;
+  }
+}
+
+// A and B as strided subviews (every other column of a wider array), and as rows with
+// contiguous elements that start one element past an aligned address (subviews from column 1,
+// over sizes with whole tiles and edges); empty extents.
 template <class Exec>
 void test_strided_and_empty() {
   Exec exec;
@@ -140,17 +160,14 @@ void test_strided_and_empty() {
       wa.data(), Kokkos::LayoutStride(std::size_t(m), std::size_t(2 * k), std::size_t(k), 2));
   Kokkos::View<float**, Kokkos::LayoutStride, Mem> Bs(
       wb.data(), Kokkos::LayoutStride(std::size_t(k), std::size_t(2 * n), std::size_t(n), 2));
-  Kokkos::View<float*, Mem> out("out", n);
-  const auto ha = to_host(As), hb = to_host(Bs);
-  const auto ref = reference(ha, hb, m, k, n);
-  const auto scale = reference(absolute(ha), absolute(hb), m, k, n);
-  for (auto method : {MatmulMethod::tiled, MatmulMethod::reassociated}) {
-    poison_fill(out);
-    unison::matmul_reduce(exec, As, Bs, out, method);
-    exec.fence();
-    EXPECT_TRUE(close_scaled(to_host(out), ref, scale, tolerance<float>()))
-        << name(method) << ", strided";
-  }
+  check_views(exec, As, Bs, "strided");
+  using Tuning = unison::backends::MatmulTuning<Exec>;
+  const long m2 = 2 * Tuning::tile_m + 1, k2 = 2 * Tuning::tile_k + 4, n2 = 2 * Tuning::tile_n + 4;
+  Kokkos::View<float**, Mem> wa2("wa2", m2, k2 + 4), wb2("wb2", k2, n2 + 4);
+  fill(wa2, uniform<float>(-1, 1));
+  fill(wb2, uniform<float>(-1, 1));
+  check_views(exec, Kokkos::subview(wa2, Kokkos::ALL, std::make_pair(1L, 1 + k2)),
+              Kokkos::subview(wb2, Kokkos::ALL, std::make_pair(1L, 1 + n2)), "rows from column 1");
   // m or k zero: out is all zeros; n zero: nothing to do.
   for (auto mk : {std::make_pair(0L, 5L), std::make_pair(7L, 0L)}) {
     Kokkos::View<float**, Mem> a0("a0", mk.first, mk.second), b0("b0", mk.second, 9);

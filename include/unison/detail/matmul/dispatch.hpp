@@ -99,7 +99,7 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
         exec, int(tiles_m * tiles_n), Tuning::team_size, 1);
     policy.set_scratch_size(Tuning::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
     Kokkos::parallel_for("unison::matmul_reduce::tiled", policy,
-                         Kernel{A, B, out, m, k, n, tiles_n});
+                         Kernel{A, B, out, m, k, n, tiles_n, Kernel::wide_loads(A, B)});
     return;
   }
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
