@@ -24,6 +24,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/backends/device_info.hpp>
+#include <unison/backends/host_isa.hpp>
 #include <unison/core.hpp>
 
 #include "bench_common.hpp"
@@ -73,6 +74,14 @@ bool flush_subnormals_if_asked() {
 #endif
 }
 
+std::string cpu_vectors() {
+  std::string backends;
+  for (const auto& info : unison::backends::enabled_backends())
+    if (info.backend != "Cuda") backends += (backends.empty() ? "" : ", ") + info.backend;
+  return std::string(unison::backends::host_vector_isa) + " for " +
+         (backends.empty() ? "no CPU backend" : backends);
+}
+
 void add_context(bool flushed) {
   std::string mode = flushed ? "flushed to zero (FTZ, DAZ)" : "IEEE";
 #if defined(KOKKOS_ENABLE_OPENMP) && defined(__SSE2__)
@@ -87,6 +96,7 @@ void add_context(bool flushed) {
       ", " + std::to_string(flushing) + " of " + std::to_string(threads) + " OpenMP threads flush";
 #endif
   benchmark::AddCustomContext("cpu_subnormals", mode);
+  benchmark::AddCustomContext("cpu_vectors", cpu_vectors());
   benchmark::AddCustomContext("unison_version", unison::version());
   benchmark::AddCustomContext("unison_git", UNISON_GIT_REVISION);
   benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));

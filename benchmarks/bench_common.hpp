@@ -390,6 +390,10 @@ bool flush_subnormals_if_asked();
 // Records the build and the machine in the JSON context.
 void add_context(bool flushed);
 
+/// The CPU vector instruction set the benchmark cases (and so the CPU backends' kernels) were
+/// compiled for, and the CPU backends it applies to: "AVX-512 (...) for Serial, OpenMP".
+std::string cpu_vectors();
+
 // A level of the memory a backend's cases can live in, innermost first: "L2" (the L2 caches of
 // the cores the backend's threads run on: one core's for Serial, one per thread for OpenMP up to
 // the distinct L2s of its CPUs; the GPU's L2 for Cuda), "L3" (those L2s and the last-level caches

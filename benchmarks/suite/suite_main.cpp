@@ -544,6 +544,7 @@ std::vector<std::pair<std::string, std::string>> about_this_run(
   about.push_back({"CPU", model + ", " + std::to_string(std::thread::hardware_concurrency()) +
                               " hardware threads"});
   about.push_back({"CPUs available", cpus_line()});
+  about.push_back({"CPU vectors", unison::bench::cpu_vectors()});
   if (!openmp_line().empty()) about.push_back({"OpenMP threads", openmp_line()});
   if (!threads_warning().empty()) about.push_back({"WARNING", threads_warning()});
   if (!host_blas_line().empty()) about.push_back({"host BLAS", host_blas_line()});
@@ -865,6 +866,7 @@ int main(int argc, char** argv) {
   unison::suite::apply_peaks(rows, memory_levels());
   unison::suite::advise(rows);
   std::cout << "CPUs: " << cpus_line() << "\n";
+  std::cout << "CPU vectors: " << unison::bench::cpu_vectors() << "\n";
   if (!openmp_line().empty()) std::cout << "OpenMP threads: " << openmp_line() << "\n";
   if (!threads_warning().empty()) std::cout << "WARNING: " << threads_warning() << "\n";
   if (!host_blas_line().empty()) std::cout << "host BLAS: " << host_blas_line() << "\n";
