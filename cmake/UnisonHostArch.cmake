@@ -2,8 +2,9 @@
 #
 # Unison's CPU kernels are templates, compiled in the consumer's translation units with the
 # consumer's flags. Their vector paths need an instruction set with vectors and fused
-# multiply-add (AVX2 with FMA, or AVX-512, on x86-64); the compiler's default (SSE2 on x86-64)
-# leaves the multiply-add heavy kernels up to about 100 times slower. This gives <target>'s C++
+# multiply-add (AVX2 with FMA, or AVX-512, on x86-64; NEON on 64-bit ARM, where every 64-bit
+# CPU has it); the compiler's default on x86-64 (SSE2) leaves the multiply-add heavy kernels up
+# to about 100 times slower. This gives <target>'s C++
 # (and CUDA host) code -march=<value>, "native" by default: the building machine's own
 # instruction set, so that the binaries then run only on machines like it.
 #
@@ -104,13 +105,13 @@ function(_unison_check_host_arch_in dir include_dir)
     _unison_isa_options(_isa ${_texts})
     _unison_isa_has_vectors(_vectors "${include_dir}" ${_isa})
     if(NOT _vectors)
-      if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
+      if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64|aarch64|arm64|ARM64")
         set(_why "its instruction-set flags (${_isa}) leave them off: give it -march=<your CPU> or call unison_host_arch(${_target})")
         if(NOT _isa)
-          set(_why "it is compiled for the compiler's default instruction set (SSE2, no fused multiply-add): give it -march=<your CPU> or call unison_host_arch(${_target})")
+          set(_why "it is compiled for the compiler's default instruction set (on x86-64 SSE2, without fused multiply-add): give it -march=<your CPU> or call unison_host_arch(${_target})")
         endif()
       else()
-        set(_why "Unison has vector paths for x86-64 (AVX2 with FMA, AVX-512) only, not for ${CMAKE_SYSTEM_PROCESSOR}: its CPU kernels run scalar code there")
+        set(_why "Unison has vector paths for x86-64 (AVX2 with FMA, AVX-512) and 64-bit ARM (NEON), not for ${CMAKE_SYSTEM_PROCESSOR}: its CPU kernels run scalar code there")
       endif()
       message(WARNING "Unison: target ${_target} compiles Unison's CPU kernels without their "
                       "vector paths (the multiply-add heavy ones up to about 100 times slower): "

@@ -6,13 +6,32 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include <unison/backends/host_isa.hpp>
 #include <unison/math.hpp>
 
 #include "ulp.hpp"
+
+#ifdef UNISON_TEST_EXPECT_HOST_ISA
+// The build names the instruction set it expects (UNISON_TEST_EXPECT_HOST_ISA: the aarch64
+// preset, NEON): the kernels' vector paths must be the ones compiled, with their vector math.
+TEST(VectorMath, kernels_compiled_for_the_expected_instruction_set) {
+  const std::string isa = unison::backends::host_vector_isa;
+  EXPECT_EQ(isa.rfind(UNISON_TEST_EXPECT_HOST_ISA, 0), 0u) << isa;
+  EXPECT_EQ(UNISON_BACKENDS_HOST_VECTORS, 1);
+  EXPECT_EQ(UNISON_BACKENDS_HOST_FMA_VECTORS, 1);
+  EXPECT_EQ(unison::backends::pack_lanes_v<float>, unison::backends::host_stream_bytes / 4);
+#if defined(__aarch64__)
+  EXPECT_EQ(UNISON_BACKENDS_SLEEF, UNISON_HAVE_SLEEF);
+  EXPECT_EQ(UNISON_HAVE_SLEEF, 1) << "the build found no SLEEF: exp, sin, cos and tanh go lane by "
+                                     "lane";
+#endif
+}
+#endif
 
 #if UNISON_BACKENDS_HOST_VECTORS
 namespace {
@@ -25,8 +44,8 @@ constexpr float inf = std::numeric_limits<float>::infinity();
 constexpr float nan = std::numeric_limits<float>::quiet_NaN();
 
 // The documented bound of the vector functions: glibc's libmvec promises 4 ULP (measured at most
-// 2.6 over all inputs, docs in benchmarks/RESULTS.md); the lane-by-lane fallback (glibc's scalar
-// functions) stays within it too.
+// 2.6 over all inputs, docs in benchmarks/RESULTS.md), SLEEF's _u10 functions on ARM 1 ULP; the
+// lane-by-lane fallback (glibc's scalar functions) stays within it too.
 constexpr double kMaxUlp = 4;
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }

@@ -22,7 +22,9 @@ int main(int argc, char** argv) {
   namespace b = unison::backends;
   using V = b::Pack<float>;
   std::printf("vector math: %s, %d floats per pack; every %lu-th of the 2^32 float inputs\n",
-              UNISON_BACKENDS_LIBMVEC ? "glibc libmvec" : "scalar functions lane by lane",
+              UNISON_BACKENDS_LIBMVEC ? "glibc libmvec"
+              : UNISON_BACKENDS_SLEEF ? "SLEEF (AdvSIMD, 1-ULP functions)"
+                                      : "scalar functions lane by lane",
               b::lanes_v<V>, step);
   struct Case {
     const char* name;

@@ -9,6 +9,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if UNISON_BACKENDS_HOST_VECTORS && defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
 namespace unison::backends {
 
 #if UNISON_BACKENDS_HOST_VECTORS
@@ -16,7 +20,11 @@ namespace unison::backends {
 template <class IVec>
 inline bool any_lane(const IVec& v) {
   static_assert(sizeof(IVec) == host_stream_bytes);
-#if defined(__AVX512F__)
+#if defined(__aarch64__)
+  uint32x4_t w;
+  __builtin_memcpy(&w, &v, sizeof w);
+  return vmaxvq_u32(w) != 0;
+#elif defined(__AVX512F__)
   __m512i w;
   __builtin_memcpy(&w, &v, sizeof w);
   return _mm512_test_epi32_mask(w, w) != 0;
@@ -68,8 +76,7 @@ class ExactScale<float> {
 
   explicit ExactScale(float c) : c_(c) {
     const float a = std::fabs(c);
-    // The default mode: round to nearest (RC bits 13-14 zero), no FTZ (bit 15), no DAZ (bit 6).
-    const bool ieee = (_mm_getcsr() & 0xe040u) == 0;
+    const bool ieee = ieee_mode();
     if (ieee && a >= 0x1p-24f && a <= 1.f) {
       // |x| >= bound gives a normal |c x| (> FLT_MIN even after rounding bound down); |x| <
       // bound, |c x| < 2^-125: |c x| 2^149 < 2^24, the bits of a result on the subnormal grid
@@ -116,6 +123,17 @@ class ExactScale<float> {
  private:
   float c_, abs_c_ = 0;
   std::int32_t bound_bits_ = 0, sign_c_ = 0;  // bound_bits_ 0: a plain multiply
+
+  // Whether this thread computes in the IEEE default mode: round to nearest, subnormal numbers
+  // kept (x86 MXCSR: RC bits 13-14 zero, no FTZ bit 15, no DAZ bit 6; ARM FPCR: RMode bits 22-23
+  // zero, no FZ bit 24).
+  static bool ieee_mode() {
+#if defined(__aarch64__)
+    return (__builtin_aarch64_get_fpcr() & 0x01c00000u) == 0;
+#else
+    return (_mm_getcsr() & 0xe040u) == 0;
+#endif
+  }
 };
 #endif
 

@@ -6,7 +6,8 @@
 /// consumer's flags at configure time to warn when they leave the vector paths off.
 ///
 /// - UNISON_BACKENDS_HOST_FMA_VECTORS: 1 where the CPU kernels run their full vector paths
-///   (packs with fused multiply-add: AVX-512, or AVX2 with FMA), else 0. Without them the
+///   (packs with fused multiply-add: AVX-512, or AVX2 with FMA, on x86-64; NEON on 64-bit ARM),
+///   else 0. Without them the
 ///   kernels still give correct results, but the multiply-add heavy ones (the tiled
 ///   matmul-reduce, the convolution, the row-wise products) run up to about 100 times slower:
 ///   x86-64's baseline (SSE2) has no fused multiply-add, so each lane's is a library call.
@@ -21,6 +22,9 @@
 #elif !defined(__CUDA_ARCH__) && defined(__AVX__)
 #define UNISON_BACKENDS_HOST_FMA_VECTORS 0
 #define UNISON_BACKENDS_HOST_ISA_NAME "AVX (32-byte vectors, no fused multiply-add)"
+#elif !defined(__CUDA_ARCH__) && defined(__aarch64__) && defined(__ARM_NEON)
+#define UNISON_BACKENDS_HOST_FMA_VECTORS 1
+#define UNISON_BACKENDS_HOST_ISA_NAME "NEON (16-byte vectors, fused multiply-add)"
 #elif !defined(__CUDA_ARCH__) && defined(__SSE2__)
 #define UNISON_BACKENDS_HOST_FMA_VECTORS 0
 #define UNISON_BACKENDS_HOST_ISA_NAME "SSE2 (16-byte vectors, no fused multiply-add)"

@@ -22,14 +22,16 @@
 
 namespace unison::backends {
 
-/// The widest non-temporal store this host compiler may emit (x86: 64 bytes with AVX-512, 32
-/// with AVX, 16 with SSE2), 0 where there is none. What a CPU kernel should give
-/// store_streaming at once.
+/// The width of the host's vectors, which is also the widest non-temporal store this host
+/// compiler may emit on x86 (64 bytes with AVX-512, 32 with AVX, 16 with SSE2; 16 on 64-bit ARM,
+/// NEON), 0 where there are none. What a CPU kernel should give store_streaming at once.
 #if defined(__AVX512F__)
 inline constexpr int host_stream_bytes = 64;
 #elif defined(__AVX__)
 inline constexpr int host_stream_bytes = 32;
 #elif defined(__SSE2__)
+inline constexpr int host_stream_bytes = 16;
+#elif defined(__aarch64__) && defined(__ARM_NEON) && !defined(__CUDA_ARCH__)
 inline constexpr int host_stream_bytes = 16;
 #else
 inline constexpr int host_stream_bytes = 0;
@@ -43,7 +45,7 @@ inline constexpr int host_stream_bytes = 0;
 /// - x86 CPU: a non-temporal store (past the caches, straight to memory) when V is 16, 32 or 64
 ///   bytes and the instruction set has it; p must then be aligned to sizeof(V). Such stores are
 ///   weakly ordered: a thread calls store_streaming_fence() before its work item ends.
-/// - Otherwise a plain store.
+/// - Otherwise (ARM CPUs among them) a plain store.
 template <class V>
 KOKKOS_FORCEINLINE_FUNCTION void store_streaming(V* p, const V& v) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
@@ -76,7 +78,8 @@ KOKKOS_FORCEINLINE_FUNCTION void store_streaming(V* p, const V& v) {
 /// UNISON_BACKENDS_HOST_VECTORS is 1 where they exist (host
 /// code of a GCC-compatible compiler with host_stream_bytes > 0), else 0.
 #if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__)) && \
-    (defined(__SSE2__) || defined(__AVX__) || defined(__AVX512F__))
+    (defined(__SSE2__) || defined(__AVX__) || defined(__AVX512F__) ||       \
+     (defined(__aarch64__) && defined(__ARM_NEON)))
 #define UNISON_BACKENDS_HOST_VECTORS 1
 template <class T>
 struct HostVector {
@@ -94,10 +97,12 @@ template <class T>
 inline void store_vector(T* p, const typename HostVector<T>::type& v) {
   __builtin_memcpy(p, &v, sizeof v);
 }
-/// store_streaming of a vector at p, aligned to host_stream_bytes.
+/// store_streaming of a vector at p, aligned to host_stream_bytes (on ARM a plain store).
 template <class T>
 inline void store_vector_streaming(T* p, const typename HostVector<T>::type& v) {
-#if defined(__AVX512F__)
+#if defined(__aarch64__)
+  __builtin_memcpy(p, &v, sizeof v);
+#elif defined(__AVX512F__)
   _mm512_stream_si512(reinterpret_cast<__m512i*>(p), reinterpret_cast<const __m512i&>(v));
 #elif defined(__AVX__)
   _mm256_stream_si256(reinterpret_cast<__m256i*>(p), reinterpret_cast<const __m256i&>(v));

@@ -3,17 +3,18 @@
 /// Packs: the CPU's vector registers as values, so that one kernel source computes a value per
 /// GPU thread and a register of values per CPU work item. A pack is a host vector of
 /// host_stream_bytes (unison/backends/memory.hpp): 16 floats or 8 doubles with AVX-512, 8 or 4
-/// with AVX, 4 or 2 with SSE2. Kernels write their arithmetic once for a type V that is either
-/// the scalar T or a pack of T, using the operators and the functions below; every function has
-/// a scalar form (device and host: Kokkos' math) and, on the host, a pack form.
+/// with AVX, 4 or 2 with SSE2 and with 64-bit ARM's NEON. Kernels write their arithmetic once for a
+/// type V that is either the scalar T or a pack of T, using the operators and the functions below;
+/// every function has a scalar form (device and host: Kokkos' math) and, on the host, a pack form.
 ///
 /// The pack forms of exp, sin, cos and tanh call glibc's vector math library (libmvec: the
 /// variants of its functions that GCC itself calls when it vectorises a loop under
 /// -ffast-math), at the instruction set the caller is compiled for (AVX-512, AVX2, AVX or
 /// SSE). No compiler flag is needed for it, and none is imposed on the caller. It was chosen
-/// over SLEEF by measurement (docs/PERFORMANCE.md, "Vector math"). Where libmvec is not available
-/// (another C library or processor, UNISON_HAVE_LIBMVEC 0) each lane calls the scalar function: the
-/// same results as the scalar code, without the speed.
+/// over SLEEF by measurement (docs/PERFORMANCE.md, "Vector math"). On 64-bit ARM they call SLEEF's
+/// AdvSIMD (NEON) functions of 1-ULP accuracy (UNISON_HAVE_SLEEF): Debian's glibc has no ARM
+/// libmvec. Where neither is available (UNISON_HAVE_LIBMVEC and UNISON_HAVE_SLEEF 0) each lane
+/// calls the scalar function: the same results as the scalar code, without the speed.
 
 #include <cmath>
 #include <cstdint>
@@ -68,6 +69,16 @@ UNISON_BACKENDS_MVEC_DECLARE(b, 4, 2, __m128, __m128d)
 #define UNISON_BACKENDS_MVEC_D(name) UNISON_BACKENDS_MVEC(name, 2)
 #endif
 #undef UNISON_BACKENDS_MVEC_DECLARE
+#endif
+
+#if UNISON_BACKENDS_HOST_VECTORS && defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+#if UNISON_BACKENDS_HOST_VECTORS && UNISON_HAVE_SLEEF && defined(__aarch64__)
+#define UNISON_BACKENDS_SLEEF 1
+#include <sleef.h>
+#else
+#define UNISON_BACKENDS_SLEEF 0
 #endif
 
 namespace unison::backends {
@@ -126,7 +137,9 @@ KOKKOS_FORCEINLINE_FUNCTION V splat(scalar_of_t<V> s) {
 #if UNISON_BACKENDS_HOST_VECTORS
     // (the broadcast instructions; not {} + s, which would turn -0 into +0)
     if constexpr (std::is_same_v<scalar_of_t<V>, float>) {
-#if defined(__AVX512F__)
+#if defined(__aarch64__)
+      return (V)vdupq_n_f32(s);
+#elif defined(__AVX512F__)
       return (V)_mm512_set1_ps(s);
 #elif defined(__AVX__)
       return (V)_mm256_set1_ps(s);
@@ -134,7 +147,9 @@ KOKKOS_FORCEINLINE_FUNCTION V splat(scalar_of_t<V> s) {
       return (V)_mm_set1_ps(s);
 #endif
     } else {
-#if defined(__AVX512F__)
+#if defined(__aarch64__)
+      return (V)vdupq_n_f64(s);
+#elif defined(__AVX512F__)
       return (V)_mm512_set1_pd(s);
 #elif defined(__AVX__)
       return (V)_mm256_set1_pd(s);
@@ -191,7 +206,10 @@ template <class V>
 using mask_t = decltype(std::declval<V>() < std::declval<V>());
 
 // The intrinsics' types of a pack of float and of double.
-#if defined(__AVX512F__)
+#if defined(__aarch64__)
+using FloatRegister = float32x4_t;
+using DoubleRegister = float64x2_t;
+#elif defined(__AVX512F__)
 using FloatRegister = __m512;
 using DoubleRegister = __m512d;
 #elif defined(__AVX__)
@@ -219,6 +237,15 @@ inline V per_lane(const V& v, const F& f) {
   inline Pack<double> name(const Pack<double>& x) {                                \
     return (Pack<double>)UNISON_BACKENDS_MVEC_D(name)((detail::DoubleRegister)x);  \
   }
+#elif UNISON_BACKENDS_SLEEF
+// SLEEF's AdvSIMD functions with at most 1 ULP of error (the _u10 forms).
+#define UNISON_BACKENDS_PACK_FUNCTION(name)                                      \
+  inline Pack<float> name(const Pack<float>& x) {                                \
+    return (Pack<float>)Sleef_##name##f4_u10advsimd((detail::FloatRegister)x);   \
+  }                                                                              \
+  inline Pack<double> name(const Pack<double>& x) {                              \
+    return (Pack<double>)Sleef_##name##d2_u10advsimd((detail::DoubleRegister)x); \
+  }
 #else
 #define UNISON_BACKENDS_PACK_FUNCTION(name)                            \
   inline Pack<float> name(const Pack<float>& x) {                      \
@@ -235,7 +262,9 @@ UNISON_BACKENDS_PACK_FUNCTION(tanh)
 #undef UNISON_BACKENDS_PACK_FUNCTION
 
 inline Pack<float> sqrt(const Pack<float>& x) {
-#if defined(__AVX512F__)
+#if defined(__aarch64__)
+  return (Pack<float>)vsqrtq_f32((float32x4_t)x);
+#elif defined(__AVX512F__)
   return (Pack<float>)_mm512_mask_sqrt_ps((__m512)x, __mmask16(-1), (__m512)x);
 #elif defined(__AVX__)
   return (Pack<float>)_mm256_sqrt_ps((__m256)x);
@@ -244,7 +273,9 @@ inline Pack<float> sqrt(const Pack<float>& x) {
 #endif
 }
 inline Pack<double> sqrt(const Pack<double>& x) {
-#if defined(__AVX512F__)
+#if defined(__aarch64__)
+  return (Pack<double>)vsqrtq_f64((float64x2_t)x);
+#elif defined(__AVX512F__)
   return (Pack<double>)_mm512_mask_sqrt_pd((__m512d)x, __mmask8(-1), (__m512d)x);
 #elif defined(__AVX__)
   return (Pack<double>)_mm256_sqrt_pd((__m256d)x);
@@ -270,7 +301,9 @@ inline detail::mask_t<V> isinf(const V& x) {
 /// a * b + c lane by lane, with one rounding (the FMA instructions where the caller's
 /// instruction set has them).
 inline Pack<float> fma(const Pack<float>& a, const Pack<float>& b, const Pack<float>& c) {
-#if defined(__AVX512F__)
+#if defined(__aarch64__)
+  return (Pack<float>)vfmaq_f32((float32x4_t)c, (float32x4_t)a, (float32x4_t)b);
+#elif defined(__AVX512F__)
   return (Pack<float>)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
 #elif defined(__FMA__)
   return (Pack<float>)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
@@ -281,7 +314,9 @@ inline Pack<float> fma(const Pack<float>& a, const Pack<float>& b, const Pack<fl
 #endif
 }
 inline Pack<double> fma(const Pack<double>& a, const Pack<double>& b, const Pack<double>& c) {
-#if defined(__AVX512F__)
+#if defined(__aarch64__)
+  return (Pack<double>)vfmaq_f64((float64x2_t)c, (float64x2_t)a, (float64x2_t)b);
+#elif defined(__AVX512F__)
   return (Pack<double>)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
 #elif defined(__FMA__)
   return (Pack<double>)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
@@ -449,11 +484,23 @@ inline bool any(const M& m) {
     return !_mm256_testz_si256(w, w);
   }
 #endif
+#if defined(__aarch64__)
+  if constexpr (sizeof(M) == 16) {
+    uint32x4_t w;
+    __builtin_memcpy(&w, &m, sizeof w);
+    return vmaxvq_u32(w) != 0;
+  } else if constexpr (sizeof(M) == 8) {
+    uint32x2_t w;
+    __builtin_memcpy(&w, &m, sizeof w);
+    return vmaxv_u32(w) != 0;
+  } else {
+#else
   if constexpr (sizeof(M) == 16) {
     __m128i w;
     __builtin_memcpy(&w, &m, sizeof w);
     return _mm_movemask_epi8(w) != 0;
   } else {
+#endif
     for (int l = 0; l < int(sizeof(M) / sizeof(m[0])); ++l)
       if (m[l]) return true;
     return false;
@@ -493,7 +540,19 @@ template <class V>
 inline IndexPack<V> truncate_to_index(const V& v) {
   using T = scalar_of_t<V>;
   IndexPack<V> r;
-#if defined(__AVX512F__)
+#if defined(__aarch64__)
+  // (NEON's conversions saturate, and give 0 for NaN: such lanes are set to INT32_MIN after)
+  if constexpr (std::is_same_v<T, float>) {
+    const int32x4_t k = vcvtq_s32_f32((float32x4_t)v);
+    __builtin_memcpy(&r, &k, sizeof r);
+  } else {
+    const int32x2_t k = vmovn_s64(vcvtq_s64_f64((float64x2_t)v));
+    __builtin_memcpy(&r, &k, sizeof r);
+  }
+  const IndexPack<V> inside =
+      __builtin_convertvector((v >= T(-0x1p31)) & (v < T(0x1p31)), IndexPack<V>);
+  r = inside ? r : IndexPack<V>{} + INT32_MIN;
+#elif defined(__AVX512F__)
   // (the zero-masked forms with every lane set: see gather below)
   if constexpr (std::is_same_v<T, float>) {
     const __m512i k = _mm512_maskz_cvttps_epi32(__mmask16(-1), (__m512)v);
@@ -523,7 +582,8 @@ inline IndexPack<V> truncate_to_index(const V& v) {
 }
 
 /// v's lanes rearranged: lane l of the result is v[index[l]] (every index below V's lanes): one
-/// permute instruction with AVX-512 (and AVX2 for floats), else lane by lane.
+/// permute instruction with AVX-512 (and AVX2 for floats), a byte-table lookup with NEON, else
+/// lane by lane.
 template <class V>
 inline V permute(const V& v, const IndexPack<V>& index) {
 #if defined(__AVX512F__) || defined(__AVX2__)
@@ -540,15 +600,41 @@ inline V permute(const V& v, const IndexPack<V>& index) {
 #elif defined(__AVX2__)
   if constexpr (std::is_same_v<T, float>)
     return (V)_mm256_permutevar8x32_ps((__m256)v, (__m256i)index);
+#elif defined(__aarch64__)
+  // One byte-table lookup (tbl): byte b of lane l comes from byte b of lane index[l]. (The
+  // lane-by-lane form below made GCC 12 fail, out of reload registers, on double packs.)
+  uint8x16_t bytes;
+  if constexpr (sizeof(scalar_of_t<V>) == 4) {
+    uint32x4_t k;
+    __builtin_memcpy(&k, &index, sizeof k);
+    bytes = vreinterpretq_u8_u32(vmlaq_n_u32(vdupq_n_u32(0x03020100u), k, 0x04040404u));
+  } else {
+    uint32x2_t k;
+    __builtin_memcpy(&k, &index, sizeof k);
+    const uint32x2_t first = vmla_n_u32(vdup_n_u32(0x03020100u), k, 0x08080808u);
+    const uint32x4_t lanes = vzip1q_u32(vcombine_u32(first, first), vcombine_u32(first, first));
+    bytes = vaddq_u8(vreinterpretq_u8_u32(lanes),
+                     vreinterpretq_u8_u64(vdupq_n_u64(0x0404040400000000ull)));
+  }
+  uint8x16_t data;
+  __builtin_memcpy(&data, &v, sizeof data);
+  const uint8x16_t permuted = vqtbl1q_u8(data, bytes);
+  V r;
+  __builtin_memcpy(&r, &permuted, sizeof r);
+  return r;
 #endif
+#if !defined(__aarch64__)
   V r;
   for (int l = 0; l < lanes_v<V>; ++l) r[l] = v[index[l]];
   return r;
+#endif
 }
 
 /// The largest integral value not above each lane.
 inline Pack<double> floor(const Pack<double>& x) {
-#if defined(__AVX512F__)
+#if defined(__aarch64__)
+  return (Pack<double>)vrndmq_f64((float64x2_t)x);
+#elif defined(__AVX512F__)
   return (Pack<double>)_mm512_mask_roundscale_pd((__m512d)x, __mmask8(-1), (__m512d)x,
                                                  _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
 #elif defined(__AVX__)

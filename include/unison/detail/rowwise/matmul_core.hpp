@@ -121,14 +121,20 @@ struct MatmulCoreBatches {
     const int mn = int(m * n), np = int(n * p), mp = int(m * p), nn = int(n);
     const int an = group * mn, bn = group * np, cn = group * mp;
     // For each l, the lane of A(s, i, l) and of B(s, l, j) for the lane of C(s, i, j), entry s
-    // of the group (lanes past the group's C: lane 0).
+    // of the group (lanes past the group's C: lane 0). (Built in arrays and copied: GCC 12 at -O3
+    // fails on 64-bit ARM, out of reload registers, writing the lanes of the double packs' index
+    // vectors one by one.)
     I ia[L] = {}, ib[L] = {};
-    for (int l = 0; l < nn; ++l)
+    for (int l = 0; l < nn; ++l) {
+      std::int32_t la[L], lb[L];
       for (int e = 0; e < L; ++e) {
         const int s = e / mp, i = e % mp / int(p), j = e % mp % int(p);
-        ia[l][e] = e < cn ? s * mn + i * nn + l : 0;
-        ib[l][e] = e < cn ? s * np + l * int(p) + j : 0;
+        la[e] = e < cn ? s * mn + i * nn + l : 0;
+        lb[e] = e < cn ? s * np + l * int(p) + j : 0;
       }
+      __builtin_memcpy(&ia[l], la, sizeof la);
+      __builtin_memcpy(&ib[l], lb, sizeof lb);
+    }
     const T* pa = a.data();
     const T* pb = b.data();
     T* pc = c.data();
