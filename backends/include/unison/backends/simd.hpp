@@ -601,8 +601,8 @@ inline V permute(const V& v, const IndexPack<V>& index) {
   if constexpr (std::is_same_v<T, float>)
     return (V)_mm256_permutevar8x32_ps((__m256)v, (__m256i)index);
 #elif defined(__aarch64__)
-  // One byte-table lookup (tbl): byte b of lane l comes from byte b of lane index[l]. (The
-  // lane-by-lane form below made GCC 12 fail, out of reload registers, on double packs.)
+  // One byte-table lookup (tbl): byte b of lane l comes from byte b of lane index[l], in place
+  // of a load and a store a lane.
   uint8x16_t bytes;
   if constexpr (sizeof(scalar_of_t<V>) == 4) {
     uint32x4_t k;
