@@ -24,7 +24,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/backends/device_info.hpp>
-#include <unison/backends/host_isa.hpp>
+#include <unison/backends/host/instruction_set.hpp>
 #include <unison/core.hpp>
 
 #include "bench_common.hpp"

@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <unison/backends/simd.hpp>
+#include <unison/backends/host/pack.hpp>
 #include <unison/elementwise.hpp>
 #include <unison/transform.hpp>
 
@@ -275,7 +275,7 @@ void add_level_copies(const std::string& again = "") {
 
 // The measured arithmetic ceiling: each work item runs kFmaChains independent chains of fused
 // multiply-adds in registers (a value per chain on a GPU thread, a pack of them on a CPU:
-// unison/backends/simd.hpp), `iters` steps each, and writes one sum. GFLOP/s count 2 flops per
+// unison/backends/host/pack.hpp), `iters` steps each, and writes one sum. GFLOP/s count 2 flops per
 // fused multiply-add of each lane.
 constexpr int kFmaChains = 12;
 template <class V, class Out>

@@ -52,7 +52,7 @@ function(_unison_isa_options out)
 endfunction()
 
 # Whether the instruction-set options in ${ARGN} turn Unison's vector paths on (compiled, once
-# per distinct set of options, against unison/backends/host_isa.hpp).
+# per distinct set of options, against unison/backends/host/instruction_set.hpp).
 function(_unison_isa_has_vectors out include_dir)
   include(CheckCXXSourceCompiles)
   string(MD5 _key "${ARGN}")
@@ -60,7 +60,7 @@ function(_unison_isa_has_vectors out include_dir)
   list(JOIN ARGN " " CMAKE_REQUIRED_FLAGS)
   set(CMAKE_REQUIRED_INCLUDES "${include_dir}")
   check_cxx_source_compiles([[
-    #include <unison/backends/host_isa.hpp>
+    #include <unison/backends/host/instruction_set.hpp>
     #if !UNISON_BACKENDS_HOST_FMA_VECTORS
     #error "no vector paths"
     #endif

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include <unison/backends/host_arithmetic.hpp>
+#include <unison/backends/host/arithmetic.hpp>
 
 #include "test_helpers.hpp"
 

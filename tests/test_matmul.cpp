@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include <unison/backends/host_blas.hpp>
+#include <unison/backends/host/blas.hpp>
 #include <unison/matmul.hpp>
 
 #include "determinism.hpp"

@@ -1,4 +1,4 @@
-// The CPU kernels' packs (unison/backends/simd.hpp): the vector exp, sin, cos and tanh within
+// The CPU kernels' packs (unison/backends/host/pack.hpp): the vector exp, sin, cos and tanh within
 // their documented error on a sample of every float's bit patterns and on the special values;
 // the pack forms of the other functions lane for lane equal to the scalar ones; and
 // unison::math's functions, written once for scalars and packs, giving the scalar results in
@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include <unison/backends/host_isa.hpp>
+#include <unison/backends/host/instruction_set.hpp>
 #include <unison/math.hpp>
 
 #include "ulp.hpp"
@@ -26,9 +26,10 @@ TEST(VectorMath, kernels_compiled_for_the_expected_instruction_set) {
   EXPECT_EQ(UNISON_BACKENDS_HOST_FMA_VECTORS, 1);
   EXPECT_EQ(unison::backends::pack_lanes_v<float>, unison::backends::host_stream_bytes / 4);
 #if defined(__aarch64__)
-  EXPECT_EQ(UNISON_BACKENDS_SLEEF, UNISON_HAVE_SLEEF);
   EXPECT_EQ(UNISON_HAVE_SLEEF, 1) << "the build found no SLEEF: exp, sin, cos and tanh go lane by "
                                      "lane";
+  EXPECT_EQ(std::string(unison::backends::host_vector_math).rfind("SLEEF", 0), 0u)
+      << unison::backends::host_vector_math;
 #endif
 }
 #endif

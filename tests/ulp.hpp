@@ -1,6 +1,6 @@
 #pragma once
-// The accuracy of the CPU kernels' vector math (unison/backends/simd.hpp): the error of a float
-// function in units in the last place (ULP) of the exact result, over chosen float inputs,
+// The accuracy of the CPU kernels' vector math (unison/backends/host/pack.hpp): the error of a
+// float function in units in the last place (ULP) of the exact result, over chosen float inputs,
 // against the double function as the reference. Shared by the tests (a sample of the inputs)
 // and by unison_ulp_scan (every input).
 
@@ -11,7 +11,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <unison/backends/simd.hpp>
+#include <unison/backends/host/pack.hpp>
 
 namespace unison::test {
 

@@ -1,5 +1,5 @@
 // unison_ulp_scan: the largest error, in ULP of the exact float result, of the CPU kernels'
-// vector exp, sin, cos and tanh (unison/backends/simd.hpp, at the instruction set this program
+// vector exp, sin, cos and tanh (unison/backends/host/pack.hpp, at the instruction set this program
 // was built for) over every one of the 2^32 float inputs, against glibc's double functions.
 // Prints a line per function: the largest error, the input where it occurs, the inputs scanned.
 // Usage: unison_ulp_scan [step]   (step k: every k-th bit pattern; default 1, all of them)
@@ -22,10 +22,7 @@ int main(int argc, char** argv) {
   namespace b = unison::backends;
   using V = b::Pack<float>;
   std::printf("vector math: %s, %d floats per pack; every %lu-th of the 2^32 float inputs\n",
-              UNISON_BACKENDS_LIBMVEC ? "glibc libmvec"
-              : UNISON_BACKENDS_SLEEF ? "SLEEF (AdvSIMD, 1-ULP functions)"
-                                      : "scalar functions lane by lane",
-              b::lanes_v<V>, step);
+              b::host_vector_math, b::lanes_v<V>, step);
   struct Case {
     const char* name;
     V (*f)(const V&);

@@ -1,4 +1,4 @@
-#include <unison/backends/host_blas.hpp>
+#include <unison/backends/host/blas.hpp>
 
 #if defined(__linux__)
 #include <pthread.h>

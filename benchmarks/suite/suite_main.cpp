@@ -40,7 +40,7 @@
 #include <unison/npy.hpp>
 #include <unison/backends/device_info.hpp>
 #include <unison/backends/enabled.hpp>
-#include <unison/backends/host_blas.hpp>
+#include <unison/backends/host/blas.hpp>
 
 #include "../bench_common.hpp"
 #include "suite.hpp"

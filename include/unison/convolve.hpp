@@ -11,7 +11,7 @@
 
 #include <unison/backends/device_info.hpp>
 #include <unison/backends/memory.hpp>
-#include <unison/backends/simd.hpp>
+#include <unison/backends/host/pack.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>

@@ -30,7 +30,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/backends/tuning.hpp>
-#include <unison/backends/host_arithmetic.hpp>
+#include <unison/backends/host/arithmetic.hpp>
 #include <unison/backends/memory.hpp>
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/temporary.hpp>

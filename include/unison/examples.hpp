@@ -15,7 +15,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/backends/device_info.hpp>
-#include <unison/backends/simd.hpp>
+#include <unison/backends/host/pack.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/temporary.hpp>
 

@@ -3,12 +3,12 @@
 /// Scalar device functions behind the element-wise family. Each is callable on the host and on
 /// every backend's device, so a user can compose them inside their own kernels or pass them to
 /// unison::transform. Each is written once for a value type T that is a float or double, or a
-/// CPU pack of them (unison/backends/simd.hpp), with selects in place of branches: the
+/// CPU pack of them (unison/backends/host/pack.hpp), with selects in place of branches: the
 /// element-wise functions compute a register of values per call on CPUs.
 
 #include <Kokkos_Core.hpp>
 
-#include <unison/backends/simd.hpp>
+#include <unison/backends/host/pack.hpp>
 
 namespace unison::math {
 
@@ -39,7 +39,6 @@ KOKKOS_INLINE_FUNCTION T hypot(T x, T y) {
   const auto x_first = (x > y) | backends::isinf(x);
   const T big = x_first ? x : y;
   const T small = x_first ? y : x;
-#if UNISON_BACKENDS_HOST_VECTORS
   if constexpr (backends::is_pack_v<T>) {
     using S = backends::scalar_of_t<T>;
     constexpr bool single = sizeof(S) == 4;
@@ -48,9 +47,7 @@ KOKKOS_INLINE_FUNCTION T hypot(T x, T y) {
     const T r = backends::sqrt(backends::fma(big, big, small * small));
     if (!backends::any(plain == 0)) return r;
     return plain ? r : detail::hypot_scaled(big, small);
-  } else
-#endif
-  {
+  } else {
     return detail::hypot_scaled(big, small);
   }
 }
@@ -113,7 +110,6 @@ KOKKOS_INLINE_FUNCTION T polar_distance_rotated(T rho1, T theta1, T rho2, T thet
 /// Each element's form depends on its own angles only.
 template <class T>
 KOKKOS_INLINE_FUNCTION T polar_distance(T rho1, T theta1, T rho2, T theta2) {
-#if UNISON_BACKENDS_HOST_VECTORS
   if constexpr (backends::is_pack_v<T>) {
     using S = backends::scalar_of_t<T>;
     constexpr S limit = S(1024);  // the rotated form's range (see polar_distance_rotated)
@@ -121,9 +117,7 @@ KOKKOS_INLINE_FUNCTION T polar_distance(T rho1, T theta1, T rho2, T theta2) {
     const T rotated = detail::polar_distance_rotated(rho1, theta1, rho2, theta2);
     if (!backends::any(near == 0)) return rotated;
     return near ? rotated : detail::polar_distance_cartesian(rho1, theta1, rho2, theta2);
-  } else
-#endif
-  {
+  } else {
     return detail::polar_distance_cartesian(rho1, theta1, rho2, theta2);
   }
 }

@@ -15,8 +15,8 @@
 #include <KokkosKernels_config.h>
 
 #include <unison/backends/device_info.hpp>
-#include <unison/backends/host_blas.hpp>
-#include <unison/backends/simd.hpp>
+#include <unison/backends/host/blas.hpp>
+#include <unison/backends/host/pack.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>

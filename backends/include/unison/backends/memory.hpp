@@ -75,15 +75,22 @@ KOKKOS_FORCEINLINE_FUNCTION void store_streaming(V* p, const V& v) {
 /// work in vectors of that width: left to itself, GCC vectorizes at the target's preferred width
 /// (256 bits on Intel AVX-512 CPUs), and a 64-byte non-temporal store of two 32-byte halves goes
 /// through the stack (a store-forwarding stall per chunk, docs/tuning.md).
-/// UNISON_BACKENDS_HOST_VECTORS is 1 where they exist (host
-/// code of a GCC-compatible compiler with host_stream_bytes > 0), else 0.
+/// UNISON_BACKENDS_HOST_VECTORS is 1 where CPU kernels use them (host code of a GCC-compatible
+/// compiler with host_stream_bytes > 0), else 0. The types exist in every compilation (16 bytes
+/// where there are no host vectors, the device pass of a CUDA build among them), so that the CPU
+/// kernels' code is parsed there too; they are then not used.
 #if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__)) && \
     (defined(__SSE2__) || defined(__AVX__) || defined(__AVX512F__) ||       \
      (defined(__aarch64__) && defined(__ARM_NEON)))
 #define UNISON_BACKENDS_HOST_VECTORS 1
+#else
+#define UNISON_BACKENDS_HOST_VECTORS 0
+#endif
+/// UNISON_BACKENDS_HOST_VECTORS as a constant, for `if constexpr` in kernels.
+inline constexpr bool host_vectors = UNISON_BACKENDS_HOST_VECTORS;
 template <class T>
 struct HostVector {
-  typedef T type __attribute__((vector_size(host_stream_bytes)));
+  typedef T type __attribute__((vector_size(host_stream_bytes > 0 ? host_stream_bytes : 16)));
 };
 /// host_stream_bytes / sizeof(T) consecutive values from p (any alignment).
 template <class T>
@@ -100,7 +107,7 @@ inline void store_vector(T* p, const typename HostVector<T>::type& v) {
 /// store_streaming of a vector at p, aligned to host_stream_bytes (on ARM a plain store).
 template <class T>
 inline void store_vector_streaming(T* p, const typename HostVector<T>::type& v) {
-#if defined(__aarch64__)
+#if !UNISON_BACKENDS_HOST_VECTORS || defined(__aarch64__)
   __builtin_memcpy(p, &v, sizeof v);
 #elif defined(__AVX512F__)
   _mm512_stream_si512(reinterpret_cast<__m512i*>(p), reinterpret_cast<const __m512i&>(v));
@@ -110,9 +117,6 @@ inline void store_vector_streaming(T* p, const typename HostVector<T>::type& v) 
   _mm_stream_si128(reinterpret_cast<__m128i*>(p), reinterpret_cast<const __m128i&>(v));
 #endif
 }
-#else
-#define UNISON_BACKENDS_HOST_VECTORS 0
-#endif
 
 /// Asks the operating system to back a new host allocation of `bytes` at p with huge pages where
 /// it offers them on request (Linux's transparent huge pages in "madvise" mode): a temporary of

@@ -24,7 +24,6 @@ void convolve_launch(const char* fn, const Exec& exec, const X& x, const K& k, c
     algorithm = m >= Tuning::tiled_min_taps ? ConvolveAlgorithm::tiled : ConvolveAlgorithm::direct;
   if (algorithm == ConvolveAlgorithm::direct) {
     if constexpr (Tuning::packs && backends::has_pack_v<T>) {
-#if UNISON_BACKENDS_HOST_VECTORS
       if (x.stride(0) == 1 && y.stride(0) == 1 && m <= INT32_MAX) {
         const std::int64_t threads = exec.concurrency();
         std::int64_t block = (len + 4 * threads - 1) / (4 * threads);
@@ -36,7 +35,6 @@ void convolve_launch(const char* fn, const Exec& exec, const X& x, const K& k, c
                              ConvolveBlocks<Tuning, X, K, Y>{x, k, y, shape, block, streaming});
         return;
       }
-#endif
     }
     constexpr int V = Tuning::vector_bytes / int(sizeof(T));
     constexpr int M = Tuning::window_taps;

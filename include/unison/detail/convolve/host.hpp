@@ -8,7 +8,6 @@
 
 namespace unison::detail {
 
-#if UNISON_BACKENDS_HOST_VECTORS
 // CPUs, many taps (at most MaxTaps): the sums of window_sums below (the same terms in the same
 // order, so the same results) for the first outputs of [0, count), B packs of consecutive
 // outputs at a time, from out + i. Instead of loading for each tap a pack of w that straddles
@@ -144,6 +143,5 @@ struct ConvolveBlocks {
     for (std::int64_t i = hi; i < i1; ++i) one(i);
   }
 };
-#endif
 
 }  // namespace unison::detail

@@ -91,7 +91,6 @@ struct ConvolveTiled {
       };
       bool done = false;
       if constexpr (Tuning::packs && backends::has_pack_v<T>) {
-#if UNISON_BACKENDS_HOST_VECTORS
         // A CPU team (one thread) with a contiguous y: the outputs whose terms all pair with
         // elements of x (all of the chunk's taps) in packs, the others one by one.
         if (y.stride(0) == 1) {
@@ -105,7 +104,6 @@ struct ConvolveTiled {
           for (int r = int(hi); r < count; ++r) output(r);
           done = true;
         }
-#endif
       }
       if (!done) Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), output);
       team.team_barrier();

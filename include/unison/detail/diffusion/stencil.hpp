@@ -13,40 +13,14 @@
 #include <utility>
 #include <Kokkos_Core.hpp>
 #include <unison/backends/tuning.hpp>
-#include <unison/backends/host_arithmetic.hpp>
+#include <unison/backends/host/arithmetic.hpp>
 #include <unison/backends/memory.hpp>
-#include <unison/backends/simd.hpp>
+#include <unison/backends/host/pack.hpp>
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
 
 namespace unison::detail {
-
-// A value the host compiler cannot see into (an empty asm statement that keeps it in its
-// register: no instruction). A product passed through it is rounded on its own and never fused
-// with a later addition: GCC's default -ffp-contract=fast would otherwise fuse c - coeff * lap
-// into one fused multiply-add wherever the target has them and its vectorizer sees fit, in some
-// kernels and not in others, so that two algorithms could differ in the last bit. Host code only
-// (device code computes the step with explicit fused multiply-adds).
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
-#if defined(__AVX512F__)
-#define UNISON_DETAIL_OPAQUE(v) __asm__("" : "+v"(v))
-#else
-#define UNISON_DETAIL_OPAQUE(v) __asm__("" : "+x"(v))
-#endif
-#elif defined(__GNUC__) && defined(__aarch64__)
-#define UNISON_DETAIL_OPAQUE(v) __asm__("" : "+w"(v))
-#elif defined(__GNUC__)
-#define UNISON_DETAIL_OPAQUE(v) __asm__("" : "+m"(v))
-#else
-#define UNISON_DETAIL_OPAQUE(v) ((void)0)
-#endif
-
-template <class V>
-KOKKOS_FORCEINLINE_FUNCTION V rounded_alone(V v) {
-  KOKKOS_IF_ON_HOST((UNISON_DETAIL_OPAQUE(v);))
-  return v;
-}
 
 // 4 x (a scalar or a host vector) as (x + x) + (x + x), for host code: exact, like 4 * x, and
 // without a multiply, for which x86 cores take a microcode assist of a hundred or more cycles
@@ -68,10 +42,9 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil(T c, T up, T down, T left, T right, T c
                                          T& next) {
   const T sum = (up + down) + (left + right);
   KOKKOS_IF_ON_DEVICE((lap = Kokkos::fma(T(4), c, -sum); next = Kokkos::fma(-coeff, lap, c);))
-  KOKKOS_IF_ON_HOST((lap = four_times(c) - sum; next = c - rounded_alone(coeff * lap);))
+  KOKKOS_IF_ON_HOST((lap = four_times(c) - sum; next = c - backends::rounded_alone(coeff * lap);))
 }
 
-#if UNISON_BACKENDS_HOST_VECTORS
 // stencil() on host vectors of cells: step(m, sum, lap, next) gives every lane stencil()'s lap and
 // next, bit for bit, from the cells m and the sums of their neighbours: lap = 4 m - sum by
 // additions, next = m - scale(lap), where backends::ExactScale gives coeff * lap (the IEEE
@@ -84,13 +57,12 @@ class VectorStep {
   explicit VectorStep(T coeff) : scale_(coeff) {}
   void operator()(const Vec& m, const Vec& sum, Vec& lap, Vec& next) const {
     lap = four_times(m) - sum;
-    next = m - rounded_alone(scale_(lap));
+    next = m - backends::rounded_alone(scale_(lap));
   }
 
  private:
   backends::ExactScale<T> scale_;
 };
-#endif
 
 // The tiled kernel indexes a grid of rows x cols whose columns run along the View's contiguous
 // axis: for LayoutLeft, grid (r, c) is element (c, r). The stencil is symmetric, so this
@@ -168,37 +140,37 @@ KOKKOS_FORCEINLINE_FUNCTION void stencil_cells(const T* KOKKOS_RESTRICT up,
     for (; c < aligned; ++c)
       stencil_cell<T, Up, Down, Lapl>(up, mid, down, in_stride, out, out_stride, lout, lapl_stride,
                                       c, mid[(c - 1) * in_stride], mid[(c + 1) * in_stride], coeff);
-#if UNISON_BACKENDS_HOST_VECTORS
-    const VectorStep<T> step(coeff);  // stencil() on vectors, without subnormal assists
-#endif
-    for (; c + K <= end; c += K) {
-#if UNISON_BACKENDS_HOST_VECTORS
-      // Host vectors of K cells: the values of stencil() per cell, to the bit.
-      using Vec = typename backends::HostVector<T>::type;
-      const Vec zero = {}, m = backends::load_vector(mid + c);
-      const Vec u = Up ? backends::load_vector(up + c) : zero;
-      const Vec d = Down ? backends::load_vector(down + c) : zero;
-      const Vec l = backends::load_vector(mid + c - 1);
-      const Vec r = backends::load_vector(mid + c + 1);
-      Vec lap, next;
-      step(m, (u + d) + (l + r), lap, next);
-      backends::store_vector(out + c, next);
-      if constexpr (Lapl && Stream) backends::store_vector_streaming(lout + c, lap);
-      else if constexpr (Lapl) backends::store_vector(lout + c, lap);
-#else
-      Chunk<T, K> laps;
-      UNISON_DETAIL_IVDEP
-      for (int e = 0; e < K; ++e) {
-        T v;
-        stencil<T>(mid[c + e], Up ? up[c + e] : T(0), Down ? down[c + e] : T(0), mid[c + e - 1],
-                   mid[c + e + 1], coeff, laps.v[e], v);
-        out[c + e] = v;
+    if constexpr (backends::host_vectors) {
+      const VectorStep<T> step(coeff);  // stencil() on vectors, without subnormal assists
+      for (; c + K <= end; c += K) {
+        // Host vectors of K cells: the values of stencil() per cell, to the bit.
+        using Vec = typename backends::HostVector<T>::type;
+        const Vec zero = {}, m = backends::load_vector(mid + c);
+        const Vec u = Up ? backends::load_vector(up + c) : zero;
+        const Vec d = Down ? backends::load_vector(down + c) : zero;
+        const Vec l = backends::load_vector(mid + c - 1);
+        const Vec r = backends::load_vector(mid + c + 1);
+        Vec lap, next;
+        step(m, (u + d) + (l + r), lap, next);
+        backends::store_vector(out + c, next);
+        if constexpr (Lapl && Stream) backends::store_vector_streaming(lout + c, lap);
+        else if constexpr (Lapl) backends::store_vector(lout + c, lap);
       }
-      if constexpr (Lapl && Stream)
-        backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + c), laps);
-      else if constexpr (Lapl)
-        for (int e = 0; e < K; ++e) lout[c + e] = laps.v[e];
-#endif
+    } else {
+      for (; c + K <= end; c += K) {
+        Chunk<T, K> laps;
+        UNISON_DETAIL_IVDEP
+        for (int e = 0; e < K; ++e) {
+          T v;
+          stencil<T>(mid[c + e], Up ? up[c + e] : T(0), Down ? down[c + e] : T(0), mid[c + e - 1],
+                     mid[c + e + 1], coeff, laps.v[e], v);
+          out[c + e] = v;
+        }
+        if constexpr (Lapl && Stream)
+          backends::store_streaming(reinterpret_cast<Chunk<T, K>*>(lout + c), laps);
+        else if constexpr (Lapl)
+          for (int e = 0; e < K; ++e) lout[c + e] = laps.v[e];
+      }
     }
   }
   UNISON_DETAIL_IVDEP

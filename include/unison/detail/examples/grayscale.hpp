@@ -12,7 +12,8 @@
 #include <type_traits>
 #include <Kokkos_Core.hpp>
 #include <unison/backends/memory.hpp>
-#include <unison/backends/simd.hpp>
+#include <unison/backends/host/grayscale.hpp>
+#include <unison/backends/host/pack.hpp>
 #include <unison/detail/checks.hpp>
 
 namespace unison::detail {
@@ -62,11 +63,10 @@ struct GrayscaleRows {
         else dst[q] = Out(v + 0.5f);
       };
       std::int64_t j = 0;
-#if UNISON_BACKENDS_PIXELS3
       // 8-bit pixels 64 at a time, their bytes sorted by channel with the CPU's byte permutes
       // (the row's last block by masked loads and stores): the same float arithmetic, in the
       // same order, as the loop below.
-      if constexpr (std::is_same_v<In, std::uint8_t> &&
+      if constexpr (backends::pixels3_bytes && std::is_same_v<In, std::uint8_t> &&
                     (std::is_same_v<Out, std::uint8_t> || std::is_same_v<Out, float>)) {
         using V = backends::Pack<float>;
         const V r = backends::splat<V>(0.299f), g = backends::splat<V>(0.587f),
@@ -91,12 +91,11 @@ struct GrayscaleRows {
           }
         }
       }
-#endif
-#if UNISON_BACKENDS_PIXELS3_FLOAT
       // Float pixels 16 at a time, each channel gathered by permutes; past the caches stored
       // non-temporally from the row's first vector-aligned pixel on (the lines of gray are then
       // not read before they are written): the same arithmetic, in the same order, as below.
-      if constexpr (std::is_same_v<In, float> && std::is_same_v<Out, float>) {
+      if constexpr (backends::pixels3_floats && std::is_same_v<In, float> &&
+                    std::is_same_v<Out, float>) {
         using V = backends::Pack<float>;
         const V r = backends::splat<V>(0.299f), g = backends::splat<V>(0.587f),
                 b = backends::splat<V>(0.114f);
@@ -111,7 +110,6 @@ struct GrayscaleRows {
           else backends::store(dst + j, v);
         }
       }
-#endif
       for (; j + 64 <= w; j += 64) {
         ask(j);
         for (std::int64_t q = j; q < j + 64; ++q) pixel(q);

@@ -4,6 +4,7 @@
 // Private histograms per team in scratch, counted value by value or in packs (CPUs), added
 // to the counts with one atomic per bin and team.
 
+#include <unison/backends/host/histogram.hpp>
 #include <unison/detail/histogram/bins.hpp>
 
 namespace unison::detail {
@@ -44,18 +45,13 @@ struct HistogramTeams {
   // bins do not fit): 64 where 16 lanes' counters are incremented at once
   // (backends::increment16: four sets of 16 lanes' histograms, taken by packs in turn, so that
   // a pack's gather seldom waits on the previous pack's scatter), else 4.
-#if UNISON_BACKENDS_HOST_VECTORS
   static constexpr int host_copies = backends::scatter_counts ? 64 : 4;
-#else
-  static constexpr int host_copies = 4;
-#endif
 
   // The counters: nbins rows of `copies`, and a last row that packs count discarded lanes into.
   static std::size_t scratch_bytes(int copies, std::int64_t nbins) {
     return Table::shmem_size(nbins + 1) + Scratch::shmem_size(nbins + 1, copies);
   }
 
-#if UNISON_BACKENDS_HOST_VECTORS
   // CPUs: count x[begin, end) (contiguous) in blocks of `block` values. First the block's bins,
   // a pack of T at a time: each lane's estimate from E_0 in T (lo, hi: E_0 and E_nbins), which
   // alone places a full pack whose every lane it makes certain (the common case: no range
@@ -104,24 +100,24 @@ struct HistogramTeams {
         // past 2^31 bins truncate to INT32_MIN).
         const V estimate = (v - first) * inverse;
         const I k = backends::truncate_to_index(estimate);
-        const V fraction = estimate - __builtin_convertvector(k, V);
+        const V fraction = estimate - backends::convert<V>(k);
         if (backends::all_within(fraction, margin, T(1) - margin, k, nbins)) {
           backends::store(offset + j, (k << shift) + copy_of[(j / L) & (period - 1)]);
           return;
         }
       }
       const auto in = (v >= first) & (v < end);
-      const I valid = __builtin_convertvector(in, I) & (lane < lanes);
+      const I valid = backends::convert<I>(in) & (lane < lanes);
       const V safe = in ? v : first;
       // (safe - E_0) / width is in [0, nbins] (to rounding; finite: E_nbins - E_0 is, see
       // histogram_launch): truncation is the floor.
       const V estimate = (safe - first) * inverse;
-      I k = __builtin_convertvector(estimate, I);
+      I k = backends::convert<I>(estimate);
       k = k > last_bin ? last_bin : k;
       // The estimate's fraction (exact: Sterbenz) at least `margin` from 0 and 1 in every
       // counted lane: each lane's bin is k (a clamped k leaves a fraction >= 1).
-      const V fraction = estimate - __builtin_convertvector(k, V);
-      const I clear = __builtin_convertvector((fraction >= near) & (fraction <= far), I);
+      const V fraction = estimate - backends::convert<V>(k);
+      const I clear = backends::convert<I>((fraction >= near) & (fraction <= far));
       if (!backends::any((clear | (valid == 0)) == 0)) {
         backends::store(offset + j, ((valid ? k : discard) << shift) + ((lane + j) & (copies - 1)));
         return;
@@ -129,10 +125,10 @@ struct HistogramTeams {
       // -1 where a lane's value lies below its bin, +1 where above, else 0 (LD lanes). The lanes
       // off (few, or every lane where the margin is 1) take exact_bin one by one.
       const auto steps = [&](const DT& vp, const DI& kp) {
-        const D vd = __builtin_convertvector(vp, D), kd = __builtin_convertvector(kp, D);
+        const D vd = backends::convert<D>(vp), kd = backends::convert<D>(kp);
         const auto down = vd < backends::fma(kd, width, xmin);
         const auto up = (kd < last) & (vd >= backends::fma(kd + one, width, xmin));
-        return DI(__builtin_convertvector(down, DI) - __builtin_convertvector(up, DI));
+        return DI(backends::convert<DI>(down) - backends::convert<DI>(up));
       };
       I step;
       if constexpr (parts == 1) step = steps(safe, k);
@@ -160,7 +156,6 @@ struct HistogramTeams {
       for (; c < counted; ++c) ++h[offset[c]];
     }
   }
-#endif
 
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team) const {
@@ -177,12 +172,10 @@ struct HistogramTeams {
     const std::int64_t end = begin + per_team < n ? begin + per_team : n;
     bool counted = false;
     if constexpr (Tuning::packs && backends::has_pack_v<T> && EstimateInT) {
-#if UNISON_BACKENDS_HOST_VECTORS
       if (copies >= 4 && x.stride(0) == 1 && end > begin) {
         count_packs(&x(begin), end - begin, edge(0), edge(nbins), hist);
         counted = true;
       }
-#endif
     }
     if (!counted) count(team, begin, end, edge, hist);
     team.team_barrier();

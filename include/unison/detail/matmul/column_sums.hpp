@@ -13,8 +13,8 @@
 #include <KokkosBlas3_gemm.hpp>
 #include <KokkosKernels_config.h>
 #include <unison/backends/device_info.hpp>
-#include <unison/backends/host_blas.hpp>
-#include <unison/backends/simd.hpp>
+#include <unison/backends/host/blas.hpp>
+#include <unison/backends/host/pack.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
@@ -97,7 +97,6 @@ struct ColumnPartials {
     const std::int64_t p0 = r * rows_per, p1 = p0 + rows_per < rows ? p0 + rows_per : rows;
     const int width = cols - c0 < W ? int(cols - c0) : W;
     if constexpr (backends::has_pack_v<T> && W % backends::pack_lanes_v<T> == 0 && W > 1) {
-#if UNISON_BACKENDS_HOST_VECTORS
       // CPUs, rows with contiguous elements of type T: the chunk's columns in packs, added up
       // in registers over the block's rows (the same products and sums, lane by lane).
       if constexpr (std::is_same_v<typename M::non_const_value_type, T>) {
@@ -118,7 +117,6 @@ struct ColumnPartials {
           return;
         }
       }
-#endif
     }
     T acc[W];
     for (int e = 0; e < W; ++e) acc[e] = T(0);

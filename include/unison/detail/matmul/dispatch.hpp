@@ -78,7 +78,6 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
   if (method == MatmulMethod::tiled) {
     using Tuning = backends::MatmulTuning<Exec>;
     if constexpr (Tuning::packs && backends::has_pack_v<T>) {
-#if UNISON_BACKENDS_HOST_VECTORS
       // CPUs, rows of A and B with contiguous elements: register micro-tiles.
       if (B.stride(1) == 1) {
         using Kernel = detail::MatmulReduceTiledHost<Exec, AV, BV, OV>;
@@ -90,7 +89,6 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
                              Kernel{A, B, out, m, k, n, tiles_n});
         return;
       }
-#endif
     }
     using Kernel = detail::MatmulReduceTiled<Exec, AV, BV, OV>;
     const auto [tiles_m, tiles_n] = detail::tiles_of<Kernel>(m, n);

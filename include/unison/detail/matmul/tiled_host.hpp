@@ -7,7 +7,6 @@
 
 namespace unison::detail {
 
-#if UNISON_BACKENDS_HOST_VECTORS
 // The tiled method on CPUs (rows of A and B with contiguous elements): a work item (a team of
 // one thread) owns the tile of rows [i0, i0 + TM) and columns [j0, j0 + TN) of A.B and computes
 // it in register micro-tiles of RM rows by two packs of columns: each step of k broadcasts RM
@@ -90,6 +89,5 @@ struct MatmulReduceTiledHost {
     }
   }
 };
-#endif
 
 }  // namespace unison::detail

@@ -44,7 +44,6 @@ KOKKOS_FORCEINLINE_FUNCTION std::uint32_t outside_quarter_circle(std::uint32_t w
   return std::uint32_t((std::uint64_t(a * (a + 1)) + b * (b + 1)) >> 32);
 }
 
-#if UNISON_BACKENDS_HOST_VECTORS
 // CPUs: the points of values [i, i + 2 L) of the sequence with key `key`, for as long as they
 // are below `end`, counted in host vectors: L values per vector of 64-bit lanes, two vectors a
 // step (their multiplications overlap), each 32-bit half of a lane one point, tested as
@@ -78,6 +77,5 @@ inline std::uint32_t count_inside_packs(std::uint64_t key, std::uint64_t first, 
   for (int l = 0; l < 2 * L; ++l) in += count[l];
   return in;
 }
-#endif
 
 }  // namespace unison::detail

@@ -26,10 +26,8 @@ struct MonteCarloPi {
           v1 - r0 < (std::uint64_t(1) << 30) ? v1 : r0 + (std::uint64_t(1) << 30);
       std::uint32_t in = 0;
       std::uint64_t i = r0;
-      if constexpr (Packs) {
-#if UNISON_BACKENDS_HOST_VECTORS
+      if constexpr (Packs && backends::host_vectors) {
         in = count_inside_packs(key, first, i, r1, RandomSequence::increment);
-#endif
       }
       // The values left, one at a time: the counter advanced by the increment, the points
       // outside counted (at most 2^31 in a round).

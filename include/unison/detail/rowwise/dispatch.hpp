@@ -15,8 +15,7 @@ void l2_norm_launch(const char* fn, const Exec& exec, const VV& V, const OV& out
   using T = typename OV::non_const_value_type;
   const std::int64_t rows = V.extent(0), cols = V.extent(1);
   using Tuning = backends::RowwiseTuning<Exec>;
-  if constexpr (Tuning::packs && std::is_same_v<T, float>) {
-#if UNISON_BACKENDS_HOST_VECTORS
+  if constexpr (Tuning::packs && backends::has_pack_v<T> && std::is_same_v<T, float>) {
     if (V.stride(1) == 1 && cols > 0 && L2NormFloatRows<VV, OV>::fits(V)) {
       const std::int64_t per = items_of(rows, exec.concurrency(), 64);
       Kokkos::parallel_for("unison::rowwise::l2_norm",
@@ -25,7 +24,6 @@ void l2_norm_launch(const char* fn, const Exec& exec, const VV& V, const OV& out
                            L2NormFloatRows<VV, OV>{V, out, rows, cols, per});
       return;
     }
-#endif
   }
   // Lanes per row: a power of two, at most one per 16-byte chunk of the row, when the rows are
   // contiguous; else one (consecutive threads take consecutive rows).
@@ -51,7 +49,6 @@ void matmul_core_launch(const Exec& exec, const AV& A, const BV& B, const CV& C)
   const std::int64_t total = batch * m;
   using Tuning = backends::RowwiseTuning<Exec>;
   if constexpr (Tuning::packs && backends::has_pack_v<T>) {
-#if UNISON_BACKENDS_HOST_VECTORS
     using Batches = MatmulCoreBatches<AV, BV, CV>;
     if (Batches::fits(A, B, C)) {
       const std::int64_t per = items_of(batch, exec.concurrency(), 64);
@@ -63,7 +60,6 @@ void matmul_core_launch(const Exec& exec, const AV& A, const BV& B, const CV& C)
                                    backends::host_streams(bytes)});
       return;
     }
-#endif
   }
   const bool batch_fastest = C.stride(0) == 1 && batch > 1;
   if (total < std::int64_t(INT32_MAX) && n < std::int64_t(INT32_MAX) &&

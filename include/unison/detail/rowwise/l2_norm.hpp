@@ -106,7 +106,6 @@ struct L2Norm {
   }
 };
 
-#if UNISON_BACKENDS_HOST_VECTORS
 // CPUs: the norms of rows of floats, summed in double (exact squares, as L2Norm), `per_item`
 // rows per work item. Short rows (fewer than two packs) a pack of rows at a time, one row per
 // lane (gathered, the pack's rows asked for ahead: backends::prefetch_ahead); long rows a pack
@@ -136,7 +135,7 @@ struct L2NormFloatRows {
         for (std::int64_t j = 0; j < cols; ++j) {
           F x;
           for (int e = 0; e < L; ++e) x[e] = first[at[e] + j];
-          const D d = __builtin_convertvector(x, D);
+          const D d = backends::convert<D>(x);
           acc += d * d;
         }
         const D norm = backends::sqrt(acc);
@@ -154,12 +153,12 @@ struct L2NormFloatRows {
         std::int64_t j = 0;
         for (; j + 4 * L <= cols; j += 4 * L)
           for (int u = 0; u < 4; ++u) {
-            const D x = __builtin_convertvector(backends::load<F>(row + j + u * L), D);
+            const D x = backends::convert<D>(backends::load<F>(row + j + u * L));
             acc[u] += x * x;
           }
         for (; j < cols; j += L) {
-          const D x = __builtin_convertvector(
-              backends::load_partial<F>(row + j, cols - j < L ? int(cols - j) : L), D);
+          const D x = backends::convert<D>(
+              backends::load_partial<F>(row + j, cols - j < L ? int(cols - j) : L));
           acc[0] += x * x;
         }
         const D sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
@@ -170,6 +169,5 @@ struct L2NormFloatRows {
     }
   }
 };
-#endif
 
 }  // namespace unison::detail

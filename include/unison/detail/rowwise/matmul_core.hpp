@@ -33,7 +33,6 @@ struct MatmulCore {
   }
 };
 
-#if UNISON_BACKENDS_HOST_VECTORS
 // CPUs: the products of a block of `per_item` batch entries, each element of C the same
 // ascending fused multiply-adds as MatmulCore's, the operands asked for ahead
 // (backends::prefetch_ahead). Where `group` > 0 (small products stored whole, one entry after
@@ -161,7 +160,5 @@ struct MatmulCoreBatches {
         MatmulCore<std::int64_t, A, B, C>{a, b, c, batch, m, n, p, false}(q * m + i);
   }
 };
-
-#endif
 
 }  // namespace unison::detail

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 #include <Kokkos_Core.hpp>
-#include <unison/backends/simd.hpp>
+#include <unison/backends/host/pack.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>

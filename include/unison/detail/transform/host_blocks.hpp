@@ -11,7 +11,7 @@ namespace unison::detail {
 // An operation written once for every value type V (a template operator() taking V for each
 // operand and returning V; unison::ops' functors): it declares `using unison_packs = void;`.
 // Its operands are converted to out's value type first, and on CPUs it is called with packs
-// (unison/backends/simd.hpp), a register of consecutive elements at a time.
+// (unison/backends/host/pack.hpp), a register of consecutive elements at a time.
 template <class F, class = void>
 struct takes_packs : std::false_type {};
 template <class F>
@@ -48,7 +48,6 @@ struct TransformBlocks {
   void operator()(std::int64_t b) const {
     const std::int64_t i0 = b * block, i1 = i0 + block < n ? i0 + block : n;
     if constexpr (Packs) {
-#if UNISON_BACKENDS_HOST_VECTORS
       using V = backends::Pack<T>;
       constexpr int L = backends::lanes_v<V>;
       const auto partial = [&](std::int64_t i, int count) {
@@ -75,7 +74,6 @@ struct TransformBlocks {
         }
       }
       if (i < i1) partial(i, int(i1 - i));
-#endif
     } else {
       // Locals: stores of 8-bit values could alias the functor's members.
       T* const o = out;

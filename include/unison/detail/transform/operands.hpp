@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <Kokkos_Core.hpp>
 #include <unison/backends/device_info.hpp>
-#include <unison/backends/simd.hpp>
+#include <unison/backends/host/pack.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
@@ -111,7 +111,6 @@ struct Operands<Head, Tail...> {
                                                  const Vals&... v) const {
     return tail.at2(f, i, j, v..., element(head, i, j));
   }
-#if UNISON_BACKENDS_HOST_VECTORS
   // f of the packs V of elements [i, i + count) (count <= lanes; the lanes beyond, 0): a pointer
   // operand's values, a scalar's in every lane (as V's element type).
   template <class V, class F, class... Vals>
@@ -130,7 +129,6 @@ struct Operands<Head, Tail...> {
     if constexpr (std::is_pointer_v<Head>) backends::prefetch_ahead(head + i);
     tail.prefetch(i);
   }
-#endif
 };
 inline Operands<> make_operands() { return {}; }
 template <class Head, class... Tail>

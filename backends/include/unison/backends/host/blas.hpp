@@ -1,5 +1,5 @@
 #pragma once
-/// \file unison/backends/host_blas.hpp
+/// \file unison/backends/host/blas.hpp
 /// The threads of the host BLAS under KokkosBlas::gemm on CPU backends (matmul_reduce's gemm
 /// method). OpenBLAS (the pthreads build that Debian ships) sizes its thread pool when it is
 /// loaded, from the CPUs the loading thread may use, and its threads inherit that thread's

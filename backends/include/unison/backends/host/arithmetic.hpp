@@ -1,7 +1,8 @@
 #pragma once
-/// \file unison/backends/host_arithmetic.hpp
+/// \file unison/backends/host/arithmetic.hpp
 /// Arithmetic on host vectors (unison/backends/memory.hpp) that some CPUs do slowly.
 
+#include <unison/backends/host/pack.hpp>
 #include <unison/backends/memory.hpp>
 
 #include <cfloat>
@@ -9,36 +10,33 @@
 #include <cstdint>
 #include <cstring>
 
-#if UNISON_BACKENDS_HOST_VECTORS && defined(__aarch64__)
-#include <arm_neon.h>
-#endif
-
 namespace unison::backends {
 
-#if UNISON_BACKENDS_HOST_VECTORS
-/// True if any lane of v (a host vector of 32-bit integers) is nonzero.
-template <class IVec>
-inline bool any_lane(const IVec& v) {
-  static_assert(sizeof(IVec) == host_stream_bytes);
-#if defined(__aarch64__)
-  uint32x4_t w;
-  __builtin_memcpy(&w, &v, sizeof w);
-  return vmaxvq_u32(w) != 0;
-#elif defined(__AVX512F__)
-  __m512i w;
-  __builtin_memcpy(&w, &v, sizeof w);
-  return _mm512_test_epi32_mask(w, w) != 0;
-#elif defined(__AVX__)
-  __m256i w;
-  __builtin_memcpy(&w, &v, sizeof w);
-  return !_mm256_testz_si256(w, w);
+/// v, as a value the host compiler cannot see into (an empty asm statement that keeps it in its
+/// register: no instruction). A product passed through it is rounded on its own and never fused
+/// with a later addition: GCC's default -ffp-contract=fast would otherwise fuse c - coeff * lap
+/// into one fused multiply-add wherever the target has them and its vectorizer sees fit, in some
+/// kernels and not in others, so that two algorithms could differ in the last bit. Host code only
+/// (device code computes the step with explicit fused multiply-adds).
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+#if defined(__AVX512F__)
+#define UNISON_BACKENDS_OPAQUE(v) __asm__("" : "+v"(v))
 #else
-  __m128i w;
-  __builtin_memcpy(&w, &v, sizeof w);
-  return _mm_movemask_epi8(_mm_cmpeq_epi32(w, _mm_setzero_si128())) != 0xffff;
+#define UNISON_BACKENDS_OPAQUE(v) __asm__("" : "+x"(v))
 #endif
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define UNISON_BACKENDS_OPAQUE(v) __asm__("" : "+w"(v))
+#elif defined(__GNUC__)
+#define UNISON_BACKENDS_OPAQUE(v) __asm__("" : "+m"(v))
+#else
+#define UNISON_BACKENDS_OPAQUE(v) ((void)0)
+#endif
+
+template <class V>
+KOKKOS_FORCEINLINE_FUNCTION V rounded_alone(V v) {
+  KOKKOS_IF_ON_HOST((UNISON_BACKENDS_OPAQUE(v);))
+  return v;
 }
-#endif
 
 /// c * x, lane by lane, for host vectors of T: bitwise the IEEE product in the thread's
 /// floating-point mode. Why: x86 cores take a microcode assist (a hundred or more cycles) for
@@ -76,7 +74,7 @@ class ExactScale<float> {
 
   explicit ExactScale(float c) : c_(c) {
     const float a = std::fabs(c);
-    const bool ieee = ieee_mode();
+    const bool ieee = host::isa::ieee_float_mode();
     if (ieee && a >= 0x1p-24f && a <= 1.f) {
       // |x| >= bound gives a normal |c x| (> FLT_MIN even after rounding bound down); |x| <
       // bound, |c x| < 2^-125: |c x| 2^149 < 2^24, the bits of a result on the subnormal grid
@@ -99,7 +97,7 @@ class ExactScale<float> {
     // (wrapping to the top) take the plain multiply, exact and fast for them; so do NaNs.
     const UVec twice = UVec(bits) << 1;
     const IVec small = twice - 1u < 2u * std::uint32_t(bound_bits_) - 1u;
-    if (!any_lane(small)) return c_ * x;
+    if (!any(small)) return c_ * x;
     const IVec mag = bits & 0x7fffffff;  // the bits of |x|
     const Vec zero = {};
     // |x| 2^149 as a float, exactly: for a subnormal x its bits as an integer, for a normal one
@@ -123,17 +121,6 @@ class ExactScale<float> {
  private:
   float c_, abs_c_ = 0;
   std::int32_t bound_bits_ = 0, sign_c_ = 0;  // bound_bits_ 0: a plain multiply
-
-  // Whether this thread computes in the IEEE default mode: round to nearest, subnormal numbers
-  // kept (x86 MXCSR: RC bits 13-14 zero, no FTZ bit 15, no DAZ bit 6; ARM FPCR: RMode bits 22-23
-  // zero, no FZ bit 24).
-  static bool ieee_mode() {
-#if defined(__aarch64__)
-    return (__builtin_aarch64_get_fpcr() & 0x01c00000u) == 0;
-#else
-    return (_mm_getcsr() & 0xe040u) == 0;
-#endif
-  }
 };
 #endif
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file unison/backends/host_isa.hpp
+/// \file unison/backends/host/instruction_set.hpp
 /// The CPU vector instruction set that the including translation unit is compiled for, as the
 /// CPU kernels (templates, compiled in the caller's code with the caller's flags) see it. Plain
 /// preprocessor tests, no other header: the installed CMake package compiles this file with a
