@@ -9,6 +9,7 @@
 
 #include <unison/backends/tuning.hpp>
 
+#ifdef KOKKOS_ENABLE_CUDA
 namespace unison::backends {
 
 template <>
@@ -113,3 +114,4 @@ struct MatmulTuning<Kokkos::Cuda> {
 };
 
 }  // namespace unison::backends
+#endif
