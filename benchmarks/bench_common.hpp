@@ -410,8 +410,7 @@ std::vector<MemoryLevel> memory_levels(const std::string& backend);
 
 // A family's registration: the function that adds its cases on every backend. Each
 // bench_<family>.cpp adds its own under the family's name in the workload registry
-// (suite/workloads.cpp) with a static `const bool registered = add_registration(...)`; one
-// function may serve several families (register_stencil: convolve and diffusion).
+// (suite/workloads.cpp) with a static `const bool registered = add_registration(...)`.
 using Registration = void (*)();
 bool add_registration(const std::string& family, Registration registration);
 // Registers the cases of every family of the registry that `wanted` accepts, in the registry's
@@ -426,12 +425,13 @@ void register_copy();
 // The streams of register_copy once more, named ".../again" (registered last: measured at the end
 // of the run).
 void register_streams_again();
-void register_stencil();
+void register_convolve();
+void register_diffusion();
 void register_matmul();
 void register_rowwise();
 void register_counting();
 // N small problems on N instances at once against one instance (bench_overlap.cpp): diffusions
-// (diffusion/overlap/..., registered by register_stencil) and matmul-reduces
+// (diffusion/overlap/..., registered by register_diffusion) and matmul-reduces
 // (matmul_reduce/overlap/..., by register_matmul).
 void register_overlap_diffusion();
 void register_overlap_matmul();
@@ -440,6 +440,7 @@ void register_overlap_matmul();
 // gaussian_pdf, 1e3 to 1e8
 void register_crossover_elementwise();
 // convolve valid f32 5 taps, 1e3 to 1e8; diffusion, 32^2 to 2000^2
-void register_crossover_stencil();
+void register_crossover_convolve();
+void register_crossover_diffusion();
 
 }  // namespace unison::bench

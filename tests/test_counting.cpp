@@ -143,11 +143,11 @@ template <class Exec, class T>
 std::int64_t team_bins_limit() {
   Exec exec;
   std::int64_t lo = 1, hi = std::int64_t(1) << 31;  // team kernel at lo, global atomics at hi
-  EXPECT_GT((unison::detail::histogram_team_copies<Exec, T>(exec, lo)), 0);
-  EXPECT_EQ((unison::detail::histogram_team_copies<Exec, T>(exec, hi)), 0);
+  EXPECT_GT((unison::detail::histogram::histogram_team_copies<Exec, T>(exec, lo)), 0);
+  EXPECT_EQ((unison::detail::histogram::histogram_team_copies<Exec, T>(exec, hi)), 0);
   while (hi - lo > 1) {
     const std::int64_t mid = (lo + hi) / 2;
-    (unison::detail::histogram_team_copies<Exec, T>(exec, mid) > 0 ? lo : hi) = mid;
+    (unison::detail::histogram::histogram_team_copies<Exec, T>(exec, mid) > 0 ? lo : hi) = mid;
   }
   return lo;
 }

@@ -55,7 +55,7 @@ using Field = Kokkos::View<T**, Layout, typename Exec::memory_space>;
 // Every tile shape a backend uses by default, and odd ones that leave partial tiles.
 template <class Exec>
 std::vector<std::pair<int, int>> tile_shapes() {
-  using Tuning = unison::backends::StencilTuning<Exec>;
+  using Tuning = unison::backends::DiffusionTuning<Exec>;
   return {{Tuning::tile_rows, Tuning::tile_cols},
           {Tuning::blocked_tile_rows, Tuning::blocked_tile_cols},
           {1, 1},
@@ -65,7 +65,7 @@ std::vector<std::pair<int, int>> tile_shapes() {
 
 template <class Exec>
 std::vector<int> steps_per_pass() {
-  return {1, 2, 3, unison::backends::StencilTuning<Exec>::steps_per_pass, 5};
+  return {1, 2, 3, unison::backends::DiffusionTuning<Exec>::steps_per_pass, 5};
 }
 
 template <class Exec, class T, class Layout>
@@ -728,10 +728,10 @@ TYPED_TEST(Diffusion, subnormal_field) { test_subnormal<TypeParam>(); }
 TYPED_TEST(Diffusion, errors) { test_errors<TypeParam>(); }
 
 #if UNISON_BACKENDS_HOST_VECTORS
-// The CPU kernels' host-vector step (detail::VectorStep: 4 m by additions and coeff * lap by
-// backends::ExactScale, without floating-point operations on subnormal numbers but additions)
-// against the one-cell step, lane by lane, bit for bit: cells and neighbours drawn from every
-// magnitude (subnormal, around the smallest normal numbers, up to 2^-96, ordinary, any bit
+// The CPU kernels' host-vector step (detail::diffusion::VectorStep: 4 m by additions and coeff *
+// lap by backends::ExactScale, without floating-point operations on subnormal numbers but
+// additions) against the one-cell step, lane by lane, bit for bit: cells and neighbours drawn from
+// every magnitude (subnormal, around the smallest normal numbers, up to 2^-96, ordinary, any bit
 // pattern up to 1e30, zeros, sums that nearly cancel 4 x the cell), for coefficients inside
 // and outside the range where ExactScale takes its exact route.
 template <class T>
@@ -770,7 +770,7 @@ void check_vector_step(double coeff) {
     std::memcpy(&x, &v, sizeof x);
     return std::abs(x) <= T(1e30) ? x : T(1);
   };
-  const unison::detail::VectorStep<T> step{T(coeff)};
+  const unison::detail::diffusion::VectorStep<T> step{T(coeff)};
   long differ = 0;
   for (int it = 0; it < 20000; ++it) {
     Vec m, u, d, l, r;
@@ -782,7 +782,8 @@ void check_vector_step(double coeff) {
     step(m, (u + d) + (l + r), lap, next);
     for (int e = 0; e < lanes; ++e) {
       T one_lap, one_next;
-      unison::detail::stencil<T>(m[e], u[e], d[e], l[e], r[e], T(coeff), one_lap, one_next);
+      unison::detail::diffusion::stencil<T>(m[e], u[e], d[e], l[e], r[e], T(coeff), one_lap,
+                                            one_next);
       if (std::memcmp(&one_lap, &lap[e], sizeof(T)) != 0 ||
           std::memcmp(&one_next, &next[e], sizeof(T)) != 0) {
         if (differ++ < 5)

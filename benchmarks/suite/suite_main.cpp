@@ -814,7 +814,8 @@ int main(int argc, char** argv) {
   if (!wanted("elementwise")) unison::bench::register_copy();
   if (opt.crossover && wanted("elementwise")) unison::bench::register_crossover_elementwise();
   if (opt.crossover && (wanted("convolve") || wanted("diffusion")))
-    unison::bench::register_crossover_stencil();
+    unison::bench::register_crossover_convolve();
+  unison::bench::register_crossover_diffusion();
   unison::bench::register_streams_again();  // the peaks measured at the end too
 
   if (opt.list) {

@@ -55,9 +55,9 @@ void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode
               ConvolveAlgorithm algorithm = ConvolveAlgorithm::automatic) {
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::convolve: the first argument must be a Kokkos execution space");
-  static_assert(
-      detail::is_float_vector_v<X> && detail::is_float_vector_v<K> && detail::is_float_vector_v<Y>,
-      "unison::convolve: x, k and y must be rank-1 Views of float or double");
+  static_assert(detail::convolve::is_float_vector_v<X> && detail::convolve::is_float_vector_v<K> &&
+                    detail::convolve::is_float_vector_v<Y>,
+                "unison::convolve: x, k and y must be rank-1 Views of float or double");
   using T = typename Y::non_const_value_type;
   static_assert(std::is_same_v<typename X::non_const_value_type, T> &&
                     std::is_same_v<typename K::non_const_value_type, T>,
@@ -89,7 +89,7 @@ void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode
   detail::check_disjoint(fn, "y", y, "x", x);
   detail::check_disjoint(fn, "y", y, "k", k);
 
-  detail::convolve_launch(fn, exec, x, k, y, mode, algorithm);
+  detail::convolve::convolve_launch(fn, exec, x, k, y, mode, algorithm);
 }
 
 /// convolve on y's default execution space instance.

@@ -50,14 +50,14 @@ namespace unison {
 /// 16-byte column chunk, keeping the rows above and below in registers (with two steps per pass,
 /// those of both steps, the first on the chunk widened by the cells the second reads).
 /// `automatic` is
-/// the backend's choice (StencilTuning in unison/backends/tuning.hpp).
+/// the backend's choice (DiffusionTuning in unison/backends/tuning.hpp).
 enum class StencilAlgorithm { automatic, plain, tiled, streaming };
 
 /// Which Laplacians diffuse() writes: that of every step (each step writes lapl, and a callback
 /// can see it), or only that of the final step (which lets several steps run per pass).
 enum class Laplacian { every_step, final_only };
 
-/// Tuning of diffuse(); zero means the backend's choice (StencilTuning in
+/// Tuning of diffuse(); zero means the backend's choice (DiffusionTuning in
 /// unison/backends/tuning.hpp).
 struct DiffusionOptions {
   StencilAlgorithm algorithm = StencilAlgorithm::automatic;
@@ -73,7 +73,8 @@ struct DiffusionOptions {
 /// backends) rather than strips of rows (GPUs; on any backend with DiffusionOptions::strip_rows).
 /// Row blocks run any number of steps per pass in diffuse_history, strips 1 or 2.
 template <class Exec>
-inline constexpr bool streaming_row_blocks_v = backends::StencilTuning<Exec>::streaming_row_blocks;
+inline constexpr bool streaming_row_blocks_v =
+    backends::DiffusionTuning<Exec>::streaming_row_blocks;
 
 }  // namespace unison
 
@@ -94,7 +95,7 @@ namespace unison {
 template <class Exec, class F, class FN, class L>
 void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lapl, double coeff,
                     StencilAlgorithm algorithm = StencilAlgorithm::automatic) {
-  detail::static_checks<Exec, F, FN, L>();
+  detail::diffusion::static_checks<Exec, F, FN, L>();
   using T = typename F::non_const_value_type;
   static_assert(std::is_same_v<typename FN::non_const_value_type, T> &&
                     std::is_same_v<typename L::non_const_value_type, T>,
@@ -104,15 +105,16 @@ void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lap
       "unison::diffusion_step: f_next and lapl must have a non-const value type");
   constexpr const char* fn = "unison::diffusion_step";
   detail::check_extents(fn, "f_next", f_next, f, "f");
-  detail::check_field<Exec>(fn, f, lapl, coeff);
+  detail::diffusion::check_field<Exec>(fn, f, lapl, coeff);
   detail::check_disjoint(fn, "f_next", f_next, "f", f);
   detail::check_disjoint(fn, "lapl", lapl, "f", f);
   detail::check_disjoint(fn, "lapl", lapl, "f_next", f_next);
-  detail::require(detail::known_algorithm(algorithm), fn, "unknown algorithm ", int(algorithm));
-  algorithm = detail::resolve_algorithm<Exec>(algorithm, Laplacian::every_step);
-  const auto shape =
-      detail::pass_shape<Exec, T>(fn, algorithm, DiffusionOptions{}, 1, f.extent(0), f.extent(1));
-  detail::diffusion_pass(exec, algorithm, shape, f, f_next, lapl, T(coeff), true);
+  detail::require(detail::diffusion::known_algorithm(algorithm), fn, "unknown algorithm ",
+                  int(algorithm));
+  algorithm = detail::diffusion::resolve_algorithm<Exec>(algorithm, Laplacian::every_step);
+  const auto shape = detail::diffusion::pass_shape<Exec, T>(fn, algorithm, DiffusionOptions{}, 1,
+                                                            f.extent(0), f.extent(1));
+  detail::diffusion::diffusion_pass(exec, algorithm, shape, f, f_next, lapl, T(coeff), true);
 }
 
 /// diffusion_step on f_next's default execution space instance.
@@ -124,8 +126,9 @@ void diffusion_step(const F& f, const FN& f_next, const L& lapl, double coeff,
 
 /// The buffer type diffuse() works with for a field of type F.
 template <class F>
-using DiffusionBuffer = Kokkos::View<typename F::non_const_value_type**,
-                                     detail::diffusion_layout_t<F>, typename F::memory_space>;
+using DiffusionBuffer =
+    Kokkos::View<typename F::non_const_value_type**, detail::diffusion::diffusion_layout_t<F>,
+                 typename F::memory_space>;
 
 }  // namespace unison
 
@@ -154,7 +157,7 @@ namespace unison {
 template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
              Laplacian which = Laplacian::every_step, const DiffusionOptions& options = {}) {
-  detail::diffuse(
+  detail::diffusion::diffuse(
       "unison::diffuse", exec, f, steps, coeff, lapl, which, options,
       [](std::int64_t, const auto&, const auto&) {}, nullptr);
 }
@@ -168,7 +171,7 @@ template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer, std::int64_t steps,
              double coeff, const L& lapl, Laplacian which = Laplacian::every_step,
              const DiffusionOptions& options = {}) {
-  detail::diffuse(
+  detail::diffusion::diffuse(
       "unison::diffuse", exec, f, steps, coeff, lapl, which, options,
       [](std::int64_t, const auto&, const auto&) {}, &buffer);
 }
@@ -181,8 +184,8 @@ template <class Exec, class F, class L, class OnStep,
           class = std::enable_if_t<!std::is_same_v<std::decay_t<OnStep>, Laplacian>>>
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
              OnStep&& on_step, const DiffusionOptions& options = {}) {
-  detail::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, Laplacian::every_step, options,
-                  std::forward<OnStep>(on_step), nullptr);
+  detail::diffusion::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, Laplacian::every_step,
+                             options, std::forward<OnStep>(on_step), nullptr);
 }
 
 /// diffuse keeping the Laplacian of every step, a group of steps at a time: history is a
@@ -194,7 +197,7 @@ void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, con
 /// first + count - 1 steps, both valid in stream order on exec until the next group starts.
 /// The callback may enqueue work of its own on exec (copy the planes out, reduce them, ...).
 /// The `streaming` algorithm then runs several steps per pass (options.steps_per_pass, default
-/// StencilTuning::history_steps_per_pass, at most the planes; in strips at most 2), writing each
+/// DiffusionTuning::history_steps_per_pass, at most the planes; in strips at most 2), writing each
 /// step's Laplacian to its plane but reading and writing the field once per pass; `plain` and
 /// `tiled` one step per pass. Every step's arithmetic is that of diffusion_step: the
 /// results are bitwise those of diffuse with Laplacian::every_step on the same backend, whatever
@@ -211,8 +214,8 @@ template <class Exec, class F, class H, class OnHistory>
 void diffuse_history(const Exec& exec, const F& f, std::int64_t steps, double coeff,
                      const H& history, OnHistory&& on_history,
                      const DiffusionOptions& options = {}) {
-  detail::diffuse_history("unison::diffuse_history", exec, f, steps, coeff, history, options,
-                          std::forward<OnHistory>(on_history), nullptr);
+  detail::diffusion::diffuse_history("unison::diffuse_history", exec, f, steps, coeff, history,
+                                     options, std::forward<OnHistory>(on_history), nullptr);
 }
 
 /// diffuse_history with a caller's buffer (as diffuse's buffer form): when f is contiguous this
@@ -222,8 +225,8 @@ template <class Exec, class F, class H, class OnHistory>
 void diffuse_history(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer,
                      std::int64_t steps, double coeff, const H& history, OnHistory&& on_history,
                      const DiffusionOptions& options = {}) {
-  detail::diffuse_history("unison::diffuse_history", exec, f, steps, coeff, history, options,
-                          std::forward<OnHistory>(on_history), &buffer);
+  detail::diffusion::diffuse_history("unison::diffuse_history", exec, f, steps, coeff, history,
+                                     options, std::forward<OnHistory>(on_history), &buffer);
 }
 
 }  // namespace unison

@@ -88,8 +88,8 @@ void add(const Exec& exec, const X& x, const Y& y, const Out& out) {
   if constexpr (std::is_arithmetic_v<Y>)
     detail::require(detail::fits_in<detail::value_t<Out>>(y), "unison::add", "y is ", y,
                     ", not a value of out's value type");
-  detail::transform({"unison::add", "unison::elementwise::add"}, {"x", "y"}, exec, out,
-                    ops::Add<detail::value_t<Out>>{}, x, y);
+  detail::elementwise::transform({"unison::add", "unison::elementwise::add"}, {"x", "y"}, exec, out,
+                                 ops::Add<detail::value_t<Out>>{}, x, y);
 }
 
 /// out = sqrt(x² + y²), computed without overflow (unison::math::hypot).
@@ -98,8 +98,8 @@ void hypot(const Exec& exec, const X& x, const Y& y, const Out& out) {
   UNISON_DETAIL_CHECK_ELEMENTWISE("unison::hypot", Exec, Out, X, Y);
   static_assert(std::is_floating_point_v<detail::value_t<Out>>,
                 "unison::hypot: out must hold floating-point values");
-  detail::transform({"unison::hypot", "unison::elementwise::hypot"}, {"x", "y"}, exec, out,
-                    ops::Hypot<detail::value_t<Out>>{}, x, y);
+  detail::elementwise::transform({"unison::hypot", "unison::elementwise::hypot"}, {"x", "y"}, exec,
+                                 out, ops::Hypot<detail::value_t<Out>>{}, x, y);
 }
 
 /// out = the normal density with the given mean and sigma at x (unison::math::gaussian_pdf).
@@ -123,9 +123,9 @@ void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, c
     detail::require(detail::finite(mean) && detail::fits_in<T>(mean), "unison::gaussian_pdf",
                     "mean is ", mean, ", expected a finite value (in out's value type)");
   }
-  detail::transform({"unison::gaussian_pdf", "unison::elementwise::gaussian_pdf"},
-                    {"x", "mean", "sigma"}, exec, out, ops::GaussianPdf<detail::value_t<Out>>{}, x,
-                    mean, sigma);
+  detail::elementwise::transform({"unison::gaussian_pdf", "unison::elementwise::gaussian_pdf"},
+                                 {"x", "mean", "sigma"}, exec, out,
+                                 ops::GaussianPdf<detail::value_t<Out>>{}, x, mean, sigma);
 }
 
 /// out = distance between the points (rho1, theta1) and (rho2, theta2) given in polar form
@@ -137,9 +137,10 @@ void polar_distance(const Exec& exec, const R1& rho1, const T1& theta1, const R2
   UNISON_DETAIL_CHECK_ELEMENTWISE("unison::polar_distance", Exec, Out, R1, T1, R2, T2);
   static_assert(std::is_floating_point_v<detail::value_t<Out>>,
                 "unison::polar_distance: out must hold floating-point values");
-  detail::transform({"unison::polar_distance", "unison::elementwise::polar_distance"},
-                    {"rho1", "theta1", "rho2", "theta2"}, exec, out,
-                    ops::PolarDistance<detail::value_t<Out>>{}, rho1, theta1, rho2, theta2);
+  detail::elementwise::transform({"unison::polar_distance", "unison::elementwise::polar_distance"},
+                                 {"rho1", "theta1", "rho2", "theta2"}, exec, out,
+                                 ops::PolarDistance<detail::value_t<Out>>{}, rho1, theta1, rho2,
+                                 theta2);
 }
 
 /// out = waveform < threshold ? 0 : waveform (int16 waveforms in the benchmarks). The
@@ -159,9 +160,9 @@ void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, cons
                     ", not a value of out's value type (NaN, or a fraction or out of range for an "
                     "integer out)");
   }
-  detail::transform({"unison::zero_suppress", "unison::elementwise::zero_suppress"},
-                    {"waveform", "threshold"}, exec, out, ops::ZeroSuppress<detail::value_t<Out>>{},
-                    waveform, threshold);
+  detail::elementwise::transform({"unison::zero_suppress", "unison::elementwise::zero_suppress"},
+                                 {"waveform", "threshold"}, exec, out,
+                                 ops::ZeroSuppress<detail::value_t<Out>>{}, waveform, threshold);
 }
 
 /// out = x limited to [lo, hi] (NumPy's clip): lo where x < lo, hi where x > hi, x otherwise; a
@@ -184,8 +185,8 @@ void clip(const Exec& exec, const X& x, const Lo& lo, const Hi& hi, const Out& o
   if constexpr (std::is_arithmetic_v<Lo> && std::is_arithmetic_v<Hi>)
     detail::require(!(T(hi) < T(lo)), "unison::clip", "lo (", lo, ") is greater than hi (", hi,
                     ")");
-  detail::transform({"unison::clip", "unison::elementwise::clip"}, {"x", "lo", "hi"}, exec, out,
-                    ops::Clip<T>{}, x, lo, hi);
+  detail::elementwise::transform({"unison::clip", "unison::elementwise::clip"}, {"x", "lo", "hi"},
+                                 exec, out, ops::Clip<T>{}, x, lo, hi);
 }
 
 }  // namespace unison
@@ -232,20 +233,22 @@ void make_pulses(const Exec& exec, const TV& t, const NV& noise,
   detail::check_output(fn, "out", out);
   detail::check_no_partial_alias(fn, "t", t, out);
   detail::check_no_partial_alias(fn, "noise", noise, out);
-  detail::check_transferable<Exec>(fn, "t", t);
-  detail::check_transferable<Exec>(fn, "noise", noise);
-  detail::check_transferable<Exec>(fn, "out", out);
+  detail::elementwise::check_transferable<Exec>(fn, "t", t);
+  detail::elementwise::check_transferable<Exec>(fn, "noise", noise);
+  detail::elementwise::check_transferable<Exec>(fn, "out", out);
   if (out.extent(0) == 0) return;
 
-  auto t_in = detail::readable_on(fn, exec, t, "unison::elementwise::make_pulses::t");
-  auto noise_in = detail::readable_on(fn, exec, noise, "unison::elementwise::make_pulses::noise");
-  detail::write_through(
+  auto t_in = detail::elementwise::readable_on(fn, exec, t, "unison::elementwise::make_pulses::t");
+  auto noise_in =
+      detail::elementwise::readable_on(fn, exec, noise, "unison::elementwise::make_pulses::noise");
+  detail::elementwise::write_through(
       fn, exec, out, "unison::elementwise::make_pulses::out", [&](const auto& dest) {
         auto chain = [&](const auto& pulses) {
-          detail::transform({fn, "unison::elementwise::make_pulses"}, {"t", "period", "amplitude"},
-                            exec, pulses, ops::Pulse<T>{}, t_in, period, amplitude);
-          detail::transform({fn, "unison::elementwise::add"}, {"pulses", "noise"}, exec, dest,
-                            ops::Add<T>{}, pulses, noise_in);
+          detail::elementwise::transform({fn, "unison::elementwise::make_pulses"},
+                                         {"t", "period", "amplitude"}, exec, pulses,
+                                         ops::Pulse<T>{}, t_in, period, amplitude);
+          detail::elementwise::transform({fn, "unison::elementwise::add"}, {"pulses", "noise"},
+                                         exec, dest, ops::Add<T>{}, pulses, noise_in);
         };
         // The pulses go into dest, unless dest is the noise array itself (the first kernel would
         // overwrite the noise before the second reads it): then into a temporary.
@@ -293,30 +296,33 @@ void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const
   detail::check_output(fn, "out", out);
   detail::check_no_partial_alias(fn, "greyscales", greyscales, out);
   detail::check_no_partial_alias(fn, "weights", weights, out);
-  detail::check_transferable<Exec>(fn, "greyscales", greyscales);
-  detail::check_transferable<Exec>(fn, "weights", weights);
-  detail::check_transferable<Exec>(fn, "out", out);
+  detail::elementwise::check_transferable<Exec>(fn, "greyscales", greyscales);
+  detail::elementwise::check_transferable<Exec>(fn, "weights", weights);
+  detail::elementwise::check_transferable<Exec>(fn, "out", out);
   if (out.extent(0) == 0) return;
 
-  auto g =
-      detail::readable_on(fn, exec, greyscales, "unison::elementwise::hidden_layer::greyscales");
-  auto w = detail::readable_on(fn, exec, weights, "unison::elementwise::hidden_layer::weights");
-  detail::write_through(
+  auto g = detail::elementwise::readable_on(fn, exec, greyscales,
+                                            "unison::elementwise::hidden_layer::greyscales");
+  auto w = detail::elementwise::readable_on(fn, exec, weights,
+                                            "unison::elementwise::hidden_layer::weights");
+  detail::elementwise::write_through(
       fn, exec, out, "unison::elementwise::hidden_layer::out", [&](const auto& dest) {
         if (fusion == Fusion::fused) {
-          detail::transform({fn, "unison::elementwise::hidden_layer"}, {"greyscales", "weights"},
-                            exec, dest, ops::HiddenNeuron<T>{}, g, w);
+          detail::elementwise::transform({fn, "unison::elementwise::hidden_layer"},
+                                         {"greyscales", "weights"}, exec, dest,
+                                         ops::HiddenNeuron<T>{}, g, w);
         } else {
           // The tutorial's three passes, in place in dest. Only when dest is the weights array
           // itself would the first pass overwrite weights before the second reads them: then the
           // intermediate values go to a temporary.
           auto passes = [&](const auto& tmp) {
-            detail::transform({fn, "unison::elementwise::normalize"}, {"greyscales"}, exec, tmp,
-                              ops::Normalize<T>{}, g);
-            detail::transform({fn, "unison::elementwise::weigh"}, {"normalized", "weights"}, exec,
-                              tmp, ops::Multiply<T>{}, tmp, w);
-            detail::transform({fn, "unison::elementwise::activate"}, {"weighted"}, exec, dest,
-                              ops::Activate<T>{}, tmp);
+            detail::elementwise::transform({fn, "unison::elementwise::normalize"}, {"greyscales"},
+                                           exec, tmp, ops::Normalize<T>{}, g);
+            detail::elementwise::transform({fn, "unison::elementwise::weigh"},
+                                           {"normalized", "weights"}, exec, tmp, ops::Multiply<T>{},
+                                           tmp, w);
+            detail::elementwise::transform({fn, "unison::elementwise::activate"}, {"weighted"},
+                                           exec, dest, ops::Activate<T>{}, tmp);
           };
           if (static_cast<const void*>(dest.data()) != static_cast<const void*>(w.data())) {
             passes(dest);

@@ -73,7 +73,7 @@ void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
       Kokkos::parallel_for("unison::examples::rgb_to_grayscale",
                            Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
                                exec, 0, (rows + per - 1) / per),
-                           detail::GrayscaleRows<RV, GV>{
+                           detail::examples::GrayscaleRows<RV, GV>{
                                rgb, gray, rows, std::int64_t(gray.extent(1)), per, streams});
       return;
     }
@@ -82,7 +82,7 @@ void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
   Kokkos::parallel_for(
       "unison::examples::rgb_to_grayscale",
       Policy(exec, {0, 0}, {std::int64_t(gray.extent(0)), std::int64_t(gray.extent(1))}),
-      detail::Grayscale<RV, GV>{rgb, gray});
+      detail::examples::Grayscale<RV, GV>{rgb, gray});
 }
 
 /// The largest n for which loop_sum(exec, n) is exact: the integer sum of i j over i, j < n,
@@ -106,7 +106,7 @@ double loop_sum(const Exec& exec, std::int64_t n) {
   std::int64_t sum = 0;
   Kokkos::parallel_reduce("unison::examples::loop_sum",
                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
-                          detail::LoopSum{n}, sum);
+                          detail::examples::LoopSum{n}, sum);
   exec.fence("unison::examples::loop_sum: the result");
   return double(sum) * 0.1;
 }

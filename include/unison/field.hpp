@@ -81,6 +81,7 @@ struct JaggedNoise {
 }  // namespace unison
 
 #include <unison/detail/field/jagged.hpp>
+#include <unison/detail/field/interface.hpp>
 
 namespace unison {
 
@@ -98,9 +99,9 @@ namespace unison {
 template <class Exec, class F>
 void jagged_field(const Exec& exec, const F& f, std::uint64_t seed = 3966789,
                   double zero_fraction = 0.7) {
-  detail::jagged_block("unison::jagged_field", exec, f, seed, zero_fraction, 0, 0,
-                       std::int64_t(f.extent(0)) * std::int64_t(f.extent(1)),
-                       [](std::int64_t count) { return count; });
+  detail::field::jagged_block("unison::jagged_field", exec, f, seed, zero_fraction, 0, 0,
+                              std::int64_t(f.extent(0)) * std::int64_t(f.extent(1)),
+                              [](std::int64_t count) { return count; });
 }
 
 }  // namespace unison

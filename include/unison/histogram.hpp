@@ -81,8 +81,8 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
                   ") is too narrow for ", nbins, " bins: the bin width (xmax - xmin) / ", nbins,
                   " = ", width, " must be at least 1 / DBL_MAX (",
                   1 / std::numeric_limits<double>::max(), ") for its inverse to be finite");
-  const detail::Bins bins{xmin, xmax, width, 1 / width, nbins};
-  detail::histogram_launch(fn, exec, x, counts, bins);
+  const detail::histogram::Bins bins{xmin, xmax, width, 1 / width, nbins};
+  detail::histogram::histogram_launch(fn, exec, x, counts, bins);
 }
 
 /// histogram on counts' default execution space instance.

@@ -85,14 +85,14 @@ std::int64_t matmul_reduce_workspace_size(std::int64_t m, std::int64_t k, std::i
   constexpr const char* fn = "unison::matmul_reduce_workspace_size";
   detail::require(m >= 0 && k >= 0 && n >= 0, fn, "m, k, n are ", m, ", ", k, ", ", n,
                   ", expected 0 or more");
-  detail::check_method(fn, method);
+  detail::matmul::check_method(fn, method);
   if (m == 0 || k == 0 || n == 0) return 0;
-  const auto parts = detail::workspace_parts<Exec, T>(m, k, n, method);
-  const long double bytes = detail::workspace_bytes<T>(parts);
+  const auto parts = detail::matmul::workspace_parts<Exec, T>(m, k, n, method);
+  const long double bytes = detail::matmul::workspace_bytes<T>(parts);
   detail::require(bytes <= (long double)(std::numeric_limits<std::int64_t>::max()), fn,
                   "m, k, n are ", m, ", ", k, ", ", n, ": the workspace of about ", bytes,
                   " bytes overflows a 64-bit count");
-  return detail::workspace_elements<T>(parts);
+  return detail::matmul::workspace_elements<T>(parts);
 }
 
 }  // namespace unison
@@ -106,18 +106,19 @@ template <class Exec, class T>
 std::int64_t checked_workspace(const char* function, const std::string& what, std::int64_t m,
                                std::int64_t k, std::int64_t n, MatmulMethod method) {
   if (m == 0 || k == 0 || n == 0) return 0;
-  const auto parts = workspace_parts<Exec, T>(m, k, n, method);
-  const long double bytes = workspace_bytes<T>(parts);
+  const auto parts = matmul::workspace_parts<Exec, T>(m, k, n, method);
+  const long double bytes = matmul::workspace_bytes<T>(parts);
   require(bytes <= (long double)(std::numeric_limits<std::int64_t>::max()), function, what,
           " needs about ", bytes,
           " bytes, more than 2^63 - 1, the most a 64-bit size counts (no memory holds it)",
           method == MatmulMethod::tiled ? "" : "; the tiled method needs no temporary memory");
-  return workspace_elements<T>(parts);
+  return matmul::workspace_elements<T>(parts);
 }
 
 }  // namespace unison::detail
 
 #include <unison/detail/matmul/dispatch.hpp>
+#include <unison/detail/matmul/interface.hpp>
 
 namespace unison {
 
@@ -144,11 +145,11 @@ namespace unison {
 template <class Exec, class AV, class BV, class OV>
 void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
                    MatmulMethod method = MatmulMethod::automatic) {
-  detail::check_matmul_reduce_types<Exec, AV, BV, OV>();
+  detail::matmul::check_matmul_reduce_types<Exec, AV, BV, OV>();
   using T = typename OV::non_const_value_type;
   using Mem = typename Exec::memory_space;
   constexpr const char* fn = "unison::matmul_reduce";
-  method = detail::check_matmul_reduce(A, B, out, method);
+  method = detail::matmul::check_matmul_reduce(A, B, out, method);
   const std::int64_t m = A.extent(0), k = A.extent(1), n = B.extent(1);
   const std::string what = method == MatmulMethod::gemm
                                ? "the gemm method's temporary A.B (" + std::to_string(m) + "x" +
@@ -156,12 +157,12 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
                                : std::string("the reassociated method's temporary column sums");
   const std::int64_t elements = detail::checked_workspace<Exec, T>(fn, what, m, k, n, method);
   if (elements == 0) {
-    detail::matmul_reduce_run(exec, A, B, out, method, static_cast<T*>(nullptr));
+    detail::matmul::matmul_reduce_run(exec, A, B, out, method, static_cast<T*>(nullptr));
     return;
   }
   const auto work = detail::temporary<Kokkos::View<T*, Mem>>(
       fn, what.c_str(), exec, "unison::matmul_reduce::work", elements);
-  detail::matmul_reduce_run(exec, A, B, out, method, work.view.data());
+  detail::matmul::matmul_reduce_run(exec, A, B, out, method, work.view.data());
 }
 
 /// matmul_reduce with the caller's temporary memory: `workspace`, a rank-1 View of the value
@@ -175,17 +176,17 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
 template <class Exec, class AV, class BV, class OV, class WV>
 void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out, MatmulMethod method,
                    const WV& workspace) {
-  detail::check_matmul_reduce_types<Exec, AV, BV, OV>();
+  detail::matmul::check_matmul_reduce_types<Exec, AV, BV, OV>();
   using T = typename OV::non_const_value_type;
   static_assert(Kokkos::is_view_v<WV> && WV::rank() == 1 &&
                     std::is_same_v<typename WV::value_type, T> &&
-                    detail::blas_layout_v<typename WV::array_layout>,
+                    detail::matmul::blas_layout_v<typename WV::array_layout>,
                 "unison::matmul_reduce: workspace must be a contiguous rank-1 View of out's "
                 "value type");
   static_assert(detail::accessible_v<Exec, WV>,
                 "unison::matmul_reduce: workspace must be accessible from the execution space");
   constexpr const char* fn = "unison::matmul_reduce";
-  method = detail::check_matmul_reduce(A, B, out, method);
+  method = detail::matmul::check_matmul_reduce(A, B, out, method);
   const std::int64_t elements = detail::checked_workspace<Exec, T>(
       fn, "the method's workspace", A.extent(0), A.extent(1), B.extent(1), method);
   detail::require(std::int64_t(workspace.extent(0)) >= elements, fn, "workspace has ",
@@ -194,7 +195,7 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out, Ma
   detail::check_disjoint(fn, "workspace", workspace, "A", A);
   detail::check_disjoint(fn, "workspace", workspace, "B", B);
   detail::check_disjoint(fn, "workspace", workspace, "out", out);
-  detail::matmul_reduce_run(exec, A, B, out, method, workspace.data());
+  detail::matmul::matmul_reduce_run(exec, A, B, out, method, workspace.data());
 }
 
 /// matmul_reduce on out's default execution space instance.

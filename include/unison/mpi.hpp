@@ -303,7 +303,7 @@ void jagged_field(const Exec& exec, const Decomposition& d, const F& f,
                   std::uint64_t seed = 3966789, double zero_fraction = 0.7) {
   constexpr const char* fn = "unison::mpi::jagged_field";
   detail::check_decomposition(d, fn);
-  using Noise = unison::detail::JaggedNoiseArray<F>;
+  using Noise = detail::field::NoiseArray<F>;
   Noise noise;
   detail::agree(d.comm, fn,
                 [&] {
@@ -318,7 +318,7 @@ void jagged_field(const Exec& exec, const Decomposition& d, const F& f,
                                                           f.extent(1));
                 },
                 {{"seed", (long long)seed}, {"zero_fraction", detail::bits(zero_fraction)}});
-  unison::detail::jagged_block(
+  detail::field::jagged_block(
       fn, exec, f, seed, zero_fraction, d.x0, d.y0, d.nx * d.ny,
       [&](std::int64_t count) {
         long long local = count, total = 0;
@@ -348,13 +348,13 @@ template <class Exec, class AV, class BV, class OV>
 void matmul_reduce(const Exec& exec, MPI_Comm comm, const AV& A, const BV& B, const OV& out,
                    MatmulMethod method = MatmulMethod::automatic,
                    Transport transport = Transport::automatic) {
-  unison::detail::check_matmul_reduce_types<Exec, AV, BV, OV>();
+  detail::matmul::check_types<Exec, AV, BV, OV>();
   constexpr const char* fn = "unison::mpi::matmul_reduce";
   detail::require(comm != MPI_COMM_NULL, fn, "the communicator is MPI_COMM_NULL");
   using T = typename OV::non_const_value_type;
   detail::agree(comm, fn,
                 [&] {
-                  unison::detail::check_matmul_reduce(A, B, out, method);
+                  detail::matmul::check_arguments(A, B, out, method);
                   detail::check_transport<Exec>(fn, transport);
                   detail::require(out.extent(0) <= std::size_t(std::numeric_limits<int>::max()), fn,
                                   "out has ", out.extent(0),

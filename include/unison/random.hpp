@@ -34,11 +34,11 @@ class RandomSequence {
  public:
   static constexpr std::uint64_t increment = 0x9e3779b97f4a7c15ull;
 
-  explicit RandomSequence(std::uint64_t seed) : key_(detail::mix64(seed)) {}
+  explicit RandomSequence(std::uint64_t seed) : key_(detail::random::mix64(seed)) {}
 
   /// Value i of the sequence with this key (callable in kernels).
   KOKKOS_FORCEINLINE_FUNCTION static std::uint64_t value(std::uint64_t key, std::uint64_t i) {
-    return detail::mix64(key + (i + 1) * increment);
+    return detail::random::mix64(key + (i + 1) * increment);
   }
   /// Value i of this sequence.
   std::uint64_t operator[](std::uint64_t i) const { return value(key_, i); }
@@ -83,8 +83,8 @@ double monte_carlo_pi(const Exec& exec, std::int64_t samples, RandomSequence& se
   Kokkos::parallel_reduce(
       "unison::random::monte_carlo_pi",
       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, std::int64_t(items)),
-      detail::MonteCarloPi<Tuning::packs>{sequence.key(), sequence.position(), values, per,
-                                          samples % 2 != 0},
+      detail::random::MonteCarloPi<Tuning::packs>{sequence.key(), sequence.position(), values, per,
+                                                  samples % 2 != 0},
       hits);
   exec.fence("unison::monte_carlo_pi: the result");
   sequence.advance(values + std::uint64_t(samples % 2));

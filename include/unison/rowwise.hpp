@@ -56,7 +56,7 @@ void l2_norm(const Exec& exec, const VV& V, const OV& out) {
   detail::check_disjoint(fn, "out", out, "V", V);
   if (rows == 0) return;
 
-  detail::l2_norm_launch(fn, exec, V, out);
+  detail::rowwise::l2_norm_launch(fn, exec, V, out);
 }
 
 /// l2_norm on out's default execution space instance.
@@ -105,7 +105,7 @@ void matmul_core(const Exec& exec, const AV& A, const BV& B, const CV& C) {
   detail::check_disjoint(fn, "C", C, "B", B);
   const std::int64_t total = batch * m;
   if (total == 0 || p == 0) return;
-  detail::matmul_core_launch(exec, A, B, C);
+  detail::rowwise::matmul_core_launch(exec, A, B, C);
 }
 
 /// matmul_core on C's default execution space instance.

@@ -17,7 +17,7 @@
 
 namespace unison {}  // namespace unison
 
-#include <unison/detail/transform/dispatch.hpp>
+#include <unison/detail/elementwise/dispatch.hpp>
 
 namespace unison {
 
@@ -40,7 +40,7 @@ namespace unison {
 template <class Exec, class Out, class F, class... Args>
 std::enable_if_t<Kokkos::is_execution_space_v<Exec>> transform(const Exec& exec, const Out& out,
                                                                const F& f, const Args&... args) {
-  detail::checked_transform<0, 0>(exec, out, f, args...);
+  detail::elementwise::checked_transform<0, 0>(exec, out, f, args...);
 }
 
 /// transform with a fixed work shape, for tuning probes and tests: each work item of a rank-1
@@ -59,7 +59,7 @@ struct TransformShape {
 template <int Vector, int Unroll, class Exec, class Out, class F, class... Args>
 void transform(TransformShape<Vector, Unroll>, const Exec& exec, const Out& out, const F& f,
                const Args&... args) {
-  detail::checked_transform<Vector, Unroll>(exec, out, f, args...);
+  detail::elementwise::checked_transform<Vector, Unroll>(exec, out, f, args...);
 }
 
 /// transform on out's default execution space.

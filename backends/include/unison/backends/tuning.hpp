@@ -67,7 +67,7 @@ UNISON_BACKENDS_REFUSING_TUNING(ConvolveTuning)
 /// cells walked as a block of whole rows per thread (CPU spaces with threads), rather than by an
 /// MDRangePolicy (GPUs: a thread per cell; Serial, whose MDRangePolicy loop GCC vectorises and
 /// which measured faster there than the row walk).
-UNISON_BACKENDS_REFUSING_TUNING(StencilTuning)
+UNISON_BACKENDS_REFUSING_TUNING(DiffusionTuning)
 
 /// matmul_reduce's `tiled` method: a team computes a tile_m x tile_n tile of A.B, staging
 /// tile_k columns of A and rows of B at a time in team scratch (A's tile transposed, so that a

@@ -15,7 +15,7 @@
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
 
-namespace unison::detail {
+namespace unison::detail::convolve {
 
 template <class V>
 inline constexpr bool is_float_vector_v =
@@ -124,4 +124,4 @@ struct ConvolveWindowed {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::convolve

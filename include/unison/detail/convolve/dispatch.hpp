@@ -5,7 +5,7 @@
 
 #include <unison/detail/convolve/tiled.hpp>
 
-namespace unison::detail {
+namespace unison::detail::convolve {
 
 // Enqueues y = x * k (mode) by `algorithm` (automatic: the backend's choice by the number of
 // taps) on exec; fn names the public function in errors.
@@ -74,4 +74,4 @@ void convolve_launch(const char* fn, const Exec& exec, const X& x, const K& k, c
   }
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::convolve

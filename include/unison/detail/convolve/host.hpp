@@ -6,7 +6,7 @@
 
 #include <unison/detail/convolve/direct.hpp>
 
-namespace unison::detail {
+namespace unison::detail::convolve {
 
 // CPUs, many taps (at most MaxTaps): the sums of window_sums below (the same terms in the same
 // order, so the same results) for the first outputs of [0, count), B packs of consecutive
@@ -144,4 +144,4 @@ struct ConvolveBlocks {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::convolve

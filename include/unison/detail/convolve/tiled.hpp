@@ -5,7 +5,7 @@
 
 #include <unison/detail/convolve/host.hpp>
 
-namespace unison::detail {
+namespace unison::detail::convolve {
 
 // One team computes outputs [i0, i0 + tile). For each chunk of taps [c0, c0 + cm) it stages
 // x[t - j] for every t and j it needs (tile + cm - 1 values, zero outside x, never read) and the
@@ -111,4 +111,4 @@ struct ConvolveTiled {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::convolve

@@ -9,7 +9,7 @@
 #include <unison/detail/diffusion/strips.hpp>
 #include <unison/detail/diffusion/tiled.hpp>
 
-namespace unison::detail {
+namespace unison::detail::diffusion {
 
 template <class V>
 inline constexpr bool is_float_matrix_v =
@@ -24,7 +24,7 @@ struct PassShape {
 template <class Exec, class T>
 PassShape checked_shape(const char* fn, PassShape shape, bool user_tile, std::int64_t nx,
                         std::int64_t ny) {
-  using Tuning = backends::StencilTuning<Exec>;
+  using Tuning = backends::DiffusionTuning<Exec>;
   using Kernel = DiffusionPass<Exec, false, Kokkos::View<const T**, typename Exec::memory_space>,
                                Kokkos::View<T**, typename Exec::memory_space>,
                                Kokkos::View<T**, typename Exec::memory_space>>;
@@ -57,7 +57,7 @@ PassShape checked_shape(const char* fn, PassShape shape, bool user_tile, std::in
 // streaming_steps_per_pass), else 1.
 template <class Exec>
 int steps_per_pass(StencilAlgorithm algorithm, Laplacian which, const DiffusionOptions& options) {
-  using Tuning = backends::StencilTuning<Exec>;
+  using Tuning = backends::DiffusionTuning<Exec>;
   if (algorithm == StencilAlgorithm::plain || which == Laplacian::every_step) return 1;
   if (options.steps_per_pass > 0) return options.steps_per_pass;
   if (algorithm == StencilAlgorithm::tiled) return Tuning::steps_per_pass;
@@ -71,7 +71,7 @@ template <class Exec, class T>
 PassShape pass_shape(const char* fn, StencilAlgorithm algorithm, const DiffusionOptions& options,
                      int per_pass, std::int64_t nx, std::int64_t ny) {
   if (algorithm != StencilAlgorithm::tiled) return {1, 1, per_pass};
-  using Tuning = backends::StencilTuning<Exec>;
+  using Tuning = backends::DiffusionTuning<Exec>;
   const bool blocked = per_pass > 1;
   const PassShape shape{options.tile_rows > 0 ? options.tile_rows
                         : blocked             ? Tuning::blocked_tile_rows
@@ -87,7 +87,7 @@ PassShape pass_shape(const char* fn, StencilAlgorithm algorithm, const Diffusion
 // steps: the caller's, else the backend's.
 template <class Exec>
 std::pair<int, int> strip_shape(const DiffusionOptions& options, int steps) {
-  using Tuning = backends::StencilTuning<Exec>;
+  using Tuning = backends::DiffusionTuning<Exec>;
   return {options.strip_rows > 0 ? options.strip_rows
           : steps >= 2           ? Tuning::strip_rows_two_steps
                                  : Tuning::strip_rows,
@@ -100,7 +100,7 @@ std::pair<int, int> strip_shape(const DiffusionOptions& options, int steps) {
 template <class Exec, class F, class FN, class L>
 void strips_pass(const Exec& exec, int steps, const F& f, const FN& next, const L* laps,
                  unsigned write, typename FN::non_const_value_type coeff, int strip, int prefetch) {
-  using Tuning = backends::StencilTuning<Exec>;
+  using Tuning = backends::DiffusionTuning<Exec>;
   using T = typename FN::non_const_value_type;
   constexpr bool tr = transposed_v<F>;
   const std::int64_t rows = tr ? f.extent(1) : f.extent(0), cols = tr ? f.extent(0) : f.extent(1);
@@ -152,14 +152,14 @@ template <class Exec, class F, class FN, class L>
 void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shape, const F& f,
                     const FN& next, const L& lapl, typename FN::non_const_value_type coeff,
                     bool write_lapl, bool reverse = false,
-                    int strip = backends::StencilTuning<Exec>::strip_rows,
-                    int prefetch = backends::StencilTuning<Exec>::strip_prefetch_rows) {
+                    int strip = backends::DiffusionTuning<Exec>::strip_rows,
+                    int prefetch = backends::DiffusionTuning<Exec>::strip_prefetch_rows) {
   const std::int64_t nx = f.extent(0), ny = f.extent(1);
   if (nx == 0 || ny == 0) return;
   if (algorithm == StencilAlgorithm::plain) {
     constexpr bool tr = transposed_v<F>;
     const DiffusionPlain<F, FN, L> cells{f, next, lapl, coeff, write_lapl};
-    if constexpr (backends::StencilTuning<Exec>::plain_row_blocks) {
+    if constexpr (backends::DiffusionTuning<Exec>::plain_row_blocks) {
       // A CPU's threads: a block of whole rows each (DiffusionPlainRows).
       const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
       const RowBlocks blocks = row_blocks(exec, rows);
@@ -183,7 +183,7 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
     }
     return;
   }
-  using Tuning = backends::StencilTuning<Exec>;
+  using Tuning = backends::DiffusionTuning<Exec>;
   constexpr bool tr = transposed_v<F>;
   const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
   if (algorithm == StencilAlgorithm::streaming) {
@@ -223,7 +223,7 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
 template <class Exec>
 StencilAlgorithm resolve_algorithm(StencilAlgorithm algorithm, Laplacian which,
                                    const DiffusionOptions& options = {}) {
-  using Tuning = backends::StencilTuning<Exec>;
+  using Tuning = backends::DiffusionTuning<Exec>;
   if (algorithm != StencilAlgorithm::automatic) return algorithm;
   if (options.tile_rows > 0 || options.tile_cols > 0 || options.steps_per_pass > 1)
     return StencilAlgorithm::tiled;
@@ -277,4 +277,4 @@ constexpr void static_checks_field_lapl() {
       "unison::diffusion: f and lapl must have a non-const value type");
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::diffusion

@@ -4,16 +4,17 @@
 // What the diffusion family lends other components (the MPI component's distributed diffuse):
 // the step's arithmetic on one cell, the cell addressing of either layout, the field layout its
 // buffers take, and the checks of a field, its Laplacian and the Laplacian choice. Everything else
-// in unison/detail/diffusion/ is the family's own and may change without notice to them.
+// in unison/detail/diffusion/ is the family's own and may change without notice to them: other
+// components name only unison::detail::diffusion::interface.
 
 #include <unison/detail/diffusion/run.hpp>
 
-namespace unison::detail::diffusion {
+namespace unison::detail::diffusion::interface {
 
 // True where a field's rows run along its first index (LayoutLeft): the kernels then read the
 // field transposed, rows along its contiguous axis.
 template <class F>
-inline constexpr bool transposed_v = detail::transposed_v<F>;
+inline constexpr bool transposed_v = detail::diffusion::transposed_v<F>;
 
 // The layout of the buffers diffuse() keeps for a field of type F.
 template <class F>
@@ -22,7 +23,7 @@ using layout_t = diffusion_layout_t<F>;
 // Element (r, c) of v in the kernels' orientation (row r across the contiguous axis).
 template <bool Transposed, class V>
 KOKKOS_FORCEINLINE_FUNCTION auto& at(const V& v, std::int64_t r, std::int64_t c) {
-  return detail::cell<Transposed>(v, r, c);
+  return detail::diffusion::cell<Transposed>(v, r, c);
 }
 
 // One step of one cell from its value and its four neighbours: the Laplacian and the next
@@ -30,14 +31,14 @@ KOKKOS_FORCEINLINE_FUNCTION auto& at(const V& v, std::int64_t r, std::int64_t c)
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION void step(T mid, T up, T down, T left, T right, T coeff, T& lapl,
                                       T& next) {
-  detail::stencil<T>(mid, up, down, left, right, coeff, lapl, next);
+  detail::diffusion::stencil<T>(mid, up, down, left, right, coeff, lapl, next);
 }
 
 // The compile-time checks of the execution space, a field f advanced in place and its
 // Laplacian lapl.
 template <class Exec, class F, class L>
 constexpr void check_types() {
-  detail::static_checks_field_lapl<Exec, F, L>();
+  detail::diffusion::static_checks_field_lapl<Exec, F, L>();
 }
 
 // The run-time checks of a field advanced in place and its Laplacian: equal extents, each one's
@@ -45,12 +46,14 @@ constexpr void check_types() {
 // unison::invalid_argument naming fn.
 template <class Exec, class F, class L>
 void check_arguments(const char* fn, const F& f, const L& lapl, double coeff) {
-  detail::check_field<Exec>(fn, f, lapl, coeff);
+  detail::diffusion::check_field<Exec>(fn, f, lapl, coeff);
   detail::check_output(fn, "f", f);
   detail::check_disjoint(fn, "lapl", lapl, "f", f);
 }
 
 // Throws unison::invalid_argument naming fn unless which is a Laplacian choice.
-inline void check_laplacian(const char* fn, Laplacian which) { detail::check_laplacian(fn, which); }
+inline void check_laplacian(const char* fn, Laplacian which) {
+  detail::diffusion::check_laplacian(fn, which);
+}
 
-}  // namespace unison::detail::diffusion
+}  // namespace unison::detail::diffusion::interface

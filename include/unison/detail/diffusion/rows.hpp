@@ -6,7 +6,7 @@
 
 #include <unison/detail/diffusion/stencil.hpp>
 
-namespace unison::detail {
+namespace unison::detail::diffusion {
 
 // `streaming` on CPUs: a work item per block of consecutive grid rows (rows along the contiguous
 // axis), one block per thread of the backend. A static schedule hands thread i block i on every
@@ -125,4 +125,4 @@ struct DiffusionRowsHistory {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::diffusion

@@ -9,7 +9,7 @@
 #include <unison/detail/diffusion/dispatch.hpp>
 #include <unison/detail/temporary.hpp>
 
-namespace unison::detail {
+namespace unison::detail::diffusion {
 
 // The checks of DiffusionOptions that every form of diffuse shares.
 inline void check_options(const char* fn, const DiffusionOptions& options) {
@@ -125,7 +125,7 @@ void history_pass(const Exec& exec, const F& f, const FN& next, const H& history
   const std::int64_t nx = f.extent(0), ny = f.extent(1);
   if (nx == 0 || ny == 0) return;
   if constexpr (streaming_row_blocks_v<Exec>) {
-    using Tuning = backends::StencilTuning<Exec>;
+    using Tuning = backends::DiffusionTuning<Exec>;
     constexpr bool tr = transposed_v<F>;
     const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
     const RowBlocks blocks = row_blocks(exec, rows);
@@ -175,7 +175,7 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
           " needs the streaming algorithm");
   require(options.steps_per_pass <= 2 || !strips, fn, "steps_per_pass ", options.steps_per_pass,
           " with the streaming algorithm in strips: it runs 1 or 2");
-  using Tuning = backends::StencilTuning<Exec>;
+  using Tuning = backends::DiffusionTuning<Exec>;
   const std::int64_t depth = std::int64_t(history.extent(0));
   std::int64_t per_pass = !streaming                   ? 1
                           : options.steps_per_pass > 0 ? options.steps_per_pass
@@ -216,4 +216,4 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
   });
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::diffusion

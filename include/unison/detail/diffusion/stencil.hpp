@@ -20,7 +20,7 @@
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
 
-namespace unison::detail {
+namespace unison::detail::diffusion {
 
 // 4 x (a scalar or a host vector) as (x + x) + (x + x), for host code: exact, like 4 * x, and
 // without a multiply, for which x86 cores take a microcode assist of a hundred or more cycles
@@ -244,4 +244,4 @@ using diffusion_layout_t =
     std::conditional_t<std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft>,
                        Kokkos::LayoutLeft, Kokkos::LayoutRight>;
 
-}  // namespace unison::detail
+}  // namespace unison::detail::diffusion

@@ -6,7 +6,7 @@
 
 #include <unison/detail/diffusion/stencil.hpp>
 
-namespace unison::detail {
+namespace unison::detail::diffusion {
 
 // The strip kernels' Laplacian stores: cells [c0, c0 + K) of row r of lapl; one streaming wide
 // access when the chunk is whole, else cell by cell.
@@ -35,7 +35,7 @@ KOKKOS_FORCEINLINE_FUNCTION void store_chunk(const FN& next, const L& lapl, bool
 }
 
 // `streaming` on GPUs: a thread per chunk of K consecutive cells of a grid row (K * sizeof(T) =
-// StencilTuning::strip_chunk_bytes where every array allows 16-byte accesses, else 1), walking
+// DiffusionTuning::strip_chunk_bytes where every array allows 16-byte accesses, else 1), walking
 // down a strip of `strip` rows. The rows above, at and below stay in registers, with the next
 // RowsAhead - 1 rows already loaded: each row costs one new chunk load (RowsAhead rows ahead,
 // issued before this row's stores, so RowsAhead + 1 rows are in flight), two single loads (the left
@@ -185,4 +185,4 @@ struct DiffusionStripsTwoSteps {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::diffusion

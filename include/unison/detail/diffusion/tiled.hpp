@@ -5,7 +5,7 @@
 
 #include <unison/detail/diffusion/stencil.hpp>
 
-namespace unison::detail {
+namespace unison::detail::diffusion {
 
 // One pass of `steps` steps over tiles of tile_rows x tile_cols cells. A team copies its tile
 // with a halo `steps` cells wide (zeros outside the field) into scratch buffer a (a CPU team
@@ -40,8 +40,8 @@ struct DiffusionPass {
   }
 
   // Elements per wide access on this backend (1: none).
-  static constexpr int K = backends::StencilTuning<Exec>::vector_bytes >= int(2 * sizeof(T))
-                               ? backends::StencilTuning<Exec>::vector_bytes / int(sizeof(T))
+  static constexpr int K = backends::DiffusionTuning<Exec>::vector_bytes >= int(2 * sizeof(T))
+                               ? backends::DiffusionTuning<Exec>::vector_bytes / int(sizeof(T))
                                : 1;
 
   // Stores the n cells of a row: value(p, lap, v) computes cell p; out[p * stride] = v, and
@@ -93,7 +93,7 @@ struct DiffusionPass {
     // tile (profiled on a Zen 4 core: about 40 % of the Serial `tiled` step's time).
     const std::int64_t f_stride = column_stride<Transposed>(f);
     bool staged = true;
-    if constexpr (backends::StencilTuning<Exec>::read_in_place) staged = f_stride != 1;
+    if constexpr (backends::DiffusionTuning<Exec>::read_in_place) staged = f_stride != 1;
     // Zeros outside the field, in both buffers, and the tile and its halo copied into a if
     // staged (asynchronous copies on GPUs: all of a thread's in flight at once). In place, the
     // first step takes the field's edges as zeros itself, and only later steps read the zeros
@@ -128,8 +128,8 @@ struct DiffusionPass {
       const int xa = s > x0 ? s : x0, xb = w - s < x1 ? w - s : x1;
       if (xb <= xa) break;  // nothing of the field in this tile's region (cannot happen at s=1)
       const bool last = s == steps;
-      if constexpr (backends::StencilTuning<Exec>::read_in_place) {
-        static_assert(backends::StencilTuning<Exec>::team_size == 1,
+      if constexpr (backends::DiffusionTuning<Exec>::read_in_place) {
+        static_assert(backends::DiffusionTuning<Exec>::team_size == 1,
                       "read_in_place: a team of one thread computes its rows in turn");
         // A CPU team: each row's cells by stencil_cells, the streaming kernel's row code, from
         // the field (in place: a row outside it reads as zeros, and the field's first and last
@@ -220,4 +220,4 @@ struct DiffusionPass {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::diffusion

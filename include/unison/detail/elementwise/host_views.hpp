@@ -11,7 +11,7 @@
 #include <unison/math.hpp>
 #include <unison/transform.hpp>
 
-namespace unison::detail {
+namespace unison::detail::elementwise {
 
 // The rank-1 Views of make_pulses and hidden_layer may live where exec cannot read or write them
 // (host memory with a GPU exec): then they must be contiguous, and they travel once each way.
@@ -55,4 +55,4 @@ void write_through(const char* function, const Exec& exec, const Out& out, const
   }
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::elementwise

@@ -16,7 +16,7 @@
 #include <unison/backends/host/pack.hpp>
 #include <unison/detail/checks.hpp>
 
-namespace unison::detail {
+namespace unison::detail::examples {
 
 template <class RGB, class G>
 struct Grayscale {
@@ -120,4 +120,4 @@ struct GrayscaleRows {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::examples

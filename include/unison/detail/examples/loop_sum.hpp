@@ -5,7 +5,7 @@
 
 #include <unison/detail/examples/grayscale.hpp>
 
-namespace unison::detail {
+namespace unison::detail::examples {
 
 // Row i of loop_sum: the exact integer sum of i j over j < n.
 struct LoopSum {
@@ -17,4 +17,4 @@ struct LoopSum {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::examples

@@ -14,7 +14,7 @@
 #include <unison/detail/checks.hpp>
 #include <unison/detail/temporary.hpp>
 
-namespace unison::detail {
+namespace unison::detail::field {
 
 // The kernels of jagged_field, on the block of the image whose first cell is (x0, y0).
 template <class N>
@@ -104,4 +104,4 @@ void jagged_block(const char* fn, const Exec& exec, const F& f, std::uint64_t se
                          JaggedWrite<Noise, F>{noise, f, hi, T(1) / T(JaggedNoise::max_value + 1)});
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::field

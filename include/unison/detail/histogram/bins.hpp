@@ -14,7 +14,7 @@
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
 
-namespace unison::detail {
+namespace unison::detail::histogram {
 
 // The exact-bin rule, the one every kernel places values by: the k in [0, nbins) with
 // edge(k) <= v < edge(k + 1), for v with edge(0) <= v < edge(nbins) (the caller's range check,
@@ -111,4 +111,4 @@ KOKKOS_FUNCTION T threshold(double e) {
   }
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::histogram

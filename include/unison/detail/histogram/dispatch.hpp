@@ -6,7 +6,7 @@
 
 #include <unison/detail/histogram/global.hpp>
 
-namespace unison::detail {
+namespace unison::detail::histogram {
 
 // The private histograms per team that histogram keeps in team scratch for nbins bins of values
 // of type T on exec (a power of two: as many as fit, up to Tuning::copies; on CPUs that count in
@@ -93,4 +93,4 @@ void histogram_launch(const char* fn, const Exec& exec, const XV& x, const CV& c
   }
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::histogram

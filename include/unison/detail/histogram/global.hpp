@@ -5,7 +5,7 @@
 
 #include <unison/detail/histogram/teams.hpp>
 
-namespace unison::detail {
+namespace unison::detail::histogram {
 
 // Without room in scratch for the bins: one global atomic per counted value.
 template <class X, class C>
@@ -20,4 +20,4 @@ struct HistogramGlobal {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::histogram

@@ -7,7 +7,7 @@
 #include <unison/backends/host/histogram.hpp>
 #include <unison/detail/histogram/bins.hpp>
 
-namespace unison::detail {
+namespace unison::detail::histogram {
 
 // Each team counts its share of x into private histograms in team scratch and adds them to
 // counts with one global atomic per bin and team. A GPU team keeps `copies` histograms
@@ -271,4 +271,4 @@ struct HistogramTeams {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::histogram

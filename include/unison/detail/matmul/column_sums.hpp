@@ -20,7 +20,7 @@
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
 
-namespace unison::detail {
+namespace unison::detail::matmul {
 
 // Whether matmul_reduce recomputes the column sums of T that come out infinite or NaN (Wide,
 // below): float and double data.
@@ -230,4 +230,4 @@ void weighted_column_sums(const Exec& exec, const std::string& what, const M& ma
                        SumPartials<P, O, R>{partial, out, rescue});
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::matmul

@@ -6,7 +6,7 @@
 
 #include <unison/detail/matmul/workspace.hpp>
 
-namespace unison::detail {
+namespace unison::detail::matmul {
 
 template <class Exec, class AV, class BV, class OV>
 void check_matmul_reduce_types() {
@@ -38,10 +38,10 @@ MatmulMethod check_matmul_reduce(const AV& A, const BV& B, const OV& out, Matmul
                   B.extent(1), " (B's columns)");
   detail::check_disjoint(fn, "out", out, "A", A);
   detail::check_disjoint(fn, "out", out, "B", B);
-  detail::check_method(fn, method);
+  detail::matmul::check_method(fn, method);
   if (method == MatmulMethod::gemm) {
     constexpr bool same = std::is_same_v<typename AV::array_layout, typename BV::array_layout> &&
-                          detail::blas_layout_v<typename AV::array_layout>;
+                          detail::matmul::blas_layout_v<typename AV::array_layout>;
     detail::require(
         same, fn,
         "the gemm method takes A and B both LayoutLeft or both LayoutRight (KokkosBlas::"
@@ -72,7 +72,7 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
   const std::int64_t m = A.extent(0), k = A.extent(1), n = B.extent(1);
   if (n == 0) return;
   if (m == 0 || k == 0) {
-    detail::fill_output(exec, out, T(0));
+    detail::matmul::fill_output(exec, out, T(0));
     return;
   }
   if (method == MatmulMethod::tiled) {
@@ -80,9 +80,9 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
     if constexpr (Tuning::packs && backends::has_pack_v<T>) {
       // CPUs, rows of A and B with contiguous elements: register micro-tiles.
       if (B.stride(1) == 1) {
-        using Kernel = detail::MatmulReduceTiledHost<Exec, AV, BV, OV>;
-        const auto [tiles_m, tiles_n] = detail::tiles_of<Kernel>(m, n);
-        detail::fill_output(exec, out, T(0));
+        using Kernel = detail::matmul::MatmulReduceTiledHost<Exec, AV, BV, OV>;
+        const auto [tiles_m, tiles_n] = detail::matmul::tiles_of<Kernel>(m, n);
+        detail::matmul::fill_output(exec, out, T(0));
         Kokkos::TeamPolicy<Exec> policy(exec, int(tiles_m * tiles_n), 1);
         policy.set_scratch_size(1, Kokkos::PerTeam(Kernel::scratch_bytes()));
         Kokkos::parallel_for("unison::matmul_reduce::tiled", policy,
@@ -90,9 +90,9 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
         return;
       }
     }
-    using Kernel = detail::MatmulReduceTiled<Exec, AV, BV, OV>;
-    const auto [tiles_m, tiles_n] = detail::tiles_of<Kernel>(m, n);
-    detail::fill_output(exec, out, T(0));
+    using Kernel = detail::matmul::MatmulReduceTiled<Exec, AV, BV, OV>;
+    const auto [tiles_m, tiles_n] = detail::matmul::tiles_of<Kernel>(m, n);
+    detail::matmul::fill_output(exec, out, T(0));
     Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<Tuning::team_size, Tuning::min_teams>> policy(
         exec, int(tiles_m * tiles_n), Tuning::team_size, 1);
     policy.set_scratch_size(Tuning::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
@@ -107,19 +107,20 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
     const auto s = Kokkos::subview(part(0), 0, Kokkos::ALL);
     if constexpr (rescued_v<T>) {
       const auto ext = workspace_part<double, Mem>(work, parts, 3);
-      detail::weighted_column_sums(exec, "a", A, s, false, part(1), s,
-                                   RescueColumn<AV, decltype(ext)>{A, ext, true});
-      detail::weighted_column_sums(exec, "b", B, s, true, part(2), out,
-                                   RescueWeighted<BV, decltype(s), decltype(ext)>{B, s, ext});
+      detail::matmul::weighted_column_sums(exec, "a", A, s, false, part(1), s,
+                                           RescueColumn<AV, decltype(ext)>{A, ext, true});
+      detail::matmul::weighted_column_sums(
+          exec, "b", B, s, true, part(2), out,
+          RescueWeighted<BV, decltype(s), decltype(ext)>{B, s, ext});
     } else {
-      detail::weighted_column_sums(exec, "a", A, s, false, part(1), s, NoRescue{});
-      detail::weighted_column_sums(exec, "b", B, s, true, part(2), out, NoRescue{});
+      detail::matmul::weighted_column_sums(exec, "a", A, s, false, part(1), s, NoRescue{});
+      detail::matmul::weighted_column_sums(exec, "b", B, s, true, part(2), out, NoRescue{});
     }
     return;
   }
   // gemm: C = A B in the workspace, in A's layout, then its column sums.
   if constexpr (std::is_same_v<typename AV::array_layout, typename BV::array_layout> &&
-                detail::blas_layout_v<typename AV::array_layout>) {
+                detail::matmul::blas_layout_v<typename AV::array_layout>) {
     // Views of exec's own device type: Kokkos Kernels hands a call to the vendor BLAS only when
     // the Views' execution space is exec's (a HostSpace View's is the default host space, so a
     // Serial call on it would otherwise run Kokkos Kernels' own kernel).
@@ -139,11 +140,13 @@ void matmul_reduce_run(const Exec& exec, const AV& A, const BV& B, const OV& out
 #endif
     KokkosBlas::gemm(exec, "N", "N", T(1), a, b, T(0), C);
     if constexpr (rescued_v<T>)
-      detail::weighted_column_sums(
+      detail::matmul::weighted_column_sums(
           exec, "product", C, out, false, part(1), out,
           RescueColumn<decltype(C), WorkspaceView<double, Mem>>{C, {}, false});
-    else detail::weighted_column_sums(exec, "product", C, out, false, part(1), out, NoRescue{});
+    else
+      detail::matmul::weighted_column_sums(exec, "product", C, out, false, part(1), out,
+                                           NoRescue{});
   }
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::matmul

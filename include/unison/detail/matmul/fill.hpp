@@ -5,7 +5,7 @@
 
 #include <unison/detail/matmul/tiled_host.hpp>
 
-namespace unison::detail {
+namespace unison::detail::matmul {
 
 template <class O>
 struct FillOutput {
@@ -27,4 +27,4 @@ template <class Layout>
 inline constexpr bool blas_layout_v =
     std::is_same_v<Layout, Kokkos::LayoutLeft> || std::is_same_v<Layout, Kokkos::LayoutRight>;
 
-}  // namespace unison::detail
+}  // namespace unison::detail::matmul

@@ -5,7 +5,7 @@
 
 #include <unison/detail/matmul/column_sums.hpp>
 
-namespace unison::detail {
+namespace unison::detail::matmul {
 
 // The tiled method. A team owns the tile of rows [i0, i0 + TM) and columns [j0, j0 + TN) of
 // A.B. For each slice of TK along k it stages A's TM x TK block (transposed, zero outside A)
@@ -229,4 +229,4 @@ struct MatmulReduceTiled {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::matmul

@@ -5,7 +5,7 @@
 
 #include <unison/detail/matmul/tiled.hpp>
 
-namespace unison::detail {
+namespace unison::detail::matmul {
 
 // The tiled method on CPUs (rows of A and B with contiguous elements): a work item (a team of
 // one thread) owns the tile of rows [i0, i0 + TM) and columns [j0, j0 + TN) of A.B and computes
@@ -90,4 +90,4 @@ struct MatmulReduceTiledHost {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::matmul

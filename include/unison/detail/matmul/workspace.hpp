@@ -9,7 +9,7 @@
 
 #include <unison/detail/matmul/fill.hpp>
 
-namespace unison::detail {
+namespace unison::detail::matmul {
 
 // Throws unison::invalid_argument naming fn unless method is a MatmulMethod.
 inline void check_method(const char* fn, MatmulMethod method) {
@@ -103,4 +103,4 @@ WorkspaceView<E, Mem> workspace_part(T* work, const WorkspaceParts& parts, int i
       std::size_t(parts[i].rows), std::size_t(parts[i].cols));
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::matmul

@@ -8,8 +8,11 @@
 
 namespace unison::mpi::detail {
 
-// The diffusion family's interface to other components (unison/detail/diffusion/interface.hpp).
-namespace diffusion = unison::detail::diffusion;
+// The families this component builds on, through their interfaces to other components
+// (unison/detail/<family>/interface.hpp): it names nothing else of theirs.
+namespace diffusion = unison::detail::diffusion::interface;
+namespace field = unison::detail::field::interface;
+namespace matmul = unison::detail::matmul::interface;
 
 // The padded copy of a block: one ghost cell around it, (local_nx + 2) x (local_ny + 2), in the
 // layout diffuse uses for the field.

@@ -11,7 +11,7 @@
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>
 
-namespace unison::detail {
+namespace unison::detail::random {
 
 // SplitMix64's output function (Steele, Lea and Flood, "Fast splittable pseudorandom number
 // generators", 2014; the constants of Vigna's splitmix64.c): a bijection of 64-bit words in
@@ -78,4 +78,4 @@ inline std::uint32_t count_inside_packs(std::uint64_t key, std::uint64_t first, 
   return in;
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::random

@@ -6,7 +6,7 @@
 
 #include <unison/detail/random/counter_hash.hpp>
 
-namespace unison::detail {
+namespace unison::detail::random {
 
 // Work item w counts the points of values [first + w per, ...) of the sequence (two points per
 // value: its high half, then its low half), `values` full values in all; the last, odd point
@@ -48,4 +48,4 @@ struct MonteCarloPi {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::random

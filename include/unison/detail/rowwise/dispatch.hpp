@@ -7,7 +7,7 @@
 #include <unison/backends/device_info.hpp>
 #include <unison/detail/rowwise/matmul_core.hpp>
 
-namespace unison::detail {
+namespace unison::detail::rowwise {
 
 // Enqueues out(i) = ||V(i, :)|| on exec; fn names the public function in errors.
 template <class Exec, class VV, class OV>
@@ -75,4 +75,4 @@ void matmul_core_launch(const Exec& exec, const AV& A, const BV& B, const CV& C)
   }
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::rowwise

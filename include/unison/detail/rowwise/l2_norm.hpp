@@ -6,7 +6,7 @@
 
 #include <unison/detail/rowwise/work_items.hpp>
 
-namespace unison::detail {
+namespace unison::detail::rowwise {
 
 // One row's Euclidean norm per team thread. The row's sum of squares is split among the
 // thread's vector lanes in a fixed way (lane l takes every lanes-th chunk of K consecutive
@@ -170,4 +170,4 @@ struct L2NormFloatRows {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::rowwise

@@ -6,7 +6,7 @@
 
 #include <unison/detail/rowwise/l2_norm.hpp>
 
-namespace unison::detail {
+namespace unison::detail::rowwise {
 
 // Row i of C(q) = A(q) B(q), one work item per row of one product: C(q, i, j) = sum over l of
 // A(q, i, l) B(q, l, j), l ascending. Consecutive items take consecutive batch entries when C's
@@ -161,4 +161,4 @@ struct MatmulCoreBatches {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::rowwise

@@ -12,7 +12,7 @@
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
 
-namespace unison::detail {
+namespace unison::detail::rowwise {
 
 // A CPU launch's share of `count` items per work item: about four work items per thread, a
 // multiple of `quantum`.
@@ -22,4 +22,4 @@ inline std::int64_t items_of(std::int64_t count, std::int64_t threads, std::int6
   return per > 0 ? per : quantum;
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::rowwise

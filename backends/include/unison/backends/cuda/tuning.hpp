@@ -49,7 +49,7 @@ struct ConvolveTuning<Kokkos::Cuda> {
 };
 
 template <>
-struct StencilTuning<Kokkos::Cuda> {
+struct DiffusionTuning<Kokkos::Cuda> {
   static constexpr bool streaming_every_step = true;
   static constexpr bool streaming_final_only = true;
   static constexpr bool streaming_row_blocks = false;

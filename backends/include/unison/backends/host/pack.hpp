@@ -15,16 +15,21 @@
 /// | operation | what it gives |
 /// |---|---|
 /// | `splat<V>(s)` | every lane s (the broadcast instruction: `{} + s` would turn -0 into +0) |
-/// | `exp`, `sin`, `cos`, `tanh` | the vector math library's functions (x86-64: glibc's libmvec at the caller's instruction set; ARM: SLEEF's 1-ULP AdvSIMD functions), else the scalar function a lane |
-/// | `sqrt`, `floor` (double) | the instructions |
-/// | `fma(a, b, c)` | a * b + c with one rounding a lane (the FMA instructions, else std::fma a lane) |
-/// | `fma_lanes(a, b, c, first, last)` | fma in lanes first to last, c in the others (a and b not used there, so that an infinity or NaN of theirs does not leak) |
-/// | `half<Part>(w)`, `join(lo, hi)` | a host vector's lower or upper half, and two halves joined, in registers (a float pack's half converts to a double pack, say; copying bytes out of the middle of a vector went through memory, and the narrower reload waited for the wide store) |
-/// | `any(m)` | whether any lane of a comparison's result is set |
-/// | `all_within(x, lo, hi, k, bound)` | whether every lane has lo <= x <= hi (not NaN) and 0 <= k < bound |
-/// | `truncate_to_index(v)` | each lane truncated toward zero to a 32-bit integer, INT32_MIN where it is NaN or outside the 32-bit range (x86's conversion, which C++'s leaves undefined) |
-/// | `permute(v, index)` | lane l is v[index[l]] (every index below the lanes) |
-/// | `gather(table, index)`, `scatter(p, index, v)` | table[index[l]] in lane l; p[index[l]] = v[l], no two lanes naming the same element |
+/// | `exp`, `sin`, `cos`, `tanh` | the vector math library's functions (x86-64: glibc's libmvec at
+/// the caller's instruction set; ARM: SLEEF's 1-ULP AdvSIMD functions), else the scalar function a
+/// lane | | `sqrt`, `floor` (double) | the instructions | | `fma(a, b, c)` | a * b + c with one
+/// rounding a lane (the FMA instructions, else std::fma a lane) | | `fma_lanes(a, b, c, first,
+/// last)` | fma in lanes first to last, c in the others (a and b not used there, so that an
+/// infinity or NaN of theirs does not leak) | | `half<Part>(w)`, `join(lo, hi)` | a host vector's
+/// lower or upper half, and two halves joined, in registers (a float pack's half converts to a
+/// double pack, say; copying bytes out of the middle of a vector went through memory, and the
+/// narrower reload waited for the wide store) | | `any(m)` | whether any lane of a comparison's
+/// result is set | | `all_within(x, lo, hi, k, bound)` | whether every lane has lo <= x <= hi (not
+/// NaN) and 0 <= k < bound | | `truncate_to_index(v)` | each lane truncated toward zero to a 32-bit
+/// integer, INT32_MIN where it is NaN or outside the 32-bit range (x86's conversion, which C++'s
+/// leaves undefined) | | `permute(v, index)` | lane l is v[index[l]] (every index below the lanes)
+/// | | `gather(table, index)`, `scatter(p, index, v)` | table[index[l]] in lane l; p[index[l]] =
+/// v[l], no two lanes naming the same element |
 ///
 /// What an instruction set has no better form for it takes from isa/portable.hpp (lane loops,
 /// byte copies). Vector code that serves one family only (the histogram's counters, the

@@ -31,19 +31,21 @@ struct HostConvolveTuning {
   // The direct kernel computes vector_bytes of consecutive outputs per work item from a window
   // of x in registers, for up to window_taps taps (0: never).
   static constexpr int window_taps = 0;
-  // CPUs: outputs in packs (unison/backends/host/pack.hpp), pack_groups packs of consecutive outputs
-  // sharing each tap (register accumulators), in blocks of consecutive outputs per work item.
+  // CPUs: outputs in packs (unison/backends/host/pack.hpp), pack_groups packs of consecutive
+  // outputs sharing each tap (register accumulators), in blocks of consecutive outputs per work
+  // item.
   static constexpr bool packs = true;
   static constexpr int pack_groups = 4;
   // CPUs, from broadcast_min_taps taps to broadcast_max_taps: broadcast_groups packs of
   // consecutive outputs take each element of x as a broadcast and the taps as packs
-  // (detail::window_sums_broadcast), which avoids the loads of x that straddle cache lines.
+  // (detail::convolve::window_sums_broadcast), which avoids the loads of x that straddle cache
+  // lines.
   static constexpr int broadcast_min_taps = 64;
   static constexpr int broadcast_max_taps = 1024;
   static constexpr int broadcast_groups = 8;
 };
 
-struct HostStencilTuning {
+struct HostDiffusionTuning {
   static constexpr bool streaming_every_step = true;
   static constexpr bool streaming_final_only = true;
   static constexpr bool streaming_row_blocks = true;
@@ -70,7 +72,7 @@ struct HostStencilTuning {
   static constexpr bool read_in_place = true;
 };
 // Serial: the plain reference by the MDRangePolicy (see plain_row_blocks).
-struct SerialStencilTuning : HostStencilTuning {
+struct SerialDiffusionTuning : HostDiffusionTuning {
   static constexpr bool plain_row_blocks = false;
 };
 
@@ -134,7 +136,7 @@ struct HostHaloTuning {
   template <>                                                 \
   struct ConvolveTuning<Space> : HostConvolveTuning {};       \
   template <>                                                 \
-  struct StencilTuning<Space> : Stencil {};                   \
+  struct DiffusionTuning<Space> : Stencil {};                 \
   template <>                                                 \
   struct MatmulTuning<Space> : HostMatmulTuning {};           \
   template <>                                                 \
@@ -146,13 +148,13 @@ struct HostHaloTuning {
   template <>                                                 \
   struct HaloTuning<Space> : HostHaloTuning {};
 #ifdef KOKKOS_ENABLE_SERIAL
-UNISON_BACKENDS_HOST_TUNING(Kokkos::Serial, SerialStencilTuning)
+UNISON_BACKENDS_HOST_TUNING(Kokkos::Serial, SerialDiffusionTuning)
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
-UNISON_BACKENDS_HOST_TUNING(Kokkos::OpenMP, HostStencilTuning)
+UNISON_BACKENDS_HOST_TUNING(Kokkos::OpenMP, HostDiffusionTuning)
 #endif
 #ifdef KOKKOS_ENABLE_THREADS
-UNISON_BACKENDS_HOST_TUNING(Kokkos::Threads, HostStencilTuning)
+UNISON_BACKENDS_HOST_TUNING(Kokkos::Threads, HostDiffusionTuning)
 #endif
 #undef UNISON_BACKENDS_HOST_TUNING
 

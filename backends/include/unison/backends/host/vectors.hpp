@@ -45,8 +45,8 @@ struct scalar_of<V, std::enable_if_t<is_pack_v<V>>> {
 /// Whether a CPU kernel may use the packs of T on this host: T is float or double and the
 /// compilation has host vectors (UNISON_BACKENDS_HOST_VECTORS).
 template <class T>
-inline constexpr bool has_pack_v =
-    UNISON_BACKENDS_HOST_VECTORS && (std::is_same_v<T, float> || std::is_same_v<T, double>);
+inline constexpr bool has_pack_v = UNISON_BACKENDS_HOST_VECTORS &&
+                                   (std::is_same_v<T, float> || std::is_same_v<T, double>);
 /// Lanes of the pack of T where has_pack_v<T>, else 1.
 template <class T>
 constexpr int pack_lanes() {

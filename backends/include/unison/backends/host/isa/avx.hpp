@@ -23,9 +23,7 @@ inline V splat(scalar_of_t<V> s) {
 }
 
 inline Pack<float> sqrt(const Pack<float>& x) { return (Pack<float>)_mm256_sqrt_ps((__m256)x); }
-inline Pack<double> sqrt(const Pack<double>& x) {
-  return (Pack<double>)_mm256_sqrt_pd((__m256d)x);
-}
+inline Pack<double> sqrt(const Pack<double>& x) { return (Pack<double>)_mm256_sqrt_pd((__m256d)x); }
 
 #if defined(__FMA__)
 inline Pack<float> fma(const Pack<float>& a, const Pack<float>& b, const Pack<float>& c) {

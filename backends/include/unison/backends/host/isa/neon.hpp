@@ -29,12 +29,12 @@ inline V splat(scalar_of_t<V> s) {
 #if UNISON_HAVE_SLEEF
 // SLEEF's AdvSIMD functions with at most 1 ULP of error (the _u10 forms).
 inline constexpr const char* vector_math = "SLEEF (AdvSIMD, 1-ULP functions)";
-#define UNISON_BACKENDS_SLEEF_FUNCTION(name)                                   \
-  inline Pack<float> name(const Pack<float>& x) {                              \
-    return (Pack<float>)Sleef_##name##f4_u10advsimd((float32x4_t)x);           \
-  }                                                                            \
-  inline Pack<double> name(const Pack<double>& x) {                            \
-    return (Pack<double>)Sleef_##name##d2_u10advsimd((float64x2_t)x);          \
+#define UNISON_BACKENDS_SLEEF_FUNCTION(name)                          \
+  inline Pack<float> name(const Pack<float>& x) {                     \
+    return (Pack<float>)Sleef_##name##f4_u10advsimd((float32x4_t)x);  \
+  }                                                                   \
+  inline Pack<double> name(const Pack<double>& x) {                   \
+    return (Pack<double>)Sleef_##name##d2_u10advsimd((float64x2_t)x); \
   }
 UNISON_BACKENDS_SLEEF_FUNCTION(exp)
 UNISON_BACKENDS_SLEEF_FUNCTION(sin)
@@ -50,9 +50,7 @@ using portable::tanh;
 #endif
 
 inline Pack<float> sqrt(const Pack<float>& x) { return (Pack<float>)vsqrtq_f32((float32x4_t)x); }
-inline Pack<double> sqrt(const Pack<double>& x) {
-  return (Pack<double>)vsqrtq_f64((float64x2_t)x);
-}
+inline Pack<double> sqrt(const Pack<double>& x) { return (Pack<double>)vsqrtq_f64((float64x2_t)x); }
 
 inline Pack<float> fma(const Pack<float>& a, const Pack<float>& b, const Pack<float>& c) {
   return (Pack<float>)vfmaq_f32((float32x4_t)c, (float32x4_t)a, (float32x4_t)b);

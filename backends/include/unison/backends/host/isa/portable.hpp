@@ -31,12 +31,12 @@ inline V per_lane(const V& v, const F& f) {
 
 /// exp, sin, cos, tanh, sqrt and floor of each lane through the scalar functions: the same
 /// results as the scalar code.
-#define UNISON_BACKENDS_PORTABLE_FUNCTION(name)                        \
-  inline Pack<float> name(const Pack<float>& x) {                      \
-    return per_lane(x, [](float v) { return std::name(v); });          \
-  }                                                                    \
-  inline Pack<double> name(const Pack<double>& x) {                    \
-    return per_lane(x, [](double v) { return std::name(v); });         \
+#define UNISON_BACKENDS_PORTABLE_FUNCTION(name)                \
+  inline Pack<float> name(const Pack<float>& x) {              \
+    return per_lane(x, [](float v) { return std::name(v); });  \
+  }                                                            \
+  inline Pack<double> name(const Pack<double>& x) {            \
+    return per_lane(x, [](double v) { return std::name(v); }); \
   }
 UNISON_BACKENDS_PORTABLE_FUNCTION(exp)
 UNISON_BACKENDS_PORTABLE_FUNCTION(sin)

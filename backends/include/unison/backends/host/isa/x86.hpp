@@ -13,41 +13,53 @@
 // libmvec's entry points (the x86-64 vector function ABI: _ZGV<isa>N<lanes>v_<name>, isa b =
 // SSE, c = AVX, d = AVX2, e = AVX-512), declared and called as exp, sin, cos and tanh of packs
 // in the namespace where this is expanded.
-#define UNISON_BACKENDS_LIBMVEC_FUNCTIONS(abi, fl, dl, F, D)                                     \
-  extern "C" {                                                                                   \
-  F _ZGV##abi##N##fl##v_expf(F);                                                                 \
-  F _ZGV##abi##N##fl##v_sinf(F);                                                                 \
-  F _ZGV##abi##N##fl##v_cosf(F);                                                                 \
-  F _ZGV##abi##N##fl##v_tanhf(F);                                                                \
-  D _ZGV##abi##N##dl##v_exp(D);                                                                  \
-  D _ZGV##abi##N##dl##v_sin(D);                                                                  \
-  D _ZGV##abi##N##dl##v_cos(D);                                                                  \
-  D _ZGV##abi##N##dl##v_tanh(D);                                                                 \
-  }                                                                                              \
-  namespace unison::backends::host::isa {                                                        \
-  inline constexpr const char* vector_math = "glibc libmvec";                                    \
-  inline Pack<float> exp(const Pack<float>& x) { return (Pack<float>)_ZGV##abi##N##fl##v_expf((F)x); } \
-  inline Pack<float> sin(const Pack<float>& x) { return (Pack<float>)_ZGV##abi##N##fl##v_sinf((F)x); } \
-  inline Pack<float> cos(const Pack<float>& x) { return (Pack<float>)_ZGV##abi##N##fl##v_cosf((F)x); } \
-  inline Pack<float> tanh(const Pack<float>& x) {                                                \
-    return (Pack<float>)_ZGV##abi##N##fl##v_tanhf((F)x);                                         \
-  }                                                                                              \
-  inline Pack<double> exp(const Pack<double>& x) { return (Pack<double>)_ZGV##abi##N##dl##v_exp((D)x); } \
-  inline Pack<double> sin(const Pack<double>& x) { return (Pack<double>)_ZGV##abi##N##dl##v_sin((D)x); } \
-  inline Pack<double> cos(const Pack<double>& x) { return (Pack<double>)_ZGV##abi##N##dl##v_cos((D)x); } \
-  inline Pack<double> tanh(const Pack<double>& x) {                                              \
-    return (Pack<double>)_ZGV##abi##N##dl##v_tanh((D)x);                                         \
-  }                                                                                              \
+#define UNISON_BACKENDS_LIBMVEC_FUNCTIONS(abi, fl, dl, F, D)  \
+  extern "C" {                                                \
+  F _ZGV##abi##N##fl##v_expf(F);                              \
+  F _ZGV##abi##N##fl##v_sinf(F);                              \
+  F _ZGV##abi##N##fl##v_cosf(F);                              \
+  F _ZGV##abi##N##fl##v_tanhf(F);                             \
+  D _ZGV##abi##N##dl##v_exp(D);                               \
+  D _ZGV##abi##N##dl##v_sin(D);                               \
+  D _ZGV##abi##N##dl##v_cos(D);                               \
+  D _ZGV##abi##N##dl##v_tanh(D);                              \
+  }                                                           \
+  namespace unison::backends::host::isa {                     \
+  inline constexpr const char* vector_math = "glibc libmvec"; \
+  inline Pack<float> exp(const Pack<float>& x) {              \
+    return (Pack<float>)_ZGV##abi##N##fl##v_expf((F)x);       \
+  }                                                           \
+  inline Pack<float> sin(const Pack<float>& x) {              \
+    return (Pack<float>)_ZGV##abi##N##fl##v_sinf((F)x);       \
+  }                                                           \
+  inline Pack<float> cos(const Pack<float>& x) {              \
+    return (Pack<float>)_ZGV##abi##N##fl##v_cosf((F)x);       \
+  }                                                           \
+  inline Pack<float> tanh(const Pack<float>& x) {             \
+    return (Pack<float>)_ZGV##abi##N##fl##v_tanhf((F)x);      \
+  }                                                           \
+  inline Pack<double> exp(const Pack<double>& x) {            \
+    return (Pack<double>)_ZGV##abi##N##dl##v_exp((D)x);       \
+  }                                                           \
+  inline Pack<double> sin(const Pack<double>& x) {            \
+    return (Pack<double>)_ZGV##abi##N##dl##v_sin((D)x);       \
+  }                                                           \
+  inline Pack<double> cos(const Pack<double>& x) {            \
+    return (Pack<double>)_ZGV##abi##N##dl##v_cos((D)x);       \
+  }                                                           \
+  inline Pack<double> tanh(const Pack<double>& x) {           \
+    return (Pack<double>)_ZGV##abi##N##dl##v_tanh((D)x);      \
+  }                                                           \
   }
 #else
 // Without libmvec: lane by lane through the scalar functions.
-#define UNISON_BACKENDS_LIBMVEC_FUNCTIONS(abi, fl, dl, F, D) \
-  namespace unison::backends::host::isa {                    \
+#define UNISON_BACKENDS_LIBMVEC_FUNCTIONS(abi, fl, dl, F, D)                  \
+  namespace unison::backends::host::isa {                                     \
   inline constexpr const char* vector_math = "scalar functions lane by lane"; \
-  using portable::cos;                                       \
-  using portable::exp;                                       \
-  using portable::sin;                                       \
-  using portable::tanh;                                      \
+  using portable::cos;                                                        \
+  using portable::exp;                                                        \
+  using portable::sin;                                                        \
+  using portable::tanh;                                                       \
   }
 #endif
 

@@ -1,5 +1,5 @@
 #pragma once
-// unison/detail/transform/operands.hpp: part of unison/transform.hpp, which includes it after
+// unison/detail/elementwise/operands.hpp: part of unison/transform.hpp, which includes it after
 // the family's public types (not a header to include on its own).
 // A call's operands (Views or scalars) as one value a kernel reads element by element or in
 // chunks of K consecutive elements.
@@ -14,7 +14,7 @@
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
 
-namespace unison::detail {
+namespace unison::detail::elementwise {
 
 template <class T>
 struct is_chunk : std::false_type {};
@@ -136,4 +136,4 @@ Operands<Head, Tail...> make_operands(const Head& h, const Tail&... t) {
   return Operands<Head, Tail...>{h, make_operands(t...)};
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::elementwise

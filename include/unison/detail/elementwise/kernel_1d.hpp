@@ -1,11 +1,11 @@
 #pragma once
-// unison/detail/transform/kernel_1d.hpp: part of unison/transform.hpp, which includes it after
+// unison/detail/elementwise/kernel_1d.hpp: part of unison/transform.hpp, which includes it after
 // the family's public types (not a header to include on its own).
 // The 1-D kernel: chunks of K elements, U chunks per work item in warp-sized groups (GPUs).
 
-#include <unison/detail/transform/operands.hpp>
+#include <unison/detail/elementwise/operands.hpp>
 
-namespace unison::detail {
+namespace unison::detail::elementwise {
 
 // out(i) = f(operands at i) for i < n, in chunks of K consecutive elements (K > 1: one wide
 // load or store per operand, which needs contiguous, aligned arrays), U chunks per work item.
@@ -79,4 +79,4 @@ struct TransformKernel1D {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::elementwise

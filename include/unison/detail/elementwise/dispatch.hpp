@@ -1,12 +1,12 @@
 #pragma once
-// unison/detail/transform/dispatch.hpp: part of unison/transform.hpp, which includes it after
+// unison/detail/elementwise/dispatch.hpp: part of unison/transform.hpp, which includes it after
 // the family's public types (not a header to include on its own).
 // Rank-2 outputs (flattened where every operand allows it, else a 2-D kernel) and the checks
 // and launch of every element-wise call.
 
-#include <unison/detail/transform/launch_1d.hpp>
+#include <unison/detail/elementwise/launch_1d.hpp>
 
-namespace unison::detail {
+namespace unison::detail::elementwise {
 
 template <class Out, class F, class Ops>
 struct TransformKernel2D {
@@ -116,8 +116,8 @@ void checked_transform(const Exec& exec, const Out& out, const F& f, const Args&
                                          "input 4", "input 5", "input 6", "input 7"};
   for (std::size_t k = 0; k < arg_names.size(); ++k)
     arg_names[k] = k < 8 ? numbered[k] : "an input";
-  detail::transform<Vector, Unroll>({"unison::transform", "unison::elementwise::transform"},
-                                    arg_names, exec, out, f, args...);
+  detail::elementwise::transform<Vector, Unroll>(
+      {"unison::transform", "unison::elementwise::transform"}, arg_names, exec, out, f, args...);
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::elementwise

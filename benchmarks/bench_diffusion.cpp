@@ -1,22 +1,17 @@
-// Diffusion and convolution on every enabled backend at the seed sizes (docs/workloads.md
-// sections 3 and 4).
-//
-// Diffusion, 2000 x 2000 float32 from the jagged field: the time reported is per step, from
-// diffuse() calls of many steps, with a buffer allocated once (so a call does not block);
-// `history` cases keep every step's Laplacian by diffuse_history, `seed_run` cases time the
-// seed workload itself (10,000 steps from a fresh jagged field per call).
-// GB/s counts the bytes a step moves at the least: f read and f_next written once a pass (8 bytes
-// per cell over the steps of a pass: the final-only forms with temporal blocking run several),
-// and each step's Laplacian written where every one is kept (4 bytes per cell); Gcells/s counts
-// cells updated. The working set is the two fields (8 bytes per cell); on a CPU backend the
-// kernels other than `plain` write each step's Laplacian past the caches (non-temporal stores),
-// which the suite's fractions of the peaks count against memory (Call::out_bytes).
-// Convolution: GB/s counts x read once and y written once.
-// Checks: a convolution against np.convolve in double; a diffusion case by one call from a fresh
-// jagged field against the float64 reference of its steps (the probes are not checked). On a GPU
-// the cases (not the probes) also have a "with_copies" twin: inputs in from host memory and
-// results out around every call (a diffusion call: the start field in, the field and Laplacian
-// out, around its steps).
+// Diffusion on every enabled backend at the seed size (docs/workloads.md section 4): 2000 x 2000
+// float32 from the jagged field: the time reported is per step, from diffuse() calls of many steps,
+// with a buffer allocated once (so a call does not block); `history` cases keep every step's
+// Laplacian by diffuse_history, `seed_run` cases time the seed workload itself (10,000 steps from a
+// fresh jagged field per call). GB/s counts the bytes a step moves at the least: f read and f_next
+// written once a pass (8 bytes per cell over the steps of a pass: the final-only forms with
+// temporal blocking run several), and each step's Laplacian written where every one is kept (4
+// bytes per cell); Gcells/s counts cells updated. The working set is the two fields (8 bytes per
+// cell); on a CPU backend the kernels other than `plain` write each step's Laplacian past the
+// caches (non-temporal stores), which the suite's fractions of the peaks count against memory
+// (Call::out_bytes). Checks: a case by one call from a fresh jagged field against the float64
+// reference of its steps (the probes are not checked). On a GPU the cases (not the probes) also
+// have a "with_copies" twin: the start field in from host memory and the field and Laplacian out,
+// around every call's steps.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -32,7 +27,6 @@
 
 #include <Kokkos_Random.hpp>
 
-#include <unison/convolve.hpp>
 #include <unison/diffusion.hpp>
 #include <unison/field.hpp>
 #include <unison/npy.hpp>
@@ -167,13 +161,13 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
   DiffusionOptions resolving = options;
   if (variant.history > 0) resolving.steps_per_pass = 0;
   const StencilAlgorithm algorithm =
-      unison::detail::resolve_algorithm<Exec>(options.algorithm, which, resolving);
-  int per_pass = unison::detail::steps_per_pass<Exec>(algorithm, which, options);
+      unison::detail::diffusion::resolve_algorithm<Exec>(options.algorithm, which, resolving);
+  int per_pass = unison::detail::diffusion::steps_per_pass<Exec>(algorithm, which, options);
   if (variant.history > 0) {  // the streaming kernels' passes over the planes
     per_pass = algorithm != StencilAlgorithm::streaming ? 1
                : options.steps_per_pass > 0
                    ? options.steps_per_pass
-                   : unison::backends::StencilTuning<Exec>::history_steps_per_pass;
+                   : unison::backends::DiffusionTuning<Exec>::history_steps_per_pass;
     per_pass = std::min(per_pass, variant.history);
   }
   const double fields = 2 * cells * sizeof(float);  // f and the buffer: the working set
@@ -263,87 +257,9 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
   else add([](auto&&... a) { add_case<Exec>(a...); });
 }
 
-// y against np.convolve(x, k, 'valid') in double: the relative error, within sqrt(taps) times the
-// tolerance of T (longer sums lose more digits).
-template <class HX, class HY>
-Check check_convolve(const HX& x, const HX& k, const HY& y) {
-  using T = typename HY::non_const_value_type;
-  const std::int64_t taps = k.extent(0);
-  Check c;
-  c.error = relative_error(
-      std::int64_t(y.extent(0)), [&](std::int64_t i) { return double(y(i)); },
-      [&](std::int64_t i) {
-        double sum = 0;
-        for (std::int64_t j = 0; j < taps; ++j) sum += double(x(i + taps - 1 - j)) * k(j);
-        return sum;
-      });
-  c.tolerance = tolerance<T>() * std::max(1.0, std::sqrt(double(taps)));
-  c.bytes = double(x.extent(0) + k.extent(0) + y.extent(0)) * sizeof(T);
-  c.save = [=](const std::filesystem::path& folder) {
-    save_npy(folder, "x", x);
-    save_npy(folder, "k", k);
-    save_npy(folder, "y", y);
-  };
-  return c;
-}
-
-template <class Exec, class T>
-void add_convolve(std::size_t n, int taps, ConvolveAlgorithm algorithm) {
-  using Mem = typename Exec::memory_space;
-  n = std::size_t(scaled(std::int64_t(n), taps));
-  const std::string size = size_tag(std::int64_t(n));
-  const std::size_t len = n - taps + 1;
-  const std::string name = std::string("convolve/valid/") + (sizeof(T) == 4 ? "f32/" : "f64/") +
-                           size + "/taps" + std::to_string(taps) + "/" +
-                           (algorithm == ConvolveAlgorithm::direct ? "direct" : "tiled");
-  add_case_and_copies<Exec>(
-      name,
-      [=](const Exec& exec) -> Call<Exec> {
-        auto x = random_view<T, Mem>(n, -1, 1, "unison::bench::x");
-        auto k = random_view<T, Mem>(std::size_t(taps), -1, 1, "unison::bench::k");
-        Kokkos::View<T*, Mem> y(Kokkos::view_alloc(exec, std::string("unison::bench::y")), len);
-        Call<Exec> call{
-            [=](const Exec& e) { unison::convolve(e, x, k, y, ConvolveMode::valid, algorithm); },
-            [=](const Exec&) { return check_convolve(host_copy(x), host_copy(k), host_copy(y)); }};
-        call.out_bytes = streamed_out<Exec>(double(n + len) * sizeof(T), double(len) * sizeof(T));
-        copy_in(call, x);
-        copy_in(call, k);
-        copy_out(call, y);
-        return call;
-      },
-      double(n + len) * sizeof(T), 2.0 * taps * len);
-}
-
-// Crossover sweeps: the call with the data on the device, and with the host copies around it
-// (x in and y out; the field in and the field and Laplacian out after the call's steps). On a
-// CPU backend the two are the same case and only "device" is registered.
-template <class Exec>
-void add_crossover_convolve(std::int64_t n) {
-  using Mem = typename Exec::memory_space;
-  n = scaled(n, 5);
-  const std::int64_t len = n - 4;
-  const std::string base = "crossover/convolve_f32_taps5/" + size_tag(n);
-  for (const bool copies : {false, true}) {
-    if (copies && std::is_same_v<Mem, Kokkos::HostSpace>) continue;
-    add_case<Exec>(
-        base + (copies ? "/with_copies" : "/device"),
-        [=](const Exec& exec) -> std::function<void(const Exec&)> {
-          auto x = random_view<float, Mem>(std::size_t(n), -1, 1, "unison::bench::x");
-          auto k = random_view<float, Mem>(5, -1, 1, "unison::bench::k");
-          Kokkos::View<float*, Mem> y(Kokkos::view_alloc(exec, std::string("unison::bench::y")),
-                                      len);
-          auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
-          auto hy = Kokkos::create_mirror_view(y);
-          return [=](const Exec& e) {
-            if (copies) Kokkos::deep_copy(e, x, hx);
-            unison::convolve(e, x, k, y, ConvolveMode::valid);
-            if (copies) Kokkos::deep_copy(e, hy, y);
-          };
-        },
-        double(n + len) * sizeof(float), 10.0 * double(len));
-  }
-}
-
+// Crossover sweep: the call with the data on the device, and with the host copies around it
+// (the field in, and the field and Laplacian out after the call's steps). On a CPU backend the
+// two are the same case and only "device" is registered.
 template <class Exec>
 void add_crossover_diffusion(std::int64_t side) {
   using Mem = typename Exec::memory_space;
@@ -394,14 +310,7 @@ void register_backend() {
   add_diffusion<Exec>("final_only/streaming", Laplacian::final_only, streaming);
   add_diffusion<Exec>("final_only/plain", Laplacian::final_only, plain);
 
-  for (auto algorithm : {ConvolveAlgorithm::direct, ConvolveAlgorithm::tiled}) {
-    add_convolve<Exec, float>(100000000, 5, algorithm);
-    add_convolve<Exec, double>(1000000, 5, algorithm);
-    add_convolve<Exec, float>(10000000, 33, algorithm);
-    add_convolve<Exec, float>(10000000, 257, algorithm);
-  }
-
-  // Launch-shape probes (what StencilTuning is chosen from; not on Serial): rows per strip of
+  // Launch-shape probes (what DiffusionTuning is chosen from; not on Serial): rows per strip of
   // the GPU streaming kernel; tile shapes for every step's Laplacian; steps per pass with tile
   // shapes for the final one only.
 #ifdef KOKKOS_ENABLE_SERIAL
@@ -493,23 +402,21 @@ void register_backend() {
 
 }  // namespace
 
-void register_crossover_stencil() {
+void register_crossover_diffusion() {
   for_each_backend([](auto backend) {
     using Exec = typename decltype(backend)::type;
-    for (std::int64_t n = 1000; n <= 100'000'000; n *= 10) add_crossover_convolve<Exec>(n);
     for (std::int64_t side : {32, 100, 316, 1000, 2000}) add_crossover_diffusion<Exec>(side);
   });
 }
 
-void register_stencil() {
+void register_diffusion() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
   register_overlap_diffusion();
 }
 
-// This file's families in the workload registry (suite/workloads.cpp).
+// This file's family in the workload registry (suite/workloads.cpp).
 namespace {
-[[maybe_unused]] const bool registered_convolve = add_registration("convolve", register_stencil);
-[[maybe_unused]] const bool registered_diffusion = add_registration("diffusion", register_stencil);
+[[maybe_unused]] const bool registered = add_registration("diffusion", register_diffusion);
 }  // namespace
 
 }  // namespace unison::bench

@@ -1,12 +1,12 @@
 #pragma once
-// unison/detail/transform/host_blocks.hpp: part of unison/transform.hpp, which includes it after
+// unison/detail/elementwise/host_blocks.hpp: part of unison/transform.hpp, which includes it after
 // the family's public types (not a header to include on its own).
 // The CPU kernel: a block of consecutive elements per work item, in packs where the operation
 // takes them, written with non-temporal stores past the cache.
 
-#include <unison/detail/transform/kernel_1d.hpp>
+#include <unison/detail/elementwise/kernel_1d.hpp>
 
-namespace unison::detail {
+namespace unison::detail::elementwise {
 
 // An operation written once for every value type V (a template operator() taking V for each
 // operand and returning V; unison::ops' functors): it declares `using unison_packs = void;`.
@@ -85,4 +85,4 @@ struct TransformBlocks {
   }
 };
 
-}  // namespace unison::detail
+}  // namespace unison::detail::elementwise

@@ -1,11 +1,11 @@
 #pragma once
-// unison/detail/transform/launch_1d.hpp: part of unison/transform.hpp, which includes it after
+// unison/detail/elementwise/launch_1d.hpp: part of unison/transform.hpp, which includes it after
 // the family's public types (not a header to include on its own).
 // The choice of 1-D kernel for a call: chunk width, chunks per item, packs or plain loops.
 
-#include <unison/detail/transform/host_blocks.hpp>
+#include <unison/detail/elementwise/host_blocks.hpp>
 
-namespace unison::detail {
+namespace unison::detail::elementwise {
 
 // A View operand as a pointer to its contiguous data; a scalar as itself.
 template <class A>
@@ -127,4 +127,4 @@ void launch_1d(const char* label, const Exec& exec, const Out& out, const F& f,
   }
 }
 
-}  // namespace unison::detail
+}  // namespace unison::detail::elementwise
