@@ -49,10 +49,12 @@ KOKKOS_FORCEINLINE_FUNCTION std::uint32_t outside_quarter_circle(std::uint32_t w
 // step (their multiplications overlap), each 32-bit half of a lane one point, tested as
 // inside_quarter_circle tests it. Returns the count and moves i to the first value not counted.
 // (Written as vectors: the compiler's own vectorisation of the scalar loop chose half-width
-// registers and ran slower: docs/tuning.md.)
-inline std::uint32_t count_inside_packs(std::uint64_t key, std::uint64_t first, std::uint64_t& i,
-                                        std::uint64_t end, std::uint64_t increment) {
-  using Z = backends::HostVector<std::uint64_t>::type;
+// registers and ran slower: docs/tuning.md.) A template, instantiated only where the CPU's packs
+// are used: the device compilation of a CUDA build refuses vector arithmetic in mix64, which is
+// also device code.
+template <class Z = backends::HostVector<std::uint64_t>::type>
+std::uint32_t count_inside_packs(std::uint64_t key, std::uint64_t first, std::uint64_t& i,
+                                 std::uint64_t end, std::uint64_t increment) {
   using W = backends::HostVector<std::uint32_t>::type;
   constexpr int L = int(sizeof(Z) / sizeof(std::uint64_t));
   if (end - i < std::uint64_t(2 * L)) return 0;
