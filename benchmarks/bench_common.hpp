@@ -61,6 +61,13 @@ struct Check {
   std::function<void(const std::filesystem::path& folder)> save;
 };
 
+// An integer result against its exact value: the count of values off (pass: none).
+inline Check check_exact(std::int64_t off) {
+  Check c;
+  c.error = double(off);
+  return c;
+}
+
 // What setup returns: the call to time, the check of its result (empty: none), and the host
 // copies a "with_copies" twin of the case makes around each call (add_case_and_copies): its
 // inputs in from host memory before, its results out to host memory after.
@@ -429,7 +436,9 @@ void register_convolve();
 void register_diffusion();
 void register_matmul();
 void register_rowwise();
-void register_counting();
+void register_random();
+void register_histogram();
+void register_examples();
 // N small problems on N instances at once against one instance (bench_overlap.cpp): diffusions
 // (diffusion/overlap/..., registered by register_diffusion) and matmul-reduces
 // (matmul_reduce/overlap/..., by register_matmul).

@@ -93,6 +93,11 @@ TEST(Suite, options) {
   EXPECT_EQ(ok({"--filter", "gaussian_pdf|hypot"}).filter, "gaussian_pdf|hypot");
   EXPECT_EQ(ok({}).filter, "");
   EXPECT_TRUE(ok({"--help", "--workloads=counting"}).help);
+  // "counting": the random-number, histogram and small-example families together.
+  EXPECT_EQ(ok({"--workloads=counting"}).workloads,
+            (std::vector<std::string>{"random", "histogram", "examples"}));
+  EXPECT_EQ(ok({"--workloads=examples,Counting,matmul"}).workloads,
+            (std::vector<std::string>{"matmul", "random", "histogram", "examples"}));
   // A later option overrides an earlier one.
   EXPECT_EQ(ok({"--out=a", "--out=b"}).out, "b");
 }
@@ -141,8 +146,8 @@ TEST(Suite, help_names_every_option_and_value) {
   for (const char* s :
        {"--full", "--workloads", "--backends", "--filter", "--repetitions", "--scale", "--out",
         "--no-plots", "--no-checks", "--no-peers", "--results-limit", "--crossover", "--list",
-        "--help", "elementwise, rowwise, convolve, diffusion, matmul, counting", "Serial, OpenMP",
-        "exit code 2"})
+        "--help", "elementwise, rowwise, convolve, diffusion, matmul, random, histogram, examples",
+        "Serial, OpenMP", "exit code 2"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
 }
 
@@ -152,8 +157,9 @@ TEST(Suite, workload_of) {
   EXPECT_EQ(unison::suite::workload_of("convolve/valid/f32/1e8/taps5/direct"), "convolve");
   EXPECT_EQ(unison::suite::workload_of("matmul_reduce/tiled"), "matmul");
   EXPECT_EQ(unison::suite::workload_of("l2_norm/f32"), "rowwise");
-  EXPECT_EQ(unison::suite::workload_of("lucas/40"), "counting");
-  EXPECT_EQ(unison::suite::workload_of("histogram"), "counting");
+  EXPECT_EQ(unison::suite::workload_of("lucas/40"), "examples");
+  EXPECT_EQ(unison::suite::workload_of("histogram"), "histogram");
+  EXPECT_EQ(unison::suite::workload_of("monte_carlo_pi/2e9"), "random");
   EXPECT_EQ(unison::suite::workload_of("fft/1d"), "");
   EXPECT_EQ(unison::suite::workload_of("crossover/gaussian_pdf/1e3/device"), "crossover");
   EXPECT_EQ(unison::suite::crossover_family("crossover/gaussian_pdf/1e3/device"), "elementwise");
@@ -238,8 +244,8 @@ TEST(Suite, table_and_csv) {
       row("diffusion", "diffusion/every_step/streaming/2000x2000", "Serial", 4e-3, 0.01, 12, 0),
       row("diffusion", "diffusion/every_step/streaming/2000x2000", "OpenMP", 250e-6, 0.05, 192, 0),
       row("diffusion", "diffusion/every_step/streaming/2000x2000", "Cuda", 15e-6, 0.002, 3200, 0),
-      row("counting", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0.1, 10, 0),
-      row("counting", "histogram/f32/1e8/bins100", "Cuda", 0.2e-3, 0, 2000, 0),
+      row("histogram", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0.1, 10, 0),
+      row("histogram", "histogram/f32/1e8/bins100", "Cuda", 0.2e-3, 0, 2000, 0),
       row("elementwise", "hidden_layer_fused/1e8/device", "Serial", 1.88, 0, 0, 0),
       row("elementwise", "hidden_layer_fused/1e8/device", "Cuda", 399e-6, 0, 0, 0),
   };
@@ -247,10 +253,10 @@ TEST(Suite, table_and_csv) {
   unison::suite::write_table(table, rows, enabled);
   const std::string t = table.str();
   // Sections in the rows' order, a column per backend, the speedups where both times exist.
-  const auto diffusion = t.find("\ndiffusion\n"), counting = t.find("\ncounting\n");
+  const auto diffusion = t.find("\ndiffusion\n"), histogram = t.find("\nhistogram\n");
   ASSERT_NE(diffusion, std::string::npos) << t;
-  ASSERT_NE(counting, std::string::npos) << t;
-  EXPECT_LT(diffusion, counting);
+  ASSERT_NE(histogram, std::string::npos) << t;
+  EXPECT_LT(diffusion, histogram);
   for (const char* s :
        {"Serial", "OpenMP", "Cuda", "OpenMP/Serial", "Cuda/Serial", "Cuda/OpenMP", "4 ms ±1%",
         "250 us ±5%", "15 us ±0%", "16x", "267x", "16.7x", "200x", "40 ms ±10%", "4712x"})
@@ -311,8 +317,8 @@ TEST(Suite, peaks_and_notes) {
       row("matmul", "matmul_reduce/gemm/f32/10000x5000x7000", "Cuda", 15e-3, 0, 30, 45000),
       row("matmul", "matmul_reduce/tiled/f32/10000x5000x7000", "Cuda", 20e-3, 0, 20, 36000),
       row("rowwise", "l2_norm/f32/1000000x2", "Cuda", 10e-6, 0, 900, 400),
-      row("counting", "lucas/40", "Cuda", 6e-6, 0, 0, 0),
-      row("counting", "lucas/40", "OpenMP", 5.5e-6, 0, 0, 0),
+      row("examples", "lucas/40", "Cuda", 6e-6, 0, 0, 0),
+      row("examples", "lucas/40", "OpenMP", 5.5e-6, 0, 0, 0),
       row("convolve", "convolve/valid/f32/1e8/taps5/direct", "Cuda", 0.27e-3, 0, 2900, 0),
       row("convolve", "convolve/valid/f32/1e8/taps5/direct/with_copies", "Cuda", 80e-3, 0, 10, 0),
       // A peer with no copy of its own: no fraction.
@@ -417,7 +423,7 @@ TEST(Suite, peaks_and_notes) {
       // written past the caches.
       row("diffusion", "diffusion/every_step/streaming/2000x2000", "OpenMP", 200e-6, 0, 240, 0),
       // 192 MB at 200 GB/s: 144 MB read (L3), 48 MB of results past the caches.
-      row("counting", "rgb_to_grayscale/f32/4000x3000", "OpenMP", 0.96e-3, 0, 200, 0),
+      row("examples", "rgb_to_grayscale/f32/4000x3000", "OpenMP", 0.96e-3, 0, 200, 0),
       // 16 MB a step (two steps a pass) over a working set of 32 MB: L2 (on the GPU: 50 MB).
       row("diffusion", "diffusion/final_only/streaming/2000x2000", "OpenMP", 50e-6, 0, 320, 0),
   };
@@ -580,8 +586,8 @@ TEST(Suite, checks) {
   std::vector<Row> rows{
       row("elementwise", "hypot/1e6/device", "OpenMP", 1e-4, 0, 120, 0),
       row("elementwise", "hypot/1e6/device", "Cuda", 9e-6, 0, 120, 0),
-      row("counting", "histogram/f32/1e8/bins100", "Cuda", 0.2e-3, 0, 2000, 0),
-      row("counting", "lucas/40", "Cuda", 6e-6, 0, 0, 0),
+      row("histogram", "histogram/f32/1e8/bins100", "Cuda", 0.2e-3, 0, 2000, 0),
+      row("examples", "lucas/40", "Cuda", 6e-6, 0, 0, 0),
   };
   const auto check = [&](std::size_t i, double error, double tolerance) {
     rows[i].checked = true;
@@ -635,30 +641,37 @@ TEST(Suite, checks) {
 
 TEST(Suite, peers) {
   using unison::suite::PeerScript;
-  const auto scripts = unison::suite::peer_scripts({"elementwise", "diffusion", "counting"});
+  const auto scripts = unison::suite::peer_scripts({"elementwise", "diffusion", "histogram"});
   ASSERT_EQ(scripts.size(), 6u);
   // The plain C loops first, with the chosen workloads that have a part there, in report order.
   EXPECT_EQ(scripts[0].script, "unison-plain-c");
   EXPECT_EQ(scripts[0].args,
-            (std::vector<std::string>{"elementwise", "diffusion", "counting", "--scale=1"}));
+            (std::vector<std::string>{"elementwise", "diffusion", "histogram", "--scale=1"}));
   EXPECT_EQ(scripts[1].script, "elementwise_peers.py");
   // Unison from Python: once, with the parts of both of its families.
   EXPECT_EQ(scripts[2].script, "python_peers.py");
-  EXPECT_EQ(scripts[2].args, (std::vector<std::string>{"elementwise", "counting", "--scale=1"}));
+  EXPECT_EQ(scripts[2].args, (std::vector<std::string>{"elementwise", "histogram", "--scale=1"}));
   EXPECT_EQ(scripts[3].script, "stencil_peers.py");
   EXPECT_EQ(scripts[3].args, (std::vector<std::string>{"gpu", "cpu", "--scale=1"}));
-  EXPECT_EQ(scripts[4].script, "counting_peers.py");
+  EXPECT_EQ(scripts[4].script, "histogram_peers.py");
   EXPECT_EQ(scripts[4].args, (std::vector<std::string>{"--scale=1"}));
   // The GPU libraries called directly (run only where the Cuda backend is), with their parts.
   EXPECT_EQ(scripts[5].script, "unison-cuda-c");
-  EXPECT_EQ(scripts[5].args, (std::vector<std::string>{"counting", "--scale=1"}));
+  EXPECT_EQ(scripts[5].args, (std::vector<std::string>{"histogram", "--scale=1"}));
   // The size sweep: python_peers.py's crossover part, only with the element-wise family.
   const auto sweep = unison::suite::peer_scripts({"elementwise"}, 0.5, true);
   ASSERT_EQ(sweep.size(), 3u);
   EXPECT_EQ(sweep[2].args, (std::vector<std::string>{"elementwise", "crossover", "--scale=0.5"}));
-  const auto counting_sweep = unison::suite::peer_scripts({"counting"}, 1, true);
-  ASSERT_EQ(counting_sweep.size(), 4u);
-  EXPECT_EQ(counting_sweep[2].args, (std::vector<std::string>{"counting", "--scale=1"}));
+  // One program for two families: unison-cuda-c once, with both parts.
+  const auto counting_sweep =
+      unison::suite::peer_scripts({"random", "histogram", "examples"}, 1, true);
+  ASSERT_EQ(counting_sweep.size(), 5u);
+  EXPECT_EQ(counting_sweep[0].args, (std::vector<std::string>{"histogram", "--scale=1"}));
+  EXPECT_EQ(counting_sweep[1].script, "random_peers.py");
+  EXPECT_EQ(counting_sweep[2].script, "unison-cuda-c");
+  EXPECT_EQ(counting_sweep[2].args, (std::vector<std::string>{"random", "histogram", "--scale=1"}));
+  EXPECT_EQ(counting_sweep[3].script, "histogram_peers.py");
+  EXPECT_EQ(counting_sweep[4].args, (std::vector<std::string>{"histogram", "--scale=1"}));
   const auto convolve = unison::suite::peer_scripts({"convolve"}, 0.01);
   ASSERT_EQ(convolve.size(), 2u);
   EXPECT_EQ(convolve[0].args, (std::vector<std::string>{"convolve", "--scale=0.01"}));
@@ -668,7 +681,7 @@ TEST(Suite, peers) {
   EXPECT_EQ(rowwise[0].script, "rowwise_peers.py");
   EXPECT_EQ(rowwise[2].script, "unison-cuda-c");
   EXPECT_EQ(rowwise[2].args, (std::vector<std::string>{"matmul", "--scale=1"}));
-  EXPECT_EQ(unison::suite::peer_scripts(unison::suite::workload_names()).size(), 8u);
+  EXPECT_EQ(unison::suite::peer_scripts(unison::suite::workload_names()).size(), 9u);
   // The scale as the scripts read it back: the same double, so the same sizes and case names.
   EXPECT_EQ(unison::suite::exact_text(1e-3), "0.001");
   EXPECT_EQ(unison::suite::exact_text(0.25), "0.25");
@@ -690,7 +703,7 @@ TEST(Suite, peers) {
   EXPECT_NE(error.find("line 7 is not case,peer,seconds,error,tolerance"), std::string::npos)
       << error;
   EXPECT_TRUE(peers[0].peer);
-  EXPECT_EQ(peers[0].workload, "counting");
+  EXPECT_EQ(peers[0].workload, "histogram");
   EXPECT_EQ(peers[0].backend, "numba_cuda");
   EXPECT_DOUBLE_EQ(peers[0].median_s, 0.0233);
   EXPECT_TRUE(peers[0].checked);
@@ -702,8 +715,8 @@ TEST(Suite, peers) {
   // Beside Unison's rows: a peer column only where the peer has results, the fastest peer over
   // Unison's fastest, and the peers' checks counted apart from Unison's (not failing the run).
   std::vector<Row> rows{
-      row("counting", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0, 10, 0),
-      row("counting", "histogram/f32/1e8/bins100", "Cuda", 0.2e-3, 0, 2000, 0),
+      row("histogram", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0, 10, 0),
+      row("histogram", "histogram/f32/1e8/bins100", "Cuda", 0.2e-3, 0, 2000, 0),
       row("diffusion", "diffusion/every_step/streaming/2000x2000", "Cuda", 15e-6, 0, 3200, 0),
       row("elementwise", "hypot/1e6/device", "Cuda", 9e-6, 0, 120, 0),
   };
@@ -716,11 +729,11 @@ TEST(Suite, peers) {
     const auto at = t.find("\n" + name + "\n");
     return at == std::string::npos ? std::string() : t.substr(at, t.find("\n\n", at + 1) - at);
   };
-  const std::string counting = section("counting"), diffusion = section("diffusion"),
+  const std::string histogram = section("histogram"), diffusion = section("diffusion"),
                     elementwise = section("elementwise");
   for (const char* s :
        {"numba_cuda", "cupy", "peer/best", "5.85x", "23.3 ms", "1.17 ms", "FAIL 1.1e+03 > 0"})
-    EXPECT_NE(counting.find(s), std::string::npos) << s << "\n" << t;
+    EXPECT_NE(histogram.find(s), std::string::npos) << s << "\n" << t;
   EXPECT_NE(diffusion.find("numba_cuda"), std::string::npos) << t;
   EXPECT_NE(diffusion.find("3x"), std::string::npos) << t;  // 45 us against 15 us
   EXPECT_EQ(diffusion.find("cupy"), std::string::npos) << t;
@@ -736,9 +749,9 @@ TEST(Suite, peers) {
 TEST(Suite, plain_c_ratio) {
   // OpenMP against the plain C loops of the same case: their time over OpenMP's (above 1,
   // Unison is faster); a "-" where either is missing.
-  std::vector<Row> rows{row("counting", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0, 10, 0),
-                        row("counting", "histogram/f32/1e8/bins100", "plain_c", 30e-3, 0, 13, 0),
-                        row("counting", "monte_carlo_pi/2e9", "OpenMP", 0.1, 0, 0, 0)};
+  std::vector<Row> rows{row("histogram", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0, 10, 0),
+                        row("histogram", "histogram/f32/1e8/bins100", "plain_c", 30e-3, 0, 13, 0),
+                        row("random", "monte_carlo_pi/2e9", "OpenMP", 0.1, 0, 0, 0)};
   rows[1].peer = true;
   std::ostringstream table;
   unison::suite::write_table(table, rows, {"OpenMP", "plain_c"});
@@ -785,8 +798,8 @@ TEST(Suite, python_columns) {
 TEST(Suite, report) {
   std::vector<Row> rows{
       row("diffusion", "diffusion/every_step/streaming/2000x2000", "OpenMP", 250e-6, 0.05, 192, 0),
-      row("counting", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0.1, 10, 0),
-      row("counting", "histogram/f32/1e8/bins100", "numba_cpu", 60e-3, 0.1, 0, 0),
+      row("histogram", "histogram/f32/1e8/bins100", "OpenMP", 40e-3, 0.1, 10, 0),
+      row("histogram", "histogram/f32/1e8/bins100", "numba_cpu", 60e-3, 0.1, 0, 0),
   };
   rows[0].checked = true, rows[0].error = 2e-6, rows[0].tolerance = 1e-5;
   rows[1].checked = true, rows[1].error = 3, rows[1].tolerance = 0;  // a failed check
@@ -799,10 +812,10 @@ TEST(Suite, report) {
   // A table per family in the rows' order, its times, checks, the peer's column and the notes
   // escaped, the machine, the image embedded; one self-contained page.
   const auto diffusion = h.find("<table class=\"family\" data-family=\"diffusion\">"),
-             counting = h.find("<table class=\"family\" data-family=\"counting\">");
+             histogram = h.find("<table class=\"family\" data-family=\"histogram\">");
   ASSERT_NE(diffusion, std::string::npos) << h;
-  ASSERT_NE(counting, std::string::npos) << h;
-  EXPECT_LT(diffusion, counting);
+  ASSERT_NE(histogram, std::string::npos) << h;
+  EXPECT_LT(diffusion, histogram);
   EXPECT_NE(h.find("<td>250 us ±5%"), std::string::npos) << h;
   EXPECT_NE(h.find("class=\"ok\">ok 2e-06"), std::string::npos) << h;
   EXPECT_NE(h.find("class=\"fail\">FAIL 3 &gt; 0"), std::string::npos) << h;

@@ -124,7 +124,7 @@ for m in ("tiled", "gemm", "gemm/workspace", "reassociated", "reassociated/works
     flops = "reassociated" not in m
     print(f"| `{m}` | {cell(small, 'Serial', flops, frac=False)} | {cell(big, 'OpenMP', flops)} | "
           f"{cell(big, 'Cuda', flops)} | {peer(big, CPU)} | {peer(big, GPU)} |")
-print("\n**counting**\n")
+print("\n**random numbers, histogram, small examples**\n")
 print(head)
 mc = "monte_carlo_pi/2e9"
 print(f"| `monte_carlo_pi/2e9` (Serial: 2e8) | {cell('monte_carlo_pi/2e8', 'Serial')} | "

@@ -5,19 +5,19 @@
 
      unison-cuda-c [--scale=F] PART...
 
-   PART: counting (histogram of 1e8 normal float32 values into 100 bins over [-4, 4) by CUB's
-   DeviceHistogram::HistogramEven; monte_carlo_pi of 2e9 samples by a fused cuRAND Philox4x32-10
-   kernel, four uniform numbers a call, two points), matmul (matmul_reduce of 10000 x 5000 x 7000
-   float32: cublasSgemm into an m x n matrix allocated once, then its column sums by cublasSgemv
-   with a vector of ones, beside unison-bench's tiled and gemm cases; the reassociated form by two
-   cublasSgemv, A's column sums then their product with B). Sizes are unison-bench's at the scale
-   F (0 < F <= 1). Each case: two warm-up calls, then the median of at least 5 timed calls (CUDA
-   events on one stream; more calls while they take under a second, at most 50), checked against
-   a float64 reference in unison-bench's measure (the histogram: the number of values counted
-   against the documented edges' count, sum over the bins of |count - reference|; pi: the relative
-   error against five standard errors; matmul_reduce: each column's error over the sum of its
-   terms' magnitudes). The histogram's read floor, a cub::DeviceReduce::Sum of the same values, is
-   printed beside it. A line per case on stdout; with UNISON_PEERS_CSV set, the results are
+   PART: histogram (1e8 normal float32 values into 100 bins over [-4, 4) by CUB's
+   DeviceHistogram::HistogramEven), random (monte_carlo_pi of 2e9 samples by a fused cuRAND
+   Philox4x32-10 kernel, four uniform numbers a call, two points), matmul (matmul_reduce of 10000 x
+   5000 x 7000 float32: cublasSgemm into an m x n matrix allocated once, then its column sums by
+   cublasSgemv with a vector of ones, beside unison-bench's tiled and gemm cases; the reassociated
+   form by two cublasSgemv, A's column sums then their product with B). Sizes are unison-bench's at
+   the scale F (0 < F <= 1). Each case: two warm-up calls, then the median of at least 5 timed calls
+   (CUDA events on one stream; more calls while they take under a second, at most 50), checked
+   against a float64 reference in unison-bench's measure (the histogram: the number of values
+   counted against the documented edges' count, sum over the bins of |count - reference|; pi: the
+   relative error against five standard errors; matmul_reduce: each column's error over the sum of
+   its terms' magnitudes). The histogram's read floor, a cub::DeviceReduce::Sum of the same values,
+   is printed beside it. A line per case on stdout; with UNISON_PEERS_CSV set, the results are
    appended to that file (case,cuda_c,seconds,error,tolerance) for unison-bench.
    Without a CUDA device it prints "skipped: ..." and exits 0. Exit status 2 on a bad argument,
    1 on a CUDA or cuBLAS error. */
@@ -143,109 +143,110 @@ __global__ void pi_hits(unsigned long long seed, std::int64_t per_thread,
   }
 }
 
-void counting(cudaStream_t s) {
+int multiprocessors() {
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  return sms;
+}
 
-  // histogram/f32/1e8/bins100
-  {
-    const std::int64_t n = scaled(100000000, 1, 1);
-    const double xmin = -4, xmax = 4;
-    const int nbins = 100;
-    float* x = nullptr;
-    int* counts = nullptr;
-    float* sum = nullptr;
-    CHECK(cudaMalloc(&x, n * sizeof(float)));
-    CHECK(cudaMalloc(&counts, nbins * sizeof(int)));
-    CHECK(cudaMalloc(&sum, sizeof(float)));
-    fill_normal<<<sms * 8, 256, 0, s>>>(x, n, 7);
-    CHECK(cudaGetLastError());
-    std::size_t hist_bytes = 0, sum_bytes = 0;
-    CHECK(cub::DeviceHistogram::HistogramEven(nullptr, hist_bytes, x, counts, nbins + 1,
-                                              float(xmin), float(xmax), n, s));
-    CHECK(cub::DeviceReduce::Sum(nullptr, sum_bytes, x, sum, n, s));
-    void* temp = nullptr;
-    CHECK(cudaMalloc(&temp, std::max(hist_bytes, sum_bytes)));
-    const double t = median_seconds(s, [&] {
-      CHECK(cub::DeviceHistogram::HistogramEven(temp, hist_bytes, x, counts, nbins + 1, float(xmin),
-                                                float(xmax), n, s));
-    });
-    const double read =
-        median_seconds(s, [&] { CHECK(cub::DeviceReduce::Sum(temp, sum_bytes, x, sum, n, s)); });
-    std::vector<float> hx(n);
-    std::vector<int> got(nbins);
-    CHECK(cudaMemcpyAsync(hx.data(), x, n * sizeof(float), cudaMemcpyDeviceToHost, s));
-    CHECK(cudaMemcpyAsync(got.data(), counts, nbins * sizeof(int), cudaMemcpyDeviceToHost, s));
-    CHECK(cudaStreamSynchronize(s));
-    // The documented edges: e_k = fma(k, width, xmin) in double, e_nbins = xmax.
-    const double width = (xmax - xmin) / nbins;
-    const auto edge = [&](int k) { return k >= nbins ? xmax : std::fma(double(k), width, xmin); };
-    std::vector<std::int64_t> ref(nbins, 0);
-    for (const float f : hx) {
-      const double v = f;
-      if (!(v >= xmin && v < xmax)) continue;
-      int lo = 0, hi = nbins;  // edge(lo) <= v < edge(hi)
-      while (hi - lo > 1) {
-        const int mid = (lo + hi) / 2;
-        (v >= edge(mid) ? lo : hi) = mid;
-      }
-      ++ref[lo];
+// histogram/f32/1e8/bins100
+void run_histogram(cudaStream_t s) {
+  const int sms = multiprocessors();
+  const std::int64_t n = scaled(100000000, 1, 1);
+  const double xmin = -4, xmax = 4;
+  const int nbins = 100;
+  float* x = nullptr;
+  int* counts = nullptr;
+  float* sum = nullptr;
+  CHECK(cudaMalloc(&x, n * sizeof(float)));
+  CHECK(cudaMalloc(&counts, nbins * sizeof(int)));
+  CHECK(cudaMalloc(&sum, sizeof(float)));
+  fill_normal<<<sms * 8, 256, 0, s>>>(x, n, 7);
+  CHECK(cudaGetLastError());
+  std::size_t hist_bytes = 0, sum_bytes = 0;
+  CHECK(cub::DeviceHistogram::HistogramEven(nullptr, hist_bytes, x, counts, nbins + 1, float(xmin),
+                                            float(xmax), n, s));
+  CHECK(cub::DeviceReduce::Sum(nullptr, sum_bytes, x, sum, n, s));
+  void* temp = nullptr;
+  CHECK(cudaMalloc(&temp, std::max(hist_bytes, sum_bytes)));
+  const double t = median_seconds(s, [&] {
+    CHECK(cub::DeviceHistogram::HistogramEven(temp, hist_bytes, x, counts, nbins + 1, float(xmin),
+                                              float(xmax), n, s));
+  });
+  const double read =
+      median_seconds(s, [&] { CHECK(cub::DeviceReduce::Sum(temp, sum_bytes, x, sum, n, s)); });
+  std::vector<float> hx(n);
+  std::vector<int> got(nbins);
+  CHECK(cudaMemcpyAsync(hx.data(), x, n * sizeof(float), cudaMemcpyDeviceToHost, s));
+  CHECK(cudaMemcpyAsync(got.data(), counts, nbins * sizeof(int), cudaMemcpyDeviceToHost, s));
+  CHECK(cudaStreamSynchronize(s));
+  // The documented edges: e_k = fma(k, width, xmin) in double, e_nbins = xmax.
+  const double width = (xmax - xmin) / nbins;
+  const auto edge = [&](int k) { return k >= nbins ? xmax : std::fma(double(k), width, xmin); };
+  std::vector<std::int64_t> ref(nbins, 0);
+  for (const float f : hx) {
+    const double v = f;
+    if (!(v >= xmin && v < xmax)) continue;
+    int lo = 0, hi = nbins;  // edge(lo) <= v < edge(hi)
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      (v >= edge(mid) ? lo : hi) = mid;
     }
-    std::int64_t off = 0;
-    for (int k = 0; k < nbins; ++k) off += std::llabs(got[k] - ref[k]);
-    const std::string name = "histogram/f32/" + size_tag(n) + "/bins100";
-    std::printf(
-        "%-40s %10.4f ms  %7.1f GB/s  cub::DeviceHistogram::HistogramEven; %lld counts off "
-        "the documented edges' (%s)\n",
-        name.c_str(), t * 1e3, n * 4.0 / t / 1e9, (long long)off, off ? "FAIL" : "pass");
-    std::printf(
-        "%-40s %10.4f ms  %7.1f GB/s  cub::DeviceReduce::Sum of the same values (the read "
-        "floor)\n",
-        name.c_str(), read * 1e3, n * 4.0 / read / 1e9);
-    record(name, t, double(off), 0);
-    CHECK(cudaFree(temp));
-    CHECK(cudaFree(sum));
-    CHECK(cudaFree(counts));
-    CHECK(cudaFree(x));
+    ++ref[lo];
   }
+  std::int64_t off = 0;
+  for (int k = 0; k < nbins; ++k) off += std::llabs(got[k] - ref[k]);
+  const std::string name = "histogram/f32/" + size_tag(n) + "/bins100";
+  std::printf(
+      "%-40s %10.4f ms  %7.1f GB/s  cub::DeviceHistogram::HistogramEven; %lld counts off "
+      "the documented edges' (%s)\n",
+      name.c_str(), t * 1e3, n * 4.0 / t / 1e9, (long long)off, off ? "FAIL" : "pass");
+  std::printf(
+      "%-40s %10.4f ms  %7.1f GB/s  cub::DeviceReduce::Sum of the same values (the read "
+      "floor)\n",
+      name.c_str(), read * 1e3, n * 4.0 / read / 1e9);
+  record(name, t, double(off), 0);
+  CHECK(cudaFree(temp));
+  CHECK(cudaFree(sum));
+  CHECK(cudaFree(counts));
+  CHECK(cudaFree(x));
+}
 
-  // monte_carlo_pi/2e9
-  {
-    const std::int64_t samples = scaled(2000000000, 1, 1);
-    const int threads = 256, blocks = sms * 16;
-    const std::int64_t per_thread =
-        std::max<std::int64_t>(1, samples / 2 / (std::int64_t(blocks) * threads));
-    const std::int64_t drawn = per_thread * 2 * blocks * threads;
-    unsigned long long* hits = nullptr;
-    CHECK(cudaMalloc(&hits, sizeof *hits));
-    const double t = median_seconds(s, [&] {
-      CHECK(cudaMemsetAsync(hits, 0, sizeof *hits, s));
-      pi_hits<<<blocks, threads, 0, s>>>(2024, per_thread, hits);
-      CHECK(cudaGetLastError());
-    });
-    unsigned long long h = 0;
-    CHECK(cudaMemcpyAsync(&h, hits, sizeof h, cudaMemcpyDeviceToHost, s));
-    CHECK(cudaStreamSynchronize(s));
-    const double pi = 4.0 * double(h) / double(drawn);
-    const double p = M_PI / 4, se = 4 * std::sqrt(p * (1 - p) / double(drawn));
-    const double err = std::fabs(pi - M_PI) / M_PI, tol = 5 * se / M_PI;
-    // (unison-bench's name of its case of this many samples)
-    const std::string name = "monte_carlo_pi/" + (samples == 2000000000  ? std::string("2e9")
-                                                  : samples == 200000000 ? std::string("2e8")
-                                                                         : std::to_string(samples));
-    std::printf(
-        "%-40s %10.4f ms  %7.3g samples/s  fused cuRAND Philox4x32-10 (%lld samples): %.7f "
-        "(%s)\n",
-        name.c_str(), t * 1e3, double(drawn) / t, (long long)drawn, pi,
-        err <= tol ? "pass" : "FAIL");
-    record(name, t, err, tol);
-    CHECK(cudaFree(hits));
-  }
+// monte_carlo_pi/2e9
+void run_random(cudaStream_t s) {
+  const int sms = multiprocessors();
+  const std::int64_t samples = scaled(2000000000, 1, 1);
+  const int threads = 256, blocks = sms * 16;
+  const std::int64_t per_thread =
+      std::max<std::int64_t>(1, samples / 2 / (std::int64_t(blocks) * threads));
+  const std::int64_t drawn = per_thread * 2 * blocks * threads;
+  unsigned long long* hits = nullptr;
+  CHECK(cudaMalloc(&hits, sizeof *hits));
+  const double t = median_seconds(s, [&] {
+    CHECK(cudaMemsetAsync(hits, 0, sizeof *hits, s));
+    pi_hits<<<blocks, threads, 0, s>>>(2024, per_thread, hits);
+    CHECK(cudaGetLastError());
+  });
+  unsigned long long h = 0;
+  CHECK(cudaMemcpyAsync(&h, hits, sizeof h, cudaMemcpyDeviceToHost, s));
+  CHECK(cudaStreamSynchronize(s));
+  const double pi = 4.0 * double(h) / double(drawn);
+  const double p = M_PI / 4, se = 4 * std::sqrt(p * (1 - p) / double(drawn));
+  const double err = std::fabs(pi - M_PI) / M_PI, tol = 5 * se / M_PI;
+  // (unison-bench's name of its case of this many samples)
+  const std::string name = "monte_carlo_pi/" + (samples == 2000000000  ? std::string("2e9")
+                                                : samples == 200000000 ? std::string("2e8")
+                                                                       : std::to_string(samples));
+  std::printf(
+      "%-40s %10.4f ms  %7.3g samples/s  fused cuRAND Philox4x32-10 (%lld samples): %.7f "
+      "(%s)\n",
+      name.c_str(), t * 1e3, double(drawn) / t, (long long)drawn, pi, err <= tol ? "pass" : "FAIL");
+  record(name, t, err, tol);
+  CHECK(cudaFree(hits));
 }
 
 void matmul(cudaStream_t s) {
-  int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int sms = multiprocessors();
   const std::int64_t m = scaled(10000, 1, 3), k = scaled(5000, 1, 3), n = scaled(7000, 1, 3);
   const std::string size = std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
   float *A, *B, *C, *ones, *colA, *out;
@@ -344,10 +345,10 @@ int main(int argc, char** argv) {
                      a.c_str() + 8);
         return 2;
       }
-    } else if (a == "counting" || a == "matmul") {
+    } else if (a == "histogram" || a == "random" || a == "matmul") {
       parts.push_back(a);
     } else {
-      std::fprintf(stderr, "usage: unison-cuda-c [--scale=F] {counting|matmul}...\n");
+      std::fprintf(stderr, "usage: unison-cuda-c [--scale=F] {histogram|random|matmul}...\n");
       return 2;
     }
   }
@@ -365,7 +366,8 @@ int main(int argc, char** argv) {
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   for (const auto& part : parts) {
-    if (part == "counting") counting(s);
+    if (part == "histogram") run_histogram(s);
+    else if (part == "random") run_random(s);
     else matmul(s);
   }
   CHECK(cudaStreamDestroy(s));

@@ -143,3 +143,21 @@ def run_parts(cpu, gpu, scale):
     else:
         gpu(scale)
     return 0
+
+
+def run_chosen_parts(cpu, gpu):
+    """A peer script's main with the parts "gpu" and "cpu" on its command line (both where it
+    names neither; --scale=F): the GPU part first where a GPU and CuPy are there (else says why
+    not), then the CPU part."""
+    scale, what, _ = peer_args(parts=("gpu", "cpu"))
+    what = what or ["gpu", "cpu"]
+    print(f"scale {scale:g}")
+    if "gpu" in what:
+        why = gpu_missing()
+        if why:
+            print(f"skipped the gpu part: {why}")
+        else:
+            gpu(scale)
+    if "cpu" in what:
+        cpu(scale)
+    return 0

@@ -6,7 +6,7 @@
      unison-plain-c [--scale=F] [--field=FILE.npy] PART...
 
    PART: elementwise (copy, gaussian_pdf and hidden_layer_fused at 1e8), convolve (valid, float32,
-   1e8, 5 taps), counting (histogram of 1e8 normal float32 values into 100 bins over [-4, 4)),
+   1e8, 5 taps), histogram (1e8 normal float32 values into 100 bins over [-4, 4)),
    diffusion (every step with its Laplacian, from the n x n float32 field in FILE: unison-bench
    writes its jagged field there; the steps it times, 201-500). Sizes are unison-bench's at the
    scale F (0 < F <= 1), so that each result lands on its case's row. Each case: two warm-up
@@ -244,7 +244,7 @@ static void convolve(void) {
   free(c.y);
 }
 
-/* ---- counting: histogram ----------------------------------------------------------------- */
+/* ---- histogram --------------------------------------------------------------------------- */
 #define BINS 100
 static const double xmin = -4, xmax = 4;
 struct Histogram {
@@ -273,7 +273,7 @@ static void histogram_run(void* a) {
   }
 }
 
-static void counting(void) {
+static void histogram(void) {
   struct Histogram h = {NULL, scaled(100000000, 1, 1), {0}};
   char tag[32], name[96];
   size_tag(h.n, tag, sizeof tag);
@@ -437,7 +437,7 @@ static int diffusion(const char* path) {
 int main(int argc, char** argv) {
   const char* field = NULL;
   int parts[4] = {0};
-  static const char* const names[4] = {"elementwise", "convolve", "counting", "diffusion"};
+  static const char* const names[4] = {"elementwise", "convolve", "histogram", "diffusion"};
   for (int a = 1; a < argc; ++a) {
     int known = 0;
     for (int p = 0; p < 4; ++p)
@@ -453,7 +453,7 @@ int main(int argc, char** argv) {
     } else if (strncmp(argv[a], "--field=", 8) == 0) {
       field = argv[a] + 8;
     } else {
-      fprintf(stderr, "unison-plain-c: unknown argument '%s' (--scale=F, --field=FILE.npy, elementwise, convolve, counting, diffusion)\n", argv[a]);
+      fprintf(stderr, "unison-plain-c: unknown argument '%s' (--scale=F, --field=FILE.npy, elementwise, convolve, histogram, diffusion)\n", argv[a]);
       return 2;
     }
   }
@@ -469,7 +469,7 @@ int main(int argc, char** argv) {
 #endif
   if (parts[0]) elementwise();
   if (parts[1]) convolve();
-  if (parts[2]) counting();
+  if (parts[2]) histogram();
   if (parts[3] && diffusion(field) != 0) return 2;
   return 0;
 }

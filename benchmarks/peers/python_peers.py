@@ -7,7 +7,7 @@ C++ column beside it, so that the difference is what the Python call costs.
     that the calls find as CuPy's current stream.
 
 Parts: "elementwise" (every element-wise case's "device" form), "crossover" (gaussian_pdf from
-1e3 to 1e8 values: the small calls show the overhead), "counting" (the histogram of 1e8
+1e3 to 1e8 values: the small calls show the overhead), "histogram" (the histogram of 1e8
 values). Each case is timed as unison-bench times its own: calls with out= given, `batch` of them
 between two waits for the results (the host: the call itself; the GPU: the stream), the batch
 doubled until it lasts 10 ms, then the median over 7 batches of the time per call. Every result is
@@ -17,7 +17,7 @@ case's measure.
 The module is found by `import unison`, else in the folder $UNISON_PYTHON_DIR (unison-bench sets
 it to its build's module); without it, or without CuPy and a CUDA device for the GPU part, the
 script says what it skipped.
-Usage: python_peers.py [elementwise] [crossover] [counting] [--scale=F]
+Usage: python_peers.py [elementwise] [crossover] [histogram] [--scale=F]
 """
 import math
 import os
@@ -154,7 +154,7 @@ def unison_edges(xmin, xmax, bins):
     return np.array([float(k * width + Fraction(xmin)) for k in range(bins)] + [xmax])
 
 
-def counting_cases(scale, rng):
+def histogram_cases(scale, rng):
     """The histogram of 1e8 normal values in 100 bins over [-4, 4): its measure is the sum over
     the bins of |count - the exact count|, exactly 0 (NumPy's histogram of the values in float64
     against Unison's edges; its last bin, unlike Unison's, includes xmax)."""
@@ -196,7 +196,7 @@ def to_host(a):
 
 
 def main():
-    parts = ("elementwise", "crossover", "counting")
+    parts = ("elementwise", "crossover", "histogram")
     scale, chosen, _ = peer_args(parts=parts)
     chosen = chosen or list(parts)
     print(f"scale {scale:g}")
@@ -206,7 +206,7 @@ def main():
     print(f"unison from {os.path.dirname(unison.__file__)}, backends {unison.backends()}; "
           f"numpy {np.__version__}")
     makers = {"elementwise": elementwise_cases, "crossover": crossover_cases,
-              "counting": counting_cases}
+              "histogram": histogram_cases}
 
     def cases():
         rng = np.random.default_rng(2026)

@@ -74,6 +74,16 @@ std::string lower(std::string s) {
 
 // A comma-separated list of names from `allowed` (case-insensitive), returned in allowed's
 // order, without repeats; an empty item or an unknown name is an error.
+// --workloads' group: "counting", the random-number, histogram and small-example families.
+std::string expand_groups(const std::string& value) {
+  std::stringstream items(value);
+  std::string item, out;
+  while (std::getline(items, item, ','))
+    out +=
+        (out.empty() ? "" : ",") + (lower(item) == "counting" ? "random,histogram,examples" : item);
+  return value.empty() || value.back() != ',' ? out : out + ",";
+}
+
 bool pick(const std::string& option, const std::string& value,
           const std::vector<std::string>& allowed, std::vector<std::string>& picked,
           std::string& error) {
@@ -161,7 +171,8 @@ Parsed parse_options(const std::vector<std::string>& args,
       return p;
     }
     if (name == "--workloads") {
-      if (!pick(name, value, workload_names(), p.options.workloads, p.error)) return p;
+      if (!pick(name, expand_groups(value), workload_names(), p.options.workloads, p.error))
+        return p;
     } else if (name == "--backends") {
       if (!pick(name, value, enabled, p.options.backends, p.error)) return p;
     } else if (name == "--repetitions") {
@@ -212,7 +223,7 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "  --workloads=LIST   which workload families, comma-separated, from: "
     << join(workload_names(), ", ")
     << "\n"
-       "                     (default: all)\n"
+       "                     (default: all; counting: random, histogram and examples)\n"
        "  --backends=LIST    which backends, comma-separated, from those this build enabled: "
     << join(enabled, ", ")
     << "\n"

@@ -22,12 +22,17 @@ const std::vector<Workload>& workloads() {
        {"matmul_reduce"},
        false,
        {{"matmul_peers.py", {}}, {"unison-cuda-c", {"matmul"}}}},
-      {"counting",
-       {"monte_carlo_pi", "histogram", "atomic_counter", "rgb_to_grayscale", "loop_sum", "lucas"},
+      {"random",
+       {"monte_carlo_pi"},
+       false,
+       {{"random_peers.py", {}}, {"unison-cuda-c", {"random"}}}},
+      {"histogram",
+       {"histogram"},
        true,
-       {{"counting_peers.py", {}},
-        {"python_peers.py", {"counting"}},
-        {"unison-cuda-c", {"counting"}}}},
+       {{"histogram_peers.py", {}},
+        {"python_peers.py", {"histogram"}},
+        {"unison-cuda-c", {"histogram"}}}},
+      {"examples", {"atomic_counter", "rgb_to_grayscale", "loop_sum", "lucas"}, false, {}},
   };
   return list;
 }

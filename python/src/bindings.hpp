@@ -7,7 +7,7 @@
 namespace unison::python {
 
 void bind_elementwise(py::module_& m);
-void bind_rowwise(py::module_& m);  // and the counting family
+void bind_rowwise(py::module_& m);  // and the histogram and random numbers
 void bind_diffusion(py::module_& m);
 void bind_convolve(py::module_& m);  // and matmul_reduce
 

@@ -1,4 +1,5 @@
-// The row-wise family (l2_norm, matmul_core) and the counting one (histogram, monte_carlo_pi).
+// The row-wise family (l2_norm, matmul_core), the histogram and the random numbers
+// (monte_carlo_pi).
 #include "bindings.hpp"
 
 #include <unison/histogram.hpp>

@@ -20,13 +20,13 @@ one='(copy/1e8|gaussian_pdf/1e8|hidden_layer_fused/1e8|convolve/valid/f32/1e8/ta
   OMP_NUM_THREADS=1 taskset -c 3 $B/unison_bench --benchmark_filter="$one" $R 2>&1 |
     grep -E "_median" | awk '{print $1, $2, $3}'
   echo "== one core: unison-plain-c, one OpenMP thread"
-  OMP_NUM_THREADS=1 taskset -c 3 $B/unison-plain-c elementwise convolve counting 2>&1
+  OMP_NUM_THREADS=1 taskset -c 3 $B/unison-plain-c elementwise convolve histogram 2>&1
   echo "== 16 cores: unison_bench OpenMP, 10 repetitions"
   OMP_PROC_BIND=spread OMP_PLACES=threads $B/unison_bench \
     --benchmark_filter='(copy/1e8|histogram/f32/1e8/bins100)/.*OpenMP' \
     --benchmark_repetitions=10 --benchmark_report_aggregates_only=true 2>&1 |
     grep -E "_median|_cv" | awk '{print $1, $2, $3}'
   echo "== 16 cores: unison-plain-c"
-  OMP_PROC_BIND=spread OMP_PLACES=threads $B/unison-plain-c elementwise counting 2>&1
+  OMP_PROC_BIND=spread OMP_PLACES=threads $B/unison-plain-c elementwise histogram 2>&1
 } > $OUT/floors.txt
 cat $OUT/floors.txt

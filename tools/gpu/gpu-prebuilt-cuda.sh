@@ -7,7 +7,7 @@
 #   2. unison_bench's cases matching FILTER (5 repetitions, medians; build/cuda-spr/after/ holds
 #      the binary where an earlier tree's is in build/cuda-spr/before/: then AB_FILTER's cases
 #      are timed in alternation, ROUNDS rounds);
-#   3. unison-cuda-c with PARTS (default "counting matmul"): the libraries made for the same work
+#   3. unison-cuda-c with PARTS (default "histogram random matmul"): the libraries made for the same work
 #      (CUB, cuRAND, cuBLAS), in the same run;
 #   4. Nsight Compute (tools/gpu/gpu-ncu.sh) on the pairs 'benchmark filter' 'kernel regex' in
 #      NCU (a bash array assignment, e.g. NCU="('histogram.*Cuda' HistogramTeams)"), and on
@@ -48,7 +48,7 @@ if [ -n "${AB_FILTER:-}" ] && [ -x $b/before/unison_bench ]; then
     done
   done | tee "$out/ab.txt"
 fi
-$b/benchmarks/unison-cuda-c ${PARTS:-counting matmul} 2>&1 | tee "$out/cuda_c.txt"
+$b/benchmarks/unison-cuda-c ${PARTS:-histogram random matmul} 2>&1 | tee "$out/cuda_c.txt"
 if [ -n "${NCU:-}" ]; then
   eval "pairs=$NCU"
   UNISON_BENCH=$after OUT="$out" bash tools/gpu/gpu-ncu.sh "${pairs[@]}"
@@ -64,7 +64,7 @@ if [ "${NCU_CUB:-0}" = 1 ]; then
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats \
       --section Occupancy --section WarpStateStats --section SchedulerStats \
       --metrics smsp__inst_executed.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum \
-      $b/benchmarks/unison-cuda-c counting > "$out/ncu-cub.txt" 2>&1
+      $b/benchmarks/unison-cuda-c histogram > "$out/ncu-cub.txt" 2>&1
   echo "== ncu cub"
   grep -E "Duration|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|inst_executed|bank_conflicts" "$out/ncu-cub.txt" | head -30
 fi

@@ -2,7 +2,7 @@
 # The Python module on the GPU machine: the cuda preset with UNISON_ENABLE_PYTHON, for the
 # machine's python3 (its pybind11, DLPack's header from .deps/debs), with unison-bench. Then: the
 # pytest suite (python/tests) on the machine's NumPy; python/tests/gpu_smoke.py on CuPy in a
-# non-blocking stream, PyTorch and Numba device arrays; unison-bench's element-wise and counting
+# non-blocking stream, PyTorch and Numba device arrays; unison-bench's element-wise and histogram
 # families with the size sweep (--crossover), so that the python_openmp and python_cuda columns
 # (Unison's kernels called from Python) stand beside the C++ calls, Numba and CuPy in one run.
 # Results in OUT (default build/gpu-python-out; the suite's in OUT/suite).
@@ -51,7 +51,7 @@ for e in "OMP_PROC_BIND=spread OMP_PLACES=threads" "OMP_PROC_BIND=false" "OMP_PR
 done
 rm -f "$OUT/wake.py"
 unset PYTHONPATH OMP_PROC_BIND
-OUT=$OUT timeout 280 bash tools/gpu/gpu-suite.sh suite --workloads=elementwise,counting --crossover || status=1
+OUT=$OUT timeout 280 bash tools/gpu/gpu-suite.sh suite --workloads=elementwise,histogram --crossover || status=1
 grep -E "python|unison-bench:" "$OUT/suite/progress.txt" | tail -n 8
 # (few files come back: the suite's folder as one archive, its table beside it)
 cp "$OUT/suite/table.txt" "$OUT/table.txt"

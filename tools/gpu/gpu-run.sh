@@ -30,6 +30,6 @@ grep -E "_median" "$out/bench.log" | grep -E "Cuda|OpenMP" | sed "s#/iterations:
   | awk '{printf "%-58s %10s %s  %s\n", $1, $2, $3, $6}'
 
 # PEERS: which peer scripts to run (benchmarks/peers/<name>_peers.py), all by default.
-for peer in ${PEERS-elementwise stencil matmul rowwise counting}; do
+for peer in ${PEERS-elementwise stencil matmul rowwise random histogram}; do
   PYTHONUNBUFFERED=1 python3 benchmarks/peers/${peer}_peers.py 2>&1 | tee "$out/peers-$peer.log"
 done

@@ -1,146 +1,20 @@
-// docs/workloads.md section 6 on every enabled backend at the seed sizes: monte_carlo_pi of 2e9
-// samples (2e8 on Serial);
-// histogram of 1e8 normal float32 samples into 100 bins over [-4, 4); atomic_counter of 1e6;
-// rgb_to_grayscale of a 4000 x 3000 image (float32 and uint8); loop_sum of 1e4; lucas to
-// N = 40. GB/s count the bytes read and written once. Each result is checked against a float64
-// (or exact integer) host reference; on a GPU the cases with arrays also have a "with_copies"
-// twin (inputs in from host memory, results out).
+// docs/workloads.md section 6, the small examples, on every enabled backend at the seed sizes:
+// atomic_counter of 1e6; rgb_to_grayscale of a 4000 x 3000 image (float32 and uint8); loop_sum
+// of 1e4; lucas to N = 40. GB/s count the bytes read and written once. Each result is checked
+// against a float64 (or exact integer) host reference; on a GPU the cases with arrays also have a
+// "with_copies" twin (inputs in from host memory, results out).
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <random>
 #include <string>
-#include <vector>
-
-#include <Kokkos_Random.hpp>
+#include <type_traits>
 
 #include <unison/examples.hpp>
-#include <unison/histogram.hpp>
-#include <unison/random.hpp>
 
 #include "bench_common.hpp"
 
 namespace unison::bench {
 namespace {
-
-template <class Exec>
-std::int64_t pi_samples() {
-#ifdef KOKKOS_ENABLE_SERIAL
-  if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return 200000000;
-#endif
-  return 2000000000;
-}
-
-// An estimate of pi from `samples` points: |estimate - pi| / pi against five standard deviations
-// of the estimate (4 sqrt(p (1 - p) / samples) with p = pi / 4, relative to pi).
-Check check_pi(double estimate, std::int64_t samples) {
-  const double p = M_PI / 4;
-  Check c;
-  c.error = std::abs(estimate - M_PI) / M_PI;
-  c.tolerance = 5 * 4 * std::sqrt(p * (1 - p) / double(samples)) / M_PI;
-  c.bytes = 2 * sizeof(double);
-  c.save = [=](const std::filesystem::path& folder) {
-    save_scalar(folder, "estimate", estimate);
-    save_scalar(folder, "samples", std::int64_t(samples));
-  };
-  return c;
-}
-
-// An integer result against its exact value: the count of values off.
-Check check_exact(std::int64_t off) {
-  Check c;
-  c.error = double(off);
-  return c;
-}
-
-template <class Exec>
-void add_monte_carlo() {
-  const std::int64_t samples = scaled(pi_samples<Exec>());
-  const std::string size = samples == 2000000000  ? "2e9"
-                           : samples == 200000000 ? "2e8"
-                                                  : std::to_string(samples);
-  add_case<Exec>(
-      "monte_carlo_pi/" + size,
-      [=](const Exec&) -> Call<Exec> {
-        return {[=](const Exec& e) {
-                  benchmark::DoNotOptimize(unison::monte_carlo_pi(e, samples, std::uint64_t(2024)));
-                },
-                [=](const Exec& e) {
-                  return check_pi(unison::monte_carlo_pi(e, samples, std::uint64_t(2024)), samples);
-                }};
-      },
-      0, 0, 1, double(samples), benchmark::kMillisecond, 3, 5, "Gsamples/s");
-}
-
-// Counts against a host count by the documented edges (e_k = fma(k, width, xmin), e_nbins =
-// xmax; each value's bin found by bisection over them): the sum over the bins of |count -
-// reference count|, exactly 0 to pass.
-template <class HX, class HC>
-Check check_histogram(const HX& x, double xmin, double xmax, const HC& counts) {
-  const std::int64_t n = x.extent(0), nbins = counts.extent(0);
-  const double width = (xmax - xmin) / double(nbins);
-  const auto edge = [=](std::int64_t k) {
-    return k >= nbins ? xmax : std::fma(double(k), width, xmin);
-  };
-  std::vector<std::int32_t> bin(std::size_t(n), -1);
-  Kokkos::parallel_for(
-      "unison::bench::histogram_reference",
-      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>(0, n),
-      [&](std::int64_t i) {
-        const double v = x(i);
-        if (!(v >= xmin && v < xmax)) return;
-        std::int64_t lo = 0, hi = nbins;  // edge(lo) <= v < edge(hi)
-        while (hi - lo > 1) {
-          const std::int64_t mid = (lo + hi) / 2;
-          (v >= edge(mid) ? lo : hi) = mid;
-        }
-        bin[std::size_t(i)] = std::int32_t(lo);
-      });
-  std::vector<std::int64_t> ref(std::size_t(nbins), 0);
-  for (const std::int32_t b : bin)
-    if (b >= 0) ++ref[std::size_t(b)];
-  std::int64_t off = 0;
-  for (std::int64_t k = 0; k < nbins; ++k) off += std::abs(counts(k) - ref[std::size_t(k)]);
-  Check c = check_exact(off);
-  c.bytes = double(n) * sizeof(float) + double(nbins) * sizeof(std::int64_t);
-  c.save = [=](const std::filesystem::path& folder) {
-    save_npy(folder, "x", x);
-    save_npy(folder, "counts", counts);
-  };
-  return c;
-}
-
-template <class Exec>
-void add_histogram() {
-  using Mem = typename Exec::memory_space;
-  const std::int64_t n = scaled(100000000);
-  add_case_and_copies<Exec>(
-      "histogram/f32/" + size_tag(n) + "/bins100",
-      [=](const Exec& exec) -> Call<Exec> {
-        Kokkos::View<float*, Mem> x(
-            Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("unison::bench::x")),
-            n);
-        Kokkos::Random_XorShift64_Pool<typename Exec::device_type> pool(7);
-        Kokkos::parallel_for(
-            "unison::bench::normal", Kokkos::RangePolicy<Exec>(exec, 0, n),
-            KOKKOS_LAMBDA(std::int64_t i) {
-              auto g = pool.get_state();
-              x(i) = float(g.normal());
-              pool.free_state(g);
-            });
-        Kokkos::View<std::int64_t*, Mem> counts(
-            Kokkos::view_alloc(exec, std::string("unison::bench::counts")), 100);
-        exec.fence();
-        Call<Exec> call{[=](const Exec& e) { unison::histogram(e, x, -4.0, 4.0, counts); },
-                        [=](const Exec&) {
-                          return check_histogram(host_copy(x), -4.0, 4.0, host_copy(counts));
-                        }};
-        copy_in(call, x);
-        copy_out(call, counts);
-        return call;
-      },
-      double(n) * sizeof(float), 0, 1, double(n), benchmark::kMillisecond, 3, 5, "Gvalues/s");
-}
 
 // gray against 0.299 R + 0.587 G + 0.114 B in double. float: the relative error, 1e-5; uint8:
 // the count of pixels off by more than the rounding to nearest (0.5, and 1e-4 for a luminance
@@ -284,18 +158,16 @@ void add_small() {
 
 }  // namespace
 
-void register_counting() {
+void register_examples() {
   for_each_backend([](auto backend) {
     using Exec = typename decltype(backend)::type;
-    add_monte_carlo<Exec>();
-    add_histogram<Exec>();
     add_small<Exec>();
   });
 }
 
-// This file's families in the workload registry (suite/workloads.cpp).
+// This file's family in the workload registry (suite/workloads.cpp).
 namespace {
-[[maybe_unused]] const bool registered_counting = add_registration("counting", register_counting);
+[[maybe_unused]] const bool registered_examples = add_registration("examples", register_examples);
 }  // namespace
 
 }  // namespace unison::bench

@@ -1,8 +1,7 @@
-// docs/workloads.md section 6 on every backend: monte_carlo_pi (statistics, reproducibility, the
-// same estimate on every backend), histogram (exact counts against a host count by the edges,
-// adversarial values, both kernels), and every bad input's error.
-// Beside them, the suites every family has: CountingPreconditions, CountingDeterminism,
-// CountingLabels and CountingInstance (tests/preconditions.hpp, determinism.hpp, labels.hpp).
+// docs/workloads.md section 6, the histogram, on every backend: exact counts against a host count
+// by the edges, adversarial values, both kernels, and every bad input's error. Beside them, the
+// suites every family has: HistogramPreconditions, HistogramDeterminism, HistogramLabels and
+// HistogramInstance (tests/preconditions.hpp, determinism.hpp, labels.hpp).
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -15,7 +14,6 @@
 #include <vector>
 
 #include <unison/histogram.hpp>
-#include <unison/random.hpp>
 
 #include "determinism.hpp"
 #include "labels.hpp"
@@ -27,96 +25,8 @@ namespace {
 using namespace unison::test;
 
 template <class Exec>
-struct Counting : ::testing::Test {};
-TYPED_TEST_SUITE(Counting, Backends, BackendName);
-
-template <class Exec>
-void test_monte_carlo() {
-  Exec exec;
-  const std::int64_t samples = 2000003;
-  const double pi = 3.14159265358979323846;
-  const double p = pi / 4, se = 4 * std::sqrt(p * (1 - p) / double(samples));
-  const double a = unison::monte_carlo_pi(exec, samples, std::uint64_t(12345));
-  EXPECT_LT(std::abs(a - pi), 5 * se) << a;
-  EXPECT_EQ(a, unison::monte_carlo_pi(exec, samples, std::uint64_t(12345)));
-  EXPECT_NE(a, unison::monte_carlo_pi(exec, samples, std::uint64_t(54321)));
-  // The estimate is a function of the seed and the sample count alone: the same on the host's
-  // default backend (another thread count) as here.
-  Kokkos::DefaultHostExecutionSpace host;
-  EXPECT_EQ(a, unison::monte_carlo_pi(host, samples, std::uint64_t(12345)));
-  // A sequence advances by (samples + 1) / 2 values a call: two calls draw what one call of
-  // their total draws (for an even first count), and the second call's points are new ones.
-  unison::RandomSequence s(777), whole(777);
-  const std::int64_t n1 = 100002, n2 = 100003;
-  const double first = unison::monte_carlo_pi(exec, n1, s);
-  EXPECT_EQ(s.position(), std::uint64_t(n1 / 2));
-  const double second = unison::monte_carlo_pi(exec, n2, s);
-  EXPECT_EQ(s.position(), std::uint64_t(n1 / 2 + (n2 + 1) / 2));
-  EXPECT_NE(first, second);
-  const double both = unison::monte_carlo_pi(exec, n1 + n2, whole);
-  EXPECT_EQ(std::llround(first * n1 / 4) + std::llround(second * n2 / 4),
-            std::llround(both * (n1 + n2) / 4));
-  // Fewer samples than threads, and a single sample.
-  EXPECT_TRUE(std::isfinite(unison::monte_carlo_pi(exec, 7, s)));
-  const double single = unison::monte_carlo_pi(exec, 1, s);
-  EXPECT_TRUE(single == 0 || single == 4) << single;
-  // The points, against a float64 host reference from the sequence's documented values: two
-  // points per value (high half first), each the centre of a cell of a 2^16 x 2^16 grid; an odd
-  // count ends with a high half; from a position other than 0.
-  for (const std::int64_t n : {1, 2, 5, 20001, 1 << 20}) {
-    for (const std::uint64_t skip : {std::uint64_t(0), std::uint64_t(12345)}) {
-      unison::RandomSequence seq(4242);
-      seq.advance(skip);
-      const std::uint64_t key = seq.key();
-      std::int64_t inside = 0;
-      for (std::int64_t p = 0; p < n; p += 2) {
-        // SplitMix64, written out here: key + (i + 1) * golden-ratio increment, then the mix.
-        std::uint64_t z = key + (skip + std::uint64_t(p / 2) + 1) * 0x9e3779b97f4a7c15ull;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        for (int h = 0; h < 2 && p + h < n; ++h) {
-          const std::uint64_t half = h == 0 ? z >> 32 : z & 0xffffffffu;
-          const double x = double(2 * (half >> 16) + 1) / 131072,
-                       y = double(2 * (half & 0xffff) + 1) / 131072;
-          inside += x * x + y * y < 1;  // exact: 34-bit integers over 2^34
-        }
-      }
-      EXPECT_EQ(unison::monte_carlo_pi(exec, n, seq), 4.0 * double(inside) / double(n))
-          << n << ", from " << skip;
-    }
-  }
-  // The key is the mix of the seed (0 for seed 0): seed 0's sequence is SplitMix64's from state
-  // 0, whose first value is the published 0xe220a8397b1dcdaf; seeds 0 and 1 are unrelated.
-  EXPECT_EQ(unison::RandomSequence(0)[0], 0xe220a8397b1dcdafull);
-  EXPECT_NE(unison::RandomSequence(0)[0], unison::RandomSequence(1)[0]);
-  // Errors.
-  EXPECT_TRUE(throws_invalid([&] { unison::monte_carlo_pi(exec, 0, std::uint64_t(1)); },
-                             "unison::monte_carlo_pi", {"samples is 0"}));
-  unison::RandomSequence errors(5);
-  EXPECT_TRUE(throws_invalid([&] { unison::monte_carlo_pi(exec, -5, errors); },
-                             "unison::monte_carlo_pi", {"samples is -5"}));
-  EXPECT_EQ(errors.position(), 0u);  // a refused call draws nothing
-}
-
-// The grid of monte_carlo_pi's points is within 1.5e-8 of pi (relative), as documented: the
-// centres of the 2^16 x 2^16 cells inside the quarter circle, counted row by row.
-TEST(CountingGrid, monte_carlo_pi_grid_error) {
-  const std::int64_t cells = 65536;
-  std::int64_t inside = 0;
-  for (std::int64_t a = 0; a < cells; ++a) {
-    const std::int64_t left = (std::int64_t(1) << 34) - (2 * a + 1) * (2 * a + 1);
-    // Rows b with (2b + 1)^2 < left: the largest odd o with o^2 < left, then (o + 1) / 2 rows.
-    std::int64_t o = std::int64_t(std::sqrt(double(left)));
-    while (o * o >= left) --o;
-    while ((o + 1) * (o + 1) < left) ++o;
-    if (o % 2 == 0) --o;
-    inside += o > 0 ? (o + 1) / 2 : 0;
-  }
-  const double pi = 3.14159265358979323846, grid = 4.0 * double(inside) / double(cells * cells);
-  EXPECT_LT(std::abs(grid - pi) / pi, 1.6e-8) << grid;
-  EXPECT_GT(std::abs(grid - pi) / pi, 1.4e-8) << grid;  // the documented figure, not just a bound
-}
+struct Histogram : ::testing::Test {};
+TYPED_TEST_SUITE(Histogram, Backends, BackendName);
 
 // The bin of v by the documented edges, found by bisection over them (not by the kernel's way).
 std::int64_t host_bin(double v, double xmin, double xmax, std::int64_t nbins) {
@@ -430,10 +340,9 @@ void check_extreme_ranges(const std::string& type) {
   }
 }
 
-TYPED_TEST(Counting, monte_carlo_pi) { test_monte_carlo<TypeParam>(); }
-TYPED_TEST(Counting, histogram) { test_histogram<TypeParam>(); }
-TYPED_TEST(Counting, histogram_narrow_bins) { test_histogram_narrow_bins<TypeParam>(); }
-TYPED_TEST(Counting, histogram_extreme_ranges) {
+TYPED_TEST(Histogram, counts) { test_histogram<TypeParam>(); }
+TYPED_TEST(Histogram, narrow_bins) { test_histogram_narrow_bins<TypeParam>(); }
+TYPED_TEST(Histogram, extreme_ranges) {
   check_extreme_ranges<TypeParam, double>("double");
   check_extreme_ranges<TypeParam, float>("float");
 }
@@ -460,7 +369,7 @@ void test_histogram() {
   EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, -1e308, 1e308, counts); }, fn,
                              {"the range [-1e+308, 1e+308) is too wide: xmax - xmin overflows"}));
   // Bins too narrow for the inverse of their width to be finite (subnormal or 0): refused, not
-  // the width itself. Subnormal widths with a finite inverse are valid (Counting.histogram_*).
+  // the width itself. Subnormal widths with a finite inverse are valid (Histogram.*).
   EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, 0.0, 1e-310, counts); }, fn,
                              {"the range [0, 1e-310) is too narrow for 4 bins",
                               "(xmax - xmin) / 4 = 2.5e-311 must be at least 1 / DBL_MAX"}));
@@ -489,34 +398,16 @@ void test_histogram() {
   EXPECT_TRUE(all_equal(counts, 0.0));
 }
 
-// Random sequences: any seed is valid (0 too); samples.
-template <class Exec>
-void test_random() {
-  Exec exec;
-  unison::RandomSequence zero(0), again(0);
-  const double p0 = unison::monte_carlo_pi(exec, 1000, zero);
-  EXPECT_EQ(p0, unison::monte_carlo_pi(exec, 1000, again));
-  EXPECT_TRUE(p0 > 2 && p0 < 4);
-  EXPECT_TRUE(throws_invalid(
-      [&] {
-        unison::monte_carlo_pi(exec, std::numeric_limits<std::int64_t>::min(), std::uint64_t(1));
-      },
-      "unison::monte_carlo_pi", {"expected at least 1"}));
-  EXPECT_TRUE(throws_invalid([&] { unison::monte_carlo_pi(exec, 0, zero); },
-                             "unison::monte_carlo_pi", {"expected at least 1"}));
-}
-
 }  // namespace preconditions
 
 template <class Exec>
-struct CountingPreconditions : ::testing::Test {};
-TYPED_TEST_SUITE(CountingPreconditions, Backends, BackendName);
-TYPED_TEST(CountingPreconditions, histogram) { preconditions::test_histogram<TypeParam>(); }
-TYPED_TEST(CountingPreconditions, random) { preconditions::test_random<TypeParam>(); }
+struct HistogramPreconditions : ::testing::Test {};
+TYPED_TEST_SUITE(HistogramPreconditions, Backends, BackendName);
+TYPED_TEST(HistogramPreconditions, histogram) { preconditions::test_histogram<TypeParam>(); }
 
 // ---------------------------------------------------------------------------------------------
 // Determinism (tests/determinism.hpp): each function run twice, the results compared bitwise.
-// Integer results (exact) or one value per call.
+// Integer results: exact.
 
 namespace determinism {
 
@@ -536,30 +427,12 @@ void test_histogram() {
         [&](const auto& counts) { unison::histogram(exec, y, -3, 3, counts); });
 }
 
-template <class Exec>
-void test_monte_carlo_pi() {
-  Exec exec;
-  // The same seed twice.
-  const std::int64_t samples = 1000003;
-  const double a = unison::monte_carlo_pi(exec, samples, std::uint64_t(2024));
-  const double b = unison::monte_carlo_pi(exec, samples, std::uint64_t(2024));
-  EXPECT_TRUE(same_bits_scalar(a, b)) << "seed 2024";
-  // Two RandomSequences of one seed: the same estimates, call after call (they advance alike).
-  unison::RandomSequence s1(99), s2(99);
-  for (int call = 0; call < 2; ++call) {
-    const double c = unison::monte_carlo_pi(exec, 300007, s1);
-    const double d = unison::monte_carlo_pi(exec, 300007, s2);
-    EXPECT_TRUE(same_bits_scalar(c, d)) << "sequences, call " << call;
-  }
-}
-
 }  // namespace determinism
 
 template <class Exec>
-struct CountingDeterminism : ::testing::Test {};
-TYPED_TEST_SUITE(CountingDeterminism, Backends, BackendName);
-TYPED_TEST(CountingDeterminism, histogram) { determinism::test_histogram<TypeParam>(); }
-TYPED_TEST(CountingDeterminism, monte_carlo_pi) { determinism::test_monte_carlo_pi<TypeParam>(); }
+struct HistogramDeterminism : ::testing::Test {};
+TYPED_TEST_SUITE(HistogramDeterminism, Backends, BackendName);
+TYPED_TEST(HistogramDeterminism, histogram) { determinism::test_histogram<TypeParam>(); }
 
 // ---------------------------------------------------------------------------------------------
 // Labels and instances (tests/labels.hpp): every kernel and allocation labelled "unison::...",
@@ -567,38 +440,34 @@ TYPED_TEST(CountingDeterminism, monte_carlo_pi) { determinism::test_monte_carlo_
 
 namespace labels {
 
-// Random numbers and the histogram.
+// Both kernels: per-team histograms and the global atomics.
 template <class Exec>
 void test_labels(const Exec& exec) {
   using Mem = typename Exec::memory_space;
-  unison::RandomSequence sequence(5);
   Kokkos::View<float*, Mem> x("x", 1000);
   Kokkos::View<std::int32_t*, Mem> counts("counts", 10), many("many", 1 << 22);
   exec.fence();
   auto seen = record([&] {
-    unison::monte_carlo_pi(exec, 1000, sequence);
     unison::histogram(exec, x, 0.0, 1.0, counts);
     unison::histogram(exec, x, 0.0, 1.0, many);  // the global-atomics kernel
     exec.fence();
   });
   expect_on(exec, seen);
   expect_unison_labels(seen.labels);
-  auto has = [&](const std::string& l) { return has_label(seen, l); };
-  for (const char* k : {"kernel unison::random::monte_carlo_pi", "kernel unison::histogram::zero",
-                        "kernel unison::histogram::bins"})
-    EXPECT_TRUE(has(k)) << k;
+  for (const char* k : {"kernel unison::histogram::zero", "kernel unison::histogram::bins"})
+    EXPECT_TRUE(has_label(seen, k)) << k;
 }
 
 }  // namespace labels
 
 template <class Exec>
-struct CountingLabels : ::testing::Test {};
-TYPED_TEST_SUITE(CountingLabels, Backends, BackendName);
-TYPED_TEST(CountingLabels, counting) { labels::test_labels(TypeParam()); }
+struct HistogramLabels : ::testing::Test {};
+TYPED_TEST_SUITE(HistogramLabels, Backends, BackendName);
+TYPED_TEST(HistogramLabels, histogram) { labels::test_labels(TypeParam()); }
 
 template <class Exec>
-struct CountingInstance : ::testing::Test {};
-TYPED_TEST_SUITE(CountingInstance, Backends, BackendName);
-TYPED_TEST(CountingInstance, counting) { labels::test_labels(another_instance<TypeParam>()); }
+struct HistogramInstance : ::testing::Test {};
+TYPED_TEST_SUITE(HistogramInstance, Backends, BackendName);
+TYPED_TEST(HistogramInstance, histogram) { labels::test_labels(another_instance<TypeParam>()); }
 
 }  // namespace
