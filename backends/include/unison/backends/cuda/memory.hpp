@@ -32,5 +32,31 @@ __device__ __forceinline__ void store_streaming(V* p, const V& v) {
 /// only.
 __device__ __forceinline__ void scratch_increment(unsigned int* p) { atomicAdd(p, 1u); }
 
+/// *dst = *src started without waiting, where dst is in the block's shared memory and src in
+/// global memory: an asynchronous copy (cp.async, compute capability 8.0 or more) for T of 4, 8
+/// or 16 bytes, naturally aligned; a plain copy otherwise. Device code only.
+template <class T>
+__device__ __forceinline__ void copy_to_scratch_async(T* dst, const T* src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16) {
+    if (__isShared(dst)) {
+      const unsigned shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(shared), "l"(src),
+                   "n"(int(sizeof(T)))
+                   : "memory");
+      return;
+    }
+  }
+#endif
+  *dst = *src;
+}
+
+/// Waits for this thread's copy_to_scratch_async copies. Device code only.
+__device__ __forceinline__ void copy_scratch_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
 }  // namespace unison::backends::cuda
 #endif  // KOKKOS_ENABLE_CUDA

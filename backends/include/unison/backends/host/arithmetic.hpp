@@ -1,6 +1,6 @@
 #pragma once
 /// \file unison/backends/host/arithmetic.hpp
-/// Arithmetic on host vectors (unison/backends/memory.hpp) that some CPUs do slowly.
+/// Arithmetic on host vectors (unison/backends/host/memory.hpp) that some CPUs do slowly.
 
 #include <unison/backends/host/pack.hpp>
 #include <unison/backends/memory.hpp>

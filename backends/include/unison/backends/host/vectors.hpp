@@ -1,9 +1,9 @@
 #pragma once
 /// \file unison/backends/host/vectors.hpp
 /// The CPU packs' types and traits, the same on every instruction set: a pack is a host vector
-/// (unison/backends/memory.hpp, GCC and Clang vector extensions) of host_stream_bytes, 16 floats
-/// or 8 doubles with AVX-512, 8 or 4 with AVX, 4 or 2 with SSE2 and with 64-bit ARM's NEON. The
-/// types exist in every compilation (also the device pass of a CUDA build, where they are 16
+/// (unison/backends/host/memory.hpp, GCC and Clang vector extensions) of host_stream_bytes, 16
+/// floats or 8 doubles with AVX-512, 8 or 4 with AVX, 4 or 2 with SSE2 and with 64-bit ARM's NEON.
+/// The types exist in every compilation (also the device pass of a CUDA build, where they are 16
 /// bytes), so that the CPU kernels' code is parsed everywhere; has_pack_v says whether a kernel
 /// may use them. The operations on packs are in unison/backends/host/pack.hpp.
 
