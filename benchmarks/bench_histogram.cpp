@@ -97,7 +97,8 @@ void register_histogram() {
 
 // This file's family in the workload registry (suite/workloads.cpp).
 namespace {
-[[maybe_unused]] const bool registered_histogram = add_registration("histogram", register_histogram);
+[[maybe_unused]] const bool registered_histogram =
+    add_registration("histogram", register_histogram);
 }  // namespace
 
 }  // namespace unison::bench

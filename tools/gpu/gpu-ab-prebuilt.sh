@@ -12,6 +12,7 @@
 set -u
 filter=$1
 rounds=${2:-3}
+. "${BASH_SOURCE[0]%/*}/gpu-openblas.sh"  # OpenBLAS from .deps/debs, where the binaries link it
 export LD_LIBRARY_PATH=$PWD/build/ab/lib:${LD_LIBRARY_PATH:-}
 lscpu | grep -E "Model name|^Model:|^CPU\(s\)|L3" | tee $OUT/machine.txt
 if [ -x build/ab/after/unison_tests ]; then
