@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <vector>
 
 #include <unison/random.hpp>
 

@@ -113,6 +113,10 @@ TEST(Suite, bad_options) {
   EXPECT_NE(error({"--workloads=diffusion,"}).find("comma-separated list"), std::string::npos);
   EXPECT_NE(error({"--workloads=,"}).find("--workloads"), std::string::npos);
   EXPECT_NE(error({"--workloads=diffusion,,convolve"}).find("'' is not one of"), std::string::npos);
+  // Empty items around the group "counting" too, first or last.
+  EXPECT_NE(error({"--workloads=,counting"}).find("'' is not one of"), std::string::npos);
+  EXPECT_NE(error({"--workloads=counting,"}).find("comma-separated list"), std::string::npos);
+  EXPECT_NE(error({"--workloads=counting,,matmul"}).find("'' is not one of"), std::string::npos);
   EXPECT_NE(error({"--backends=HIP"}).find("'HIP' is not one of Serial, OpenMP, Cuda"),
             std::string::npos);
   // A backend this build did not enable.

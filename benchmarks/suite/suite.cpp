@@ -72,18 +72,18 @@ std::string lower(std::string s) {
   return s;
 }
 
-// A comma-separated list of names from `allowed` (case-insensitive), returned in allowed's
-// order, without repeats; an empty item or an unknown name is an error.
 // --workloads' group: "counting", the random-number, histogram and small-example families.
+// Every other item, empty ones among them, is kept as it is, for pick() to judge.
 std::string expand_groups(const std::string& value) {
   std::stringstream items(value);
   std::string item, out;
-  while (std::getline(items, item, ','))
-    out +=
-        (out.empty() ? "" : ",") + (lower(item) == "counting" ? "random,histogram,examples" : item);
+  for (bool first = true; std::getline(items, item, ','); first = false)
+    out += (first ? "" : ",") + (lower(item) == "counting" ? "random,histogram,examples" : item);
   return value.empty() || value.back() != ',' ? out : out + ",";
 }
 
+// A comma-separated list of names from `allowed` (case-insensitive), returned in allowed's
+// order, without repeats; an empty item or an unknown name is an error.
 bool pick(const std::string& option, const std::string& value,
           const std::vector<std::string>& allowed, std::vector<std::string>& picked,
           std::string& error) {

@@ -19,10 +19,11 @@ struct PeerScript {
   std::vector<std::string> args;
 };
 
-// The workload registry (workloads.cpp): one entry per family of docs/workloads.md, in report
-// order. What --workloads takes and the help text names, the family of every case (by its
-// functions), the peers that run beside it; unison_bench and unison-bench register each family's
-// cases by its name (unison::bench::register_workloads).
+// The workload registry (workloads.cpp): one entry per workload family of docs/workloads.md (its
+// section 6 is three: random, histogram, examples), in report order. What --workloads takes and the
+// help text names, the family of every case (by its functions), the peers that run beside it;
+// unison_bench and unison-bench register each family's cases by its name
+// (unison::bench::register_workloads).
 struct Workload {
   std::string name;
   std::vector<std::string> functions;  // the first part of its cases' names
@@ -114,9 +115,9 @@ struct Row {
 // from benchmarks/peers/plain_c.c), with the chosen workloads that have a part there (the caller
 // adds --field=<the start field> for diffusion), then each Python script once, at its first
 // workload, with the parts of every chosen workload it serves (stencil_peers.py: convolve's and
-// diffusion's), and so each peer program (unison-cuda-c: counting's and matmul's); every one with
-// "--scale=<scale>" last (the shortest text that reads back as the same double), so that its sizes,
-// and so its results' case names, are the suite's at that scale. With `crossover` (the suite's size
+// diffusion's), and so each peer program (unison-cuda-c: random's, histogram's and matmul's);
+// every one with "--scale=<scale>" last (the shortest text that reads back as the same double),
+// so that its sizes, and so its results' case names, are the suite's at that scale. With `crossover` (the suite's size
 // sweep) and the element-wise family chosen, python_peers.py (Unison's kernels called from Python)
 // also takes the part "crossover".
 std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads, double scale = 1,

@@ -1,8 +1,9 @@
-// The workload registry: each family of docs/workloads.md that unison-bench runs, in report
-// order, with the functions its cases are named after and the peers that run beside it. A new
-// family (or a new function of one) is added here once; --workloads, the help text, the family
-// of each case in the tables and the peers all read this list, and unison_bench and
-// unison-bench register each family's cases by its name (bench_<family>.cpp).
+// The workload registry: each workload family of docs/workloads.md that unison-bench runs (its
+// section 6 is three: random, histogram, examples), in report order, with the functions its
+// cases are named after and the peers that run beside it. A new family (or a new function of
+// one) is added here once; --workloads, the help text, the family of each case in the tables and
+// the peers all read this list, and unison_bench and unison-bench register each family's cases
+// by its name (bench_<family>.cpp).
 #include "suite.hpp"
 
 namespace unison::suite {
