@@ -117,9 +117,9 @@ struct Row {
 // workload, with the parts of every chosen workload it serves (stencil_peers.py: convolve's and
 // diffusion's), and so each peer program (unison-cuda-c: random's, histogram's and matmul's);
 // every one with "--scale=<scale>" last (the shortest text that reads back as the same double),
-// so that its sizes, and so its results' case names, are the suite's at that scale. With `crossover` (the suite's size
-// sweep) and the element-wise family chosen, python_peers.py (Unison's kernels called from Python)
-// also takes the part "crossover".
+// so that its sizes, and so its results' case names, are the suite's at that scale. With
+// `crossover` (the suite's size sweep) and the element-wise family chosen, python_peers.py
+// (Unison's kernels called from Python) also takes the part "crossover".
 std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads, double scale = 1,
                                      bool crossover = false);
 
