@@ -95,200 +95,469 @@ inline std::int64_t block_begin(std::int64_t n, int parts, int p) {
 Decomposition decompose(MPI_Comm comm, std::int64_t nx, std::int64_t ny,
                         std::array<int, 2> dims = {0, 0});
 
-/// Options of mpi::diffuse.
+/// The times, on one rank, from which a DiffusionPlan chooses its halos' depth (seconds; each the
+/// median of five after an untimed run): one halo exchange (packing, the copies through host
+/// memory if any, the messages, unpacking) of halos one cell deep and of the deepest considered,
+/// with the values each moves; one update of the block's interior and its cells; one update of
+/// a single cell (the cost of a kernel launch).
+struct HaloTimes {
+  double exchange_one = 0, exchange_deep = 0, interior = 0, launch = 0;
+  std::int64_t one_values = 0, deep_values = 0, interior_cells = 0;
+  int deep = 0;
+};
+
+/// Options of a DiffusionPlan (and of the one-shot mpi::diffuse).
 struct ExchangeOptions {
   Transport transport = Transport::automatic;
   /// Update each block's interior while its halos travel, then its edge cells (true); or
   /// exchange the halos first and update every cell after (false: the comparison that shows
   /// what the overlap hides).
   bool overlap = true;
+  /// The halos' depth k: k cells deep, exchanged once every k steps, each rank computing the
+  /// cells of its neighbours' edges that its own block's next k - 1 steps need (temporal
+  /// blocking across ranks); 0 (the default): chosen when the plan is made, from measured
+  /// times (DiffusionPlan). At most the rows (columns) of the thinnest block along an axis
+  /// split into several blocks.
+  int halo_depth = 0;
 };
 
 }  // namespace unison::mpi
 
 #include <unison/detail/mpi/exchange.hpp>
+#include <unison/detail/mpi/depth.hpp>
 
 namespace unison::mpi {
 
-/// Advances the distributed field by `steps` diffusion steps (unison::diffuse's step: the
-/// 5-point Laplacian, 0 outside the whole field), in place: f is this rank's block of the field
-/// split by `d` (local_nx x local_ny), lapl receives this block's Laplacian of every step
-/// (Laplacian::every_step) or only of the final step (Laplacian::final_only); either way it ends
-/// holding the Laplacian of the field before the last step. f and lapl: rank-2 Views of float or
-/// double, any layout, accessible from exec. Every rank calls it with the same steps, coeff,
-/// which and options (collective over d.comm).
-/// Each step, the block's edge cells go to the neighbouring ranks and theirs come back into a
-/// one-cell ghost ring, while the block's interior cells (those with no neighbour outside the
-/// block) are updated (options.overlap); then the edge cells are updated. On a GPU the halo
-/// work (packing, the copies through host memory when the transport is `host`, unpacking, the
-/// edge cells) runs on a second stream of the highest priority beside the interior update,
-/// the two streams ordered by events once a step; the host waits only for the packed halo. A
-/// rank without neighbours updates its block in one kernel per step.
-/// The result is bitwise that of unison::diffuse on the whole field on the same backend, for
-/// every decomposition: each cell sees the same neighbour values and the same arithmetic.
-/// Memory: two padded copies of the block ("unison::mpi::diffusion::field"), halo buffers of
-/// 2 (local_nx + local_ny) values on the device and, with the host transport, in pinned host
-/// memory. Blocks: returns once the work is done, the block in f.
-/// Throws unison::invalid_argument (on every rank, see the file's comment) for a Decomposition not
-/// made by decompose() (this rank only: there is no communicator to agree on), f or lapl whose
-/// extents are not the block's, lapl overlapping f, negative steps, a coeff that is not finite,
-/// an unknown Laplacian choice or transport, Transport::device on a GPU with an MPI that is not
-/// GPU-aware, steps, coeff, which or options that differ between ranks, a block with more than
-/// 2^31 - 1 rows or columns, or buffers that do not fit in memory.
-/// Kernels: "unison::mpi::diffusion::{interior,edges,block}" (the interior, the ring of edge
-/// cells, every cell at once), "unison::mpi::diffusion::{pack,unpack}" (halos).
+/// A distributed diffusion made once and run any number of times: the decomposition, the two
+/// padded copies of the block, the halo buffers (on the device and, with the host transport, in
+/// pinned host memory), the persistent MPI requests, the halo stream and its events, and the
+/// halos' depth. Each call of diffuse() then costs its steps, one copy of the field into the
+/// plan and one agreement of the call's arguments between ranks (one MPI_Allreduce).
+///
+///     unison::mpi::DiffusionPlan plan(exec, d, f);   // collective; F deduced from f
+///     for (...) plan.diffuse(f, 10, 0.25, lapl);     // collective
+///
+/// Exec: the execution space the kernels run on; F: the field's View type (rank 2, float or
+/// double, any layout, accessible from Exec). The plan serves every field of type F that is this
+/// rank's block of d. Not copyable; destroy it before MPI_Finalize (its destructor frees MPI
+/// requests) and before Kokkos::finalize.
+///
+/// The halos' depth (ExchangeOptions::halo_depth): with depth k the ranks exchange k-deep halos
+/// (with the corners, from the diagonal neighbours) once every k steps, and each rank advances its
+/// block and the ghost cells its block's next steps need: step j of k updates the block widened
+/// by k - j cells toward each neighbour. Fewer messages, more cells. With depth 0 the plan times,
+/// on every rank, one halo exchange at depth 1 and at the deepest allowed (at most 16), one
+/// update of the block's interior and one of a single cell (the launch cost), and picks the k
+/// that the model in docs/scaling.md says is fastest for the slowest rank. The result does not
+/// depend on k: every depth gives bitwise unison::diffuse's result.
+///
+/// Throws unison::invalid_argument (on every rank, see the file's comment) for a Decomposition
+/// not made by decompose() (this rank only), f whose extents are not the block's, an unknown
+/// transport, Transport::device on a GPU with an MPI that is not GPU-aware, a negative
+/// halo_depth or one deeper than the thinnest block along a split axis, options that differ
+/// between ranks, a block with more than 2^31 - 1 rows or columns, or buffers that do not fit in
+/// memory. Collective over d.comm: every rank makes the plan, with the same options.
+/// Memory: two padded copies of the block ((local_nx + 2k) x (local_ny + 2k),
+/// "unison::mpi::diffusion::field"), halo buffers of 2k (local_nx + local_ny) + 4k^2 values
+/// (4k^2 only for k > 1) on the device and, with the host transport, in pinned host memory; for
+/// a single block, unison::diffuse's buffer (a copy of the block) alone.
+template <class Exec, class F>
+class DiffusionPlan {
+  using T = typename F::non_const_value_type;
+  using P = detail::Padded<F>;
+  using Mem = typename F::memory_space;
+  using Buffer = Kokkos::View<T*, Mem>;
+  using Host = Kokkos::View<T*, Kokkos::SharedHostPinnedSpace>;
+  using Shape = detail::HaloRowsShape<Exec>;
+  static constexpr bool tr = detail::diffusion::transposed_v<F>;
+
+ public:
+  DiffusionPlan(const Exec& exec, const Decomposition& d, const F& f,
+                const ExchangeOptions& options = {})
+      : exec_(exec), d_(d), options_(options) {
+    detail::diffusion::check_types<Exec, F, F>();
+    constexpr const char* fn = "unison::mpi::DiffusionPlan";
+    detail::check_decomposition(d, fn);
+    std::int64_t deepest = 1;
+    detail::agree(
+        d.comm, fn,
+        [&] {
+          detail::check_block(fn, d, f);
+          detail::check_transport<Exec>(fn, options.transport);
+          deepest = detail::deepest_halo(d);
+          detail::require(options.halo_depth >= 0, fn, "options.halo_depth is ", options.halo_depth,
+                          ", must be >= 0 (0: chosen by the plan)");
+          detail::require(options.halo_depth <= deepest, fn, "options.halo_depth is ",
+                          options.halo_depth, ", deeper than the thinnest block's ", deepest,
+                          " rows or columns along a split axis");
+          // The widest the updates and the deepest the messages get.
+          const std::int64_t k = !d.has_neighbours() ? 1
+                                 : options.halo_depth > 0
+                                     ? options.halo_depth
+                                     : std::min<std::int64_t>(deepest, detail::deepest_chosen);
+          const std::int64_t rows = (tr ? d.local_ny : d.local_nx) + 2 * k,
+                             cols = (tr ? d.local_nx : d.local_ny) + 2 * k;
+          constexpr std::int64_t most = std::numeric_limits<int>::max();
+          detail::require(k * std::max(d.local_nx, d.local_ny) <= most && rows <= most &&
+                              cols <= most && Shape::teams(rows, cols) <= most,
+                          fn, "the block is ", d.local_nx, "x", d.local_ny, " with halos ", k,
+                          " deep: MPI messages take at most 2^31 - 1 values and a kernel launch "
+                          "at most 2^31 - 1 teams");
+        },
+        {{"options.transport", (long long)options.transport},
+         {"options.overlap", (long long)options.overlap},
+         {"options.halo_depth", (long long)options.halo_depth}});
+    neighbours_ = d.has_neighbours();
+    direct_ = detail::transport_is_direct<Exec>(options.transport);
+    side_ = neighbours_ && options.overlap ? backends::side_instance(exec) : exec;
+    if (!neighbours_) {
+      build(1);
+    } else if (options.halo_depth > 0) {
+      build(options.halo_depth);
+    } else {
+      const int deep = int(std::min<std::int64_t>(deepest, detail::deepest_chosen));
+      build(deep);
+      model_ = measure();  // leaves the buffers at depth 1
+      const int k = detail::choose_depth(d_, model_, options.overlap, deep);
+      if (k != k_) build(k);
+    }
+  }
+  DiffusionPlan(const DiffusionPlan&) = delete;
+  DiffusionPlan& operator=(const DiffusionPlan&) = delete;
+
+  /// The halos' depth in use (1 for a block without neighbours).
+  int halo_depth() const { return k_; }
+  /// How the halos reach MPI: Transport::device (the Views' own memory) or Transport::host
+  /// (pinned host memory).
+  Transport transport() const { return direct_ ? Transport::device : Transport::host; }
+  /// The times the depth was chosen from, on this rank (zeros unless halo_depth was 0 and the
+  /// block has neighbours).
+  const HaloTimes& measured() const { return model_; }
+  const Decomposition& decomposition() const { return d_; }
+
+  /// Advances the distributed field by `steps` diffusion steps (unison::diffuse's step: the
+  /// 5-point Laplacian, 0 outside the whole field), in place: f is this rank's block of the
+  /// plan's decomposition, lapl receives this block's Laplacian of every step
+  /// (Laplacian::every_step) or only of the final step (Laplacian::final_only); either way it
+  /// ends holding the Laplacian of the field before the last step. lapl: a rank-2 View of f's
+  /// value type and extents, any layout, accessible from Exec. Every rank calls it with the same
+  /// steps, coeff and which (collective over the plan's communicator).
+  /// Once every halo_depth() steps, the block's edges go to the neighbouring ranks and theirs come
+  /// back into its ghost cells while the block's interior cells (those with no neighbour outside
+  /// the block) are updated (options.overlap); then the rest of that step's cells. On a GPU the
+  /// halo work (packing, the copies through host memory when the transport is `host`,
+  /// unpacking, the edge cells) runs on a second stream of the highest priority beside the
+  /// interior update, the two streams ordered by events; the host waits only for the packed
+  /// halo. A plan of one block (a single rank) runs unison::diffuse on f with its buffer.
+  /// The result is bitwise that of unison::diffuse on the whole field on the same backend, for
+  /// every decomposition and depth: each cell sees the same neighbour values and the same
+  /// arithmetic. Blocks: returns once the work is done, the block in f.
+  /// Throws unison::invalid_argument (on every rank) for f or lapl whose extents are not the
+  /// block's, lapl overlapping f, negative steps, a coeff that is not finite, an unknown Laplacian
+  /// choice, or steps, coeff or which differing between ranks.
+  /// Kernels: "unison::mpi::diffusion::copy_in" (f into the plan), then
+  /// "unison::mpi::diffusion::{interior,edges,block}" (the interior, the cells around it, every
+  /// cell of a step at once), "unison::mpi::diffusion::{pack,unpack}" (halos).
+  template <class L>
+  void diffuse(const F& f, std::int64_t steps, double coeff, const L& lapl,
+               Laplacian which = Laplacian::every_step) {
+    detail::diffusion::check_types<Exec, F, L>();
+    constexpr const char* fn = "unison::mpi::diffuse";
+    detail::agree(d_.comm, fn,
+                  [&] {
+                    detail::check_block(fn, d_, f);
+                    detail::diffusion::check_arguments<Exec>(fn, f, lapl, coeff);
+                    detail::require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
+                    detail::diffusion::check_laplacian(fn, which);
+                  },
+                  {{"steps", steps},
+                   {"coeff", detail::bits(coeff)},
+                   {"which (the Laplacian choice)", (long long)which}});
+    if (steps == 0) return;
+    if (!neighbours_) {  // one block: unison::diffuse itself, in place
+      static_assert(std::is_same_v<P, DiffusionBuffer<F>>);
+      unison::diffuse(exec_, f, cur_, steps, coeff, lapl, which);
+      exec_.fence("unison::mpi::diffuse: done");
+      return;
+    }
+    const T c = T(coeff);
+    Kokkos::parallel_for("unison::mpi::diffusion::copy_in",
+                         Kokkos::TeamPolicy<Exec>(exec_, int(rows()), Shape::team),
+                         detail::HaloCopyIn<tr, P, F>{cur_, f, k_, cols()});
+    const bool overlap = options_.overlap;
+    for (std::int64_t s = 0; s < steps;) {
+      // One period: a halo exchange, then kb steps (fewer than the depth at the call's end).
+      const std::int64_t kb = std::min<std::int64_t>(k_, steps - s);
+      const std::int64_t end = s + kb;
+      const auto laplacian = [&](std::int64_t j) {  // whether step j of the period writes lapl
+        return which == Laplacian::every_step || s + j == steps;
+      };
+      const bool last = end == steps;  // the period's last step writes f
+      if (!overlap) {
+        pack(exec_);
+        copy_out(exec_);
+        // The fence also finishes the last period's copies out of recv: receives may land now.
+        exec_.fence("unison::mpi::diffuse: halo packed");
+        exchange_.run();
+        unpack(exec_);
+        for (std::int64_t j = 1; j <= kb; ++j)
+          update(exec_, "unison::mpi::diffusion::block", region(kb - j), j, last && j == kb, f, c,
+                 lapl, laplacian(j));
+      } else {
+        // Both instances start the period once both have finished the last: the halo work reads
+        // what the last interior updates wrote, the interior updates what the last edge updates
+        // did. Step j's interior (the block less j cells on every side) needs no ghost cell and
+        // no edge cell of the steps before it, so every interior update of the period runs on
+        // exec while the halos travel; the edge cells of step j (the rest of the block widened by
+        // kb - j) follow on the halo instance, each once step j - 1's interior is done.
+        exec_after_side_.after(exec_, side_);
+        side_after_exec_.after(side_, exec_);
+        pack(side_);
+        packed_.record(side_);  // step 2's interior overwrites cells the packing reads
+        copy_out(side_);
+        const auto interiors = [&] {
+          for (std::int64_t j = 1; j <= kb; ++j) {
+            if (j == 2) packed_.wait(exec_);
+            update(exec_, "unison::mpi::diffusion::interior", interior(j), j, last && j == kb, f, c,
+                   lapl, laplacian(j));
+            if (j < kb) interior_done_[std::size_t(j - 1)]->record(exec_);
+          }
+        };
+        // On a GPU the interior updates are queued before the host waits for the packed halo
+        // (the wait also finishes the last period's copies out of recv, so receives may land
+        // after it); on the host backends the updates run in the call, so the messages go out
+        // first.
+        if constexpr (backends::asynchronous_v<Exec>) interiors();
+        side_.fence("unison::mpi::diffuse: halo packed");
+        exchange_.start_receives();
+        exchange_.start_sends();
+        if constexpr (!backends::asynchronous_v<Exec>) interiors();
+        exchange_.wait();
+        unpack(side_);
+        for (std::int64_t j = 1; j <= kb; ++j) {
+          if (j > 1) interior_done_[std::size_t(j - 2)]->wait(side_);
+          frame(side_, region(kb - j), interior(j), j, last && j == kb, f, c, lapl, laplacian(j));
+        }
+      }
+      if (kb % 2 == 1) std::swap(cur_, nxt_);  // the period's result is in cur_
+      s = end;
+    }
+    if (overlap) exec_after_side_.after(exec_, side_);
+    exec_.fence("unison::mpi::diffuse: done");
+  }
+
+ private:
+  // Buffers for halos of depth k, and the persistent requests on them (made on every rank; an
+  // allocation refusal is agreed on).
+  void build(int k) {
+    constexpr const char* fn = "unison::mpi::DiffusionPlan";
+    const std::int64_t nx = d_.local_nx, ny = d_.local_ny;
+    exchange_ = detail::Exchange();
+    k_ = k;
+    interior_done_.clear();
+    for (int j = 1; j < k; ++j)
+      interior_done_.push_back(std::make_unique<backends::StreamOrder<Exec>>());
+    seg_ = detail::HaloSegments(nx, ny, k, detail::neighbours_present(d_));
+    const std::int64_t halo = seg_.size();
+    cur_ = P();
+    nxt_ = P();
+    send_ = recv_ = Buffer();
+    send_host_ = recv_host_ = Host();
+    detail::agree(d_.comm, fn, [&] {
+      if (!neighbours_) {  // unison::diffuse's buffer (P is DiffusionBuffer<F>)
+        cur_ = unison::detail::allocate<P>(fn, "the diffusion buffer", exec_,
+                                           "unison::mpi::diffusion::field", nx, ny);
+        return;
+      }
+      cur_ = unison::detail::allocate<P>(fn, "the padded block", exec_,
+                                         "unison::mpi::diffusion::field", nx + 2 * k, ny + 2 * k);
+      nxt_ = unison::detail::allocate<P>(fn, "the second padded block", exec_,
+                                         "unison::mpi::diffusion::field", nx + 2 * k, ny + 2 * k);
+      if (neighbours_) {
+        send_ = unison::detail::allocate<Buffer>(fn, "the halo send buffer", exec_,
+                                                 "unison::mpi::diffusion::send", halo);
+        recv_ = unison::detail::allocate<Buffer>(fn, "the halo receive buffer", exec_,
+                                                 "unison::mpi::diffusion::recv", halo);
+        if (!direct_) {
+          send_host_ = unison::detail::allocate<Host>(fn, "the pinned halo send buffer", exec_,
+                                                      "unison::mpi::diffusion::send_host", halo);
+          recv_host_ = unison::detail::allocate<Host>(fn, "the pinned halo receive buffer", exec_,
+                                                      "unison::mpi::diffusion::recv_host", halo);
+        }
+      }
+    });
+    if (!neighbours_) return;
+    // Ghost cells at the field's edge must read 0 in both buffers, for every step.
+    Kokkos::deep_copy(exec_, cur_, T(0));
+    Kokkos::deep_copy(exec_, nxt_, T(0));
+    exec_.fence("unison::mpi::DiffusionPlan: buffers");
+    exchange_ = detail::Exchange(d_, detail::datatype<T>(), seg_,
+                                 direct_ ? send_.data() : send_host_.data(),
+                                 direct_ ? recv_.data() : recv_host_.data(), sizeof(T));
+  }
+
+  std::int64_t rows() const { return tr ? d_.local_ny : d_.local_nx; }
+  std::int64_t cols() const { return tr ? d_.local_nx : d_.local_ny; }
+  // The block widened by e cells toward each neighbour, in the kernels' grid.
+  detail::Rect region(std::int64_t e) const {
+    const std::int64_t n = d_.north != MPI_PROC_NULL ? e : 0, s = d_.south != MPI_PROC_NULL ? e : 0,
+                       w = d_.west != MPI_PROC_NULL ? e : 0, o = d_.east != MPI_PROC_NULL ? e : 0;
+    if (tr) return {-w, d_.local_ny + o, -n, d_.local_nx + s};
+    return {-n, d_.local_nx + s, -w, d_.local_ny + o};
+  }
+  // Step j's interior: the block less j cells on every side (empty for a thin block).
+  detail::Rect interior(std::int64_t j) const { return {j, rows() - j, j, cols() - j}; }
+  static bool empty(const detail::Rect& r) { return r.r1 <= r.r0 || r.c1 <= r.c0; }
+  static std::int64_t cells(const detail::Rect& r) {
+    return empty(r) ? 0 : (r.r1 - r.r0) * (r.c1 - r.c0);
+  }
+
+  // Step j of a period reads one padded copy and writes the other: cur_ and nxt_ for odd j,
+  // the other way round for even j; the call's last step writes f instead.
+  const P& source(std::int64_t j) const { return j % 2 == 1 ? cur_ : nxt_; }
+  const P& target(std::int64_t j) const { return j % 2 == 1 ? nxt_ : cur_; }
+
+  // The update of rectangle r of the grid, step j of a period, on `on`.
+  template <class L>
+  void update(const Exec& on, const char* label, const detail::Rect& r, std::int64_t j, bool last,
+              const F& f, T c, const L& lapl, bool wl) {
+    if (empty(r)) return;
+    const std::int64_t n = r.r1 - r.r0, m = r.c1 - r.c0;
+    const auto run = [&](const auto& out, auto to_field) {
+      using N = std::decay_t<decltype(out)>;
+      using Rows = detail::HaloStencilRows<tr, P, N, L, decltype(to_field)::value, Shape::cells>;
+      Kokkos::parallel_for(label,
+                           Kokkos::TeamPolicy<Exec>(on, int(Shape::teams(n, m)), Shape::team),
+                           Rows{{source(j), out, lapl, c, wl, k_, rows(), cols()},
+                                r.r0,
+                                r.c0,
+                                m,
+                                Shape::segments(m),
+                                Shape::width(m)});
+    };
+    if (last) run(f, std::true_type());
+    else run(target(j), std::false_type());
+  }
+  // The cells of rectangle `outer` that are not in `inner`, step j of a period, on `on`.
+  template <class L>
+  void frame(const Exec& on, const detail::Rect& outer, const detail::Rect& inner, std::int64_t j,
+             bool last, const F& f, T c, const L& lapl, bool wl) {
+    const auto run = [&](const auto& out, auto to_field) {
+      using N = std::decay_t<decltype(out)>;
+      const detail::HaloStencilFrame<tr, P, N, L, decltype(to_field)::value> frame{
+          {source(j), out, lapl, c, wl, k_, rows(), cols()}, outer, inner};
+      if (frame.size() == 0) return;
+      Kokkos::parallel_for(
+          "unison::mpi::diffusion::edges",
+          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(on, 0, frame.size()), frame);
+    };
+    if (last) run(f, std::true_type());
+    else run(target(j), std::false_type());
+  }
+  void pack(const Exec& on) {
+    Kokkos::parallel_for(
+        "unison::mpi::diffusion::pack",
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(on, 0, seg_.size()),
+        detail::HaloPack<P, Buffer>{cur_, send_, seg_});
+  }
+  void copy_out(const Exec& on) {
+    if (!direct_) Kokkos::deep_copy(on, send_host_, send_);
+  }
+  void unpack(const Exec& on) {
+    if (!direct_) Kokkos::deep_copy(on, recv_, recv_host_);
+    Kokkos::parallel_for(
+        "unison::mpi::diffusion::unpack",
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(on, 0, seg_.size()),
+        detail::HaloUnpack<P, Buffer>{cur_, recv_, seg_});
+  }
+
+  // The times the depth model needs, on this rank, with the plan's deepest buffers (the median
+  // of five after one untimed run of each).
+  HaloTimes measure() {
+    const auto median = [&](auto&& work) {
+      std::array<double, 5> t{};
+      work();
+      for (double& x : t) {
+        Kokkos::Timer timer;
+        work();
+        x = timer.seconds();
+      }
+      std::sort(t.begin(), t.end());
+      return t[2];
+    };
+    const auto step = [&](const detail::Rect& r) {
+      return [&, r] {
+        update(exec_, "unison::mpi::diffusion::block", r, 1, false, F(), T(0), nxt_, false);
+        exec_.fence("unison::mpi::DiffusionPlan: timed");
+      };
+    };
+    const auto exchange = [&] {
+      pack(exec_);
+      copy_out(exec_);
+      exec_.fence("unison::mpi::DiffusionPlan: timed");
+      exchange_.run();
+      unpack(exec_);
+      exec_.fence("unison::mpi::DiffusionPlan: timed");
+    };
+    HaloTimes t;
+    t.deep = k_;
+    t.deep_values = seg_.size();
+    t.exchange_deep = median(exchange);
+    const detail::Rect in = interior(1);
+    t.interior = empty(in) ? 0 : median(step(in));
+    t.launch = median(step(detail::Rect{0, 1, 0, 1}));
+    t.interior_cells = cells(in);
+    if (k_ > 1) {
+      build(1);
+      t.exchange_one = median(exchange);
+      t.one_values = seg_.size();
+    } else {
+      t.exchange_one = t.exchange_deep;
+      t.one_values = t.deep_values;
+    }
+    return t;
+  }
+
+  Exec exec_, side_;
+  Decomposition d_;
+  ExchangeOptions options_;
+  bool neighbours_ = false, direct_ = true;
+  int k_ = 1;
+  HaloTimes model_;
+  P cur_, nxt_;
+  Buffer send_, recv_;
+  Host send_host_, recv_host_;
+  detail::HaloSegments seg_;
+  detail::Exchange exchange_;
+  backends::StreamOrder<Exec> side_after_exec_, exec_after_side_, packed_;
+  std::vector<std::unique_ptr<backends::StreamOrder<Exec>>> interior_done_;  // steps 1 to k - 1
+};
+
+/// The one-shot form: makes a DiffusionPlan(exec, d, f, options) and runs its diffuse(f, steps,
+/// coeff, lapl, which) once (so a halo_depth of 0 is chosen anew, by timing, in every call:
+/// calls made more than once are cheaper on a plan). Arguments, checks, result and kernels as
+/// DiffusionPlan's; the Laplacian, steps and coeff checks come first, so that a refused call
+/// allocates nothing.
 template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t steps, double coeff,
              const L& lapl, Laplacian which = Laplacian::every_step,
              const ExchangeOptions& options = {}) {
   detail::diffusion::check_types<Exec, F, L>();
-  using T = typename F::non_const_value_type;
   constexpr const char* fn = "unison::mpi::diffuse";
   detail::check_decomposition(d, fn);
-  detail::agree(
-      d.comm, fn,
-      [&] {
-        detail::check_block(fn, d, f);
-        detail::diffusion::check_arguments<Exec>(fn, f, lapl, coeff);
-        detail::require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
-        detail::diffusion::check_laplacian(fn, which);
-        detail::check_transport<Exec>(fn, options.transport);
-        constexpr bool tr = detail::diffusion::transposed_v<F>;
-        using Shape = detail::HaloRowsShape<Exec>;
-        const std::int64_t rows = tr ? d.local_ny : d.local_nx, cols = tr ? d.local_nx : d.local_ny;
-        detail::require(std::max(rows, cols) <= std::numeric_limits<int>::max() &&
-                            Shape::teams(rows, cols) <= std::numeric_limits<int>::max(),
-                        fn, "the block is ", d.local_nx, "x", d.local_ny,
-                        ": MPI messages take at most 2^31 - 1 values and a kernel launch at most "
-                        "2^31 - 1 teams");
-      },
-      {{"steps", steps},
-       {"coeff", detail::bits(coeff)},
-       {"which (the Laplacian choice)", (long long)which},
-       {"options.transport", (long long)options.transport},
-       {"options.overlap", (long long)options.overlap}});
+  detail::agree(d.comm, fn,
+                [&] {
+                  detail::check_block(fn, d, f);
+                  detail::diffusion::check_arguments<Exec>(fn, f, lapl, coeff);
+                  detail::require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
+                  detail::diffusion::check_laplacian(fn, which);
+                },
+                {{"steps", steps},
+                 {"coeff", detail::bits(coeff)},
+                 {"which (the Laplacian choice)", (long long)which}});
   if (steps == 0) return;
-
-  using P = detail::Padded<F>;
-  using Mem = typename F::memory_space;
-  using Buffer = Kokkos::View<T*, Mem>;
-  constexpr bool tr = detail::diffusion::transposed_v<F>;
-  const std::int64_t nx = d.local_nx, ny = d.local_ny;
-  const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;  // the grid of the kernels
-  const std::int64_t halo = 2 * (nx + ny);
-  const bool neighbours = d.has_neighbours();
-  const bool direct = detail::transport_is_direct<Exec>(options.transport);
-  const T c = T(coeff);
-
-  // Buffers, allocated on every rank before any message (an allocation refusal is agreed on).
-  P cur, nxt;
-  Buffer send, recv;
-  Kokkos::View<T*, Kokkos::SharedHostPinnedSpace> send_host, recv_host;
-  detail::agree(d.comm, fn, [&] {
-    cur = unison::detail::allocate<P>(fn, "the padded block", exec, "unison::mpi::diffusion::field",
-                                      nx + 2, ny + 2);
-    nxt = unison::detail::allocate<P>(fn, "the second padded block", exec,
-                                      "unison::mpi::diffusion::field", nx + 2, ny + 2);
-    if (neighbours) {
-      send = unison::detail::allocate<Buffer>(fn, "the halo send buffer", exec,
-                                              "unison::mpi::diffusion::send", halo);
-      recv = unison::detail::allocate<Buffer>(fn, "the halo receive buffer", exec,
-                                              "unison::mpi::diffusion::recv", halo);
-      if (!direct) {
-        using Host = Kokkos::View<T*, Kokkos::SharedHostPinnedSpace>;
-        send_host = unison::detail::allocate<Host>(fn, "the pinned halo send buffer", exec,
-                                                   "unison::mpi::diffusion::send_host", halo);
-        recv_host = unison::detail::allocate<Host>(fn, "the pinned halo receive buffer", exec,
-                                                   "unison::mpi::diffusion::recv_host", halo);
-      }
-    }
-  });
-  // Ghost cells at the field's edge must read 0 in both buffers, for every step.
-  Kokkos::deep_copy(exec, cur, T(0));
-  Kokkos::deep_copy(exec, nxt, T(0));
-  const auto inside = [&](const P& p) {
-    return Kokkos::subview(p, std::pair<std::int64_t, std::int64_t>(1, nx + 1),
-                           std::pair<std::int64_t, std::int64_t>(1, ny + 1));
-  };
-  Kokkos::deep_copy(exec, inside(cur), f);
-
-  using Shape = detail::HaloRowsShape<Exec>;
-  using Rows = detail::HaloStencilRows<tr, P, L, Shape::cells>;
-  using Ring = detail::HaloStencilRing<tr, P, L>;
-  // Enqueues the update of grid rows [r0, r0 + n) x columns [c0, c0 + m) on `on`.
-  const auto update_rows = [&](const Exec& on, const char* label, std::int64_t r0, std::int64_t n,
-                               std::int64_t c0, std::int64_t m, bool write_lapl) {
-    if (n <= 0 || m <= 0) return;
-    Kokkos::parallel_for(
-        label, Kokkos::TeamPolicy<Exec>(on, int(Shape::teams(n, m)), Shape::team),
-        Rows{{cur, nxt, lapl, c, write_lapl}, r0, c0, m, Shape::segments(m), Shape::width(m)});
-  };
-  const auto update_ring = [&](const Exec& on, bool write_lapl) {
-    Kokkos::parallel_for(
-        "unison::mpi::diffusion::edges",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(on, 0, Ring::size(rows, cols)),
-        Ring{{cur, nxt, lapl, c, write_lapl}, rows, cols});
-  };
-  const auto pack = [&](const Exec& on) {
-    Kokkos::parallel_for("unison::mpi::diffusion::pack",
-                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(on, 0, halo),
-                         detail::HaloPack<P, Buffer>{cur, send, nx, ny});
-    if (!direct) Kokkos::deep_copy(on, send_host, send);
-  };
-  const auto unpack = [&](const Exec& on) {
-    if (!direct) Kokkos::deep_copy(on, recv, recv_host);
-    Kokkos::parallel_for("unison::mpi::diffusion::unpack",
-                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(on, 0, halo),
-                         detail::HaloUnpack<P, Buffer>{
-                             cur, recv, nx, ny, d.north != MPI_PROC_NULL, d.south != MPI_PROC_NULL,
-                             d.west != MPI_PROC_NULL, d.east != MPI_PROC_NULL});
-  };
-  T* const send_ptr = direct ? send.data() : send_host.data();
-  T* const recv_ptr = direct ? recv.data() : recv_host.data();
-
-  detail::Exchange exchange(d, detail::datatype<T>());
-  const Exec side = neighbours && options.overlap ? backends::side_instance(exec) : exec;
-  backends::StreamOrder<Exec> side_after_exec, exec_after_side;
-  for (std::int64_t s = 0; s < steps; ++s) {
-    const bool write_lapl = which == Laplacian::every_step || s + 1 == steps;
-    if (!neighbours) {
-      update_rows(exec, "unison::mpi::diffusion::block", 0, rows, 0, cols, write_lapl);
-    } else if (!options.overlap) {
-      pack(exec);
-      // The fence also finishes the last step's copies out of recv: receives may land now.
-      exec.fence("unison::mpi::diffuse: halo packed");
-      exchange.receive(recv_ptr);
-      exchange.send(send_ptr);
-      exchange.wait();
-      unpack(exec);
-      update_rows(exec, "unison::mpi::diffusion::block", 0, rows, 0, cols, write_lapl);
-    } else {
-      // Both instances start the step once both have finished the last: the halo work reads
-      // what the last interior update wrote, the interior update what the last edge update did.
-      exec_after_side.after(exec, side);
-      side_after_exec.after(side, exec);
-      pack(side);
-      // On a GPU the interior update is queued before the host waits for the packed halo (the
-      // wait also finishes the last step's copies out of recv, so receives may land after it);
-      // on the host backends the update runs in the call, so the messages go out first.
-      if constexpr (backends::asynchronous_v<Exec>)
-        update_rows(exec, "unison::mpi::diffusion::interior", 1, rows - 2, 1, cols - 2, write_lapl);
-      side.fence("unison::mpi::diffuse: halo packed");
-      exchange.receive(recv_ptr);
-      exchange.send(send_ptr);
-      if constexpr (!backends::asynchronous_v<Exec>)
-        update_rows(exec, "unison::mpi::diffusion::interior", 1, rows - 2, 1, cols - 2, write_lapl);
-      exchange.wait();
-      // The edge cells on the halo instance too, beside the interior update: on a GPU the
-      // interior's stream then runs one interior update after the other.
-      unpack(side);
-      update_ring(side, write_lapl);
-    }
-    std::swap(cur, nxt);
-  }
-  exec_after_side.after(exec, side);
-  Kokkos::deep_copy(exec, f, inside(cur));
-  exec.fence("unison::mpi::diffuse: release buffers");
+  DiffusionPlan<Exec, F> plan(exec, d, f, options);
+  plan.diffuse(f, steps, coeff, lapl, which);
 }
 
 /// Fills this rank's block f (local_nx x local_ny of d) with its part of the jagged image that

@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <unison/mpi.hpp>
@@ -111,6 +112,14 @@ std::string describe(const umpi::Decomposition& d) {
     << d.dims[0] << "x" << d.dims[1] << ", block " << d.local_nx << "x" << d.local_ny << " at ("
     << d.x0 << ", " << d.y0 << ")";
   return s.str();
+}
+
+// The deepest halo d allows: the thinnest block's extent along each split axis.
+int deepest(const umpi::Decomposition& d) {
+  std::int64_t k = 1 << 30;
+  if (d.dims[0] > 1) k = std::min(k, d.nx / d.dims[0]);
+  if (d.dims[1] > 1) k = std::min(k, d.ny / d.dims[1]);
+  return int(k);
 }
 
 template <class Exec>
@@ -245,7 +254,8 @@ std::string describe(const DiffusionCase& c) {
   std::ostringstream s;
   s << c.nx << "x" << c.ny << ", dims " << c.dims[0] << "x" << c.dims[1] << ", " << c.steps
     << " steps, " << (c.which == Laplacian::every_step ? "every_step" : "final_only") << ", "
-    << (c.options.overlap ? "overlap" : "no overlap") << ", transport " << int(c.options.transport);
+    << (c.options.overlap ? "overlap" : "no overlap") << ", transport " << int(c.options.transport)
+    << ", halo depth " << c.options.halo_depth;
   return s.str();
 }
 
@@ -319,8 +329,24 @@ void test_diffusion_bitwise() {
       }
     }
   }
+  // Halos 2 and 3 cells deep (the decompositions whose blocks are that thick along the split
+  // axes), with and without the overlap, through either transport.
+  for (auto [nx, ny] : {std::pair<std::int64_t, std::int64_t>{37, 53}, {53, 6}, {9, 64}}) {
+    for (std::array<int, 2> dims : {std::array<int, 2>{0, 0}, {size, 1}, {1, size}}) {
+      if (dims[0] > nx || dims[1] > ny) continue;
+      const auto d = umpi::decompose(MPI_COMM_WORLD, nx, ny, dims);
+      for (int depth : {2, 3})
+        if (depth <= deepest(d)) {
+          cases.push_back(
+              {nx, ny, dims, 7, Laplacian::every_step, {Transport::automatic, true, depth}});
+          cases.push_back(
+              {nx, ny, dims, 5, Laplacian::final_only, {Transport::host, false, depth}});
+        }
+    }
+  }
   for (const auto& c : cases) {
     check_diffusion<Exec, float, Kokkos::LayoutRight>(c);
+    if (c.options.halo_depth > 1) check_diffusion<Exec, double, Kokkos::LayoutLeft>(c);
     if (c.steps == 4 && c.which == Laplacian::every_step && c.options.overlap) {
       check_diffusion<Exec, float, Kokkos::LayoutLeft>(c);
       check_diffusion<Exec, double, Kokkos::LayoutRight>(c);
@@ -342,6 +368,91 @@ void test_diffusion_bitwise() {
 }
 
 TYPED_TEST(Mpi, diffusion_bitwise) { test_diffusion_bitwise<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// DiffusionPlan: calls of a few steps on one plan, and on two fields, are bitwise the single-rank
+// run of all their steps, at every halo depth; the depth chosen by timing is one the
+// decomposition allows.
+
+template <class Exec, class T, class Layout>
+void check_plan(std::int64_t nx, std::int64_t ny, std::array<int, 2> dims,
+                const umpi::ExchangeOptions& options, Laplacian which) {
+  using Mem = typename Exec::memory_space;
+  using F = Kokkos::View<T**, Layout, Mem>;
+  const std::vector<std::int64_t> calls = {3, 1, 5, 2};
+  std::int64_t total = 0;
+  for (auto s : calls) total += s;
+  const auto init = shared_random(nx * ny, 0, 1), other = shared_random(nx * ny, -1, 1);
+  const auto [ref_f, ref_l] = single_rank<Exec, T, Layout>(init, nx, ny, total);
+  const auto [ref_g, ref_m] = single_rank<Exec, T, Layout>(other, nx, ny, 2);
+  const auto d = umpi::decompose(MPI_COMM_WORLD, nx, ny, dims);
+  std::ostringstream what;
+  what << describe(d) << ", halo depth asked " << options.halo_depth << ", "
+       << (options.overlap ? "overlap" : "no overlap") << ", transport " << int(options.transport)
+       << (which == Laplacian::every_step ? ", every_step" : ", final_only");
+  F f("f", d.local_nx, d.local_ny), lapl("lapl", d.local_nx, d.local_ny),
+      g("g", d.local_nx, d.local_ny);
+  load(f, init, ny, d.x0, d.y0);
+  load(g, other, ny, d.x0, d.y0);
+  Exec exec;
+  umpi::DiffusionPlan plan(exec, d, f, options);
+  static_assert(std::is_same_v<decltype(plan), umpi::DiffusionPlan<Exec, F>>);
+  const int k = plan.halo_depth();
+  if (!d.has_neighbours()) {
+    EXPECT_EQ(k, 1) << what.str();
+  } else if (options.halo_depth > 0) {
+    EXPECT_EQ(k, options.halo_depth) << what.str();
+  } else {
+    EXPECT_GE(k, 1) << what.str();
+    EXPECT_LE(k, std::min(16, deepest(d))) << what.str();
+    EXPECT_GT(plan.measured().exchange_one, 0) << what.str();
+    EXPECT_GT(plan.measured().launch, 0) << what.str();
+  }
+  if (is_host_v<Exec>) {
+    EXPECT_EQ(plan.transport(), umpi::Transport::device) << what.str();
+  }
+  // The halo depth agreed: every rank has the same.
+  int lo = k, hi = k;
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(lo, hi) << what.str();
+  what << ", depth " << k;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    poison_fill(lapl);
+    plan.diffuse(f, calls[i], 0.25, lapl, which);
+    if (i == 1) plan.diffuse(g, 2, 0.25, lapl, which);  // another field on the same plan
+  }
+  const auto mine = [&](const std::vector<double>& whole) {
+    return block(whole, ny, d.x0, d.y0, d.local_nx, d.local_ny);
+  };
+  EXPECT_TRUE(close(to_host(f), mine(ref_f), 0)) << what.str();
+  EXPECT_TRUE(close(to_host(lapl), mine(ref_l), 0)) << what.str() << " (Laplacian)";
+  EXPECT_TRUE(close(to_host(g), mine(ref_g), 0)) << what.str() << " (the second field)";
+}
+
+template <class Exec>
+void test_plan() {
+  const int size = world_size();
+  using umpi::Transport;
+  for (auto [nx, ny] : {std::pair<std::int64_t, std::int64_t>{37, 53}, {61, 8}, {6, 70}}) {
+    for (std::array<int, 2> dims : {std::array<int, 2>{0, 0}, {size, 1}, {1, size}}) {
+      if (dims[0] > nx || dims[1] > ny) continue;
+      const int deep = deepest(umpi::decompose(MPI_COMM_WORLD, nx, ny, dims));
+      std::vector<int> depths = {0, 1, 2, 3, std::min(deep, 16)};
+      for (int depth : depths) {
+        if (depth > deep) continue;
+        check_plan<Exec, float, Kokkos::LayoutRight>(
+            nx, ny, dims, {Transport::automatic, true, depth}, Laplacian::every_step);
+        check_plan<Exec, float, Kokkos::LayoutLeft>(nx, ny, dims, {Transport::host, false, depth},
+                                                    Laplacian::final_only);
+      }
+      check_plan<Exec, double, Kokkos::LayoutRight>(nx, ny, dims, {Transport::host, true, 0},
+                                                    Laplacian::final_only);
+    }
+  }
+}
+
+TYPED_TEST(Mpi, plan) { test_plan<TypeParam>(); }
 
 // ---------------------------------------------------------------------------------------------
 // jagged_field: each block is the whole image's block, bit for bit.
@@ -475,6 +586,55 @@ void test_errors() {
         },
         "options.overlap differs", "", true));
   }
+  // The plan's own refusals: the halo depth, and options that differ between ranks.
+  const std::string pfn = "unison::mpi::DiffusionPlan: ";
+  using Plan = umpi::DiffusionPlan<Exec, decltype(f)>;
+  EXPECT_TRUE(refused(
+      [&] {
+        Plan(exec, d, f, {Transport::automatic, true, -1});
+      },
+      pfn + "options.halo_depth is -1, must be >= 0", "", true));
+  EXPECT_TRUE(refused([&] { Plan(exec, d, rank == 0 ? wrong : f); }, "expected this rank's block",
+                      others, rank == 0));
+  EXPECT_TRUE(refused([&] { Plan(exec, umpi::Decomposition{}, f); },
+                      pfn + "the Decomposition has no communicator", "", true));
+  if (size > 1) {
+    const int too_deep = deepest(d) + 1;
+    EXPECT_TRUE(refused(
+        [&] {
+          Plan(exec, d, f, {Transport::automatic, true, too_deep});
+        },
+        "options.halo_depth is " + std::to_string(too_deep) + ", deeper than the thinnest block's",
+        "", true));
+    EXPECT_TRUE(refused(
+        [&] {
+          Plan(exec, d, f, {Transport::automatic, true, 1 + rank % 2});
+        },
+        "options.halo_depth differs between ranks", "", true));
+    EXPECT_TRUE(refused(
+        [&] {
+          Plan(exec, d, f, {Transport::automatic, rank == 0, 1});
+        },
+        "options.overlap differs between ranks", "", true));
+  } else {
+    // A single block has no neighbours: any depth is accepted, and 1 is used.
+    EXPECT_EQ(Plan(exec, d, f, {Transport::automatic, true, 1000}).halo_depth(), 1);
+  }
+  {
+    Plan plan(exec, d, f, {Transport::automatic, true, 1});
+    EXPECT_TRUE(refused([&] { plan.diffuse(rank == 0 ? wrong : f, 1, 0.25, lapl); },
+                        "expected this rank's block", others, rank == 0));
+    EXPECT_TRUE(refused([&] { plan.diffuse(f, 1, 0.25, f); }, "lapl", "", true));
+    EXPECT_TRUE(refused([&] { plan.diffuse(f, -2, 0.25, lapl); }, "steps is -2", "", true));
+    EXPECT_TRUE(refused([&] { plan.diffuse(f, 1, 0.25, lapl, Laplacian(9)); },
+                        "unknown Laplacian choice 9", "", true));
+    if (size > 1) {
+      EXPECT_TRUE(refused([&] { plan.diffuse(f, 1, 0.25 * (1 + rank), lapl); },
+                          "coeff differs between ranks", "", true));
+    }
+    for (double x : to_host(f)) ASSERT_EQ(x, 1.0);
+  }
+
   // Rank 0's field has rows that are the same memory (stride 0 along them): every rank refuses,
   // before any waits for another (the check is part of the agreement).
   using Strided = Kokkos::View<float**, Kokkos::LayoutStride, Mem>;

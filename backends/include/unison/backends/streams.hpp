@@ -43,6 +43,9 @@ Exec side_instance(const Exec& exec) {
 /// `waiter` from now on start only once all the work enqueued on `waited` so far is done. On Cuda
 /// an event recorded on waited's stream that waiter's stream waits for (the host does not
 /// wait); elsewhere waited.fence(). One object serves any number of calls (one event).
+/// record(waited) and, later, wait(waiter) split after() in two: waiter's work enqueued after
+/// wait() starts once the work enqueued on `waited` before record() is done (the last record()
+/// counts).
 template <class Exec>
 class StreamOrder {
  public:
@@ -53,6 +56,8 @@ class StreamOrder {
     (void)waiter;
     waited.fence("unison::backends::StreamOrder");
   }
+  void record(const Exec& waited) { waited.fence("unison::backends::StreamOrder"); }
+  void wait(const Exec&) {}
 };
 
 }  // namespace unison::backends

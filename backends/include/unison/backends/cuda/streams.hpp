@@ -50,6 +50,12 @@ class StreamOrder<Kokkos::Cuda> {
     check(cudaEventRecord(event_, waited.cuda_stream()), "record");
     check(cudaStreamWaitEvent(waiter.cuda_stream(), event_, 0), "wait for");
   }
+  void record(const Kokkos::Cuda& waited) {
+    check(cudaEventRecord(event_, waited.cuda_stream()), "record");
+  }
+  void wait(const Kokkos::Cuda& waiter) {
+    check(cudaStreamWaitEvent(waiter.cuda_stream(), event_, 0), "wait for");
+  }
 
  private:
   static void check(cudaError_t e, const char* what) {

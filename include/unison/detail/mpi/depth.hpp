@@ -1,0 +1,26 @@
+#pragma once
+// unison/detail/mpi/depth.hpp: part of unison/mpi.hpp, which includes it after
+// the family's public types (not a header to include on its own).
+// The halos' depth: the deepest a decomposition allows, and the choice from measured times.
+
+#include <unison/detail/mpi/exchange.hpp>
+
+namespace unison::mpi::detail {
+
+// The deepest halo the plan's choice considers (the model's candidates are 1 to this).
+inline constexpr int deepest_chosen = 16;
+
+// The deepest halo d allows: the rows (columns) of its thinnest block along each axis split
+// into more than one block (a neighbour sends that many of its own cells); 2^31 - 1 when no axis
+// is split.
+std::int64_t deepest_halo(const Decomposition& d);
+
+// Which of HaloSegments' eight neighbours d's block has.
+std::array<bool, HaloSegments::count> neighbours_present(const Decomposition& d);
+
+// The depth in [1, deep] whose modelled time per step (docs/scaling.md) is shortest for the
+// slowest rank, from this rank's measured times (collective over d.comm: every rank gets the
+// same depth).
+int choose_depth(const Decomposition& d, const HaloTimes& t, bool overlap, int deep);
+
+}  // namespace unison::mpi::detail
