@@ -64,7 +64,7 @@ void CUPTIAPI completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t val
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
         const char* kind = m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD   ? "copy host to device"
                            : m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ? "copy device to host"
-                                                                             : "copy";
+                                                                            : "copy";
         std::fprintf(out, "copy,%u,%llu,%llu,%s %llu bytes\n", m->streamId,
                      (unsigned long long)m->start, (unsigned long long)m->end, kind,
                      (unsigned long long)m->bytes);
