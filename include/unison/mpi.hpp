@@ -199,7 +199,8 @@ class DiffusionPlan {
                              cols = (tr ? d.local_nx : d.local_ny) + 2 * k;
           constexpr std::int64_t most = std::numeric_limits<int>::max();
           detail::require(k * std::max(d.local_nx, d.local_ny) <= most && rows <= most &&
-                              cols <= most && Shape::teams(rows, cols) <= most,
+                              Shape::pitch(cols) <= most &&
+                              Shape::teams(rows, 0, Shape::pitch(cols)) <= most,
                           fn, "the block is ", d.local_nx, "x", d.local_ny, " with halos ", k,
                           " deep: MPI messages take at most 2^31 - 1 values and a kernel launch "
                           "at most 2^31 - 1 teams");
@@ -369,10 +370,13 @@ class DiffusionPlan {
                                            "unison::mpi::diffusion::field", nx, ny);
         return;
       }
+      // Rows along the contiguous axis padded to the alignment (HaloTuning::align_cols).
+      const std::int64_t ex = tr ? Shape::pitch(nx + 2 * k) : nx + 2 * k,
+                         ey = tr ? ny + 2 * k : Shape::pitch(ny + 2 * k);
       cur_ = unison::detail::allocate<P>(fn, "the padded block", exec_,
-                                         "unison::mpi::diffusion::field", nx + 2 * k, ny + 2 * k);
+                                         "unison::mpi::diffusion::field", ex, ey);
       nxt_ = unison::detail::allocate<P>(fn, "the second padded block", exec_,
-                                         "unison::mpi::diffusion::field", nx + 2 * k, ny + 2 * k);
+                                         "unison::mpi::diffusion::field", ex, ey);
       if (neighbours_) {
         send_ = unison::detail::allocate<Buffer>(fn, "the halo send buffer", exec_,
                                                  "unison::mpi::diffusion::send", halo);
@@ -422,18 +426,19 @@ class DiffusionPlan {
   void update(const Exec& on, const char* label, const detail::Rect& r, std::int64_t j, bool last,
               const F& f, T c, const L& lapl, bool wl) {
     if (empty(r)) return;
-    const std::int64_t n = r.r1 - r.r0, m = r.c1 - r.c0;
+    const std::int64_t n = r.r1 - r.r0, m = r.c1 - r.c0, lo = r.c0 + k_;
     const auto run = [&](const auto& out, auto to_field) {
       using N = std::decay_t<decltype(out)>;
       using Rows = detail::HaloStencilRows<tr, P, N, L, decltype(to_field)::value, Shape::cells>;
       Kokkos::parallel_for(label,
-                           Kokkos::TeamPolicy<Exec>(on, int(Shape::teams(n, m)), Shape::team),
+                           Kokkos::TeamPolicy<Exec>(on, int(Shape::teams(n, lo, m)), Shape::team),
                            Rows{{source(j), out, lapl, c, wl, k_, rows(), cols()},
                                 r.r0,
                                 r.c0,
                                 m,
-                                Shape::segments(m),
-                                Shape::width(m)});
+                                Shape::first(lo),
+                                Shape::segments(lo, m),
+                                Shape::width(lo, m)});
     };
     if (last) run(f, std::true_type());
     else run(target(j), std::false_type());

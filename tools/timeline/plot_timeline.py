@@ -50,7 +50,8 @@ def main():
     args = ap.parse_args()
     files = sorted(glob.glob(args.prefix + ".*.csv"),
                    key=lambda p: int(re.search(r"\.(\d+)\.csv$", p).group(1)))
-    ranks = [read(p) for p in files]
+    # Files of no records come from processes that started CUDA without doing GPU work.
+    ranks = [r for r in (read(p) for p in files) if r]
     packs = sorted(s for _, s, _, n in ranks[0] if "HaloPack" in n)
     if len(packs) < args.period + 1:
         raise SystemExit("fewer halo exchanges than --period asks for")

@@ -110,7 +110,9 @@ UNISON_BACKENDS_REFUSING_TUNING(RandomTuning)
 /// The MPI component's diffusion of a block (unison/mpi.hpp): a team of `team_size` threads per
 /// segment of `segment_cols` columns of a grid row (0: the whole row), each thread computing
 /// `cells_per_thread` cells a team's width apart, their loads issued before any store (more
-/// loads in flight per thread; docs/tuning.md).
+/// loads in flight per thread; docs/tuning.md). The padded block's rows start on multiples of
+/// `align_cols` values, and the teams' segments too (a warp's loads then cover whole cache
+/// lines).
 UNISON_BACKENDS_REFUSING_TUNING(HaloTuning)
 
 #undef UNISON_BACKENDS_REFUSING_TUNING

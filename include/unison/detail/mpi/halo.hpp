@@ -57,33 +57,36 @@ struct HaloStencil {
   }
 };
 
-// The cells [r0, r0 + n) x [c0, c0 + m) of the grid: a team per segment of `width` columns of a
-// grid row (segments of them per row), its threads along the row (the contiguous axis). Each
-// thread loads the neighbours of U cells, a team's width apart, before it computes and stores
-// any: U cells' loads in flight at once (one cell at a time, the stores of a cell could alias the
-// next cell's loads as far as the compiler knows; docs/tuning.md). Written for few registers
-// (the team's row and its columns in the block worked out once): at 256 threads a team, every
-// register a thread holds past 48 costs the multiprocessor a team in flight.
+// The cells [r0, r0 + n) x [c0, c0 + m) of the grid: a team per segment of `width` padded
+// columns of a grid row (`segments` of them per row, the first starting at padded column
+// `first`, a multiple of the alignment at or below the rectangle's first column), its threads
+// along the row (the contiguous axis). Each thread loads the neighbours of U cells, a team's
+// width apart, before it computes and stores any: U cells' loads in flight at once (one cell at a
+// time, the stores of a cell could alias the next cell's loads as far as the compiler knows;
+// docs/tuning.md). Written for few registers (the team's row and its columns in the block worked
+// out once): at 256 threads a team, every register a thread holds past 48 costs the
+// multiprocessor a team in flight.
 template <bool Transposed, class P, class N, class L, bool ToField, int U>
 struct HaloStencilRows : HaloStencil<Transposed, P, N, L, ToField> {
   using T = typename P::non_const_value_type;
-  std::int64_t r0, c0, m, segments, width;
+  std::int64_t r0, c0, m, first, segments, width;
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const std::int64_t league = team.league_rank();
-    const std::int64_t r = r0 + league / segments;  // the grid row
-    const std::int64_t pr = r + this->k;            // and its padded row
-    const std::int64_t begin = league % segments * width;
-    const std::int64_t end = begin + width < m ? begin + width : m;
+    const std::int64_t r = r0 + league / segments;      // the grid row
+    const std::int64_t pr = r + this->k;                // and its padded row
+    const std::int64_t lo = c0 + this->k, hi = lo + m;  // the rectangle's padded columns
+    const std::int64_t begin = first + league % segments * width;
+    const std::int64_t end = begin + width < hi ? begin + width : hi;
     const std::int64_t threads = team.team_size();
-    // The Laplacian of this row's cells i in [lo, hi): those in the block.
+    // The Laplacian of this row's padded columns [this->k, this->k + cols): the block's.
     const bool row_lapl = this->write_lapl && r >= 0 && r < this->rows;
-    const std::int64_t lo = -c0, hi = this->cols - c0;
+    const std::int64_t block_end = this->k + this->cols;
     for (std::int64_t base = begin + team.team_rank(); base < end; base += U * threads) {
       T mid[U] = {}, up[U] = {}, down[U] = {}, left[U] = {}, right[U] = {};
       for (int u = 0; u < U; ++u) {
-        const std::int64_t i = base + u * threads, pc = c0 + i + this->k;  // padded column
-        if (i < end) {
+        const std::int64_t pc = base + u * threads;  // padded column
+        if (pc >= lo && pc < end) {
           mid[u] = diffusion::at<Transposed>(this->cur, pr, pc);
           up[u] = diffusion::at<Transposed>(this->cur, pr - 1, pc);
           down[u] = diffusion::at<Transposed>(this->cur, pr + 1, pc);
@@ -92,11 +95,11 @@ struct HaloStencilRows : HaloStencil<Transposed, P, N, L, ToField> {
         }
       }
       for (int u = 0; u < U; ++u) {
-        const std::int64_t i = base + u * threads, pc = c0 + i + this->k;
-        if (i < end) {
+        const std::int64_t pc = base + u * threads;
+        if (pc >= lo && pc < end) {
           T lap, v;
           diffusion::step<T>(mid[u], up[u], down[u], left[u], right[u], this->coeff, lap, v);
-          this->store(pr, pc, lap, v, row_lapl && i >= lo && i < hi);
+          this->store(pr, pc, lap, v, row_lapl && pc >= this->k && pc < block_end);
         }
       }
     }
@@ -120,20 +123,28 @@ struct HaloCopyIn {
   }
 };
 
-// The launch shape of HaloStencilRows (HaloTuning in unison/backends/tuning.hpp).
+// The launch shape of HaloStencilRows (HaloTuning in unison/backends/tuning.hpp): for the
+// padded columns [lo, lo + m) of a row, the aligned first column, the segments' width and their
+// number.
 template <class Exec>
 struct HaloRowsShape {
   using Tuning = backends::HaloTuning<Exec>;
   static constexpr int cells = Tuning::cells_per_thread;
   static constexpr int team = Tuning::team_size;
-  static std::int64_t width(std::int64_t cols) {
-    return Tuning::segment_cols > 0 ? std::int64_t(Tuning::segment_cols) : cols;
+  static constexpr int align = Tuning::align_cols;
+  static std::int64_t first(std::int64_t lo) { return lo / align * align; }
+  static std::int64_t width(std::int64_t lo, std::int64_t m) {
+    return Tuning::segment_cols > 0 ? std::int64_t(Tuning::segment_cols) : lo + m - first(lo);
   }
-  static std::int64_t segments(std::int64_t cols) {
-    const std::int64_t w = width(cols);
-    return w > 0 ? (cols + w - 1) / w : 1;
+  static std::int64_t segments(std::int64_t lo, std::int64_t m) {
+    const std::int64_t w = width(lo, m), span = lo + m - first(lo);
+    return w > 0 ? (span + w - 1) / w : 1;
   }
-  static std::int64_t teams(std::int64_t rows, std::int64_t cols) { return rows * segments(cols); }
+  static std::int64_t teams(std::int64_t rows, std::int64_t lo, std::int64_t m) {
+    return rows * segments(lo, m);
+  }
+  // A row of n values rounded up to the alignment (the padded block's contiguous extent).
+  static std::int64_t pitch(std::int64_t n) { return (n + align - 1) / align * align; }
 };
 
 // A rectangle of the grid, [r0, r1) x [c0, c1).

@@ -26,6 +26,7 @@ struct HaloTuning<Kokkos::Cuda> {
   static constexpr int team_size = 256;
   static constexpr int cells_per_thread = 4;
   static constexpr int segment_cols = team_size * cells_per_thread;
+  static constexpr int align_cols = 32;  // 128 bytes of float
 };
 
 template <>
