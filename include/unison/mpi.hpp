@@ -139,8 +139,8 @@ namespace unison::mpi {
 ///
 /// Exec: the execution space the kernels run on; F: the field's View type (rank 2, float or
 /// double, any layout, accessible from Exec). The plan serves every field of type F that is this
-/// rank's block of d. Not copyable; destroy it before MPI_Finalize (its destructor frees MPI
-/// requests) and before Kokkos::finalize.
+/// rank's block of d. It is neither copied nor moved (a std::unique_ptr passes it on); destroy
+/// it before MPI_Finalize (its destructor frees MPI requests) and before Kokkos::finalize.
 ///
 /// The halos' depth (ExchangeOptions::halo_depth): with depth k the ranks exchange k-deep halos
 /// (with the corners, from the diagonal neighbours) once every k steps, and each rank advances its
