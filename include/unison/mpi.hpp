@@ -263,17 +263,7 @@ class DiffusionPlan {
   void diffuse(const F& f, std::int64_t steps, double coeff, const L& lapl,
                Laplacian which = Laplacian::every_step) {
     detail::diffusion::check_types<Exec, F, L>();
-    constexpr const char* fn = "unison::mpi::diffuse";
-    detail::agree(d_.comm, fn,
-                  [&] {
-                    detail::check_block(fn, d_, f);
-                    detail::diffusion::check_arguments<Exec>(fn, f, lapl, coeff);
-                    detail::require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
-                    detail::diffusion::check_laplacian(fn, which);
-                  },
-                  {{"steps", steps},
-                   {"coeff", detail::bits(coeff)},
-                   {"which (the Laplacian choice)", (long long)which}});
+    detail::check_call<Exec>(d_, f, steps, coeff, lapl, which);
     if (steps == 0) return;
     if (!neighbours_) {  // one block: unison::diffuse itself, in place
       static_assert(std::is_same_v<P, DiffusionBuffer<F>>);
@@ -548,18 +538,8 @@ void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t 
              const L& lapl, Laplacian which = Laplacian::every_step,
              const ExchangeOptions& options = {}) {
   detail::diffusion::check_types<Exec, F, L>();
-  constexpr const char* fn = "unison::mpi::diffuse";
-  detail::check_decomposition(d, fn);
-  detail::agree(d.comm, fn,
-                [&] {
-                  detail::check_block(fn, d, f);
-                  detail::diffusion::check_arguments<Exec>(fn, f, lapl, coeff);
-                  detail::require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
-                  detail::diffusion::check_laplacian(fn, which);
-                },
-                {{"steps", steps},
-                 {"coeff", detail::bits(coeff)},
-                 {"which (the Laplacian choice)", (long long)which}});
+  detail::check_decomposition(d, "unison::mpi::diffuse");
+  detail::check_call<Exec>(d, f, steps, coeff, lapl, which);
   if (steps == 0) return;
   DiffusionPlan<Exec, F> plan(exec, d, f, options);
   plan.diffuse(f, steps, coeff, lapl, which);

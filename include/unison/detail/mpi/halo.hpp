@@ -15,6 +15,25 @@ namespace diffusion = unison::detail::diffusion::interface;
 namespace field = unison::detail::field::interface;
 namespace matmul = unison::detail::matmul::interface;
 
+// The checks of a call of the distributed diffusion, agreed by every rank of d: f and lapl of
+// the block's extents, the single-rank diffusion's checks, steps >= 0, a Laplacian choice, and
+// steps, coeff and which alike on every rank.
+template <class Exec, class F, class L>
+void check_call(const Decomposition& d, const F& f, std::int64_t steps, double coeff, const L& lapl,
+                Laplacian which) {
+  constexpr const char* fn = "unison::mpi::diffuse";
+  agree(d.comm, fn,
+        [&] {
+          check_block(fn, d, f);
+          diffusion::check_arguments<Exec>(fn, f, lapl, coeff);
+          require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
+          diffusion::check_laplacian(fn, which);
+        },
+        {{"steps", steps},
+         {"coeff", bits(coeff)},
+         {"which (the Laplacian choice)", (long long)which}});
+}
+
 // The padded copy of a block: k ghost cells on every side, (local_nx + 2k) x (local_ny + 2k), in
 // the layout diffuse uses for the field.
 template <class F>
