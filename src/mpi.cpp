@@ -183,7 +183,7 @@ int choose_depth(const Decomposition& d, const HaloTimes& t, bool overlap, int d
   const auto update = [&](double cells) { return t.launch + cell * cells; };
   std::vector<double> cost(static_cast<std::size_t>(deep));
   for (int k = 1; k <= deep; ++k) {
-    const double values = double(HaloSegments(d.local_nx, d.local_ny, k, present).size());
+    const double values = double(HaloSegments(d.local_nx, d.local_ny, k, present, k, k).size());
     const double exchange = t.deep_values > t.one_values
                                 ? t.exchange_one + (t.exchange_deep - t.exchange_one) *
                                                        (values - double(t.one_values)) /

@@ -128,6 +128,18 @@ struct ExchangeOptions {
 
 namespace unison::mpi {
 
+namespace detail {
+// What the one-shot mpi::diffuse, which agrees on the call's arguments before it makes a plan,
+// reaches inside the plan: its steps without that agreement again.
+struct PlanAccess {
+  template <class Plan, class F, class L>
+  static void run(Plan& plan, const F& f, std::int64_t steps, double coeff, const L& lapl,
+                  Laplacian which) {
+    plan.run(f, steps, coeff, lapl, which);
+  }
+};
+}  // namespace detail
+
 /// A distributed diffusion made once and run any number of times: the decomposition, the two
 /// padded copies of the block, the halo buffers (on the device and, with the host transport, in
 /// pinned host memory), the persistent MPI requests, the halo stream and its events, and the
@@ -157,10 +169,14 @@ namespace unison::mpi {
 /// halo_depth or one deeper than the thinnest block along a split axis, options that differ
 /// between ranks, a block with more than 2^31 - 1 rows or columns, or buffers that do not fit in
 /// memory. Collective over d.comm: every rank makes the plan, with the same options.
-/// Memory: two padded copies of the block ((local_nx + 2k) x (local_ny + 2k),
-/// "unison::mpi::diffusion::field"), halo buffers of 2k (local_nx + local_ny) + 4k^2 values
-/// (4k^2 only for k > 1) on the device and, with the host transport, in pinned host memory; for
-/// a single block, unison::diffuse's buffer (a copy of the block) alone.
+/// Memory: two padded copies of the block, "unison::mpi::diffusion::field", each (local_nx + 2g)
+/// x (local_ny + 2g) values and a little more (the block's first column and every row start on a
+/// multiple of HaloTuning::align_cols values), where g is the deepest halo the plan may use (the
+/// halo_depth asked, or with 0 the deepest it times, at most 16), allocated once; halo buffers of
+/// 2k (local_nx + local_ny) + 4k^2 values (4k^2 only for k > 1) on the device and, with the host
+/// transport, in pinned host memory; for a single block, unison::diffuse's buffer (a copy of the
+/// block) alone.
+
 template <class Exec, class F>
 class DiffusionPlan {
   using T = typename F::non_const_value_type;
@@ -168,7 +184,7 @@ class DiffusionPlan {
   using Mem = typename F::memory_space;
   using Buffer = Kokkos::View<T*, Mem>;
   using Host = Kokkos::View<T*, Kokkos::SharedHostPinnedSpace>;
-  using Shape = detail::HaloRowsShape<Exec>;
+  using Shape = detail::HaloShape<Exec>;
   static constexpr bool tr = detail::diffusion::transposed_v<F>;
 
  public:
@@ -196,11 +212,10 @@ class DiffusionPlan {
                                      ? options.halo_depth
                                      : std::min<std::int64_t>(deepest, detail::deepest_chosen);
           const std::int64_t rows = (tr ? d.local_ny : d.local_nx) + 2 * k,
-                             cols = (tr ? d.local_nx : d.local_ny) + 2 * k;
+                             cols = Shape::pitch(k) + (tr ? d.local_nx : d.local_ny) + k;
           constexpr std::int64_t most = std::numeric_limits<int>::max();
           detail::require(k * std::max(d.local_nx, d.local_ny) <= most && rows <= most &&
-                              Shape::pitch(cols) <= most &&
-                              Shape::teams(rows, 0, Shape::pitch(cols)) <= most,
+                              Shape::pitch(cols) <= most,
                           fn, "the block is ", d.local_nx, "x", d.local_ny, " with halos ", k,
                           " deep: MPI messages take at most 2^31 - 1 values and a kernel launch "
                           "at most 2^31 - 1 teams");
@@ -212,13 +227,15 @@ class DiffusionPlan {
     direct_ = detail::transport_is_direct<Exec>(options.transport);
     side_ = neighbours_ && options.overlap ? backends::side_instance(exec) : exec;
     if (!neighbours_) {
-      build(1);
+      allocate_blocks(1);
     } else if (options.halo_depth > 0) {
+      allocate_blocks(options.halo_depth);
       build(options.halo_depth);
     } else {
       const int deep = int(std::min<std::int64_t>(deepest, detail::deepest_chosen));
+      allocate_blocks(deep);
       build(deep);
-      model_ = measure();  // leaves the buffers at depth 1
+      model_ = measure();  // leaves the halos at depth 1
       const int k = detail::choose_depth(d_, model_, options.overlap, deep);
       if (k != k_) build(k);
     }
@@ -264,6 +281,15 @@ class DiffusionPlan {
                Laplacian which = Laplacian::every_step) {
     detail::diffusion::check_types<Exec, F, L>();
     detail::check_call<Exec>(d_, f, steps, coeff, lapl, which);
+    run(f, steps, coeff, lapl, which);
+  }
+
+ private:
+  friend struct detail::PlanAccess;  // the one-shot diffuse: run() once it has checked
+
+  // diffuse() once its arguments are agreed.
+  template <class L>
+  void run(const F& f, std::int64_t steps, double coeff, const L& lapl, Laplacian which) {
     if (steps == 0) return;
     if (!neighbours_) {  // one block: unison::diffuse itself, in place
       static_assert(std::is_same_v<P, DiffusionBuffer<F>>);
@@ -274,7 +300,7 @@ class DiffusionPlan {
     const T c = T(coeff);
     Kokkos::parallel_for("unison::mpi::diffusion::copy_in",
                          Kokkos::TeamPolicy<Exec>(exec_, int(rows()), Shape::team),
-                         detail::HaloCopyIn<tr, P, F>{cur_, f, k_, cols()});
+                         detail::HaloCopyIn<tr, P, F>{cur_, f, kr_, kc_, cols()});
     const bool overlap = options_.overlap;
     for (std::int64_t s = 0; s < steps;) {
       // One period: a halo exchange, then kb steps (fewer than the depth at the call's end).
@@ -337,54 +363,64 @@ class DiffusionPlan {
     exec_.fence("unison::mpi::diffuse: done");
   }
 
- private:
-  // Buffers for halos of depth k, and the persistent requests on them (made on every rank; an
-  // allocation refusal is agreed on).
-  void build(int k) {
+  // The padded copies of the block, for halos up to `deepest` deep (made once, on every rank;
+  // an allocation refusal is agreed on): `deepest` ghost rows before and after the block in the
+  // kernels' grid, kc_ (`deepest` rounded up to the alignment) ghost columns before it and
+  // `deepest` after, each row padded to the alignment (HaloTuning::align_cols). A block without
+  // neighbours has unison::diffuse's buffer instead.
+  void allocate_blocks(int deepest) {
     constexpr const char* fn = "unison::mpi::DiffusionPlan";
-    const std::int64_t nx = d_.local_nx, ny = d_.local_ny;
-    exchange_ = detail::Exchange();
-    k_ = k;
-    interior_done_.clear();
-    for (int j = 1; j < k; ++j)
-      interior_done_.push_back(std::make_unique<backends::StreamOrder<Exec>>());
-    seg_ = detail::HaloSegments(nx, ny, k, detail::neighbours_present(d_));
-    const std::int64_t halo = seg_.size();
-    cur_ = P();
-    nxt_ = P();
-    send_ = recv_ = Buffer();
-    send_host_ = recv_host_ = Host();
+    const std::int64_t nx = d_.local_nx, ny = d_.local_ny, g = deepest;
+    kr_ = g;
+    kc_ = Shape::pitch(g);
     detail::agree(d_.comm, fn, [&] {
       if (!neighbours_) {  // unison::diffuse's buffer (P is DiffusionBuffer<F>)
         cur_ = unison::detail::allocate<P>(fn, "the diffusion buffer", exec_,
                                            "unison::mpi::diffusion::field", nx, ny);
         return;
       }
-      // Rows along the contiguous axis padded to the alignment (HaloTuning::align_cols).
-      const std::int64_t ex = tr ? Shape::pitch(nx + 2 * k) : nx + 2 * k,
-                         ey = tr ? ny + 2 * k : Shape::pitch(ny + 2 * k);
+      const std::int64_t ex = tr ? Shape::pitch(kc_ + nx + g) : nx + 2 * g,
+                         ey = tr ? ny + 2 * g : Shape::pitch(kc_ + ny + g);
       cur_ = unison::detail::allocate<P>(fn, "the padded block", exec_,
                                          "unison::mpi::diffusion::field", ex, ey);
       nxt_ = unison::detail::allocate<P>(fn, "the second padded block", exec_,
                                          "unison::mpi::diffusion::field", ex, ey);
-      if (neighbours_) {
-        send_ = unison::detail::allocate<Buffer>(fn, "the halo send buffer", exec_,
-                                                 "unison::mpi::diffusion::send", halo);
-        recv_ = unison::detail::allocate<Buffer>(fn, "the halo receive buffer", exec_,
-                                                 "unison::mpi::diffusion::recv", halo);
-        if (!direct_) {
-          send_host_ = unison::detail::allocate<Host>(fn, "the pinned halo send buffer", exec_,
-                                                      "unison::mpi::diffusion::send_host", halo);
-          recv_host_ = unison::detail::allocate<Host>(fn, "the pinned halo receive buffer", exec_,
-                                                      "unison::mpi::diffusion::recv_host", halo);
-        }
-      }
     });
     if (!neighbours_) return;
-    // Ghost cells at the field's edge must read 0 in both buffers, for every step.
+    // Ghost cells at the field's edge must read 0 in both copies, for every step (no kernel
+    // writes them: the updates widen the block only toward its neighbours).
     Kokkos::deep_copy(exec_, cur_, T(0));
     Kokkos::deep_copy(exec_, nxt_, T(0));
     exec_.fence("unison::mpi::DiffusionPlan: buffers");
+  }
+
+  // Buffers for halos of depth k (at most the padded copies' depth), and the persistent requests
+  // on them (made on every rank; an allocation refusal is agreed on). The ghost cells deeper than
+  // k are then never read.
+  void build(int k) {
+    constexpr const char* fn = "unison::mpi::DiffusionPlan";
+    exchange_ = detail::Exchange();
+    k_ = k;
+    interior_done_.clear();
+    for (int j = 1; j < k; ++j)
+      interior_done_.push_back(std::make_unique<backends::StreamOrder<Exec>>());
+    seg_ = detail::HaloSegments(d_.local_nx, d_.local_ny, k, detail::neighbours_present(d_),
+                                tr ? kc_ : kr_, tr ? kr_ : kc_);
+    const std::int64_t halo = seg_.size();
+    send_ = recv_ = Buffer();
+    send_host_ = recv_host_ = Host();
+    detail::agree(d_.comm, fn, [&] {
+      send_ = unison::detail::allocate<Buffer>(fn, "the halo send buffer", exec_,
+                                               "unison::mpi::diffusion::send", halo);
+      recv_ = unison::detail::allocate<Buffer>(fn, "the halo receive buffer", exec_,
+                                               "unison::mpi::diffusion::recv", halo);
+      if (!direct_) {
+        send_host_ = unison::detail::allocate<Host>(fn, "the pinned halo send buffer", exec_,
+                                                    "unison::mpi::diffusion::send_host", halo);
+        recv_host_ = unison::detail::allocate<Host>(fn, "the pinned halo receive buffer", exec_,
+                                                    "unison::mpi::diffusion::recv_host", halo);
+      }
+    });
     exchange_ = detail::Exchange(d_, detail::datatype<T>(), seg_,
                                  direct_ ? send_.data() : send_host_.data(),
                                  direct_ ? recv_.data() : recv_host_.data(), sizeof(T));
@@ -411,24 +447,49 @@ class DiffusionPlan {
   const P& source(std::int64_t j) const { return j % 2 == 1 ? cur_ : nxt_; }
   const P& target(std::int64_t j) const { return j % 2 == 1 ? nxt_ : cur_; }
 
-  // The update of rectangle r of the grid, step j of a period, on `on`.
+  // Whether a caller's View v (the field or its Laplacian) takes HaloStrips' wide stores of K
+  // values: unit steps along the grid's columns, rows and data aligned to a chunk.
+  template <int K, class V>
+  static bool wide(const V& v) {
+    using C = unison::detail::Chunk<T, K>;
+    const std::int64_t step = tr ? v.stride(0) : v.stride(1),
+                       pitch = tr ? v.stride(1) : v.stride(0);
+    return K > 1 && step == 1 && reinterpret_cast<std::uintptr_t>(v.data()) % alignof(C) == 0 &&
+           (pitch * std::int64_t(sizeof(T))) % std::int64_t(alignof(C)) == 0;
+  }
+  // The update of rectangle r of the grid, step j of a period, on `on`: on a GPU HaloStrips, a
+  // thread per chunk of the rectangle's padded columns and strip of its rows; on CPUs HaloRows, a
+  // block of rows per thread.
   template <class L>
   void update(const Exec& on, const char* label, const detail::Rect& r, std::int64_t j, bool last,
               const F& f, T c, const L& lapl, bool wl) {
     if (empty(r)) return;
-    const std::int64_t n = r.r1 - r.r0, m = r.c1 - r.c0, lo = r.c0 + k_;
+    const std::int64_t lo = r.c0 + kc_, hi = r.c1 + kc_, n = r.r1 - r.r0;
+    using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
     const auto run = [&](const auto& out, auto to_field) {
       using N = std::decay_t<decltype(out)>;
-      using Rows = detail::HaloStencilRows<tr, P, N, L, decltype(to_field)::value, Shape::cells>;
-      Kokkos::parallel_for(label,
-                           Kokkos::TeamPolicy<Exec>(on, int(Shape::teams(n, lo, m)), Shape::team),
-                           Rows{{source(j), out, lapl, c, wl, k_, rows(), cols()},
-                                r.r0,
-                                r.c0,
-                                m,
-                                Shape::first(lo),
-                                Shape::segments(lo, m),
-                                Shape::width(lo, m)});
+      constexpr bool to_f = decltype(to_field)::value;
+      const detail::HaloStencil<tr, P, N, L, to_f> step{source(j), out, lapl,   c,     wl,
+                                                        kr_,       kc_, rows(), cols()};
+      if constexpr (Shape::row_blocks) {
+        const std::int64_t threads = std::min<std::int64_t>(on.concurrency(), n);
+        const std::int64_t per = (n + threads - 1) / threads;
+        Kokkos::parallel_for(label, Range(on, 0, (n + per - 1) / per),
+                             detail::HaloRows<tr, P, N, L, to_f>{step, r.r0, r.r1, lo, hi, per});
+      } else {
+        using S = detail::HaloStripShape<Exec, T>;
+        constexpr int K = S::K;
+        const std::int64_t first = lo / K * K, chunks = (hi - first + K - 1) / K;
+        const std::int64_t strips = (n + S::strip - 1) / S::strip;
+        const std::int64_t pitch = std::int64_t(tr ? cur_.extent(0) : cur_.extent(1));
+        // The padded copy takes wide stores always (its rows are a whole number of chunks).
+        bool wide_next = true;
+        if constexpr (to_f) wide_next = wide<K>(out);
+        Kokkos::parallel_for(label, Range(on, 0, chunks * strips),
+                             detail::HaloStrips<tr, P, N, L, to_f, K, S::ahead>{
+                                 step, r.r0, r.r1, lo, hi, first, pitch, chunks, S::strip,
+                                 wide_next, wl && wide<K>(lapl)});
+      }
     };
     if (last) run(f, std::true_type());
     else run(target(j), std::false_type());
@@ -440,7 +501,7 @@ class DiffusionPlan {
     const auto run = [&](const auto& out, auto to_field) {
       using N = std::decay_t<decltype(out)>;
       const detail::HaloStencilFrame<tr, P, N, L, decltype(to_field)::value> frame{
-          {source(j), out, lapl, c, wl, k_, rows(), cols()}, outer, inner};
+          {source(j), out, lapl, c, wl, kr_, kc_, rows(), cols()}, outer, inner};
       if (frame.size() == 0) return;
       Kokkos::parallel_for(
           "unison::mpi::diffusion::edges",
@@ -517,7 +578,9 @@ class DiffusionPlan {
   Decomposition d_;
   ExchangeOptions options_;
   bool neighbours_ = false, direct_ = true;
-  int k_ = 1;
+  int k_ = 1;  // the halos' depth
+  // The padded copies' ghost rows and columns before the block, in the kernels' grid.
+  std::int64_t kr_ = 1, kc_ = 1;
   HaloTimes model_;
   P cur_, nxt_;
   Buffer send_, recv_;
@@ -531,8 +594,8 @@ class DiffusionPlan {
 /// The one-shot form: makes a DiffusionPlan(exec, d, f, options) and runs its diffuse(f, steps,
 /// coeff, lapl, which) once (so a halo_depth of 0 is chosen anew, by timing, in every call:
 /// calls made more than once are cheaper on a plan). Arguments, checks, result and kernels as
-/// DiffusionPlan's; the Laplacian, steps and coeff checks come first, so that a refused call
-/// allocates nothing.
+/// DiffusionPlan's; the call's checks are agreed once (one MPI_Allreduce), before the plan is
+/// made, so that a refused call allocates nothing.
 template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t steps, double coeff,
              const L& lapl, Laplacian which = Laplacian::every_step,
@@ -542,7 +605,7 @@ void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t 
   detail::check_call<Exec>(d, f, steps, coeff, lapl, which);
   if (steps == 0) return;
   DiffusionPlan<Exec, F> plan(exec, d, f, options);
-  plan.diffuse(f, steps, coeff, lapl, which);
+  detail::PlanAccess::run(plan, f, steps, coeff, lapl, which);  // the arguments agreed above
 }
 
 /// Fills this rank's block f (local_nx x local_ny of d) with its part of the jagged image that

@@ -107,12 +107,14 @@ UNISON_BACKENDS_REFUSING_TUNING(HistogramTuning)
 /// 64-bit lanes, all of a register's lanes at once; a GPU thread computes its own.
 UNISON_BACKENDS_REFUSING_TUNING(RandomTuning)
 
-/// The MPI component's diffusion of a block (unison/mpi.hpp): a team of `team_size` threads per
-/// segment of `segment_cols` columns of a grid row (0: the whole row), each thread computing
-/// `cells_per_thread` cells a team's width apart, their loads issued before any store (more
-/// loads in flight per thread; docs/tuning.md). The padded block's rows start on multiples of
-/// `align_cols` values, and the teams' segments too (a warp's loads then cover whole cache
-/// lines).
+/// The MPI component's diffusion of a block (unison/mpi.hpp): with `row_blocks` (CPUs) a block of
+/// rows per thread the backend runs at once, each row by the single-rank CPU row code; else
+/// (GPUs) a thread per chunk of `chunk_bytes` of a grid row (one wide access; 1 value where that
+/// is not a whole number of values) walking down a strip of `strip_rows` rows, `prefetch_rows`
+/// rows loaded ahead, as the single-rank streaming kernel on a GPU. The padded block's rows, and
+/// the block's first column in them, start on multiples of `align_cols` values (for the strips a
+/// whole number of chunks). The copy of the field into the padded block: a team of `team_size`
+/// threads per grid row.
 UNISON_BACKENDS_REFUSING_TUNING(HaloTuning)
 
 #undef UNISON_BACKENDS_REFUSING_TUNING

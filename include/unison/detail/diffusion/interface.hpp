@@ -34,6 +34,23 @@ KOKKOS_FORCEINLINE_FUNCTION void step(T mid, T up, T down, T left, T right, T co
   detail::diffusion::stencil<T>(mid, up, down, left, right, coeff, lapl, next);
 }
 
+// CPU code: n consecutive cells of a grid row from the rows up, mid and down, all of unit
+// column stride, the left neighbour of the first cell read at mid[-1] and the right neighbour of
+// the last at mid[n] (cells of a padded array: no edge of the field among them): the new values
+// to out (column stride out_stride) and, if Lapl, the Laplacian to lout (lapl_stride), by the
+// single-rank CPU kernels' row code (host vectors, the Laplacian stored non-temporally where its
+// run is contiguous) with step()'s values to the bit. The caller's work item ends with
+// end_of_rows().
+template <class T, bool Lapl>
+KOKKOS_FORCEINLINE_FUNCTION void row_cells(const T* up, const T* mid, const T* down, T* out,
+                                           std::int64_t out_stride, T* lout,
+                                           std::int64_t lapl_stride, std::int64_t n, T coeff) {
+  stencil_cells<T, host_chunk_v<T>, true, true, Lapl>(up, mid, down, 1, out, out_stride, lout,
+                                                      lapl_stride, n, false, false, coeff);
+}
+// Orders a work item's non-temporal stores of row_cells before its end.
+KOKKOS_FORCEINLINE_FUNCTION void end_of_rows() { backends::store_streaming_fence(); }
+
 // The compile-time checks of the execution space, a field f advanced in place and its
 // Laplacian lapl.
 template <class Exec, class F, class L>

@@ -34,19 +34,22 @@ void check_call(const Decomposition& d, const F& f, std::int64_t steps, double c
          {"which (the Laplacian choice)", (long long)which}});
 }
 
-// The padded copy of a block: k ghost cells on every side, (local_nx + 2k) x (local_ny + 2k), in
-// the layout diffuse uses for the field.
+// The padded copy of a block: ghost cells on every side, in the layout diffuse uses for the
+// field. In the kernels' grid (rows across the contiguous axis), grid cell (r, c) of the block is
+// padded cell (r + kr, c + kc): kr ghost rows above and below it, kc before its first column (kr
+// rounded up to HaloTuning::align_cols, so that the block's columns start on the same alignment
+// in the padded copy as in an aligned field), kr after its last, each row padded to a multiple of
+// align_cols values; kr is at least the halos' depth k.
 template <class F>
 using Padded = Kokkos::View<typename F::non_const_value_type**, diffusion::layout_t<F>,
                             typename F::memory_space>;
 
-// One diffusion step of cells of a block's grid (rows across its contiguous axis, as the
-// single-rank kernels see it): cell (r, c), which may lie outside the block (-k < r < rows + k)
-// when the halo is deeper than one cell, is padded cell (r + k, c + k) of cur; its neighbours are
-// other cells of the block or ghost cells, which hold the neighbouring blocks' cells (or 0 at
-// the field's edge). The new value goes to `next`: the other padded copy at the same padded
-// cell, or (ToField) the caller's field at (r, c) in the call's last step, whose cells are all in
-// the block. The Laplacian is written for the block's cells only. The arithmetic is
+// One diffusion step of cells of a block's grid: cell (r, c), which may lie outside the block
+// (-k < r < rows + k) when the halo is k > 1 cells deep, is padded cell (r + kr, c + kc) of cur;
+// its neighbours are other cells of the block or ghost cells, which hold the neighbouring blocks'
+// cells (or 0 at the field's edge). The new value goes to `next`: the other padded copy at the same
+// padded cell, or (ToField) the caller's field at (r, c) in the call's last step, whose cells are
+// all in the block. The Laplacian is written for the block's cells only. The arithmetic is
 // diffusion::step, as in every single-rank kernel.
 template <bool Transposed, class P, class N, class L, bool ToField>
 struct HaloStencil {
@@ -56,17 +59,17 @@ struct HaloStencil {
   L lapl;
   T coeff;
   bool write_lapl;
-  std::int64_t k, rows, cols;
+  std::int64_t kr, kc, rows, cols;
 
   // Stores padded cell (pr, pc)'s new value, and its Laplacian where `lapl_here`.
   KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t pr, std::int64_t pc, T lap, T v,
                                          bool lapl_here) const {
-    if constexpr (ToField) diffusion::at<Transposed>(next, pr - k, pc - k) = v;
+    if constexpr (ToField) diffusion::at<Transposed>(next, pr - kr, pc - kc) = v;
     else diffusion::at<Transposed>(next, pr, pc) = v;
-    if (lapl_here) diffusion::at<Transposed>(lapl, pr - k, pc - k) = lap;
+    if (lapl_here) diffusion::at<Transposed>(lapl, pr - kr, pc - kc) = lap;
   }
   KOKKOS_FORCEINLINE_FUNCTION void cell(std::int64_t r, std::int64_t c) const {
-    const std::int64_t pr = r + k, pc = c + k;
+    const std::int64_t pr = r + kr, pc = c + kc;
     T lap, v;
     diffusion::step<T>(
         diffusion::at<Transposed>(cur, pr, pc), diffusion::at<Transposed>(cur, pr - 1, pc),
@@ -76,94 +79,177 @@ struct HaloStencil {
   }
 };
 
-// The cells [r0, r0 + n) x [c0, c0 + m) of the grid: a team per segment of `width` padded
-// columns of a grid row (`segments` of them per row, the first starting at padded column
-// `first`, a multiple of the alignment at or below the rectangle's first column), its threads
-// along the row (the contiguous axis). Each thread loads the neighbours of U cells, a team's
-// width apart, before it computes and stores any: U cells' loads in flight at once (one cell at a
-// time, the stores of a cell could alias the next cell's loads as far as the compiler knows;
-// docs/tuning.md). Written for few registers (the team's row and its columns in the block worked
-// out once): at 256 threads a team, every register a thread holds past 48 costs the
-// multiprocessor a team in flight.
-template <bool Transposed, class P, class N, class L, bool ToField, int U>
-struct HaloStencilRows : HaloStencil<Transposed, P, N, L, ToField> {
+// The cells of grid rows [r0, r1) and padded columns [lo, hi) (a rectangle): a thread per chunk
+// of K consecutive padded columns (one 16-byte access on a GPU; the chunks start at `first`, a
+// multiple of K at or below lo) walking down a strip of `strip` rows, as the single-rank
+// streaming kernel does: the rows above, at and below in registers, RowsAhead rows loaded ahead,
+// two single loads a row for the left and right neighbours, no scratch, no barrier. The chunk's
+// loads never leave the padded copy (its rows are `pitch` values, a multiple of K, and every row
+// the rectangle reads is one of its rows); only the cells in [lo, hi) are stored. A chunk wholly
+// inside the rectangle stores into the padded copy with one wide access, and into the caller's
+// field (ToField) and Laplacian with one too where `wide_next` and `wide_lapl` say that their
+// rows allow it (unit column stride, 16-byte aligned rows; the block's columns start on a
+// multiple of K in the padded copy), else cell by cell.
+template <bool Transposed, class P, class N, class L, bool ToField, int K, int RowsAhead>
+struct HaloStrips : HaloStencil<Transposed, P, N, L, ToField> {
   using T = typename P::non_const_value_type;
-  std::int64_t r0, c0, m, first, segments, width;
-  template <class Member>
-  KOKKOS_FUNCTION void operator()(const Member& team) const {
-    const std::int64_t league = team.league_rank();
-    const std::int64_t r = r0 + league / segments;      // the grid row
-    const std::int64_t pr = r + this->k;                // and its padded row
-    const std::int64_t lo = c0 + this->k, hi = lo + m;  // the rectangle's padded columns
-    const std::int64_t begin = first + league % segments * width;
-    const std::int64_t end = begin + width < hi ? begin + width : hi;
-    const std::int64_t threads = team.team_size();
-    // The Laplacian of this row's padded columns [this->k, this->k + cols): the block's.
-    const bool row_lapl = this->write_lapl && r >= 0 && r < this->rows;
-    const std::int64_t block_end = this->k + this->cols;
-    for (std::int64_t base = begin + team.team_rank(); base < end; base += U * threads) {
-      T mid[U] = {}, up[U] = {}, down[U] = {}, left[U] = {}, right[U] = {};
-      for (int u = 0; u < U; ++u) {
-        const std::int64_t pc = base + u * threads;  // padded column
-        if (pc >= lo && pc < end) {
-          mid[u] = diffusion::at<Transposed>(this->cur, pr, pc);
-          up[u] = diffusion::at<Transposed>(this->cur, pr - 1, pc);
-          down[u] = diffusion::at<Transposed>(this->cur, pr + 1, pc);
-          left[u] = diffusion::at<Transposed>(this->cur, pr, pc - 1);
-          right[u] = diffusion::at<Transposed>(this->cur, pr, pc + 1);
-        }
+  using C = unison::detail::Chunk<T, K>;
+  std::int64_t r0, r1, lo, hi, first, pitch, chunks;
+  int strip;
+  bool wide_next, wide_lapl;
+
+  KOKKOS_FORCEINLINE_FUNCTION C load(std::int64_t pr, std::int64_t pc0) const {
+    return *reinterpret_cast<const C*>(&diffusion::at<Transposed>(this->cur, pr, pc0));
+  }
+  // Cell pc0 + e's value and Laplacian to their places where they belong.
+  KOKKOS_FORCEINLINE_FUNCTION void store_cells(std::int64_t r, std::int64_t pc0, const C& v,
+                                               const C& lap, bool row_lapl) const {
+    for (int e = 0; e < K; ++e) {
+      const std::int64_t pc = pc0 + e;
+      if (pc >= lo && pc < hi)
+        this->store(r + this->kr, pc, lap.v[e], v.v[e],
+                    row_lapl && pc >= this->kc && pc < this->kc + this->cols);
+    }
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void store_chunk(std::int64_t r, std::int64_t pc0, const C& v,
+                                               const C& lap, bool row_lapl, bool whole) const {
+    if (!whole) return store_cells(r, pc0, v, lap, row_lapl);
+    const std::int64_t kr = this->kr, kc = this->kc;
+    if constexpr (ToField) {
+      if (wide_next) *reinterpret_cast<C*>(&diffusion::at<Transposed>(this->next, r, pc0 - kc)) = v;
+      else
+        for (int e = 0; e < K; ++e) diffusion::at<Transposed>(this->next, r, pc0 - kc + e) = v.v[e];
+    } else {
+      *reinterpret_cast<C*>(&diffusion::at<Transposed>(this->next, r + kr, pc0)) = v;
+    }
+    if (!row_lapl || pc0 < kc || pc0 + K > kc + this->cols) {
+      for (int e = 0; e < K; ++e) {
+        const std::int64_t pc = pc0 + e;
+        if (row_lapl && pc >= kc && pc < kc + this->cols)
+          diffusion::at<Transposed>(this->lapl, r, pc - kc) = lap.v[e];
       }
-      for (int u = 0; u < U; ++u) {
-        const std::int64_t pc = base + u * threads;
-        if (pc >= lo && pc < end) {
-          T lap, v;
-          diffusion::step<T>(mid[u], up[u], down[u], left[u], right[u], this->coeff, lap, v);
-          this->store(pr, pc, lap, v, row_lapl && pc >= this->k && pc < block_end);
-        }
-      }
+    } else if (wide_lapl) {
+      *reinterpret_cast<C*>(&diffusion::at<Transposed>(this->lapl, r, pc0 - kc)) = lap;
+    } else {
+      for (int e = 0; e < K; ++e) diffusion::at<Transposed>(this->lapl, r, pc0 - kc + e) = lap.v[e];
+    }
+  }
+
+  KOKKOS_FUNCTION void operator()(std::int64_t i) const {
+    const std::int64_t pc0 = first + i % chunks * K, rs = r0 + i / chunks * strip;
+    const std::int64_t re = rs + strip < r1 ? rs + strip : r1;
+    const std::int64_t kr = this->kr;
+    const bool whole = pc0 >= lo && pc0 + K <= hi;
+    // w[j] is grid row r - 1 + j: above, at, below, then the rows loaded ahead; the strip reads
+    // rows rs - 1 .. re.
+    C w[RowsAhead + 2];
+    for (int j = 0; j < RowsAhead + 2; ++j)
+      w[j] = rs - 1 + j <= re ? load(rs - 1 + j + kr, pc0) : C{};
+    for (std::int64_t r = rs; r < re; ++r) {
+      const C ahead = r + RowsAhead + 1 <= re ? load(r + RowsAhead + 1 + kr, pc0) : C{};
+      const T left = pc0 > 0 ? diffusion::at<Transposed>(this->cur, r + kr, pc0 - 1) : T(0);
+      const T right =
+          pc0 + K < pitch ? diffusion::at<Transposed>(this->cur, r + kr, pc0 + K) : T(0);
+      C v, lap;
+      for (int e = 0; e < K; ++e)
+        diffusion::step<T>(w[1].v[e], w[0].v[e], w[2].v[e], e > 0 ? w[1].v[e - 1] : left,
+                           e + 1 < K ? w[1].v[e + 1] : right, this->coeff, lap.v[e], v.v[e]);
+      store_chunk(r, pc0, v, lap, this->write_lapl && r >= 0 && r < this->rows, whole);
+      for (int j = 0; j + 1 < RowsAhead + 2; ++j) w[j] = w[j + 1];
+      w[RowsAhead + 1] = ahead;
     }
   }
 };
 
-// Copies the caller's field f into the padded block's cells (k ghost cells around them): a
-// team per grid row, its threads along the row (the contiguous axis of both). Kokkos' deep_copy
-// into the padded block's subview ran at a tenth of the copy rate on a GPU.
+// The same rectangle on CPUs: a work item per block of `per_item` consecutive grid rows (one
+// block per thread of the backend), each row by the single-rank CPU kernels' row code
+// (diffusion::row_cells: host vectors, the Laplacian stored non-temporally), in up to three runs
+// of cells: before the block's first column, the block's columns (with the Laplacian, where the
+// row is one of the block's and the step writes it), after its last.
+template <bool Transposed, class P, class N, class L, bool ToField>
+struct HaloRows : HaloStencil<Transposed, P, N, L, ToField> {
+  using T = typename P::non_const_value_type;
+  std::int64_t r0, r1, lo, hi, per_item;
+
+  template <bool Lapl>
+  KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t r, std::int64_t a, std::int64_t b) const {
+    if (b <= a) return;
+    const std::int64_t pr = r + this->kr, kc = this->kc;
+    const T* mid = &diffusion::at<Transposed>(this->cur, pr, a);
+    T* out;
+    std::int64_t out_stride;
+    if constexpr (ToField) {
+      out = &diffusion::at<Transposed>(this->next, r, a - kc);
+      out_stride = Transposed ? this->next.stride(0) : this->next.stride(1);
+    } else {
+      out = &diffusion::at<Transposed>(this->next, pr, a);
+      out_stride = 1;
+    }
+    T* lout = Lapl ? &diffusion::at<Transposed>(this->lapl, r, a - kc) : nullptr;
+    const std::int64_t lapl_stride = Transposed ? this->lapl.stride(0) : this->lapl.stride(1);
+    diffusion::row_cells<T, Lapl>(&diffusion::at<Transposed>(this->cur, pr - 1, a), mid,
+                                  &diffusion::at<Transposed>(this->cur, pr + 1, a), out, out_stride,
+                                  lout, lapl_stride, b - a, T(this->coeff));
+  }
+
+  KOKKOS_FUNCTION void operator()(std::int64_t item) const {
+    const std::int64_t first = r0 + item * per_item;
+    const std::int64_t last = first + per_item < r1 ? first + per_item : r1;
+    const std::int64_t kc = this->kc, block_end = kc + this->cols;
+    const std::int64_t a = lo > kc ? lo : kc, b = hi < block_end ? hi : block_end;
+    for (std::int64_t r = first; r < last; ++r) {
+      if (this->write_lapl && r >= 0 && r < this->rows && a < b) {
+        run<false>(r, lo, a);
+        run<true>(r, a, b);
+        run<false>(r, b, hi);
+      } else {
+        run<false>(r, lo, hi);
+      }
+    }
+    diffusion::end_of_rows();
+  }
+};
+
+// Copies the caller's field f into the padded block's cells: a team per grid row, its threads
+// along the row (the contiguous axis of both). Kokkos' deep_copy into the padded block's subview
+// ran at a tenth of the copy rate on a GPU.
 template <bool Transposed, class P, class F>
 struct HaloCopyIn {
   P padded;
   F f;
-  std::int64_t k, cols;
+  std::int64_t kr, kc, cols;
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const std::int64_t r = team.league_rank();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cols), [&](std::int64_t c) {
-      diffusion::at<Transposed>(padded, r + k, c + k) = diffusion::at<Transposed>(f, r, c);
+      diffusion::at<Transposed>(padded, r + kr, c + kc) = diffusion::at<Transposed>(f, r, c);
     });
   }
 };
 
-// The launch shape of HaloStencilRows (HaloTuning in unison/backends/tuning.hpp): for the
-// padded columns [lo, lo + m) of a row, the aligned first column, the segments' width and their
-// number.
+// The launch shape of the block's updates and of HaloCopyIn (HaloTuning in
+// unison/backends/tuning.hpp), and of HaloStrips where the backend takes them (GPUs).
 template <class Exec>
-struct HaloRowsShape {
+struct HaloShape {
   using Tuning = backends::HaloTuning<Exec>;
-  static constexpr int cells = Tuning::cells_per_thread;
+  static constexpr bool row_blocks = Tuning::row_blocks;
   static constexpr int team = Tuning::team_size;
   static constexpr int align = Tuning::align_cols;
-  static std::int64_t first(std::int64_t lo) { return lo / align * align; }
-  static std::int64_t width(std::int64_t lo, std::int64_t m) {
-    return Tuning::segment_cols > 0 ? std::int64_t(Tuning::segment_cols) : lo + m - first(lo);
-  }
-  static std::int64_t segments(std::int64_t lo, std::int64_t m) {
-    const std::int64_t w = width(lo, m), span = lo + m - first(lo);
-    return w > 0 ? (span + w - 1) / w : 1;
-  }
-  static std::int64_t teams(std::int64_t rows, std::int64_t lo, std::int64_t m) {
-    return rows * segments(lo, m);
-  }
-  // A row of n values rounded up to the alignment (the padded block's contiguous extent).
+  // A row of n values rounded up to the alignment.
   static std::int64_t pitch(std::int64_t n) { return (n + align - 1) / align * align; }
+};
+template <class Exec, class T>
+struct HaloStripShape {
+  using Tuning = backends::HaloTuning<Exec>;
+  static constexpr int strip = Tuning::strip_rows;
+  static constexpr int ahead = Tuning::prefetch_rows;
+  static constexpr int K =
+      Tuning::chunk_bytes % int(sizeof(T)) == 0 && int(sizeof(T)) < Tuning::chunk_bytes
+          ? Tuning::chunk_bytes / int(sizeof(T))
+          : 1;
+  static_assert(Tuning::align_cols % K == 0,
+                "HaloTuning: align_cols must be a multiple of a chunk's values");
+  static_assert(strip >= 1 && ahead >= 1, "HaloTuning: strip_rows and prefetch_rows at least 1");
 };
 
 // A rectangle of the grid, [r0, r1) x [c0, c1).
@@ -205,10 +291,12 @@ struct HaloStencilFrame : HaloStencil<Transposed, P, N, L, ToField> {
 // The eight halo segments of a block of nx x ny cells with halos of depth k, in field
 // coordinates: north (k x ny cells: the block's first k rows), south (its last k rows), west
 // (nx x k: its first k columns), east, then the corners north-west, north-east, south-west and
-// south-east (k x k each; empty for k = 1, which the five-point stencil does not read). Segment s
-// holds rows x columns cells, row-major, at [offset[s], offset[s + 1]) of the buffers; it is
-// packed from padded rows send_r + [0, rows) and columns send_c + [0, cols), and what arrives
-// for it goes to recv_r, recv_c (where that neighbour exists).
+// south-east (k x k each; empty for k = 1, which the five-point stencil does not read). The
+// block's cell (x, y) is the padded copy's (x + o0, y + o1) (o0, o1 >= k: its ghost cells before
+// the block along each index). Segment s holds rows x columns cells, row-major, at
+// [offset[s], offset[s + 1]) of the buffers; it is packed from padded rows send_r + [0, rows) and
+// columns send_c + [0, cols), and what arrives for it goes to recv_r, recv_c (where that
+// neighbour exists).
 struct HaloSegments {
   static constexpr int count = 8;
   Kokkos::Array<std::int64_t, count + 1> offset;
@@ -217,15 +305,18 @@ struct HaloSegments {
 
   HaloSegments() = default;
   HaloSegments(std::int64_t nx, std::int64_t ny, std::int64_t k,
-               const std::array<bool, count>& neighbours) {
+               const std::array<bool, count>& neighbours, std::int64_t o0, std::int64_t o1) {
     const std::int64_t ck = k > 1 ? k : 0;  // corners
     const std::int64_t rows_[count] = {k, k, nx, nx, ck, ck, ck, ck};
     const std::int64_t cols_[count] = {ny, ny, k, k, ck, ck, ck, ck};
-    // Where each segment's cells are in this block (send) and in its ghost cells (recv).
-    const std::int64_t sr[count] = {k, nx, k, k, k, k, nx, nx};
-    const std::int64_t sc[count] = {k, k, k, ny, k, ny, k, ny};
-    const std::int64_t rr[count] = {0, nx + k, k, k, 0, 0, nx + k, nx + k};
-    const std::int64_t rc[count] = {k, k, 0, ny + k, 0, ny + k, 0, ny + k};
+    // Where each segment's cells are in this block (send) and in its ghost cells (recv): the
+    // block's first cells (o), its last k (e), the ghost cells before it (g) and after it (a).
+    const std::int64_t o = o0, e = o0 + nx - k, g = o0 - k, a = o0 + nx;
+    const std::int64_t p = o1, f = o1 + ny - k, h = o1 - k, b = o1 + ny;
+    const std::int64_t sr[count] = {o, e, o, o, o, o, e, e};
+    const std::int64_t sc[count] = {p, p, p, f, p, f, p, f};
+    const std::int64_t rr[count] = {g, a, o, o, g, g, a, a};
+    const std::int64_t rc[count] = {p, p, h, b, h, b, h, b};
     offset[0] = 0;
     for (int s = 0; s < count; ++s) {
       offset[s + 1] = offset[s] + rows_[s] * cols_[s];

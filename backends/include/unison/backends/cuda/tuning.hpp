@@ -23,10 +23,12 @@ struct ElementwiseTuning<Kokkos::Cuda> {
 
 template <>
 struct HaloTuning<Kokkos::Cuda> {
-  static constexpr int team_size = 256;
-  static constexpr int cells_per_thread = 4;
-  static constexpr int segment_cols = team_size * cells_per_thread;
+  static constexpr bool row_blocks = false;
+  static constexpr int strip_rows = 8;
+  static constexpr int prefetch_rows = 3;
+  static constexpr int chunk_bytes = 16;
   static constexpr int align_cols = 32;  // 128 bytes of float
+  static constexpr int team_size = 256;
 };
 
 template <>

@@ -125,10 +125,9 @@ struct HostRandomTuning {
 };
 
 struct HostHaloTuning {
+  static constexpr bool row_blocks = true;
+  static constexpr int align_cols = 16;
   static constexpr int team_size = 1;
-  static constexpr int cells_per_thread = 4;
-  static constexpr int segment_cols = 0;
-  static constexpr int align_cols = 1;
 };
 
 #define UNISON_BACKENDS_HOST_TUNING(Space, Stencil)           \
