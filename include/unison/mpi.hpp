@@ -131,11 +131,19 @@ namespace unison::mpi {
 namespace detail {
 // What the one-shot mpi::diffuse, which agrees on the call's arguments before it makes a plan,
 // reaches inside the plan: its steps without that agreement again.
+// (The tests use it too: use_depth gives a plan halos of depth k, at most its padded copies'
+// depth, as the depth a plan chooses may be; collective.)
 struct PlanAccess {
   template <class Plan, class F, class L>
   static void run(Plan& plan, const F& f, std::int64_t steps, double coeff, const L& lapl,
                   Laplacian which) {
     plan.run(f, steps, coeff, lapl, which);
+  }
+  template <class Plan>
+  static void use_depth(Plan& plan, int k) {
+    require(k >= 1 && k <= plan.kr_, "unison::mpi::detail::PlanAccess::use_depth", "depth ", k,
+            " outside 1 to ", plan.kr_);
+    if (plan.neighbours_) plan.build(k);
   }
 };
 }  // namespace detail
@@ -170,9 +178,10 @@ struct PlanAccess {
 /// between ranks, a block with more than 2^31 - 1 rows or columns, or buffers that do not fit in
 /// memory. Collective over d.comm: every rank makes the plan, with the same options.
 /// Memory: two padded copies of the block, "unison::mpi::diffusion::field", each (local_nx + 2g)
-/// x (local_ny + 2g) values and a little more (the block's first column and every row start on a
-/// multiple of HaloTuning::align_cols values), where g is the deepest halo the plan may use (the
-/// halo_depth asked, or with 0 the deepest it times, at most 16), allocated once; halo buffers of
+/// x (local_ny + 2g) values and up to 2 (HaloTuning::align_cols - 1) more a row (the block's
+/// first column and every row start on a multiple of align_cols values: 32 on Cuda, 16 on CPUs),
+/// where g is the deepest halo the plan may use (the halo_depth asked, or with 0 the deepest it
+/// times, at most 16), allocated once; halo buffers of
 /// 2k (local_nx + local_ny) + 4k^2 values (4k^2 only for k > 1) on the device and, with the host
 /// transport, in pinned host memory; for a single block, unison::diffuse's buffer (a copy of the
 /// block) alone.
@@ -217,8 +226,8 @@ class DiffusionPlan {
           detail::require(k * std::max(d.local_nx, d.local_ny) <= most && rows <= most &&
                               Shape::pitch(cols) <= most,
                           fn, "the block is ", d.local_nx, "x", d.local_ny, " with halos ", k,
-                          " deep: MPI messages take at most 2^31 - 1 values and a kernel launch "
-                          "at most 2^31 - 1 teams");
+                          " deep: MPI messages take at most 2^31 - 1 values, and the padded "
+                          "copies at most 2^31 - 1 rows and columns");
         },
         {{"options.transport", (long long)options.transport},
          {"options.overlap", (long long)options.overlap},
@@ -481,14 +490,13 @@ class DiffusionPlan {
         constexpr int K = S::K;
         const std::int64_t first = lo / K * K, chunks = (hi - first + K - 1) / K;
         const std::int64_t strips = (n + S::strip - 1) / S::strip;
-        const std::int64_t pitch = std::int64_t(tr ? cur_.extent(0) : cur_.extent(1));
         // The padded copy takes wide stores always (its rows are a whole number of chunks).
         bool wide_next = true;
         if constexpr (to_f) wide_next = wide<K>(out);
-        Kokkos::parallel_for(label, Range(on, 0, chunks * strips),
-                             detail::HaloStrips<tr, P, N, L, to_f, K, S::ahead>{
-                                 step, r.r0, r.r1, lo, hi, first, pitch, chunks, S::strip,
-                                 wide_next, wl && wide<K>(lapl)});
+        Kokkos::parallel_for(
+            label, Range(on, 0, chunks * strips),
+            detail::HaloStrips<tr, P, N, L, to_f, K, S::ahead>{
+                step, r.r0, r.r1, lo, hi, first, chunks, S::strip, wide_next, wl && wide<K>(lapl)});
       }
     };
     if (last) run(f, std::true_type());

@@ -274,15 +274,18 @@ std::pair<std::vector<double>, std::vector<double>> single_rank(const std::vecto
   return {to_host(f), to_host(lapl)};
 }
 
-template <class Exec, class T, class Layout, bool Strided = false>
+// LaplLayout: the Laplacian's layout (the field's unless given).
+template <class Exec, class T, class Layout, bool Strided = false, class LaplLayout = Layout>
 void check_diffusion(const DiffusionCase& c) {
   using Mem = typename Exec::memory_space;
   const auto init = shared_random(c.nx * c.ny, 0, 1);
   const auto [ref_f, ref_l] = single_rank<Exec, T, Layout>(init, c.nx, c.ny, c.steps);
   const auto d = umpi::decompose(MPI_COMM_WORLD, c.nx, c.ny, c.dims);
-  const std::string what = describe(c) + "; " + describe(d) + (Strided ? ", strided views" : "");
-  Kokkos::View<T**, Layout, Mem> fa("f", d.local_nx, Strided ? 2 * d.local_ny : d.local_ny),
-      la("lapl", d.local_nx, Strided ? 2 * d.local_ny : d.local_ny);
+  const std::string what =
+      describe(c) + "; " + describe(d) + (Strided ? ", strided views" : "") +
+      (std::is_same_v<Layout, LaplLayout> ? "" : ", the Laplacian's own layout");
+  Kokkos::View<T**, Layout, Mem> fa("f", d.local_nx, Strided ? 2 * d.local_ny : d.local_ny);
+  Kokkos::View<T**, LaplLayout, Mem> la("lapl", d.local_nx, Strided ? 2 * d.local_ny : d.local_ny);
   // Strided: columns [first, first + local_ny) of arrays twice as wide (LayoutStride Views).
   const auto part = [&](const auto& v, std::int64_t first) {
     (void)first;
@@ -351,6 +354,9 @@ void test_diffusion_bitwise() {
       check_diffusion<Exec, float, Kokkos::LayoutLeft>(c);
       check_diffusion<Exec, double, Kokkos::LayoutRight>(c);
       check_diffusion<Exec, double, Kokkos::LayoutRight, true>(c);
+      check_diffusion<Exec, float, Kokkos::LayoutLeft, true>(c);
+      check_diffusion<Exec, float, Kokkos::LayoutRight, false, Kokkos::LayoutLeft>(c);
+      check_diffusion<Exec, float, Kokkos::LayoutLeft, false, Kokkos::LayoutRight>(c);
     }
   }
   // A longer run, and the float64 host reference of the same steps.
@@ -374,9 +380,11 @@ TYPED_TEST(Mpi, diffusion_bitwise) { test_diffusion_bitwise<TypeParam>(); }
 // run of all their steps, at every halo depth; the depth chosen by timing is one the
 // decomposition allows.
 
+// use > 0: the plan then runs halos of that depth, shallower than its padded copies (as the
+// depth a plan chooses may be).
 template <class Exec, class T, class Layout>
 void check_plan(std::int64_t nx, std::int64_t ny, std::array<int, 2> dims,
-                const umpi::ExchangeOptions& options, Laplacian which) {
+                const umpi::ExchangeOptions& options, Laplacian which, int use = 0) {
   using Mem = typename Exec::memory_space;
   using F = Kokkos::View<T**, Layout, Mem>;
   const std::vector<std::int64_t> calls = {3, 1, 5, 2};
@@ -417,6 +425,11 @@ void check_plan(std::int64_t nx, std::int64_t ny, std::array<int, 2> dims,
   MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   EXPECT_EQ(lo, hi) << what.str();
   what << ", depth " << k;
+  if (use > 0 && d.has_neighbours()) {
+    umpi::detail::PlanAccess::use_depth(plan, use);
+    EXPECT_EQ(plan.halo_depth(), use) << what.str();
+    what << ", then " << use << " in copies of depth " << k;
+  }
   for (std::size_t i = 0; i < calls.size(); ++i) {
     poison_fill(lapl);
     plan.diffuse(f, calls[i], 0.25, lapl, which);
@@ -448,6 +461,14 @@ void test_plan() {
       }
       check_plan<Exec, double, Kokkos::LayoutRight>(nx, ny, dims, {Transport::host, true, 0},
                                                     Laplacian::final_only);
+      // Halos shallower than the padded copies: 1 and 2 in copies 3 deep, both layouts.
+      if (deep >= 3)
+        for (int use : {1, 2}) {
+          check_plan<Exec, float, Kokkos::LayoutRight>(
+              nx, ny, dims, {Transport::automatic, true, 3}, Laplacian::every_step, use);
+          check_plan<Exec, float, Kokkos::LayoutLeft>(nx, ny, dims, {Transport::host, false, 3},
+                                                      Laplacian::final_only, use);
+        }
     }
   }
 }

@@ -38,9 +38,9 @@ KOKKOS_FORCEINLINE_FUNCTION void step(T mid, T up, T down, T left, T right, T co
 // column stride, the left neighbour of the first cell read at mid[-1] and the right neighbour of
 // the last at mid[n] (cells of a padded array: no edge of the field among them): the new values
 // to out (column stride out_stride) and, if Lapl, the Laplacian to lout (lapl_stride), by the
-// single-rank CPU kernels' row code (host vectors, the Laplacian stored non-temporally where its
-// run is contiguous) with step()'s values to the bit. The caller's work item ends with
-// end_of_rows().
+// single-rank CPU kernels' row code (host vectors where out and lout are contiguous, the
+// Laplacian then stored non-temporally) with step()'s values to the bit. The caller's work item
+// ends with end_of_rows().
 template <class T, bool Lapl>
 KOKKOS_FORCEINLINE_FUNCTION void row_cells(const T* up, const T* mid, const T* down, T* out,
                                            std::int64_t out_stride, T* lout,

@@ -1,9 +1,9 @@
 #pragma once
 // unison/detail/mpi/halo.hpp: part of unison/mpi.hpp, which includes it after
 // the family's public types (not a header to include on its own).
-// The block's kernels: one step of a rectangle of cells of a padded block (halos of depth k
-// around it), the frame of such a rectangle around the block's interior, and the halos packed
-// and unpacked.
+// The block's kernels: one step of a rectangle of cells of a padded block (ghost cells around
+// it, at least as deep as the halos), the frame of such a rectangle around the block's interior,
+// and the halos packed and unpacked.
 
 #include <unison/detail/mpi/agreement.hpp>
 
@@ -38,8 +38,8 @@ void check_call(const Decomposition& d, const F& f, std::int64_t steps, double c
 // field. In the kernels' grid (rows across the contiguous axis), grid cell (r, c) of the block is
 // padded cell (r + kr, c + kc): kr ghost rows above and below it, kc before its first column (kr
 // rounded up to HaloTuning::align_cols, so that the block's columns start on the same alignment
-// in the padded copy as in an aligned field), kr after its last, each row padded to a multiple of
-// align_cols values; kr is at least the halos' depth k.
+// in the padded copy as in an aligned field), at least kr after its last (each row is padded to
+// a multiple of align_cols values); kr is at least the halos' depth k.
 template <class F>
 using Padded = Kokkos::View<typename F::non_const_value_type**, diffusion::layout_t<F>,
                             typename F::memory_space>;
@@ -85,7 +85,11 @@ struct HaloStencil {
 // streaming kernel does: the rows above, at and below in registers, RowsAhead rows loaded ahead,
 // two single loads a row for the left and right neighbours, no scratch, no barrier. The chunk's
 // loads never leave the padded copy (its rows are `pitch` values, a multiple of K, and every row
-// the rectangle reads is one of its rows); only the cells in [lo, hi) are stored. A chunk wholly
+// the rectangle reads is one of its rows); only the cells in [lo, hi) are stored. A chunk at the
+// rectangle's edge also loads cells that no stored cell reads, which a kernel on the other
+// stream may be writing meanwhile (the ghost cells being unpacked, the edge cells of the step
+// before): their lanes are never used. The single loads of the left and right neighbours are
+// made only where a stored cell reads them. A chunk wholly
 // inside the rectangle stores into the padded copy with one wide access, and into the caller's
 // field (ToField) and Laplacian with one too where `wide_next` and `wide_lapl` say that their
 // rows allow it (unit column stride, 16-byte aligned rows; the block's columns start on a
@@ -94,7 +98,7 @@ template <bool Transposed, class P, class N, class L, bool ToField, int K, int R
 struct HaloStrips : HaloStencil<Transposed, P, N, L, ToField> {
   using T = typename P::non_const_value_type;
   using C = unison::detail::Chunk<T, K>;
-  std::int64_t r0, r1, lo, hi, first, pitch, chunks;
+  std::int64_t r0, r1, lo, hi, first, chunks;
   int strip;
   bool wide_next, wide_lapl;
 
@@ -140,6 +144,9 @@ struct HaloStrips : HaloStencil<Transposed, P, N, L, ToField> {
     const std::int64_t re = rs + strip < r1 ? rs + strip : r1;
     const std::int64_t kr = this->kr;
     const bool whole = pc0 >= lo && pc0 + K <= hi;
+    // Cell pc0 (pc0 + K - 1) is stored, so its left (right) neighbour is read: lo > 0 and
+    // hi < pitch keep both inside the row.
+    const bool left_read = pc0 >= lo, right_read = pc0 + K <= hi;
     // w[j] is grid row r - 1 + j: above, at, below, then the rows loaded ahead; the strip reads
     // rows rs - 1 .. re.
     C w[RowsAhead + 2];
@@ -147,9 +154,8 @@ struct HaloStrips : HaloStencil<Transposed, P, N, L, ToField> {
       w[j] = rs - 1 + j <= re ? load(rs - 1 + j + kr, pc0) : C{};
     for (std::int64_t r = rs; r < re; ++r) {
       const C ahead = r + RowsAhead + 1 <= re ? load(r + RowsAhead + 1 + kr, pc0) : C{};
-      const T left = pc0 > 0 ? diffusion::at<Transposed>(this->cur, r + kr, pc0 - 1) : T(0);
-      const T right =
-          pc0 + K < pitch ? diffusion::at<Transposed>(this->cur, r + kr, pc0 + K) : T(0);
+      const T left = left_read ? diffusion::at<Transposed>(this->cur, r + kr, pc0 - 1) : T(0);
+      const T right = right_read ? diffusion::at<Transposed>(this->cur, r + kr, pc0 + K) : T(0);
       C v, lap;
       for (int e = 0; e < K; ++e)
         diffusion::step<T>(w[1].v[e], w[0].v[e], w[2].v[e], e > 0 ? w[1].v[e - 1] : left,
