@@ -8,15 +8,16 @@ ran in it.
 The period: from the start of one halo packing kernel on rank 0 to the start of the next one
 (one exchange: halo_depth steps), the N-th last (default 3: the last calls' ends are left out).
 One lane a stream of each rank; the names come from the kernels' functors
-(unison::mpi::detail::HaloStencilRows: the interior or the whole block, HaloStencilFrame: the
-cells around the interior, HaloPack and HaloUnpack: the halos), the copies through host memory
-from CUPTI's copy records."""
+(unison::mpi::detail::HaloStrips, or HaloStencilRows in older traces: the interior or the whole
+block, HaloStencilFrame: the cells around the interior, HaloPack and HaloUnpack: the halos), the
+copies through host memory from CUPTI's copy records."""
 import argparse
 import csv
 import glob
 import re
 
 KINDS = [  # (pattern in the kernel's name, label, colour)
+    ("HaloStrips", "update (interior or block)", "#4477aa"),
     ("HaloStencilRows", "update (interior or block)", "#4477aa"),
     ("HaloStencilFrame", "edge cells", "#ee6677"),
     ("HaloPack", "pack halos", "#228833"),
