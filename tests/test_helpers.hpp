@@ -28,10 +28,14 @@ template <class... Spaces>
 struct GTestTypes<unison::backends::SpaceList<Spaces...>> {
   using type = ::testing::Types<Spaces...>;
 };
-#if UNISON_TESTS_GPU_ONLY && defined(KOKKOS_ENABLE_CUDA)
-// A build that only checks that the GPU's tests compile (UNISON_TESTS_GPU_ONLY): the host
-// backends' instances are those of a host-only build, compiled there.
-using Backends = ::testing::Types<Kokkos::Cuda>;
+#if UNISON_TESTS_GPU_ONLY
+// A build that only checks that the GPU's tests compile (UNISON_TESTS_GPU_ONLY): the GPU's
+// backend (Cuda or HIP: Kokkos' default execution space) alone; the host backends' instances
+// are those of a host-only build, compiled there.
+static_assert(!Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                          Kokkos::DefaultExecutionSpace::memory_space>::accessible,
+              "UNISON_TESTS_GPU_ONLY needs a build with a GPU backend");
+using Backends = ::testing::Types<Kokkos::DefaultExecutionSpace>;
 #elif defined(UNISON_TEST_BACKENDS)
 // The build's UNISON_TEST_BACKENDS (tests/CMakeLists.txt): those backends only.
 using Backends = ::testing::Types<UNISON_TEST_BACKENDS>;

@@ -69,7 +69,8 @@ UlpScan ulp_scan(const F& f, const R& ref, std::uint64_t step, std::uint64_t fir
         for (int l = 0; l < L; ++l) {
           const double e = ulp_error(y[l], ref(double(x[l])));
           std::uint32_t bits;
-          std::memcpy(&bits, &x[l], sizeof bits);
+          const float xl = x[l];  // (a vector's element has no address)
+          std::memcpy(&bits, &xl, sizeof bits);
           if (e > m.val) m.val = e, m.loc = std::int64_t(bits);
         }
       },

@@ -40,6 +40,17 @@ DeviceInfo device(const Kokkos::Cuda& exec) {
           static_cast<long long>(prop.l2CacheSize)};
 }
 #endif
+#ifdef KOKKOS_ENABLE_HIP
+DeviceInfo device(const Kokkos::HIP& exec) {
+  const auto& prop = Kokkos::HIP::hip_device_prop();
+  return {"HIP",
+          prop.name,
+          exec.concurrency(),
+          prop.multiProcessorCount,
+          static_cast<long long>(prop.totalGlobalMem),
+          static_cast<long long>(prop.l2CacheSize)};
+}
+#endif
 
 }  // namespace
 
@@ -80,6 +91,16 @@ long long free_memory_bytes(const std::string& memory_space) {
     std::size_t free = 0, total = 0;
     if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
       (void)cudaGetLastError();
+      return -1;
+    }
+    return static_cast<long long>(free);
+  }
+#endif
+#ifdef KOKKOS_ENABLE_HIP
+  if (memory_space == "HIP") {
+    std::size_t free = 0, total = 0;
+    if (hipMemGetInfo(&free, &total) != hipSuccess) {
+      (void)hipGetLastError();
       return -1;
     }
     return static_cast<long long>(free);

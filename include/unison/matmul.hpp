@@ -50,12 +50,16 @@ namespace unison {
 /// relative precision with every method, as IEEE arithmetic does.
 enum class MatmulMethod { automatic, tiled, gemm, reassociated };
 
-/// What KokkosBlas::gemm runs on for execution space Exec in this build: "cuBLAS", "host BLAS"
-/// (a BLAS library found at configure time, e.g. OpenBLAS) or "Kokkos Kernels" (its own kernel).
+/// What KokkosBlas::gemm runs on for execution space Exec in this build: "cuBLAS", "rocBLAS" (a
+/// Kokkos Kernels built with it, on HIP), "host BLAS" (a BLAS library found at configure time,
+/// e.g. OpenBLAS) or "Kokkos Kernels" (its own kernel).
 template <class Exec>
 std::string matmul_gemm_library() {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOSKERNELS_ENABLE_TPL_CUBLAS)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return "cuBLAS";
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && defined(KOKKOSKERNELS_ENABLE_TPL_ROCBLAS)
+  if constexpr (std::is_same_v<Exec, Kokkos::HIP>) return "rocBLAS";
 #endif
 #ifdef KOKKOSKERNELS_ENABLE_TPL_BLAS
   if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) return "host BLAS";
@@ -145,6 +149,7 @@ namespace unison {
 template <class Exec, class AV, class BV, class OV>
 void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
                    MatmulMethod method = MatmulMethod::automatic) {
+  const detail::Region region("unison::matmul_reduce");
   detail::matmul::check_matmul_reduce_types<Exec, AV, BV, OV>();
   using T = typename OV::non_const_value_type;
   using Mem = typename Exec::memory_space;
@@ -176,6 +181,7 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
 template <class Exec, class AV, class BV, class OV, class WV>
 void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out, MatmulMethod method,
                    const WV& workspace) {
+  const detail::Region region("unison::matmul_reduce");
   detail::matmul::check_matmul_reduce_types<Exec, AV, BV, OV>();
   using T = typename OV::non_const_value_type;
   static_assert(Kokkos::is_view_v<WV> && WV::rank() == 1 &&

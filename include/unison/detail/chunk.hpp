@@ -8,6 +8,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/backends/memory.hpp>
+#include <unison/backends/pass.hpp>
 
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define UNISON_DETAIL_IVDEP _Pragma("GCC ivdep")
@@ -15,8 +16,9 @@
 #define UNISON_DETAIL_IVDEP
 #endif
 
-// Unrolls the loop that follows in GPU code (nvcc's `#pragma unroll`); nothing elsewhere.
-#if defined(__CUDA_ARCH__)
+// Unrolls the loop that follows in GPU code (`#pragma unroll`, nvcc's and clang's); nothing
+// elsewhere.
+#if UNISON_BACKENDS_DEVICE_PASS
 #define UNISON_DETAIL_UNROLL_ON_DEVICE _Pragma("unroll")
 #else
 #define UNISON_DETAIL_UNROLL_ON_DEVICE

@@ -8,11 +8,16 @@
 
 #include <Kokkos_Core.hpp>
 
-// The CPU forms (non-temporal stores, prefetches, the host vectors) and the CUDA forms
-// (streaming stores, shared-memory atomics and asynchronous copies).
+// The CPU forms (non-temporal stores, prefetches, the host vectors), the CUDA forms (streaming
+// stores, shared-memory atomics and asynchronous copies) and the HIP forms (shared-memory
+// atomics). Which pass of a GPU build is compiling: unison/backends/pass.hpp.
+#include <unison/backends/pass.hpp>
 #include <unison/backends/host/memory.hpp>
 #ifdef KOKKOS_ENABLE_CUDA
 #include <unison/backends/cuda/memory.hpp>
+#endif
+#ifdef KOKKOS_ENABLE_HIP
+#include <unison/backends/hip/memory.hpp>
 #endif
 
 namespace unison::backends {
@@ -22,6 +27,7 @@ namespace unison::backends {
 /// V is floating-point data: on a GPU 4, 8 or a multiple of 16 bytes, on a CPU host_stream_bytes.
 /// - CUDA GPU: streaming stores (st.global.cs, evict first) of 4, 8 or 16 bytes each, for V of
 ///   4, 8 or a multiple of 16 bytes.
+/// - AMD GPU (HIP): a plain store (no form of its own yet: unmeasured).
 /// - x86 CPU: a non-temporal store (past the caches, straight to memory) when V is 16, 32 or 64
 ///   bytes and the instruction set has it; p must then be aligned to sizeof(V). Such stores are
 ///   weakly ordered: a thread calls store_streaming_fence() before its work item ends.
@@ -30,6 +36,8 @@ template <class V>
 KOKKOS_FORCEINLINE_FUNCTION void store_streaming(V* p, const V& v) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
   cuda::store_streaming(p, v);
+#elif UNISON_BACKENDS_DEVICE_PASS
+  *p = v;
 #else
   host::store_streaming(p, v);
 #endif
@@ -49,7 +57,7 @@ inline constexpr std::uintptr_t host_prefetch_bytes = 4096;
 /// step without a bound check.
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_ahead(const T* p) {
-#if defined(__CUDA_ARCH__)
+#if UNISON_BACKENDS_DEVICE_PASS
   (void)p;
 #else
   host::prefetch(
@@ -69,17 +77,21 @@ KOKKOS_FORCEINLINE_FUNCTION void prefetch_ahead(const T* p, std::size_t bytes) {
 /// Orders this thread's store_streaming stores before its later stores (x86 CPUs: sfence), so
 /// that whoever synchronizes with the thread afterwards sees them. Nothing elsewhere.
 KOKKOS_FORCEINLINE_FUNCTION void store_streaming_fence() {
-#if !defined(__CUDA_ARCH__)
+#if !UNISON_BACKENDS_DEVICE_PASS
   host::store_streaming_fence();
 #endif
 }
 
 /// ++*p for a counter in team scratch, atomic among the threads of the team (a GPU's shared
-/// memory: one shared-memory atomic instruction; elsewhere Kokkos::atomic_add).
+/// memory: one shared-memory atomic instruction, CUDA's or HIP's atomicAdd; elsewhere
+/// Kokkos::atomic_add).
 KOKKOS_FORCEINLINE_FUNCTION void scratch_increment(std::uint32_t* p) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
   static_assert(sizeof(unsigned int) == sizeof(std::uint32_t));
   cuda::scratch_increment(reinterpret_cast<unsigned int*>(p));
+#elif defined(KOKKOS_ENABLE_HIP) && defined(__HIP_DEVICE_COMPILE__)
+  static_assert(sizeof(unsigned int) == sizeof(std::uint32_t));
+  hip::scratch_increment(reinterpret_cast<unsigned int*>(p));
 #else
   Kokkos::atomic_add(p, std::uint32_t(1));
 #endif
@@ -91,7 +103,8 @@ KOKKOS_FORCEINLINE_FUNCTION void scratch_increment(std::uint32_t* p) {
 /// a register, so a thread can have all of its copies in flight at once (a load followed by a
 /// store to scratch would wait for each load in turn). Finish with copy_scratch_wait() before the
 /// barrier that makes the data visible to the team. T is 4, 8 or 16 bytes, naturally aligned.
-/// Elsewhere (and for scratch that is not a GPU's shared memory) a plain copy.
+/// Elsewhere (AMD GPUs, where Unison has no asynchronous form; CPUs; scratch that is not a GPU's
+/// shared memory) a plain copy.
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION void copy_to_scratch_async(T* dst, const T* src) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)

@@ -14,6 +14,9 @@
 #ifdef KOKKOS_ENABLE_CUDA
 #include <unison/backends/cuda/streams.hpp>
 #endif
+#ifdef KOKKOS_ENABLE_HIP
+#include <unison/backends/hip/streams.hpp>
+#endif
 
 namespace unison::backends {
 
@@ -28,12 +31,16 @@ inline constexpr bool asynchronous_v =
 /// priority, owned by the returned instance, so that its kernels start as soon as an SM frees
 /// up instead of after every block of the kernel already running (with equal priorities the
 /// halo's packing waited for the interior update to be nearly done: overlap cost more than it
-/// hid); on other GPU backends a new instance; exec itself on the host backends, whose kernels
+/// hid); on HIP the same (a stream of HIP's highest priority); on other GPU backends a new
+/// instance; exec itself on the host backends, whose kernels
 /// occupy the calling thread anyway.
 template <class Exec>
 Exec side_instance(const Exec& exec) {
 #ifdef KOKKOS_ENABLE_CUDA
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return cuda::priority_instance(exec);
+#endif
+#ifdef KOKKOS_ENABLE_HIP
+  if constexpr (std::is_same_v<Exec, Kokkos::HIP>) return hip::priority_instance(exec);
 #endif
   if constexpr (asynchronous_v<Exec>) return Kokkos::Experimental::partition_space(exec, 1)[0];
   else return exec;
@@ -41,7 +48,7 @@ Exec side_instance(const Exec& exec) {
 
 /// Orders one instance after another: after(waiter, waited) makes the work enqueued on
 /// `waiter` from now on start only once all the work enqueued on `waited` so far is done. On Cuda
-/// an event recorded on waited's stream that waiter's stream waits for (the host does not
+/// and HIP an event recorded on waited's stream that waiter's stream waits for (the host does not
 /// wait); elsewhere waited.fence(). One object serves any number of calls (one event).
 /// record(waited) and, later, wait(waiter) split after() in two: waiter's work enqueued after
 /// wait() starts once the work enqueued on `waited` before record() is done (the last record()

@@ -3,7 +3,8 @@
 /// Launch parameters that differ between backends: one struct per family, specialised for each
 /// execution space. This file says what each parameter means; the values are in the backends'
 /// files, unison/backends/host/tuning.hpp (Serial, OpenMP, Threads) and
-/// unison/backends/cuda/tuning.hpp. The algorithms read them; none is written twice.
+/// unison/backends/cuda/tuning.hpp and unison/backends/hip/tuning.hpp. The algorithms read them;
+/// none is written twice.
 
 #include <cstdint>
 
@@ -15,7 +16,7 @@ namespace unison::backends {
 /// no values for (at compile time, naming the family), so that a new backend cannot fall back to
 /// values chosen for another kind of hardware: each backend specialises every struct. The host
 /// backends (Serial, OpenMP, Threads) take the Host* values of host/tuning.hpp; Cuda has its own,
-/// cuda/tuning.hpp.
+/// cuda/tuning.hpp, and HIP its own, hip/tuning.hpp.
 #define UNISON_BACKENDS_REFUSING_TUNING(Family)                                           \
   template <class Exec>                                                                   \
   struct Family {                                                                         \
@@ -124,4 +125,7 @@ UNISON_BACKENDS_REFUSING_TUNING(HaloTuning)
 #include <unison/backends/host/tuning.hpp>
 #ifdef KOKKOS_ENABLE_CUDA
 #include <unison/backends/cuda/tuning.hpp>
+#endif
+#ifdef KOKKOS_ENABLE_HIP
+#include <unison/backends/hip/tuning.hpp>
 #endif

@@ -12,20 +12,24 @@
 ///   matmul-reduce, the convolution, the row-wise products) run up to about 100 times slower:
 ///   x86-64's baseline (SSE2) has no fused multiply-add, so each lane's is a library call.
 /// - unison::backends::host_vector_isa: the instruction set in words, for reports.
+///
+/// In a GPU build's device pass (unison/backends/pass.hpp) there are none: "none (scalar code)".
 
-#if !defined(__CUDA_ARCH__) && defined(__AVX512F__)
+#include <unison/backends/pass.hpp>
+
+#if !UNISON_BACKENDS_DEVICE_PASS && defined(__AVX512F__)
 #define UNISON_BACKENDS_HOST_FMA_VECTORS 1
 #define UNISON_BACKENDS_HOST_ISA_NAME "AVX-512 (64-byte vectors, fused multiply-add)"
-#elif !defined(__CUDA_ARCH__) && defined(__AVX2__) && defined(__FMA__)
+#elif !UNISON_BACKENDS_DEVICE_PASS && defined(__AVX2__) && defined(__FMA__)
 #define UNISON_BACKENDS_HOST_FMA_VECTORS 1
 #define UNISON_BACKENDS_HOST_ISA_NAME "AVX2 (32-byte vectors, fused multiply-add)"
-#elif !defined(__CUDA_ARCH__) && defined(__AVX__)
+#elif !UNISON_BACKENDS_DEVICE_PASS && defined(__AVX__)
 #define UNISON_BACKENDS_HOST_FMA_VECTORS 0
 #define UNISON_BACKENDS_HOST_ISA_NAME "AVX (32-byte vectors, no fused multiply-add)"
-#elif !defined(__CUDA_ARCH__) && defined(__aarch64__) && defined(__ARM_NEON)
+#elif !UNISON_BACKENDS_DEVICE_PASS && defined(__aarch64__) && defined(__ARM_NEON)
 #define UNISON_BACKENDS_HOST_FMA_VECTORS 1
 #define UNISON_BACKENDS_HOST_ISA_NAME "NEON (16-byte vectors, fused multiply-add)"
-#elif !defined(__CUDA_ARCH__) && defined(__SSE2__)
+#elif !UNISON_BACKENDS_DEVICE_PASS && defined(__SSE2__)
 #define UNISON_BACKENDS_HOST_FMA_VECTORS 0
 #define UNISON_BACKENDS_HOST_ISA_NAME "SSE2 (16-byte vectors, no fused multiply-add)"
 #else

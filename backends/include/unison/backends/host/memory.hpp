@@ -3,19 +3,21 @@
 /// The CPU forms behind unison/backends/memory.hpp (which includes this file): the width of the
 /// host's vectors, the host vectors themselves, non-temporal stores, prefetches and huge pages.
 /// The x86 intrinsics of these hints are in this file; on other CPUs (64-bit ARM among them) each
-/// hint is a plain store or nothing. In the device pass of a CUDA build the types exist and the
-/// functions are plain stores.
+/// hint is a plain store or nothing. In a GPU build's device pass (unison/backends/pass.hpp) the
+/// hints are plain stores or nothing, and the host vector functions refuse to be instantiated.
 
 #include <cstddef>
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
 
+#include <unison/backends/pass.hpp>
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
 
-#if defined(__SSE2__) && !defined(__CUDA_ARCH__)
+#if defined(__SSE2__) && !UNISON_BACKENDS_DEVICE_PASS
 #include <immintrin.h>
 #endif
 
@@ -30,7 +32,7 @@ inline constexpr int host_stream_bytes = 64;
 inline constexpr int host_stream_bytes = 32;
 #elif defined(__SSE2__)
 inline constexpr int host_stream_bytes = 16;
-#elif defined(__aarch64__) && defined(__ARM_NEON) && !defined(__CUDA_ARCH__)
+#elif defined(__aarch64__) && defined(__ARM_NEON) && !UNISON_BACKENDS_DEVICE_PASS
 inline constexpr int host_stream_bytes = 16;
 #else
 inline constexpr int host_stream_bytes = 0;
@@ -41,11 +43,12 @@ inline constexpr int host_stream_bytes = 0;
 /// (256 bits on Intel AVX-512 CPUs), and a 64-byte non-temporal store of two 32-byte halves goes
 /// through the stack (a store-forwarding stall per chunk, docs/tuning.md).
 /// UNISON_BACKENDS_HOST_VECTORS is 1 where CPU kernels use them (host code of a GCC-compatible
-/// compiler with host_stream_bytes > 0), else 0. The types exist in every compilation (16 bytes
-/// where there are no host vectors, the device pass of a CUDA build among them), so that the CPU
-/// kernels' code is parsed there too; they are then not used.
-#if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__)) && \
-    (defined(__SSE2__) || defined(__AVX__) || defined(__AVX512F__) ||       \
+/// compiler with host_stream_bytes > 0, never in a device pass), else 0. The types exist in every
+/// compilation (16 bytes where there are no host vectors), so that the CPU kernels' code is
+/// parsed everywhere; kernels use them only under `if constexpr (host_vectors)` (or has_pack_v),
+/// and the functions on them refuse a device pass (below).
+#if !UNISON_BACKENDS_DEVICE_PASS && (defined(__GNUC__) || defined(__clang__)) && \
+    (defined(__SSE2__) || defined(__AVX__) || defined(__AVX512F__) ||            \
      (defined(__aarch64__) && defined(__ARM_NEON)))
 #define UNISON_BACKENDS_HOST_VECTORS 1
 #else
@@ -57,9 +60,24 @@ template <class T>
 struct HostVector {
   typedef T type __attribute__((vector_size(host_stream_bytes > 0 ? host_stream_bytes : 16)));
 };
+
+/// The host vector functions (those below, the packs' in host/vectors.hpp and the portable
+/// instruction set's in host/isa/portable.hpp) begin with UNISON_BACKENDS_HOST_PASS_ONLY(T): in a
+/// GPU build's device pass, instantiating one stops the compilation with this message. A
+/// kernel's CPU vector path is then never compiled for a GPU, whatever the compiler defines in
+/// its device pass (the test compile_fail.host_vectors_in_device_pass shows the message).
+template <class T>
+inline constexpr bool host_pass_v = !(UNISON_BACKENDS_DEVICE_PASS && sizeof(T) > 0);
+#define UNISON_BACKENDS_HOST_PASS_ONLY(T)                                                   \
+  static_assert(::unison::backends::host_pass_v<T>,                                         \
+                "unison::backends: a host vector path is compiled into a device pass (GPU " \
+                "code): guard it with `if constexpr (unison::backends::host_vectors)` or "  \
+                "has_pack_v")
+
 /// host_stream_bytes / sizeof(T) consecutive values from p (any alignment).
 template <class T>
 inline typename HostVector<T>::type load_vector(const T* p) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(T);
   typename HostVector<T>::type v;
   __builtin_memcpy(&v, p, sizeof v);
   return v;
@@ -67,11 +85,13 @@ inline typename HostVector<T>::type load_vector(const T* p) {
 /// Stores v at p (any alignment).
 template <class T>
 inline void store_vector(T* p, const typename HostVector<T>::type& v) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(T);
   __builtin_memcpy(p, &v, sizeof v);
 }
 /// store_streaming of a vector at p, aligned to host_stream_bytes (on ARM a plain store).
 template <class T>
 inline void store_vector_streaming(T* p, const typename HostVector<T>::type& v) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(T);
 #if !UNISON_BACKENDS_HOST_VECTORS || defined(__aarch64__)
   __builtin_memcpy(p, &v, sizeof v);
 #elif defined(__AVX512F__)
@@ -108,7 +128,7 @@ namespace host {
 /// instruction set has one of that width (p aligned to sizeof(V)), a plain store otherwise.
 template <class V>
 KOKKOS_FORCEINLINE_FUNCTION void store_streaming(V* p, const V& v) {
-#if !defined(__CUDA_ARCH__) && (defined(__AVX512F__) || defined(__AVX__) || defined(__SSE2__))
+#if !UNISON_BACKENDS_DEVICE_PASS && (defined(__AVX512F__) || defined(__AVX__) || defined(__SSE2__))
   if constexpr (sizeof(V) == 64 && host_stream_bytes >= 64) {
 #if defined(__AVX512F__)
     _mm512_stream_si512(reinterpret_cast<__m512i*>(p), _mm512_loadu_si512(&v));
@@ -131,7 +151,7 @@ KOKKOS_FORCEINLINE_FUNCTION void store_streaming(V* p, const V& v) {
 
 /// Brings the cache line of `address` into the L1 cache (x86: prefetcht0); nothing elsewhere.
 KOKKOS_FORCEINLINE_FUNCTION void prefetch(const char* address) {
-#if !defined(__CUDA_ARCH__) && (defined(__SSE__) || defined(__AVX__) || defined(__AVX512F__))
+#if !UNISON_BACKENDS_DEVICE_PASS && (defined(__SSE__) || defined(__AVX__) || defined(__AVX512F__))
   _mm_prefetch(address, _MM_HINT_T0);
 #else
   (void)address;
@@ -140,7 +160,7 @@ KOKKOS_FORCEINLINE_FUNCTION void prefetch(const char* address) {
 
 /// Orders the thread's non-temporal stores before its later stores (x86: sfence).
 KOKKOS_FORCEINLINE_FUNCTION void store_streaming_fence() {
-#if !defined(__CUDA_ARCH__) && (defined(__SSE2__) || defined(__AVX__) || defined(__AVX512F__))
+#if !UNISON_BACKENDS_DEVICE_PASS && (defined(__SSE2__) || defined(__AVX__) || defined(__AVX512F__))
   _mm_sfence();
 #endif
 }

@@ -3,9 +3,10 @@
 /// The CPU packs' types and traits, the same on every instruction set: a pack is a host vector
 /// (unison/backends/host/memory.hpp, GCC and Clang vector extensions) of host_stream_bytes, 16
 /// floats or 8 doubles with AVX-512, 8 or 4 with AVX, 4 or 2 with SSE2 and with 64-bit ARM's NEON.
-/// The types exist in every compilation (also the device pass of a CUDA build, where they are 16
-/// bytes), so that the CPU kernels' code is parsed everywhere; has_pack_v says whether a kernel
-/// may use them. The operations on packs are in unison/backends/host/pack.hpp.
+/// The types exist in every compilation (also a GPU build's device pass, where they are 16 bytes),
+/// so that the CPU kernels' code is parsed everywhere; has_pack_v says whether a kernel may use
+/// them (never in a device pass, where the functions on them refuse to be instantiated:
+/// unison/backends/host/memory.hpp). The operations on packs are in unison/backends/host/pack.hpp.
 
 #include <cstddef>
 #include <cstdint>
@@ -98,12 +99,14 @@ using VectorN = typename detail::VectorOf<T, N>::type;
 /// converted as C++ converts a scalar (for a comparison's result, true lanes become -1).
 template <class To, class From>
 inline To convert(const From& v) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(From);
   return __builtin_convertvector(v, To);
 }
 
 /// The vector V of the values from p (any alignment).
 template <class V, class T>
 inline V load(const T* p) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(T);
   V v;
   __builtin_memcpy(&v, p, sizeof v);
   return v;
@@ -111,6 +114,7 @@ inline V load(const T* p) {
 /// The first n values from p in V's first n lanes, the other lanes 0.
 template <class V, class T>
 inline V load_partial(const T* p, int n) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(T);
   V v = {};
   __builtin_memcpy(&v, p, std::size_t(n) * sizeof(T));
   return v;
@@ -118,11 +122,13 @@ inline V load_partial(const T* p, int n) {
 /// Stores v at p (any alignment).
 template <class V, class T>
 inline void store(T* p, const V& v) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(T);
   __builtin_memcpy(p, &v, sizeof v);
 }
 /// Stores v's first n lanes at p.
 template <class V, class T>
 inline void store_partial(T* p, const V& v, int n) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(T);
   __builtin_memcpy(p, &v, std::size_t(n) * sizeof(T));
 }
 

@@ -16,6 +16,7 @@ namespace unison::backends::host::portable {
 /// Every lane of the pack V equal to s.
 template <class V>
 inline V splat(scalar_of_t<V> s) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(V);
   V r;
   for (int l = 0; l < lanes_v<V>; ++l) r[l] = s;
   return r;
@@ -24,19 +25,20 @@ inline V splat(scalar_of_t<V> s) {
 /// f applied lane by lane.
 template <class V, class F>
 inline V per_lane(const V& v, const F& f) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(V);
   V r;
   for (int l = 0; l < lanes_v<V>; ++l) r[l] = f(v[l]);
   return r;
 }
 
 /// exp, sin, cos, tanh, sqrt and floor of each lane through the scalar functions: the same
-/// results as the scalar code.
-#define UNISON_BACKENDS_PORTABLE_FUNCTION(name)                \
-  inline Pack<float> name(const Pack<float>& x) {              \
-    return per_lane(x, [](float v) { return std::name(v); });  \
-  }                                                            \
-  inline Pack<double> name(const Pack<double>& x) {            \
-    return per_lane(x, [](double v) { return std::name(v); }); \
+/// results as the scalar code. (Templates, so that a GPU build's device pass refuses them only
+/// where a kernel instantiates one: unison/backends/host/memory.hpp.)
+#define UNISON_BACKENDS_PORTABLE_FUNCTION(name)                                        \
+  template <class V, class = std::enable_if_t<is_pack_v<V>>>                           \
+  inline V name(const V& x) {                                                          \
+    UNISON_BACKENDS_HOST_PASS_ONLY(V);                                                 \
+    return per_lane(x, [](scalar_of_t<V> v) { return scalar_of_t<V>(std::name(v)); }); \
   }
 UNISON_BACKENDS_PORTABLE_FUNCTION(exp)
 UNISON_BACKENDS_PORTABLE_FUNCTION(sin)
@@ -50,6 +52,7 @@ UNISON_BACKENDS_PORTABLE_FUNCTION(floor)
 /// has no fused multiply-add).
 template <class V, class = std::enable_if_t<is_pack_v<V>>>
 inline V fma(const V& a, const V& b, const V& c) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(V);
   V r;
   for (int l = 0; l < lanes_v<V>; ++l) r[l] = std::fma(a[l], b[l], c[l]);
   return r;
@@ -58,6 +61,7 @@ inline V fma(const V& a, const V& b, const V& c) {
 /// f in lanes first to last (inclusive), c in the others: fma_lanes from a whole fma f.
 template <class V>
 inline V blend_lanes(const V& f, const V& c, int first, int last) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(V);
   V r = c;
   for (int l = first; l <= last; ++l) r[l] = f[l];
   return r;
@@ -66,6 +70,7 @@ inline V blend_lanes(const V& f, const V& c, int first, int last) {
 /// The lower (Part 0) or upper (Part 1) half of the lanes of the host vector w.
 template <int Part, class W>
 inline detail::Half<W> half(const W& w) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(W);
   static_assert(Part == 0 || Part == 1);
   detail::Half<W> r;
   __builtin_memcpy(&r, reinterpret_cast<const char*>(&w) + Part * sizeof r, sizeof r);
@@ -75,6 +80,7 @@ inline detail::Half<W> half(const W& w) {
 /// The host vector of lo's lanes followed by hi's.
 template <class H>
 inline detail::Twice<H> join(const H& lo, const H& hi) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(H);
   detail::Twice<H> r;
   __builtin_memcpy(&r, &lo, sizeof lo);
   __builtin_memcpy(reinterpret_cast<char*>(&r) + sizeof lo, &hi, sizeof hi);
@@ -84,6 +90,7 @@ inline detail::Twice<H> join(const H& lo, const H& hi) {
 /// Whether any lane of the mask m is set.
 template <class M>
 inline bool any(const M& m) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(M);
   for (int l = 0; l < int(sizeof(M) / sizeof(m[0])); ++l)
     if (m[l]) return true;
   return false;
@@ -94,6 +101,7 @@ inline bool any(const M& m) {
 template <class V>
 inline IndexPack<V> within(const V& x, scalar_of_t<V> lo, scalar_of_t<V> hi, const IndexPack<V>& k,
                            int bound) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(V);
   using U = typename detail::GenericVector<std::uint32_t, int(sizeof(k))>::type;
   const IndexPack<V> in = convert<IndexPack<V>>((x >= lo) & (x <= hi));
   return in & ((U)k < (U)(IndexPack<V>{} + bound));
@@ -102,6 +110,7 @@ inline IndexPack<V> within(const V& x, scalar_of_t<V> lo, scalar_of_t<V> hi, con
 /// Each lane truncated toward zero, INT32_MIN where it is NaN or outside the 32-bit range.
 template <class V>
 inline IndexPack<V> truncate_to_index(const V& v) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(V);
   using T = scalar_of_t<V>;
   IndexPack<V> r;
   for (int l = 0; l < lanes_v<V>; ++l)
@@ -112,6 +121,7 @@ inline IndexPack<V> truncate_to_index(const V& v) {
 /// Lane l of the result is v[index[l]].
 template <class V>
 inline V permute(const V& v, const IndexPack<V>& index) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(V);
   V r;
   for (int l = 0; l < lanes_v<V>; ++l) r[l] = v[index[l]];
   return r;
@@ -120,6 +130,7 @@ inline V permute(const V& v, const IndexPack<V>& index) {
 /// table[index[l]] in each lane l.
 template <class V>
 inline V gather(const scalar_of_t<V>* table, const IndexPack<V>& index) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(V);
   V r;
   for (int l = 0; l < lanes_v<V>; ++l) r[l] = table[index[l]];
   return r;
@@ -128,6 +139,7 @@ inline V gather(const scalar_of_t<V>* table, const IndexPack<V>& index) {
 /// p[index[l]] = v[l] for each lane l.
 template <class V>
 inline void scatter(scalar_of_t<V>* p, const IndexPack<V>& index, const V& v) {
+  UNISON_BACKENDS_HOST_PASS_ONLY(V);
   for (int l = 0; l < lanes_v<V>; ++l) p[index[l]] = v[l];
 }
 
