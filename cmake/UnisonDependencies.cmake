@@ -1,14 +1,23 @@
-# Where Unison's dependencies come from, in this order:
-#   1. an installed Kokkos (>= 4.6.01) and Kokkos Kernels, found with find_package
-#      (CMAKE_PREFIX_PATH, Kokkos_ROOT, KokkosKernels_ROOT);
-#   2. else the pinned releases (Kokkos 4.6.01, Kokkos Kernels 4.6.02), built as part of this
-#      project: taken from the folder UNISON_DEPS_DIR when it holds the release archives (offline
-#      builds: CI and the GPU machine use ../shared/deps), otherwise downloaded from upstream.
-# GoogleTest and Google Benchmark follow the same rule (unison_provide_gtest/benchmark).
+# Where Unison's Kokkos and Kokkos Kernels come from: UNISON_KOKKOS_SOURCE.
+#   AUTO (default)  the project's own Kokkos when it already defines the target Kokkos::kokkos
+#                   (a parent project that added Kokkos with add_subdirectory or FetchContent),
+#                   else an installed Kokkos (>= 4.6.01) found with find_package
+#                   (CMAKE_PREFIX_PATH, Kokkos_ROOT), else the pinned releases built here.
+#   INSTALLED       the project's or an installed Kokkos and Kokkos Kernels, both required:
+#                   nothing is downloaded or built, and Unison's install carries no Kokkos (its
+#                   package finds the same Kokkos again with find_dependency).
+#   BUNDLED         the pinned releases (Kokkos 4.6.01, Kokkos Kernels 4.6.02) built as part of
+#                   this project: from the folder UNISON_DEPS_DIR when it holds the release
+#                   archives (offline builds), otherwise downloaded from upstream. Installed with
+#                   Unison.
+# GoogleTest and Google Benchmark: found, else built the same way (unison_provide_gtest/benchmark).
 #
-# The backends wanted come from UNISON_KOKKOS_DEVICES (e.g. "SERIAL;OPENMP;CUDA"), the GPU
-# architecture from UNISON_CUDA_ARCH (a compute capability such as 90), Kokkos' bounds checking
-# from UNISON_BOUNDS_CHECK. An installed Kokkos is checked against them.
+# The backends come from the Kokkos Unison is given: those of Serial, OpenMP, Cuda and HIP that
+# it enables. Any other execution space it enables is named at configure time. A bundled Kokkos
+# enables UNISON_KOKKOS_DEVICES (default SERIAL;OPENMP; CUDA and HIP add a GPU), for the GPU
+# architecture UNISON_CUDA_ARCH (a compute capability such as 90) or UNISON_HIP_ARCH (gfx90a),
+# with bounds checking where UNISON_BOUNDS_CHECK is ON. A given Kokkos is checked against them
+# where they are set.
 
 include_guard(GLOBAL)
 include(FetchContent)
@@ -17,9 +26,14 @@ set(_unison_cmake_dir ${CMAKE_CURRENT_LIST_DIR})
 
 set(UNISON_DEPS_DIR "$ENV{UNISON_DEPS_DIR}" CACHE PATH
     "Folder of dependency release archives (kokkos-4.6.01.tar.gz, ...) used instead of downloads")
-set(UNISON_KOKKOS_DEVICES "SERIAL;OPENMP" CACHE STRING "Kokkos backends Unison needs (SERIAL, OPENMP, CUDA)")
-set(UNISON_CUDA_ARCH "90" CACHE STRING "CUDA compute capability to build for when CUDA is enabled (90: H100/H200)")
-option(UNISON_BOUNDS_CHECK "Build the fetched Kokkos with bounds checking (debug preset)" OFF)
+set(UNISON_KOKKOS_SOURCE "AUTO" CACHE STRING
+    "Where Kokkos and Kokkos Kernels come from: AUTO (the project's, else installed, else built here), INSTALLED (the project's or installed, required; nothing built), BUNDLED (the pinned releases built here)")
+set_property(CACHE UNISON_KOKKOS_SOURCE PROPERTY STRINGS AUTO INSTALLED BUNDLED)
+set(UNISON_KOKKOS_DEVICES "" CACHE STRING
+    "Kokkos backends Unison needs (SERIAL, OPENMP, CUDA, HIP); a bundled Kokkos enables them (empty: SERIAL;OPENMP), a given one must have them (empty: any)")
+set(UNISON_CUDA_ARCH "90" CACHE STRING "CUDA compute capability a bundled Kokkos is built for when CUDA is enabled (90: H100/H200)")
+set(UNISON_HIP_ARCH "gfx90a" CACHE STRING "AMD GPU architecture a bundled Kokkos is built for when HIP is enabled (gfx906, gfx908, gfx90a, gfx940, gfx942, gfx1030, gfx1100)")
+option(UNISON_BOUNDS_CHECK "Build the bundled Kokkos with bounds checking (debug preset); a given Kokkos must have it" OFF)
 set(UNISON_HOST_BLAS "AUTO" CACHE STRING
     "OpenBLAS under Kokkos Kernels' GEMM on CPUs: AUTO (when found), ON (required) or OFF")
 set_property(CACHE UNISON_HOST_BLAS PROPERTY STRINGS AUTO ON OFF)
@@ -144,26 +158,195 @@ macro(_unison_host_blas)
   set(KokkosKernels_ENABLE_TPL_LAPACK OFF CACHE BOOL "" FORCE)
 endmacro()
 
-macro(unison_provide_kokkos)
-  string(TOUPPER "${UNISON_KOKKOS_DEVICES}" _unison_devices)
-  find_package(Kokkos ${_unison_kokkos_version} CONFIG QUIET)
-  if(Kokkos_FOUND)
-    message(STATUS "Unison: using the installed Kokkos ${Kokkos_VERSION} from ${Kokkos_DIR}")
-    kokkos_check(DEVICES ${_unison_devices} RETURN_VALUE _unison_ok)
-    if(NOT _unison_ok)
-      message(FATAL_ERROR "Unison: UNISON_KOKKOS_DEVICES asks for ${_unison_devices}, but the "
-                          "installed Kokkos at ${Kokkos_DIR} provides only ${Kokkos_DEVICES}")
+# The minimum Kokkos and Kokkos Kernels a given (installed or project) one must be.
+set(_unison_kokkos_minimum 4.6.01)
+set(_unison_kk_minimum 4.6.00)
+
+# Every execution space Kokkos may enable, and those Unison supports (tested, tuned): the names
+# of Kokkos_ENABLE_<NAME> and of the execution spaces.
+set(_unison_kokkos_spaces SERIAL OPENMP THREADS HPX CUDA HIP SYCL OPENMPTARGET OPENACC)
+set(_unison_kokkos_space_names Serial OpenMP Threads HPX Cuda HIP SYCL OpenMPTarget OpenACC)
+set(_unison_supported_spaces SERIAL OPENMP CUDA HIP)
+
+function(_unison_hip_arch_name arch out)
+  set(_map gfx906 AMD_GFX906 gfx908 AMD_GFX908 gfx90a AMD_GFX90A gfx940 AMD_GFX940
+           gfx942 AMD_GFX942 gfx1030 AMD_GFX1030 gfx1100 AMD_GFX1100)
+  string(TOLOWER "${arch}" arch)
+  list(FIND _map "${arch}" _i)
+  math(EXPR _odd "${_i} % 2")
+  if(_i EQUAL -1 OR _odd EQUAL 1)
+    message(FATAL_ERROR "Unison: UNISON_HIP_ARCH=${arch} is not an AMD GPU architecture Unison "
+                        "builds Kokkos for (gfx906 gfx908 gfx90a gfx940 gfx942 gfx1030 gfx1100)")
+  endif()
+  math(EXPR _i "${_i} + 1")
+  list(GET _map ${_i} _name)
+  set(${out} ${_name} PARENT_SCOPE)
+endfunction()
+
+# The execution spaces the given Kokkos enables (Kokkos_ENABLE_<NAME>: set by an installed Kokkos's
+# package, and a cache variable of a Kokkos added to the project), checked against what Unison
+# supports and what UNISON_KOKKOS_DEVICES asks for. Sets UNISON_BACKENDS (Serial, OpenMP, Cuda,
+# HIP: those enabled, in that order) in the caller's scope.
+function(_unison_backends_of_kokkos where)
+  set(_enabled "")
+  set(_unsupported "")
+  foreach(_space _name IN ZIP_LISTS _unison_kokkos_spaces _unison_kokkos_space_names)
+    if(Kokkos_ENABLE_${_space})
+      list(APPEND _enabled ${_space})
+      if(NOT _space IN_LIST _unison_supported_spaces)
+        list(APPEND _unsupported ${_name})
+      endif()
     endif()
-    if(UNISON_BOUNDS_CHECK AND NOT "DEBUG_BOUNDS_CHECK" IN_LIST Kokkos_OPTIONS)
-      message(FATAL_ERROR "Unison: UNISON_BOUNDS_CHECK is ON but the installed Kokkos at "
-                          "${Kokkos_DIR} was built without Kokkos_ENABLE_DEBUG_BOUNDS_CHECK")
+  endforeach()
+  set(_backends "")
+  foreach(_space _name IN ZIP_LISTS _unison_kokkos_spaces _unison_kokkos_space_names)
+    if(_space IN_LIST _enabled AND _space IN_LIST _unison_supported_spaces)
+      list(APPEND _backends ${_name})
     endif()
+  endforeach()
+  string(TOUPPER "${UNISON_KOKKOS_DEVICES}" _wanted)
+  foreach(_space IN LISTS _wanted)
+    if(NOT _space IN_LIST _enabled)
+      message(FATAL_ERROR "Unison: UNISON_KOKKOS_DEVICES asks for ${_space}, but ${where} "
+                          "enables only ${_enabled}")
+    endif()
+  endforeach()
+  if(Kokkos_ENABLE_CUDA AND Kokkos_ENABLE_HIP)
+    message(FATAL_ERROR "Unison: ${where} enables both CUDA and HIP")
+  endif()
+  if(_unsupported)
+    list(JOIN _unsupported ", " _unsupported_words)
+    # Kokkos' default execution space is its device's if it has one: Unison's own compiled part
+    # and its tests run there, so a device Unison does not support stops the configuration.
+    foreach(_space IN ITEMS SYCL OPENMPTARGET OPENACC)
+      if(Kokkos_ENABLE_${_space})
+        message(FATAL_ERROR
+          "Unison: ${where} enables ${_unsupported_words}, which Unison does not support. "
+          "Unison supports Serial, OpenMP, Cuda (NVIDIA GPUs) and HIP (AMD GPUs); Kokkos' default "
+          "execution space would be one Unison cannot run on. Use a Kokkos built with supported "
+          "backends.")
+      endif()
+    endforeach()
+    if(NOT Kokkos_ENABLE_SERIAL AND NOT Kokkos_ENABLE_OPENMP)
+      message(FATAL_ERROR
+        "Unison: ${where} enables ${_unsupported_words} as its host backend, which Unison does "
+        "not support (it supports Serial and OpenMP on CPUs, Cuda and HIP on GPUs)")
+    endif()
+    set(_how "")
+    if(Kokkos_ENABLE_THREADS)
+      list(APPEND _how "Threads takes the CPU values of Unison's tuning but is not tested")
+    endif()
+    if(Kokkos_ENABLE_HPX)
+      list(APPEND _how "Unison's functions refuse HPX at compile time")
+    endif()
+    list(JOIN _how "; " _how)
+    list(JOIN _backends ", " _backend_words)
+    message(WARNING
+      "Unison: ${where} also enables ${_unsupported_words}, which Unison does not support "
+      "(supported: Serial, OpenMP, Cuda, HIP): ${_how}. Unison's tests and benchmarks run on "
+      "${_backend_words} only.")
+  endif()
+  if(NOT _backends)
+    message(FATAL_ERROR "Unison: ${where} enables no backend Unison supports (Serial, OpenMP, Cuda, HIP)")
+  endif()
+  set(UNISON_BACKENDS ${_backends} PARENT_SCOPE)
+endfunction()
+
+# A Kokkos that Unison does not build (the project's, or an installed one): bounds checking where
+# asked for, CUDA 13, and the language Kokkos is compiled as.
+macro(_unison_check_given_kokkos where)
+  if(UNISON_BOUNDS_CHECK AND NOT Kokkos_ENABLE_DEBUG_BOUNDS_CHECK)
+    message(FATAL_ERROR "Unison: UNISON_BOUNDS_CHECK is ON but ${where} was built without "
+                        "Kokkos_ENABLE_DEBUG_BOUNDS_CHECK")
+  endif()
+  if(Kokkos_DIR)
     _unison_check_installed_kokkos_cuda13()
-    if(Kokkos_COMPILE_LANGUAGE STREQUAL "CUDA")
-      _unison_enable_cuda_language("${Kokkos_CUDA_ARCHITECTURES}")
+  endif()
+  if(NOT DEFINED Kokkos_COMPILE_LANGUAGE)
+    # A Kokkos added to the project: it compiles as a CMake language only where it was asked to.
+    set(Kokkos_COMPILE_LANGUAGE CXX)
+    if(Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE AND Kokkos_ENABLE_CUDA)
+      set(Kokkos_COMPILE_LANGUAGE CUDA)
+    elseif(Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE AND Kokkos_ENABLE_HIP)
+      set(Kokkos_COMPILE_LANGUAGE HIP)
     endif()
+  endif()
+  if(Kokkos_COMPILE_LANGUAGE STREQUAL "CUDA")
+    _unison_enable_cuda_language("${Kokkos_CUDA_ARCHITECTURES}")
+  elseif(Kokkos_COMPILE_LANGUAGE STREQUAL "HIP")
+    message(FATAL_ERROR "Unison: ${where} compiles HIP as a CMake language "
+                        "(Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE); Unison builds with hipcc as "
+                        "the C++ compiler instead (docs/building.md)")
+  endif()
+endmacro()
+
+# find_package(<package>) of an installed one, required where UNISON_KOKKOS_SOURCE is INSTALLED;
+# one older than <minimum> is refused there and ignored otherwise (<package>_FOUND then FALSE).
+macro(_unison_find_installed package words minimum)
+  if(_unison_source STREQUAL "INSTALLED")
+    find_package(${package} CONFIG REQUIRED)
   else()
-    foreach(_d SERIAL OPENMP CUDA)
+    find_package(${package} CONFIG QUIET)
+  endif()
+  if(${package}_FOUND AND ${package}_VERSION VERSION_LESS ${minimum})
+    if(_unison_source STREQUAL "INSTALLED")
+      message(FATAL_ERROR "Unison: the installed ${words} ${${package}_VERSION} "
+                          "(${${package}_DIR}) is older than ${minimum}, the oldest Unison supports")
+    endif()
+    message(STATUS "Unison: ignoring the installed ${words} ${${package}_VERSION} "
+                   "(${${package}_DIR}): older than ${minimum}")
+    set(${package}_FOUND FALSE)
+  endif()
+endmacro()
+
+# Kokkos and Kokkos Kernels, from where UNISON_KOKKOS_SOURCE says. Sets UNISON_KOKKOS_ORIGIN
+# (project, installed or bundled), UNISON_BACKENDS, and Kokkos_COMPILE_LANGUAGE.
+macro(unison_provide_kokkos)
+  string(TOUPPER "${UNISON_KOKKOS_SOURCE}" _unison_source)
+  if(NOT _unison_source MATCHES "^(AUTO|INSTALLED|BUNDLED)$")
+    message(FATAL_ERROR "Unison: UNISON_KOKKOS_SOURCE is ${UNISON_KOKKOS_SOURCE}; it takes AUTO, "
+                        "INSTALLED or BUNDLED")
+  endif()
+  set(UNISON_KOKKOS_ORIGIN "")
+  if(TARGET Kokkos::kokkos)
+    if(_unison_source STREQUAL "BUNDLED")
+      message(FATAL_ERROR "Unison: UNISON_KOKKOS_SOURCE is BUNDLED, but this project already "
+                          "defines Kokkos::kokkos: a second Kokkos cannot be built beside it. "
+                          "Leave UNISON_KOKKOS_SOURCE at AUTO (or INSTALLED) to use that one.")
+    endif()
+    set(UNISON_KOKKOS_ORIGIN project)
+    if(Kokkos_DIR AND Kokkos_VERSION)
+      set(_unison_where "the project's Kokkos ${Kokkos_VERSION} (${Kokkos_DIR})")
+    else()
+      set(_unison_where "the project's Kokkos (target Kokkos::kokkos)")
+    endif()
+  elseif(NOT _unison_source STREQUAL "BUNDLED")
+    _unison_find_installed(Kokkos "Kokkos" ${_unison_kokkos_minimum})
+    if(Kokkos_FOUND)
+      set(UNISON_KOKKOS_ORIGIN installed)
+      set(_unison_where "the installed Kokkos ${Kokkos_VERSION} (${Kokkos_DIR})")
+    endif()
+  endif()
+
+  if(UNISON_KOKKOS_ORIGIN)
+    message(STATUS "Unison: using ${_unison_where}")
+    _unison_check_given_kokkos("${_unison_where}")
+  else()
+    set(UNISON_KOKKOS_ORIGIN bundled)
+    string(TOUPPER "${UNISON_KOKKOS_DEVICES}" _unison_devices)
+    if(NOT _unison_devices)
+      set(_unison_devices SERIAL OPENMP)
+    endif()
+    foreach(_d IN LISTS _unison_devices)
+      if(NOT _d IN_LIST _unison_supported_spaces)
+        message(FATAL_ERROR "Unison: UNISON_KOKKOS_DEVICES names ${_d}; Unison builds Kokkos with "
+                            "SERIAL, OPENMP, CUDA or HIP")
+      endif()
+    endforeach()
+    if("CUDA" IN_LIST _unison_devices AND "HIP" IN_LIST _unison_devices)
+      message(FATAL_ERROR "Unison: UNISON_KOKKOS_DEVICES names both CUDA and HIP")
+    endif()
+    foreach(_d IN LISTS _unison_supported_spaces)
       if(_d IN_LIST _unison_devices)
         set(Kokkos_ENABLE_${_d} ON CACHE BOOL "" FORCE)
       else()
@@ -173,7 +356,7 @@ macro(unison_provide_kokkos)
     set(Kokkos_ENABLE_DEBUG_BOUNDS_CHECK ${UNISON_BOUNDS_CHECK} CACHE BOOL "" FORCE)
     set(_unison_patch "")
     # Kokkos_COMPILE_LANGUAGE is what an installed Kokkos reports; Kokkos Kernels and
-    # unison_kokkos_sources() read it, so an in-tree Kokkos sets it here too.
+    # unison_kokkos_sources() read it, so a bundled Kokkos sets it here too.
     set(Kokkos_COMPILE_LANGUAGE CXX)
     if(Kokkos_ENABLE_CUDA)
       # CUDA is compiled as a CMake language (no nvcc_wrapper: its sm_70 default is gone in
@@ -192,19 +375,50 @@ macro(unison_provide_kokkos)
         message(STATUS "Unison: CUDA ${CUDAToolkit_VERSION}: Kokkos 4.6.01 gets cmake/patches/kokkos-4.6.01-cuda13.patch")
       endif()
     endif()
+    if(Kokkos_ENABLE_HIP)
+      # HIP with hipcc as the C++ compiler (CMAKE_CXX_COMPILER=hipcc), for UNISON_HIP_ARCH;
+      # without rocThrust (Kokkos' sort uses its own kernels then).
+      if(NOT CMAKE_CXX_COMPILER MATCHES "hipcc|amdclang|clang")
+        message(FATAL_ERROR "Unison: HIP needs hipcc as the C++ compiler "
+                            "(CMAKE_CXX_COMPILER=hipcc; the hip preset sets it)")
+      endif()
+      _unison_hip_arch_name("${UNISON_HIP_ARCH}" _unison_arch)
+      set(Kokkos_ARCH_${_unison_arch} ON CACHE BOOL "" FORCE)
+      set(Kokkos_ENABLE_ROCTHRUST OFF CACHE BOOL "" FORCE)
+    endif()
     _unison_declare(Kokkos kokkos-${_unison_kokkos_version}.tar.gz
       https://github.com/kokkos/kokkos/archive/refs/tags/${_unison_kokkos_version}.tar.gz
       ${_unison_kokkos_sha256} ${_unison_patch})
     FetchContent_MakeAvailable(Kokkos)
+    set(Kokkos_VERSION ${_unison_kokkos_version})
+    set(_unison_where "the bundled Kokkos ${_unison_kokkos_version}")
   endif()
+  _unison_backends_of_kokkos("${_unison_where}")
 
-  # Kokkos Kernels: BLAS only, header-only use (no explicit instantiation), cuBLAS under it on CUDA.
-  find_package(KokkosKernels ${_unison_kk_version} CONFIG QUIET)
-  if(KokkosKernels_FOUND AND TARGET Kokkos::kokkos AND NOT TARGET kokkos)
-    message(STATUS "Unison: using the installed Kokkos Kernels ${KokkosKernels_VERSION} from ${KokkosKernels_DIR}")
-  else()
+  # Kokkos Kernels: BLAS only, header-only use (no explicit instantiation), cuBLAS under it on
+  # CUDA. The project's target, else an installed one (which needs an installed Kokkos), else
+  # built here (not with INSTALLED).
+  set(_unison_kk_given FALSE)
+  if(TARGET Kokkos::kokkoskernels)
+    if(UNISON_KOKKOS_ORIGIN STREQUAL "bundled")
+      message(FATAL_ERROR "Unison: this project defines Kokkos::kokkoskernels but not "
+                          "Kokkos::kokkos; add Kokkos before Kokkos Kernels")
+    endif()
+    message(STATUS "Unison: using the project's Kokkos Kernels (target Kokkos::kokkoskernels)")
+    set(_unison_kk_given TRUE)
+  elseif(UNISON_KOKKOS_ORIGIN STREQUAL "installed")
+    _unison_find_installed(KokkosKernels "Kokkos Kernels" ${_unison_kk_minimum})
     if(KokkosKernels_FOUND)
-      message(STATUS "Unison: ignoring the installed Kokkos Kernels: it needs the installed Kokkos")
+      message(STATUS "Unison: using the installed Kokkos Kernels ${KokkosKernels_VERSION} from ${KokkosKernels_DIR}")
+      set(_unison_kk_given TRUE)
+    endif()
+  endif()
+  if(NOT _unison_kk_given)
+    if(_unison_source STREQUAL "INSTALLED")
+      message(FATAL_ERROR "Unison: UNISON_KOKKOS_SOURCE is INSTALLED and ${_unison_where} is used, "
+                          "but no Kokkos Kernels comes with it: add Kokkos Kernels to the project "
+                          "(target Kokkos::kokkoskernels) before Unison, or install it beside "
+                          "that Kokkos")
     endif()
     set(KokkosKernels_ENABLE_ALL_COMPONENTS OFF CACHE BOOL "" FORCE)
     set(KokkosKernels_ENABLE_COMPONENT_BLAS ON CACHE BOOL "" FORCE)
@@ -214,6 +428,10 @@ macro(unison_provide_kokkos)
     set(KokkosKernels_ENABLE_EXAMPLES OFF CACHE BOOL "" FORCE)
     set(KokkosKernels_ENABLE_TPL_CUSPARSE OFF CACHE BOOL "" FORCE)
     set(KokkosKernels_ENABLE_TPL_CUSOLVER OFF CACHE BOOL "" FORCE)
+    # (no rocBLAS, rocSPARSE or rocSOLVER: Kokkos Kernels' own GEMM on AMD GPUs)
+    set(KokkosKernels_ENABLE_TPL_ROCBLAS OFF CACHE BOOL "" FORCE)
+    set(KokkosKernels_ENABLE_TPL_ROCSPARSE OFF CACHE BOOL "" FORCE)
+    set(KokkosKernels_ENABLE_TPL_ROCSOLVER OFF CACHE BOOL "" FORCE)
     _unison_host_blas()
     if(Kokkos_ENABLE_CUDA)
       set(KokkosKernels_ENABLE_TPL_CUBLAS ON CACHE BOOL "" FORCE)

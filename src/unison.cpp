@@ -6,6 +6,10 @@
 #include <unison/core.hpp>
 #include <unison/detail/temporary.hpp>
 
+// The oldest Kokkos Unison supports (docs/building.md): whichever way Kokkos came to the build
+// (installed, the project's own, or bundled), the library is compiled against it here.
+static_assert(KOKKOS_VERSION >= 40601, "Unison needs Kokkos 4.6.01 or newer");
+
 namespace unison {
 
 std::string version() { return UNISON_VERSION_STRING; }
