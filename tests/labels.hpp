@@ -1,9 +1,10 @@
 #pragma once
-// Labels and instances, shared by every family's <Family>Labels and <Family>Instance tests: every
-// kernel and allocation the library makes is labelled "unison::...", and every function keeps to
-// the execution-space instance it is given: recorded through Kokkos Tools callbacks while each
-// function runs. (tests/main.cpp asks Kokkos, as a tool would, not to fence every instance around
-// each event it reports.)
+// Labels, regions and instances, shared by every family's <Family>Labels and <Family>Instance
+// tests: every kernel and allocation the library makes is labelled "unison::...", every public
+// call opens a Kokkos Tools region "unison::<function>" with its kernels under it, and every
+// function keeps to the execution-space instance it is given: recorded through Kokkos Tools
+// callbacks while each function runs. (tests/main.cpp asks Kokkos, as a tool would, not to fence
+// every instance around each event it reports.)
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -22,14 +23,20 @@ struct Events {
   std::vector<std::pair<std::string, std::uint32_t>> kernels, fences;
   std::vector<std::string> last_kernel;  // for each fence: the kernel launched last before it
   std::vector<std::string> copies;
+  std::vector<std::string> trace;  // in order: "push NAME" (a region opens), "pop", "kernel NAME"
 };
 inline Events events;  // one for the whole program: the callbacks write it
 
 inline void record_kernel(const char* name, std::uint32_t device, std::uint64_t* id) {
   events.labels.emplace_back(std::string("kernel ") + name);
+  events.trace.emplace_back(std::string("kernel ") + name);
   events.kernels.emplace_back(name, device);
   *id = 0;
 }
+inline void record_push(const char* name) {
+  events.trace.emplace_back(std::string("push ") + name);
+}
+inline void record_pop() { events.trace.emplace_back("pop"); }
 inline void record_alloc(Kokkos::Profiling::SpaceHandle, const char* name, const void*,
                          std::uint64_t) {
   events.labels.emplace_back(std::string("allocation ") + name);
@@ -57,7 +64,11 @@ Events record(F&& f) {
   tools::set_allocate_data_callback(record_alloc);
   tools::set_begin_fence_callback(record_fence);
   tools::set_begin_deep_copy_callback(record_copy);
+  tools::set_push_region_callback(record_push);
+  tools::set_pop_region_callback(record_pop);
   f();
+  tools::set_push_region_callback(nullptr);
+  tools::set_pop_region_callback(nullptr);
   tools::set_begin_parallel_for_callback(nullptr);
   tools::set_begin_parallel_reduce_callback(nullptr);
   tools::set_begin_parallel_scan_callback(nullptr);
@@ -65,6 +76,73 @@ Events record(F&& f) {
   tools::set_begin_fence_callback(nullptr);
   tools::set_begin_deep_copy_callback(nullptr);
   return events;
+}
+
+// One public call as a profiler sees it: the region it opened, and what ran inside it in order,
+// at any depth ("kernel NAME", and "region NAME" for a region opened inside it).
+struct Call {
+  std::string region;
+  std::vector<std::string> inside;
+};
+
+// The regions opened at the top level while `seen` was recorded, in order, each with what ran
+// inside it. Every kernel ran inside one, and every region was closed.
+inline std::vector<Call> calls(const Events& seen) {
+  std::vector<Call> out;
+  int depth = 0;
+  for (const auto& e : seen.trace) {
+    if (e.rfind("push ", 0) == 0) {
+      if (depth == 0) out.push_back({e.substr(5), {}});
+      else out.back().inside.push_back("region " + e.substr(5));
+      ++depth;
+    } else if (e == "pop") {
+      EXPECT_GT(depth, 0) << "a region was closed that was not open";
+      if (depth > 0) --depth;
+    } else {
+      EXPECT_GT(depth, 0) << e << " ran outside every region";
+      if (depth > 0) out.back().inside.push_back(e);
+    }
+  }
+  EXPECT_EQ(depth, 0) << "a region was left open";
+  return out;
+}
+
+// A call the test made: the region it must open, and kernels that must run inside that region.
+struct ExpectedCall {
+  std::string region;
+  std::vector<std::string> kernels;
+};
+
+// The regions of `seen` are those of `expected`, one per public call in the order made (regions
+// opened inside them are allowed, and must be "unison::..." or Kokkos Kernels' "KokkosBlas::...");
+// each holds at least one kernel, those listed among them, and every kernel inside it is
+// labelled with one of `prefixes` (the family's "unison::<family>::").
+inline void expect_calls(const Events& seen, const std::vector<ExpectedCall>& expected,
+                         const std::vector<std::string>& prefixes) {
+  const auto got = calls(seen);
+  ASSERT_EQ(got.size(), expected.size()) << "regions at the top level";
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].region, expected[i].region) << "call " << i;
+    int kernels = 0;
+    for (const auto& e : got[i].inside) {
+      const bool kernel = e.rfind("kernel ", 0) == 0;
+      const std::string name = e.substr(e.find(' ') + 1);
+      if (!kernel) {
+        EXPECT_TRUE(name.rfind("unison::", 0) == 0 || name.rfind("KokkosBlas::", 0) == 0)
+            << "region " << name << " inside " << got[i].region;
+        continue;
+      }
+      ++kernels;
+      bool known = false;
+      for (const auto& p : prefixes) known = known || name.rfind(p, 0) == 0;
+      EXPECT_TRUE(known) << "kernel " << name << " inside " << got[i].region;
+    }
+    EXPECT_GT(kernels, 0) << got[i].region << " launched no kernel";
+    for (const auto& k : expected[i].kernels)
+      EXPECT_NE(std::find(got[i].inside.begin(), got[i].inside.end(), "kernel " + k),
+                got[i].inside.end())
+          << "kernel " << k << " not inside " << got[i].region;
+  }
 }
 
 // Whether `seen` recorded `label` ("kernel NAME" or "allocation NAME").

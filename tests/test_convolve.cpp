@@ -388,6 +388,10 @@ void test_labels(const Exec& exec) {
   });
   expect_on(exec, seen);
   expect_unison_labels(seen.labels);
+  expect_calls(seen,
+               {{"unison::convolve", {"unison::convolve::direct"}},
+                {"unison::convolve", {"unison::convolve::tiled"}}},
+               {"unison::convolve::"});
   auto has = [&](const std::string& l) { return has_label(seen, l); };
   for (const char* name : {"kernel unison::convolve::direct", "kernel unison::convolve::tiled"})
     EXPECT_TRUE(has(name)) << name;

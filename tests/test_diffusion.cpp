@@ -784,8 +784,9 @@ void check_vector_step(double coeff) {
       T one_lap, one_next;
       unison::detail::diffusion::stencil<T>(m[e], u[e], d[e], l[e], r[e], T(coeff), one_lap,
                                             one_next);
-      if (std::memcmp(&one_lap, &lap[e], sizeof(T)) != 0 ||
-          std::memcmp(&one_next, &next[e], sizeof(T)) != 0) {
+      const T lap_e = lap[e], next_e = next[e];  // (a vector's element has no address)
+      if (std::memcmp(&one_lap, &lap_e, sizeof(T)) != 0 ||
+          std::memcmp(&one_next, &next_e, sizeof(T)) != 0) {
         if (differ++ < 5)
           ADD_FAILURE() << "coeff " << coeff << ", cell " << double(m[e]) << ", neighbours "
                         << double(u[e]) << " " << double(d[e]) << " " << double(l[e]) << " "
@@ -1188,6 +1189,10 @@ void test_labels(const Exec& exec) {
     unison::diffuse(exec, f, 5, 0.25, lapl, unison::Laplacian::every_step);
   });
   expect_on(exec, allocating, Memory::allocated);
+  const std::string d = "unison::diffusion::";
+  expect_calls(allocating,
+               {{"unison::jagged_field", {"unison::field::jagged_noise"}}, {"unison::diffuse", {}}},
+               {"unison::field::", d});
   auto seen = record([&] {
     for (auto a : {StencilAlgorithm::plain, StencilAlgorithm::tiled, StencilAlgorithm::streaming})
       unison::diffusion_step(exec, f, g, lapl, 0.25, a);
@@ -1201,6 +1206,15 @@ void test_labels(const Exec& exec) {
     exec.fence();
   });
   expect_on(exec, seen);
+  expect_calls(seen,
+               {{"unison::diffusion_step", {d + "plain"}},
+                {"unison::diffusion_step", {d + "tiled"}},
+                {"unison::diffusion_step", {}},
+                {"unison::diffuse", {}},
+                {"unison::diffuse", {}},
+                {"unison::diffuse", {d + "blocked"}},
+                {"unison::diffuse_history", {}}},
+               {d});
   seen.labels.insert(seen.labels.end(), allocating.labels.begin(), allocating.labels.end());
   expect_unison_labels(seen.labels);
   auto has = [&](const std::string& l) { return has_label(seen, l); };

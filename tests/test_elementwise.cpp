@@ -776,9 +776,24 @@ void test_labels(const Exec& exec) {
     unison::make_pulses(exec, ha, hb, 3.f, 2.f, hout);
     unison::hidden_layer(exec, ha, hb, hout, unison::Fusion::separate);
     unison::hidden_layer(exec, a, b, out, unison::Fusion::fused);
+    unison::transform(
+        exec, out, KOKKOS_LAMBDA(float x) { return x + 1; }, a);
     exec.fence();
   });
   EXPECT_GE(seen.labels.size(), 12u);
+  const std::string e = "unison::elementwise::";
+  expect_calls(seen,
+               {{"unison::add", {e + "add"}},
+                {"unison::hypot", {e + "hypot"}},
+                {"unison::gaussian_pdf", {e + "gaussian_pdf"}},
+                {"unison::polar_distance", {e + "polar_distance"}},
+                {"unison::zero_suppress", {e + "zero_suppress"}},
+                {"unison::clip", {e + "clip"}},
+                {"unison::make_pulses", {e + "make_pulses", e + "add"}},
+                {"unison::hidden_layer", {e + "normalize", e + "weigh", e + "activate"}},
+                {"unison::hidden_layer", {e + "hidden_layer"}},
+                {"unison::transform", {e + "transform"}}},
+               {e});
   for (const auto& label : seen.labels) {
     auto name = label.substr(label.find(' ') + 1);
     EXPECT_EQ(name.rfind("unison::", 0), 0u) << label;
@@ -792,6 +807,7 @@ void test_labels(const Exec& exec) {
   Kokkos::View<float*, Kokkos::HostSpace> result;
   seen = record([&] { result = unison::hidden_layer(exec, a, b, unison::Fusion::fused); });
   expect_on(exec, seen, Memory::allocated);
+  expect_calls(seen, {{"unison::hidden_layer", {e + "hidden_layer"}}}, {e});
   EXPECT_TRUE(has("allocation unison::elementwise::hidden_layer::host"));
 }
 

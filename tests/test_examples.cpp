@@ -334,10 +334,17 @@ void test_labels(const Exec& exec) {
     exec.fence();
   });
   expect_on(exec, seen);
+  const std::string e = "unison::examples::";
+  expect_calls(seen,
+               {{e + "rgb_to_grayscale", {e + "rgb_to_grayscale"}},
+                {e + "loop_sum", {e + "loop_sum"}},
+                {e + "lucas", {e + "lucas"}}},
+               {e});
   // atomic_counter allocates its counter (the first call after release_temporary_memory).
   unison::release_temporary_memory();
   const auto allocating = record([&] { unison::examples::atomic_counter(exec, 100); });
   expect_on(exec, allocating, Memory::allocated);
+  expect_calls(allocating, {{e + "atomic_counter", {e + "atomic_counter"}}}, {e});
   seen.labels.insert(seen.labels.end(), allocating.labels.begin(), allocating.labels.end());
   expect_unison_labels(seen.labels);
   auto has = [&](const std::string& l) { return has_label(seen, l); };

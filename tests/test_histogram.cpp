@@ -309,7 +309,8 @@ void check_extreme_ranges(const std::string& type) {
     const double a = std::fabs(magnitude(-300, 307.9)), b = std::fabs(magnitude(-300, 307.9));
     ranges.push_back({-a, b});
   }
-  for (const auto& [xmin, xmax] : ranges) {
+  for (const auto& range : ranges) {
+    const double xmin = range.first, xmax = range.second;  // (lambdas below capture them)
     std::uniform_int_distribution<std::int64_t> some(2, 50000);
     for (const std::int64_t nbins : {std::int64_t(1) + std::int64_t(unit(rng) * 3), some(rng),
                                      limit, limit + 1, std::int64_t(200000)}) {
@@ -454,6 +455,10 @@ void test_labels(const Exec& exec) {
   });
   expect_on(exec, seen);
   expect_unison_labels(seen.labels);
+  expect_calls(seen,
+               {{"unison::histogram", {"unison::histogram::zero", "unison::histogram::bins"}},
+                {"unison::histogram", {"unison::histogram::zero", "unison::histogram::bins"}}},
+               {"unison::histogram::"});
   for (const char* k : {"kernel unison::histogram::zero", "kernel unison::histogram::bins"})
     EXPECT_TRUE(has_label(seen, k)) << k;
 }

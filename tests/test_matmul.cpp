@@ -735,6 +735,12 @@ void test_labels(const Exec& exec) {
     else EXPECT_EQ(unison::matmul_gemm_library<Exec>(), "Kokkos Kernels") << label;
   expect_unison_labels(ours);
   expect_on(exec, seen);
+  const std::string m = "unison::matmul_reduce::";
+  expect_calls(seen,
+               {{"unison::matmul_reduce", {m + "tiled"}},
+                {"unison::matmul_reduce", {m + "a_partials", m + "a_sum"}},
+                {"unison::matmul_reduce", {m + "product_partials", m + "product_sum"}}},
+               {m, "KokkosBlas::"});
   auto has = [&](const std::string& l) { return has_label(seen, l); };
   for (const char* k :
        {"kernel unison::matmul_reduce::fill", "kernel unison::matmul_reduce::tiled",
@@ -752,6 +758,10 @@ void test_labels(const Exec& exec) {
     exec.fence();
   });
   expect_on(exec, seen, Memory::allocated);
+  expect_calls(seen,
+               {{"unison::matmul_reduce", {m + "product_partials", m + "product_sum"}},
+                {"unison::matmul_reduce", {m + "a_partials", m + "a_sum"}}},
+               {m, "KokkosBlas::"});
   for (const char* k :
        {"allocation unison::matmul_reduce::work", "kernel unison::matmul_reduce::product_partials",
         "kernel unison::matmul_reduce::product_sum"})

@@ -189,6 +189,8 @@ void test_labels(const Exec& exec) {
   expect_on(exec, seen);
   expect_unison_labels(seen.labels);
   EXPECT_TRUE(has_label(seen, "kernel unison::random::monte_carlo_pi"));
+  expect_calls(seen, {{"unison::monte_carlo_pi", {"unison::random::monte_carlo_pi"}}},
+               {"unison::random::"});
 }
 
 }  // namespace labels

@@ -494,6 +494,10 @@ void test_labels(const Exec& exec) {
     exec.fence();
   });
   expect_unison_labels(seen.labels);
+  expect_calls(seen,
+               {{"unison::l2_norm", {"unison::rowwise::l2_norm"}},
+                {"unison::matmul_core", {"unison::rowwise::matmul_core"}}},
+               {"unison::rowwise::"});
   expect_on(exec, seen);
   auto has = [&](const std::string& l) { return has_label(seen, l); };
   for (const char* k : {"kernel unison::rowwise::l2_norm", "kernel unison::rowwise::matmul_core"})

@@ -53,6 +53,7 @@ namespace unison {
 template <class Exec, class X, class K, class Y>
 void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode mode,
               ConvolveAlgorithm algorithm = ConvolveAlgorithm::automatic) {
+  const detail::Region region("unison::convolve");
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::convolve: the first argument must be a Kokkos execution space");
   static_assert(detail::convolve::is_float_vector_v<X> && detail::convolve::is_float_vector_v<K> &&

@@ -11,7 +11,8 @@
 ///  - Inputs are checked on the host before anything is launched: a bad input throws
 ///    unison::invalid_argument, whose message names the function and the offending extents, and
 ///    no output has been written.
-///  - Every kernel and every allocation is labelled "unison::<family>::<kernel>".
+///  - Every kernel and every allocation is labelled "unison::<family>::<kernel>", and every call
+///    opens a Kokkos Tools region "unison::<function>" around its kernels.
 
 #include <cstddef>
 #include <stdexcept>

@@ -95,6 +95,7 @@ namespace unison {
 template <class Exec, class F, class FN, class L>
 void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lapl, double coeff,
                     StencilAlgorithm algorithm = StencilAlgorithm::automatic) {
+  const detail::Region region("unison::diffusion_step");
   detail::diffusion::static_checks<Exec, F, FN, L>();
   using T = typename F::non_const_value_type;
   static_assert(std::is_same_v<typename FN::non_const_value_type, T> &&
@@ -157,6 +158,7 @@ namespace unison {
 template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
              Laplacian which = Laplacian::every_step, const DiffusionOptions& options = {}) {
+  const detail::Region region("unison::diffuse");
   detail::diffusion::diffuse(
       "unison::diffuse", exec, f, steps, coeff, lapl, which, options,
       [](std::int64_t, const auto&, const auto&) {}, nullptr);
@@ -171,6 +173,7 @@ template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer, std::int64_t steps,
              double coeff, const L& lapl, Laplacian which = Laplacian::every_step,
              const DiffusionOptions& options = {}) {
+  const detail::Region region("unison::diffuse");
   detail::diffusion::diffuse(
       "unison::diffuse", exec, f, steps, coeff, lapl, which, options,
       [](std::int64_t, const auto&, const auto&) {}, &buffer);
@@ -184,6 +187,7 @@ template <class Exec, class F, class L, class OnStep,
           class = std::enable_if_t<!std::is_same_v<std::decay_t<OnStep>, Laplacian>>>
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
              OnStep&& on_step, const DiffusionOptions& options = {}) {
+  const detail::Region region("unison::diffuse");
   detail::diffusion::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, Laplacian::every_step,
                              options, std::forward<OnStep>(on_step), nullptr);
 }
@@ -214,6 +218,7 @@ template <class Exec, class F, class H, class OnHistory>
 void diffuse_history(const Exec& exec, const F& f, std::int64_t steps, double coeff,
                      const H& history, OnHistory&& on_history,
                      const DiffusionOptions& options = {}) {
+  const detail::Region region("unison::diffuse_history");
   detail::diffusion::diffuse_history("unison::diffuse_history", exec, f, steps, coeff, history,
                                      options, std::forward<OnHistory>(on_history), nullptr);
 }
@@ -225,6 +230,7 @@ template <class Exec, class F, class H, class OnHistory>
 void diffuse_history(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer,
                      std::int64_t steps, double coeff, const H& history, OnHistory&& on_history,
                      const DiffusionOptions& options = {}) {
+  const detail::Region region("unison::diffuse_history");
   detail::diffusion::diffuse_history("unison::diffuse_history", exec, f, steps, coeff, history,
                                      options, std::forward<OnHistory>(on_history), &buffer);
 }

@@ -79,6 +79,7 @@ using value_t = typename Out::non_const_value_type;
 /// unison::invalid_argument.
 template <class Exec, class X, class Y, class Out>
 void add(const Exec& exec, const X& x, const Y& y, const Out& out) {
+  const detail::Region region("unison::add");
   UNISON_DETAIL_CHECK_ELEMENTWISE("unison::add", Exec, Out, X, Y);
   static_assert(std::is_arithmetic_v<detail::value_t<Out>>,
                 "unison::add: out must hold arithmetic values");
@@ -95,6 +96,7 @@ void add(const Exec& exec, const X& x, const Y& y, const Out& out) {
 /// out = sqrt(x² + y²), computed without overflow (unison::math::hypot).
 template <class Exec, class X, class Y, class Out>
 void hypot(const Exec& exec, const X& x, const Y& y, const Out& out) {
+  const detail::Region region("unison::hypot");
   UNISON_DETAIL_CHECK_ELEMENTWISE("unison::hypot", Exec, Out, X, Y);
   static_assert(std::is_floating_point_v<detail::value_t<Out>>,
                 "unison::hypot: out must hold floating-point values");
@@ -109,6 +111,7 @@ void hypot(const Exec& exec, const X& x, const Y& y, const Out& out) {
 /// (x, and mean or sigma given as Views) are data: NaN propagates element by element.
 template <class Exec, class X, class M, class S, class Out>
 void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, const Out& out) {
+  const detail::Region region("unison::gaussian_pdf");
   UNISON_DETAIL_CHECK_ELEMENTWISE("unison::gaussian_pdf", Exec, Out, X, M, S);
   using T = detail::value_t<Out>;
   static_assert(std::is_floating_point_v<T>,
@@ -134,6 +137,7 @@ void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, c
 template <class Exec, class R1, class T1, class R2, class T2, class Out>
 void polar_distance(const Exec& exec, const R1& rho1, const T1& theta1, const R2& rho2,
                     const T2& theta2, const Out& out) {
+  const detail::Region region("unison::polar_distance");
   UNISON_DETAIL_CHECK_ELEMENTWISE("unison::polar_distance", Exec, Out, R1, T1, R2, T2);
   static_assert(std::is_floating_point_v<detail::value_t<Out>>,
                 "unison::polar_distance: out must hold floating-point values");
@@ -151,6 +155,7 @@ void polar_distance(const Exec& exec, const R1& rho1, const T1& theta1, const R2
 /// value). Else unison::invalid_argument. A waveform given as a scalar is data.
 template <class Exec, class W, class T, class Out>
 void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, const Out& out) {
+  const detail::Region region("unison::zero_suppress");
   UNISON_DETAIL_CHECK_ELEMENTWISE("unison::zero_suppress", Exec, Out, W, T);
   static_assert(std::is_arithmetic_v<detail::value_t<Out>>,
                 "unison::zero_suppress: out must hold arithmetic values");
@@ -172,6 +177,7 @@ void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, cons
 /// NumPy). Kernel: "unison::elementwise::clip".
 template <class Exec, class X, class Lo, class Hi, class Out>
 void clip(const Exec& exec, const X& x, const Lo& lo, const Hi& hi, const Out& out) {
+  const detail::Region region("unison::clip");
   UNISON_DETAIL_CHECK_ELEMENTWISE("unison::clip", Exec, Out, X, Lo, Hi);
   using T = detail::value_t<Out>;
   static_assert(std::is_arithmetic_v<T>, "unison::clip: out must hold arithmetic values");
@@ -207,6 +213,7 @@ template <class Exec, class TV, class NV, class Out>
 void make_pulses(const Exec& exec, const TV& t, const NV& noise,
                  typename Out::non_const_value_type period,
                  typename Out::non_const_value_type amplitude, const Out& out) {
+  const detail::Region region("unison::make_pulses");
   using T = detail::value_t<Out>;
   static_assert(
       Kokkos::is_execution_space_v<Exec>,
@@ -267,15 +274,11 @@ void make_pulses(const Exec& exec, const TV& t, const NV& noise,
 /// kernels normalize, weigh, activate (three passes over out).
 enum class Fusion { fused, separate };
 
-/// The tutorial's hidden layer: out = tanh((greyscales / 255) * weights), see
-/// unison::math::hidden_neuron. Rank-1 Views of equal extent in any memory space, like
-/// make_pulses: inputs exec cannot read are copied in once, and an out that exec cannot write
-/// (the result "in host memory") receives one copy, the call then waiting until it holds the
-/// result. Kernels: "unison::elementwise::hidden_layer" (fused) or
-/// "unison::elementwise::{normalize,weigh,activate}" (separate).
+namespace detail::elementwise {
+// hidden_layer's work (the public forms open its region).
 template <class Exec, class G, class W, class Out>
 void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const Out& out,
-                  Fusion fusion = Fusion::fused) {
+                  Fusion fusion) {
   using T = detail::value_t<Out>;
   static_assert(
       Kokkos::is_execution_space_v<Exec>,
@@ -335,6 +338,20 @@ void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const
         }
       });
 }
+}  // namespace detail::elementwise
+
+/// The tutorial's hidden layer: out = tanh((greyscales / 255) * weights), see
+/// unison::math::hidden_neuron. Rank-1 Views of equal extent in any memory space, like
+/// make_pulses: inputs exec cannot read are copied in once, and an out that exec cannot write
+/// (the result "in host memory") receives one copy, the call then waiting until it holds the
+/// result. Kernels: "unison::elementwise::hidden_layer" (fused) or
+/// "unison::elementwise::{normalize,weigh,activate}" (separate).
+template <class Exec, class G, class W, class Out>
+void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const Out& out,
+                  Fusion fusion = Fusion::fused) {
+  const detail::Region region("unison::hidden_layer");
+  detail::elementwise::hidden_layer(exec, greyscales, weights, out, fusion);
+}
 
 // The same functions on out's default execution space.
 template <class X, class Y, class Out>
@@ -369,10 +386,11 @@ void clip(const X& x, const Lo& lo, const Hi& hi, const Out& out) {
 template <class Exec, class G, class W>
 Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace> hidden_layer(
     const Exec& exec, const G& greyscales, const W& weights, Fusion fusion = Fusion::fused) {
+  const detail::Region region("unison::hidden_layer");
   auto out = detail::allocate<Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace>>(
       "unison::hidden_layer", "the host result", exec, "unison::elementwise::hidden_layer::host",
       weights.extent(0));
-  hidden_layer(exec, greyscales, weights, out, fusion);
+  detail::elementwise::hidden_layer(exec, greyscales, weights, out, fusion);
   exec.fence("unison::elementwise::hidden_layer: result in host memory");
   return out;
 }

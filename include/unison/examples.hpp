@@ -33,6 +33,7 @@ namespace unison::examples {
 /// h x w, or gray overlaps rgb. Kernel: "unison::examples::rgb_to_grayscale".
 template <class Exec, class RV, class GV>
 void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
+  const detail::Region region("unison::examples::rgb_to_grayscale");
   static_assert(
       Kokkos::is_execution_space_v<Exec>,
       "unison::examples::rgb_to_grayscale: the first argument must be a Kokkos execution space");
@@ -98,6 +99,7 @@ inline constexpr std::int64_t loop_sum_max_n = 77936;
 /// "unison::examples::loop_sum".
 template <class Exec>
 double loop_sum(const Exec& exec, std::int64_t n) {
+  const detail::Region region("unison::examples::loop_sum");
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::examples::loop_sum: the first argument must be a Kokkos execution space");
   detail::require(n >= 0 && n <= loop_sum_max_n, "unison::examples::loop_sum", "n is ", n,
@@ -141,6 +143,7 @@ std::int64_t lucas_max_index() {
 /// memory (a stride of 0, rows that overlap). Kernel: "unison::examples::lucas".
 template <class Exec, class OV>
 void lucas(const Exec& exec, const OV& out) {
+  const detail::Region region("unison::examples::lucas");
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::examples::lucas: the first argument must be a Kokkos execution space");
   using T = typename OV::non_const_value_type;
@@ -179,6 +182,7 @@ void lucas(const Exec& exec, const OV& out) {
 /// "unison::examples::atomic_counter".
 template <class Exec>
 std::int64_t atomic_counter(const Exec& exec, std::int64_t n) {
+  const detail::Region region("unison::examples::atomic_counter");
   static_assert(
       Kokkos::is_execution_space_v<Exec>,
       "unison::examples::atomic_counter: the first argument must be a Kokkos execution space");

@@ -99,6 +99,7 @@ namespace unison {
 template <class Exec, class F>
 void jagged_field(const Exec& exec, const F& f, std::uint64_t seed = 3966789,
                   double zero_fraction = 0.7) {
+  const detail::Region region("unison::jagged_field");
   detail::field::jagged_block("unison::jagged_field", exec, f, seed, zero_fraction, 0, 0,
                               std::int64_t(f.extent(0)) * std::int64_t(f.extent(1)),
                               [](std::int64_t count) { return count; });

@@ -51,6 +51,7 @@ namespace unison {
 /// Kernels: "unison::histogram::zero", "unison::histogram::bins".
 template <class Exec, class XV, class CV>
 void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV& counts) {
+  const detail::Region region("unison::histogram");
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::histogram: the first argument must be a Kokkos execution space");
   static_assert(Kokkos::is_view_v<XV> && XV::rank() == 1 &&

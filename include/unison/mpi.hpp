@@ -200,6 +200,7 @@ class DiffusionPlan {
   DiffusionPlan(const Exec& exec, const Decomposition& d, const F& f,
                 const ExchangeOptions& options = {})
       : exec_(exec), d_(d), options_(options) {
+    const unison::detail::Region call_region("unison::mpi::DiffusionPlan");
     detail::diffusion::check_types<Exec, F, F>();
     constexpr const char* fn = "unison::mpi::DiffusionPlan";
     detail::check_decomposition(d, fn);
@@ -288,6 +289,7 @@ class DiffusionPlan {
   template <class L>
   void diffuse(const F& f, std::int64_t steps, double coeff, const L& lapl,
                Laplacian which = Laplacian::every_step) {
+    const unison::detail::Region call_region("unison::mpi::DiffusionPlan::diffuse");
     detail::diffusion::check_types<Exec, F, L>();
     detail::check_call<Exec>(d_, f, steps, coeff, lapl, which);
     run(f, steps, coeff, lapl, which);
@@ -398,8 +400,11 @@ class DiffusionPlan {
     if (!neighbours_) return;
     // Ghost cells at the field's edge must read 0 in both copies, for every step (no kernel
     // writes them: the updates widen the block only toward its neighbours).
-    Kokkos::deep_copy(exec_, cur_, T(0));
-    Kokkos::deep_copy(exec_, nxt_, T(0));
+    for (const P* block : {&cur_, &nxt_})
+      Kokkos::parallel_for("unison::mpi::diffusion::zero",
+                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                               exec_, 0, std::int64_t(block->span())),
+                           detail::ZeroFill<T>{block->data()});
     exec_.fence("unison::mpi::DiffusionPlan: buffers");
   }
 
@@ -608,6 +613,7 @@ template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t steps, double coeff,
              const L& lapl, Laplacian which = Laplacian::every_step,
              const ExchangeOptions& options = {}) {
+  const unison::detail::Region region("unison::mpi::diffuse");
   detail::diffusion::check_types<Exec, F, L>();
   detail::check_decomposition(d, "unison::mpi::diffuse");
   detail::check_call<Exec>(d, f, steps, coeff, lapl, which);
@@ -626,6 +632,7 @@ void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t 
 template <class Exec, class F>
 void jagged_field(const Exec& exec, const Decomposition& d, const F& f,
                   std::uint64_t seed = 3966789, double zero_fraction = 0.7) {
+  const unison::detail::Region region("unison::mpi::jagged_field");
   constexpr const char* fn = "unison::mpi::jagged_field";
   detail::check_decomposition(d, fn);
   using Noise = detail::field::NoiseArray<F>;
@@ -673,6 +680,7 @@ template <class Exec, class AV, class BV, class OV>
 void matmul_reduce(const Exec& exec, MPI_Comm comm, const AV& A, const BV& B, const OV& out,
                    MatmulMethod method = MatmulMethod::automatic,
                    Transport transport = Transport::automatic) {
+  const unison::detail::Region region("unison::mpi::matmul_reduce");
   detail::matmul::check_types<Exec, AV, BV, OV>();
   constexpr const char* fn = "unison::mpi::matmul_reduce";
   detail::require(comm != MPI_COMM_NULL, fn, "the communicator is MPI_COMM_NULL");

@@ -69,6 +69,7 @@ namespace unison {
 /// unison::invalid_argument when samples < 1. Kernel: "unison::random::monte_carlo_pi".
 template <class Exec>
 double monte_carlo_pi(const Exec& exec, std::int64_t samples, RandomSequence& sequence) {
+  const detail::Region region("unison::monte_carlo_pi");
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::monte_carlo_pi: the first argument must be a Kokkos execution space");
   detail::require(samples >= 1, "unison::monte_carlo_pi", "samples is ", samples,

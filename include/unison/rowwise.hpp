@@ -37,6 +37,7 @@ namespace unison {
 /// not V's rows or out overlaps V. Kernel: "unison::rowwise::l2_norm".
 template <class Exec, class VV, class OV>
 void l2_norm(const Exec& exec, const VV& V, const OV& out) {
+  const detail::Region region("unison::l2_norm");
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::l2_norm: the first argument must be a Kokkos execution space");
   static_assert(Kokkos::is_view_v<VV> && VV::rank() == 2,
@@ -76,6 +77,7 @@ void l2_norm(const VV& V, const OV& out) {
 /// "unison::rowwise::matmul_core".
 template <class Exec, class AV, class BV, class CV>
 void matmul_core(const Exec& exec, const AV& A, const BV& B, const CV& C) {
+  const detail::Region region("unison::matmul_core");
   static_assert(Kokkos::is_execution_space_v<Exec>,
                 "unison::matmul_core: the first argument must be a Kokkos execution space");
   static_assert(

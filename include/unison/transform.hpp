@@ -40,6 +40,7 @@ namespace unison {
 template <class Exec, class Out, class F, class... Args>
 std::enable_if_t<Kokkos::is_execution_space_v<Exec>> transform(const Exec& exec, const Out& out,
                                                                const F& f, const Args&... args) {
+  const detail::Region region("unison::transform");
   detail::elementwise::checked_transform<0, 0>(exec, out, f, args...);
 }
 
@@ -59,6 +60,7 @@ struct TransformShape {
 template <int Vector, int Unroll, class Exec, class Out, class F, class... Args>
 void transform(TransformShape<Vector, Unroll>, const Exec& exec, const Out& out, const F& f,
                const Args&... args) {
+  const detail::Region region("unison::transform");
   detail::elementwise::checked_transform<Vector, Unroll>(exec, out, f, args...);
 }
 

@@ -15,6 +15,7 @@
 
 #include <unison/mpi.hpp>
 
+#include "labels.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -554,6 +555,39 @@ void test_matmul() {
 }
 
 TYPED_TEST(Mpi, matmul_reduce) { test_matmul<TypeParam>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Kokkos Tools regions (tests/labels.hpp): every call of the component opens its region
+// "unison::mpi::<function>", with its kernels (and the single-rank calls it makes) inside it.
+
+template <class Exec>
+void test_regions() {
+  using Mem = typename Exec::memory_space;
+  const auto d = umpi::decompose(MPI_COMM_WORLD, 37, 53);
+  using Field = Kokkos::View<float**, Mem>;
+  Field f("f", d.local_nx, d.local_ny), lapl("lapl", d.local_nx, d.local_ny);
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> A("A", 5, 4), B("B", 4, 3);
+  Kokkos::View<float*, Mem> out("out", 3);
+  Exec exec;
+  umpi::DiffusionPlan<Exec, Field> plan(exec, d, f, {umpi::Transport::automatic, true, 1});
+  exec.fence();
+  const auto seen = record([&] {
+    umpi::jagged_field(exec, d, f, 5);
+    umpi::diffuse(exec, d, f, 3, 0.2, lapl);
+    plan.diffuse(f, 2, 0.2, lapl);
+    umpi::matmul_reduce(exec, MPI_COMM_WORLD, A, B, out);
+    exec.fence();
+  });
+  expect_calls(seen,
+               {{"unison::mpi::jagged_field", {"unison::field::jagged_noise"}},
+                {"unison::mpi::diffuse", {}},
+                {"unison::mpi::DiffusionPlan::diffuse", {}},
+                {"unison::mpi::matmul_reduce", {}}},
+               {"unison::mpi::", "unison::field::", "unison::diffusion::",
+                "unison::matmul_reduce::", "KokkosBlas::"});
+}
+
+TYPED_TEST(Mpi, regions) { test_regions<TypeParam>(); }
 
 // ---------------------------------------------------------------------------------------------
 // Refusals: every rank throws, the rank at fault with its own message, and nothing was written.

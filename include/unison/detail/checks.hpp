@@ -14,10 +14,18 @@
 #include <array>
 
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
 
 #include <unison/core.hpp>
 
 namespace unison::detail {
+
+/// The Kokkos Tools region of a public call ("unison::diffuse"), opened for the rest of the
+/// enclosing scope: every public function that launches kernels opens one around all of them,
+/// so that a profiler (Kokkos Tools' space-time stack, the GPU vendors' range markers) shows the
+/// call as one block with its kernels under it. Forms of a call that forward to another open
+/// none of their own.
+using Region = Kokkos::Profiling::ScopedRegion;
 
 template <class T>
 inline constexpr bool is_view_v = Kokkos::is_view_v<T>;

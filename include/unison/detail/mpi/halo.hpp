@@ -233,6 +233,14 @@ struct HaloCopyIn {
   }
 };
 
+// Zeroes the n values from p (a padded block's whole span): a kernel with Unison's label, where
+// Kokkos' deep_copy of a value launches one named by Kokkos.
+template <class T>
+struct ZeroFill {
+  T* p;
+  KOKKOS_FUNCTION void operator()(std::int64_t i) const { p[i] = T(0); }
+};
+
 // The launch shape of the block's updates and of HaloCopyIn (HaloTuning in
 // unison/backends/tuning.hpp), and of HaloStrips where the backend takes them (GPUs).
 template <class Exec>
