@@ -264,6 +264,64 @@ void test_seed_size() {
   }
 }
 
+// A field laid out by strides (what an array from Python becomes), in four layouts: rows one
+// after another with unit columns (stepped where it lies: no copy of it is taken), columns one
+// after another, padded rows and padded columns (copied into a contiguous buffer and back by
+// diffuse's own kernels). Each gives the contiguous field's result bit for bit, for an odd and an
+// even count of passes (the result last in the buffer or in the field), every algorithm.
+template <class Exec>
+void test_stride_layouts() {
+  const Exec exec;
+  using Mem = typename Exec::memory_space;
+  const std::int64_t nx = 37, ny = 29;
+  using Strided =
+      Kokkos::View<float**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Field<Exec, float, Kokkos::LayoutRight> f0("f0", nx, ny), f("f", nx, ny), lapl("lapl", nx, ny),
+      lapl2("lapl2", nx, ny);
+  Kokkos::View<float*, Mem> memory("memory", (nx + 5) * (ny + 5));
+  fill(f0, uniform<float>(-1, 1));
+  struct Case {
+    const char* name;
+    std::size_t s0, s1;
+    bool in_place;
+  };
+  const Case cases[] = {{"rows", std::size_t(ny), 1, true},
+                        {"columns", 1, std::size_t(nx), false},
+                        {"padded rows", std::size_t(ny + 5), 1, false},
+                        {"padded columns", 1, std::size_t(nx + 5), false}};
+  for (const Case& c : cases)
+    for (auto algorithm : {StencilAlgorithm::automatic, StencilAlgorithm::plain,
+                           StencilAlgorithm::tiled, StencilAlgorithm::streaming})
+      for (auto which : {Laplacian::every_step, Laplacian::final_only})
+        for (int steps : {4, 5}) {
+          DiffusionOptions options;
+          options.algorithm = algorithm;
+          Kokkos::deep_copy(f, f0);
+          unison::diffuse(exec, f, steps, 0.2, lapl, which, options);
+          Strided g(memory.data(), Kokkos::LayoutStride(nx, c.s0, ny, c.s1));
+          Kokkos::deep_copy(memory, -7.0f);
+          Kokkos::deep_copy(g, f0);
+          unison::release_temporary_memory();
+          const auto seen = record([&] {
+            unison::diffuse(exec, g, steps, 0.2, lapl2, which, options);
+            exec.fence();
+          });
+          const std::string what = std::string(c.name) + ", algorithm " +
+                                   std::to_string(int(algorithm)) + ", " + std::to_string(steps) +
+                                   " steps";
+          EXPECT_TRUE(close(to_host(g), to_host(f), 0)) << what;
+          EXPECT_TRUE(close(to_host(lapl2), to_host(lapl), 0)) << what;
+          EXPECT_EQ(has_label(seen, "allocation unison::diffusion::field"), !c.in_place) << what;
+          EXPECT_EQ(has_label(seen, "kernel unison::diffusion::copy_in"), !c.in_place) << what;
+          EXPECT_EQ(has_label(seen, "kernel unison::diffusion::copy_out"), !c.in_place) << what;
+          // The memory around the field is left as it was (no field value is -7).
+          const auto all = to_host(memory);
+          EXPECT_EQ(std::size_t(std::count(all.begin(), all.end(), -7.0)),
+                    all.size() - std::size_t(nx * ny))
+              << what;
+        }
+}
+
 // The same inputs give the same outputs on every run; a strided field works.
 template <class Exec>
 void test_deterministic_and_strided() {
@@ -721,6 +779,7 @@ TYPED_TEST_SUITE(Diffusion, Backends, BackendName);
 TYPED_TEST(Diffusion, sizes_tiles_passes) { test_sizes<TypeParam>(); }
 TYPED_TEST(Diffusion, seed_size) { test_seed_size<TypeParam>(); }
 TYPED_TEST(Diffusion, deterministic_and_strided) { test_deterministic_and_strided<TypeParam>(); }
+TYPED_TEST(Diffusion, stride_layouts) { test_stride_layouts<TypeParam>(); }
 TYPED_TEST(Diffusion, callback) { test_callback<TypeParam>(); }
 TYPED_TEST(Diffusion, history) { test_history<TypeParam>(); }
 TYPED_TEST(Diffusion, jagged_field) { test_jagged<TypeParam>(); }

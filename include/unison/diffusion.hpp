@@ -115,7 +115,10 @@ void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lap
   algorithm = detail::diffusion::resolve_algorithm<Exec>(algorithm, Laplacian::every_step);
   const auto shape = detail::diffusion::pass_shape<Exec, T>(fn, algorithm, DiffusionOptions{}, 1,
                                                             f.extent(0), f.extent(1));
-  detail::diffusion::diffusion_pass(exec, algorithm, shape, f, f_next, lapl, T(coeff), true);
+  const auto strip = detail::diffusion::strip_shape<Exec>(DiffusionOptions{}, 1,
+                                                          std::int64_t(f.size() * sizeof(T)));
+  detail::diffusion::diffusion_pass(exec, algorithm, shape, f, f_next, lapl, T(coeff), true, false,
+                                    strip.first, strip.second);
 }
 
 /// diffusion_step on f_next's default execution space instance.
@@ -144,8 +147,12 @@ namespace unison {
 /// for the tiled one; the backend's choice by default). Either way, lapl ends holding the
 /// Laplacian of the field before the last step.
 /// steps == 0 changes nothing.
-/// Asynchronous on `exec`. The buffer (and, for an f that is not contiguous, a contiguous copy
-/// of it, "unison::diffusion::field") comes from the temporary memory Unison keeps for `exec`
+/// f is stepped where it lies when it is contiguous: LayoutLeft or LayoutRight without padding,
+/// or LayoutStride with the strides of a LayoutRight array (a C-ordered array from Python). Any
+/// other f is copied into a contiguous buffer ("unison::diffusion::field") and back, by the kernels
+/// "unison::diffusion::copy_in" and "unison::diffusion::copy_out".
+/// Asynchronous on `exec`. The buffer (and the contiguous copy of an f that needs one) comes
+/// from the temporary memory Unison keeps for `exec`
 /// (release_temporary_memory): only the first call on an instance, or one with a larger field,
 /// allocates (a larger field first waits for the work on `exec` and frees the smaller buffer).
 /// Throws unison::invalid_argument for unequal extents, lapl overlapping f, negative steps, a

@@ -84,13 +84,17 @@ PassShape pass_shape(const char* fn, StencilAlgorithm algorithm, const Diffusion
 }
 
 // The rows per strip thread and the rows it loads ahead (GPU `streaming`) for a pass of `steps`
-// steps: the caller's, else the backend's.
+// steps over a field of `field_bytes` bytes: the caller's, else the backend's (its shorter strips
+// for a field larger than strip_large_field_bytes, which streams past the cache).
 template <class Exec>
-std::pair<int, int> strip_shape(const DiffusionOptions& options, int steps) {
+std::pair<int, int> strip_shape(const DiffusionOptions& options, int steps,
+                                std::int64_t field_bytes) {
   using Tuning = backends::DiffusionTuning<Exec>;
-  return {options.strip_rows > 0 ? options.strip_rows
-          : steps >= 2           ? Tuning::strip_rows_two_steps
-                                 : Tuning::strip_rows,
+  const bool large = field_bytes > Tuning::strip_large_field_bytes;
+  const int rows = steps >= 2
+                       ? (large ? Tuning::strip_rows_two_steps_large : Tuning::strip_rows_two_steps)
+                       : (large ? Tuning::strip_rows_large : Tuning::strip_rows);
+  return {options.strip_rows > 0 ? options.strip_rows : rows,
           options.strip_prefetch > 0 ? options.strip_prefetch : Tuning::strip_prefetch_rows};
 }
 

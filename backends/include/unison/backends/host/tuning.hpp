@@ -52,6 +52,10 @@ struct HostDiffusionTuning {
   static constexpr bool plain_row_blocks = true;
   static constexpr int strip_rows = 0;
   static constexpr int strip_rows_two_steps = 16;
+  // (strips are a GPU form: the same at every size here)
+  static constexpr std::int64_t strip_large_field_bytes = std::int64_t(32) << 20;
+  static constexpr int strip_rows_large = 0;
+  static constexpr int strip_rows_two_steps_large = 16;
   static constexpr int strip_chunk_bytes = 16;
   static constexpr int strip_prefetch_rows = 1;
   static constexpr int streaming_steps_per_pass = 1;

@@ -1,0 +1,169 @@
+// A probe, not part of the library: unison::diffuse on the default execution space at the sizes
+// HPC codes run (LAB_SIZES, default 2000,4096,8192,16384 cells a side, float), every form of it,
+// beside a contiguous copy of one field (Kokkos::deep_copy) and, on Cuda, a naive CUDA C kernel
+// (one thread a cell, f_next and lapl written every step). Each row: the median of 5 calls of
+// `steps` steps, per step, after one call checked bit for bit against the plain reference's field.
+// "of copy" = the bytes a step moves at the least (read f, write f_next and lapl: 12 a cell)
+// over its time, against the copy's 8 bytes a cell over its time; "x copy" = time per step over
+// the copy's time. Built by tools/gpu/gpu-diffusion-sizes.sh.
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Random.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+#include <unison/diffusion.hpp>
+
+using Exec = Kokkos::DefaultExecutionSpace;
+using Mem = Exec::memory_space;
+using V = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
+using VS = Kokkos::View<float**, Kokkos::LayoutStride, Mem>;
+
+#if defined(KOKKOS_ENABLE_CUDA)
+// The naive peer: ten lines of CUDA C.
+__global__ void naive_step(const float* f, float* next, float* lapl, int rows, int cols,
+                           float coeff) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r >= rows || c >= cols) return;
+  const long i = long(r) * cols + c;
+  const float sum = (r > 0 ? f[i - cols] : 0.f) + (r + 1 < rows ? f[i + cols] : 0.f) +
+                    (c > 0 ? f[i - 1] : 0.f) + (c + 1 < cols ? f[i + 1] : 0.f);
+  const float lap = 4.f * f[i] - sum;
+  next[i] = f[i] - coeff * lap;
+  lapl[i] = lap;
+}
+#endif
+
+// Whether g differs from ref anywhere.
+template <class G>
+bool differs(const Exec& exec, const G& g, const V& ref) {
+  float worst = 0;
+  Kokkos::parallel_reduce(
+      "probe::check",
+      Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>(exec, {0, 0}, {ref.extent(0), ref.extent(1)}),
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, float& m) {
+        const float d = Kokkos::abs(g(i, j) - ref(i, j));
+        m = d > m ? d : m;
+      },
+      Kokkos::Max<float>(worst));
+  return worst != 0;
+}
+
+template <class F>
+double median_us(F&& call, int reps) {
+  Exec exec;
+  call();
+  exec.fence();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    exec.fence();
+    t.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  std::vector<long> sizes = {2000, 4096, 8192, 16384};
+  if (const char* list = std::getenv("LAB_SIZES")) {
+    sizes.clear();
+    for (char* p = const_cast<char*>(list); *p;) {
+      sizes.push_back(std::strtol(p, &p, 10));
+      while (*p == ',') ++p;
+    }
+  }
+  Exec exec;
+  using SA = unison::StencilAlgorithm;
+  const auto E = unison::Laplacian::every_step, FO = unison::Laplacian::final_only;
+  for (const long n : sizes) {
+    V f0("f0", n, n), f("f", n, n), lapl("lapl", n, n), ref("ref", n, n), tmp("tmp", n, n);
+    unison::DiffusionBuffer<V> buffer("buffer", n, n);
+    Kokkos::Random_XorShift64_Pool<Exec> pool(7);
+    Kokkos::fill_random(f0, pool, 1.0f);
+    const int steps = n <= 4096 ? 200 : n <= 8192 ? 60 : 20;
+    const double cells = double(n) * n, coeff = 0.2;
+    const double copy = median_us([&] { Kokkos::deep_copy(exec, tmp, f0); }, 9);
+    const double rate = 8 * cells / copy;  // bytes per microsecond
+    std::printf("\nN=%ld, %d steps a call: copy of one field %.1f us (%.2f TB/s)\n", n, steps, copy,
+                rate / 1e6);
+    const auto row = [&](const std::string& name, double t, bool every) {
+      if (every) std::printf("  %-36s %9.1f us/step  %.3f of copy\n", name.c_str(), t, 12 * cells / t / rate);
+      else std::printf("  %-36s %9.1f us/step  %.2f x copy\n", name.c_str(), t, t / copy);
+    };
+    {  // copies between a LayoutStride field (row-major strides) and a LayoutRight one
+      VS fs(tmp.data(), Kokkos::LayoutStride(n, n, n, 1));
+      row("deep_copy LayoutStride->LayoutRight", median_us([&] { Kokkos::deep_copy(exec, f, fs); }, 5), false);
+    }
+#if defined(KOKKOS_ENABLE_CUDA)
+    {
+      const dim3 block(32, 8), grid((n + 31) / 32, (n + 7) / 8);
+      const auto naive = [&] {
+        for (int s = 0; s < steps; ++s)
+          naive_step<<<grid, block, 0, exec.cuda_stream()>>>(s % 2 ? tmp.data() : f.data(),
+                                                             s % 2 ? f.data() : tmp.data(),
+                                                             lapl.data(), int(n), int(n), float(coeff));
+      };
+      Kokkos::deep_copy(exec, f, f0);
+      row("naive CUDA C, every step", median_us(naive, 5) / steps, true);
+    }
+#endif
+    unison::DiffusionOptions plain;
+    plain.algorithm = SA::plain;
+    Kokkos::deep_copy(exec, f, f0);
+    unison::diffuse(exec, f, buffer, steps, coeff, lapl, E, plain);
+    Kokkos::deep_copy(exec, ref, f);
+    const auto run = [&](const std::string& name, auto field, auto lap, unison::Laplacian which,
+                         const unison::DiffusionOptions& o) {
+      unison::DiffusionBuffer<decltype(field)> buf("probe::buffer", n, n);
+      Kokkos::deep_copy(exec, field, f0);
+      unison::diffuse(exec, field, buf, steps, coeff, lap, which, o);
+      exec.fence();
+      if (differs(exec, field, ref)) std::printf("  MISMATCH %s\n", name.c_str());
+      row(name, median_us([&] { unison::diffuse(exec, field, buf, steps, coeff, lap, which, o); }, 5) / steps,
+          which == E);
+    };
+    for (const auto which : {E, FO}) {
+      const std::string w = which == E ? "every, " : "final, ";
+      run(w + "automatic", f, lapl, which, {});
+      unison::DiffusionOptions o;
+      o.algorithm = SA::plain;
+      run(w + "plain", f, lapl, which, o);
+      o.algorithm = SA::tiled;
+      run(w + "tiled", f, lapl, which, o);
+      o.algorithm = SA::streaming;
+      for (const int s : {2, 4, 8, 16, 32, 64}) {
+        o.strip_rows = s;
+        if (which == FO) {
+          run(w + "streaming, strips of " + std::to_string(s), f, lapl, which, o);
+        } else {
+          for (const int p : {1, 3}) {
+            o.strip_prefetch = p;
+            run(w + "streaming, strips of " + std::to_string(s) + ", " + std::to_string(p) + " ahead", f,
+                lapl, which, o);
+          }
+          o.strip_prefetch = 0;
+        }
+      }
+      if (which == FO) {
+        o = {};
+        o.algorithm = SA::tiled;
+        for (const int k : {2, 4, 8}) {
+          o.steps_per_pass = k;
+          run(w + "tiled, " + std::to_string(k) + " steps a pass", f, lapl, which, o);
+        }
+      }
+      // Fields by strides, as from Python: C order (stepped in place), padded rows (copied).
+      VS fs(f.data(), Kokkos::LayoutStride(n, n, n, 1)), ls(lapl.data(), Kokkos::LayoutStride(n, n, n, 1));
+      run(w + "automatic, LayoutStride C order", fs, ls, which, {});
+      V wide("probe::wide", n, n + 32);
+      VS fp(wide.data(), Kokkos::LayoutStride(n, n + 32, n, 1));
+      run(w + "automatic, LayoutStride padded rows", fp, ls, which, {});
+    }
+  }
+}
