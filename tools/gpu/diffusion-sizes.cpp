@@ -93,21 +93,24 @@ int main(int argc, char** argv) {
     std::printf("\nN=%ld, %d steps a call: copy of one field %.1f us (%.2f TB/s)\n", n, steps, copy,
                 rate / 1e6);
     const auto row = [&](const std::string& name, double t, bool every) {
-      if (every) std::printf("  %-36s %9.1f us/step  %.3f of copy\n", name.c_str(), t, 12 * cells / t / rate);
+      if (every)
+        std::printf("  %-36s %9.1f us/step  %.3f of copy\n", name.c_str(), t,
+                    12 * cells / t / rate);
       else std::printf("  %-36s %9.1f us/step  %.2f x copy\n", name.c_str(), t, t / copy);
     };
     {  // copies between a LayoutStride field (row-major strides) and a LayoutRight one
       VS fs(tmp.data(), Kokkos::LayoutStride(n, n, n, 1));
-      row("deep_copy LayoutStride->LayoutRight", median_us([&] { Kokkos::deep_copy(exec, f, fs); }, 5), false);
+      row("deep_copy LayoutStride->LayoutRight",
+          median_us([&] { Kokkos::deep_copy(exec, f, fs); }, 5), false);
     }
 #if defined(KOKKOS_ENABLE_CUDA)
     {
       const dim3 block(32, 8), grid((n + 31) / 32, (n + 7) / 8);
       const auto naive = [&] {
         for (int s = 0; s < steps; ++s)
-          naive_step<<<grid, block, 0, exec.cuda_stream()>>>(s % 2 ? tmp.data() : f.data(),
-                                                             s % 2 ? f.data() : tmp.data(),
-                                                             lapl.data(), int(n), int(n), float(coeff));
+          naive_step<<<grid, block, 0, exec.cuda_stream()>>>(
+              s % 2 ? tmp.data() : f.data(), s % 2 ? f.data() : tmp.data(), lapl.data(), int(n),
+              int(n), float(coeff));
       };
       Kokkos::deep_copy(exec, f, f0);
       row("naive CUDA C, every step", median_us(naive, 5) / steps, true);
@@ -125,7 +128,9 @@ int main(int argc, char** argv) {
       unison::diffuse(exec, field, buf, steps, coeff, lap, which, o);
       exec.fence();
       if (differs(exec, field, ref)) std::printf("  MISMATCH %s\n", name.c_str());
-      row(name, median_us([&] { unison::diffuse(exec, field, buf, steps, coeff, lap, which, o); }, 5) / steps,
+      row(name,
+          median_us([&] { unison::diffuse(exec, field, buf, steps, coeff, lap, which, o); }, 5) /
+              steps,
           which == E);
     };
     for (const auto which : {E, FO}) {
@@ -144,8 +149,9 @@ int main(int argc, char** argv) {
         } else {
           for (const int p : {1, 3}) {
             o.strip_prefetch = p;
-            run(w + "streaming, strips of " + std::to_string(s) + ", " + std::to_string(p) + " ahead", f,
-                lapl, which, o);
+            run(w + "streaming, strips of " + std::to_string(s) + ", " + std::to_string(p) +
+                    " ahead",
+                f, lapl, which, o);
           }
           o.strip_prefetch = 0;
         }
@@ -159,7 +165,8 @@ int main(int argc, char** argv) {
         }
       }
       // Fields by strides, as from Python: C order (stepped in place), padded rows (copied).
-      VS fs(f.data(), Kokkos::LayoutStride(n, n, n, 1)), ls(lapl.data(), Kokkos::LayoutStride(n, n, n, 1));
+      VS fs(f.data(), Kokkos::LayoutStride(n, n, n, 1)),
+          ls(lapl.data(), Kokkos::LayoutStride(n, n, n, 1));
       run(w + "automatic, LayoutStride C order", fs, ls, which, {});
       V wide("probe::wide", n, n + 32);
       VS fp(wide.data(), Kokkos::LayoutStride(n, n + 32, n, 1));

@@ -14,13 +14,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e = (x);                                                       \
-    if (e) {                                                                   \
-      printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e));         \
-      exit(1);                                                                 \
-    }                                                                          \
+#define CK(x)                                                          \
+  do {                                                                 \
+    cudaError_t e = (x);                                               \
+    if (e) {                                                           \
+      printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
+      exit(1);                                                         \
+    }                                                                  \
   } while (0)
 
 __device__ __forceinline__ void st(float c, float u, float d, float l, float r, float k, float& lap,
@@ -50,9 +50,9 @@ __global__ void naive(const float* f, float* nx, float* lp, int R, int C, float 
 // SM: 0 plain stores, 1 lapl streaming (as Unison), 2 both streaming.
 // MAP: 0 chunk-fastest (as Unison), 1 strips-fastest inside a block (block = 32 chunks x 8 strips)
 template <int P, int SM, int MAP>
-__global__ void __launch_bounds__(256) strips(const float* __restrict__ f, float* __restrict__ nx,
-                                              float* __restrict__ lp, long R, long C, long chunks,
-                                              int S, float k) {
+__global__ void __launch_bounds__(256)
+    strips(const float* __restrict__ f, float* __restrict__ nx, float* __restrict__ lp, long R,
+           long C, long chunks, int S, float k) {
   long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
   long nstrips = (R + S - 1) / S;
   if (i >= chunks * nstrips) return;
@@ -76,7 +76,8 @@ __global__ void __launch_bounds__(256) strips(const float* __restrict__ f, float
   };
   float4 w[P + 2];
 #pragma unroll
-  for (int j = 0; j < P + 2; ++j) w[j] = r0 - 1 + j <= r1 ? load(r0 - 1 + j) : make_float4(0, 0, 0, 0);
+  for (int j = 0; j < P + 2; ++j)
+    w[j] = r0 - 1 + j <= r1 ? load(r0 - 1 + j) : make_float4(0, 0, 0, 0);
   for (long r = r0; r < r1; ++r) {
     float4 ahead = r + P + 1 <= r1 ? load(r + P + 1) : make_float4(0, 0, 0, 0);
     float left = c0 > 0 ? f[r * C + c0 - 1] : 0.f;
@@ -107,14 +108,17 @@ __global__ void __launch_bounds__(256) strips(const float* __restrict__ f, float
 // Warp-shuffle variant: each thread K=4 cells, left/right from neighbouring lanes (shuffles),
 // warp edge lanes load their one outside neighbour.
 template <int P>
-__global__ void __launch_bounds__(256) strips_shfl(const float* __restrict__ f, float* __restrict__ nx,
-                                                   float* __restrict__ lp, long R, long C, long chunks,
-                                                   int S, float k) {
+__global__ void __launch_bounds__(256)
+    strips_shfl(const float* __restrict__ f, float* __restrict__ nx, float* __restrict__ lp, long R,
+                long C, long chunks, int S, float k) {
   long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
   long nstrips = (R + S - 1) / S;
   bool live = i < chunks * nstrips;
   long ch = i % chunks, sp = i / chunks;
-  if (!live) { ch = 0; sp = nstrips; }
+  if (!live) {
+    ch = 0;
+    sp = nstrips;
+  }
   long c0 = ch * 4, r0 = sp * S;
   long r1 = min(r0 + S, R);
   int lane = threadIdx.x & 31;
@@ -124,7 +128,8 @@ __global__ void __launch_bounds__(256) strips_shfl(const float* __restrict__ f, 
   };
   float4 w[P + 2];
 #pragma unroll
-  for (int j = 0; j < P + 2; ++j) w[j] = r0 - 1 + j <= r1 ? load(r0 - 1 + j) : make_float4(0, 0, 0, 0);
+  for (int j = 0; j < P + 2; ++j)
+    w[j] = r0 - 1 + j <= r1 ? load(r0 - 1 + j) : make_float4(0, 0, 0, 0);
   // all lanes of a warp share r0 only if the warp does not straddle a strip boundary: require
   // chunks % 32 == 0 (sizes here are multiples of 128 cells).
   for (long r = r0; r < r1; ++r) {
@@ -156,8 +161,8 @@ struct GR {
   float v[6];
 };
 template <int D>
-__global__ void __launch_bounds__(256) two(const float* __restrict__ f, float* __restrict__ nx, long R,
-                                           long C, long chunks, int S, float k) {
+__global__ void __launch_bounds__(256) two(const float* __restrict__ f, float* __restrict__ nx,
+                                           long R, long C, long chunks, int S, float k) {
   long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
   long nstrips = (R + S - 1) / S;
   if (i >= chunks * nstrips) return;
@@ -216,12 +221,11 @@ __global__ void __launch_bounds__(256) two(const float* __restrict__ f, float* _
   }
 }
 
-
 // Two steps with the row's outer neighbours from the neighbouring lanes (shuffles); lanes 0 and 31
 // load theirs. Requires chunks % 32 == 0 (a warp in one strip and one row segment).
 template <int D>
-__global__ void __launch_bounds__(256) two_shfl(const float* __restrict__ f, float* __restrict__ nx, long R,
-                                                long C, long chunks, int S, float k) {
+__global__ void __launch_bounds__(256) two_shfl(const float* __restrict__ f, float* __restrict__ nx,
+                                                long R, long C, long chunks, int S, float k) {
   long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
   long nstrips = (R + S - 1) / S;
   bool live = i < chunks * nstrips;
@@ -241,8 +245,14 @@ __global__ void __launch_bounds__(256) two_shfl(const float* __restrict__ f, flo
     a.v[1] = __shfl_up_sync(0xffffffffu, m.w, 1);
     a.v[6] = __shfl_down_sync(0xffffffffu, m.x, 1);
     a.v[7] = __shfl_down_sync(0xffffffffu, m.y, 1);
-    if (lane == 0) { a.v[0] = in ? at(r, c0 - 2) : 0.f; a.v[1] = in ? at(r, c0 - 1) : 0.f; }
-    if (lane == 31) { a.v[6] = in ? at(r, c0 + 4) : 0.f; a.v[7] = in ? at(r, c0 + 5) : 0.f; }
+    if (lane == 0) {
+      a.v[0] = in ? at(r, c0 - 2) : 0.f;
+      a.v[1] = in ? at(r, c0 - 1) : 0.f;
+    }
+    if (lane == 31) {
+      a.v[6] = in ? at(r, c0 + 4) : 0.f;
+      a.v[7] = in ? at(r, c0 + 5) : 0.f;
+    }
     return a;
   };
   auto first = [&](const FR& u, const FR& m, const FR& d, long r) -> GR {
@@ -327,14 +337,17 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&tmp, bytes));
     CK(cudaMemcpy(f, h.data(), bytes, cudaMemcpyHostToDevice));
     dim3 nb(32, 8), ng((C + 31) / 32, (R + 7) / 8);
-    float tcopy = timeit([&] { copy4<<<(n / 4 + 255) / 256, 256>>>((const float4*)f, (float4*)tmp, n / 4); });
+    float tcopy =
+        timeit([&] { copy4<<<(n / 4 + 255) / 256, 256>>>((const float4*)f, (float4*)tmp, n / 4); });
     float tnaive = timeit([&] { naive<<<ng, nb>>>(f, rn, rl, R, C, k, 1); });
     float tnaive0 = timeit([&] { naive<<<ng, nb>>>(f, rn, rl, R, C, k, 0); });
     naive<<<ng, nb>>>(f, rn, rl, R, C, k, 1);
     // reference two steps: rn -> tmp2 (use lp as scratch later)
     double rate = 8.0 * n / tcopy;  // bytes per us of the copy
-    printf("\nN=%ld  copy %.1f us (%.2f TB/s)  naive %.1f us (%.2f of copy)  naive-no-lapl %.1f us (%.2f)\n", N,
-           tcopy, rate / 1e6, tnaive, 12.0 * n / tnaive / rate, tnaive0, 8.0 * n / tnaive0 / rate);
+    printf(
+        "\nN=%ld  copy %.1f us (%.2f TB/s)  naive %.1f us (%.2f of copy)  naive-no-lapl %.1f us "
+        "(%.2f)\n",
+        N, tcopy, rate / 1e6, tnaive, 12.0 * n / tnaive / rate, tnaive0, 8.0 * n / tnaive0 / rate);
     std::vector<float> a(n), b(n), c(n), d(n);
     CK(cudaMemcpy(a.data(), rn, bytes, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(b.data(), rl, bytes, cudaMemcpyDeviceToHost));
@@ -354,7 +367,8 @@ int main(int argc, char** argv) {
       float t = timeit(go);
       go();
       check(name);
-      printf("  %-22s S=%-3d %8.1f us  %.3f of copy  %.2fx naive\n", name, S, t, 12.0 * n / t / rate, tnaive / t);
+      printf("  %-22s S=%-3d %8.1f us  %.3f of copy  %.2fx naive\n", name, S, t,
+             12.0 * n / t / rate, tnaive / t);
     };
     auto run_strips_map1 = [&](const char* name, auto kern, int S) {
       long nstr = (R + S - 1) / S;
@@ -363,7 +377,8 @@ int main(int argc, char** argv) {
       float t = timeit(go);
       go();
       check(name);
-      printf("  %-22s S=%-3d %8.1f us  %.3f of copy  %.2fx naive\n", name, S, t, 12.0 * n / t / rate, tnaive / t);
+      printf("  %-22s S=%-3d %8.1f us  %.3f of copy  %.2fx naive\n", name, S, t,
+             12.0 * n / t / rate, tnaive / t);
     };
     for (int S : {1, 2, 4, 8, 16, 32, 64}) run_strips("strips P3 stcs(unison)", strips<3, 1, 0>, S);
     for (int S : {4, 8, 16, 32}) run_strips("strips P1 stcs", strips<1, 1, 0>, S);
@@ -382,7 +397,8 @@ int main(int argc, char** argv) {
       CK(cudaDeviceSynchronize());
       CK(cudaMemcpy(c.data(), nx, bytes, cudaMemcpyDeviceToHost));
       if (memcmp(a.data(), c.data(), bytes)) printf("  MISMATCH %s\n", name);
-      printf("  %-22s S=%-3d pass %8.1f us, per step %.1f us = %.2f x copy time\n", name, S, t, t / 2, t / 2 / tcopy);
+      printf("  %-22s S=%-3d pass %8.1f us, per step %.1f us = %.2f x copy time\n", name, S, t,
+             t / 2, t / 2 / tcopy);
     };
     for (int S : {8, 16, 32, 64}) run_two("two D1 (unison)", two<1>, S);
     for (int S : {16, 32, 64}) run_two("two D2", two<2>, S);
