@@ -1,7 +1,9 @@
-// A probe, not part of the library: unison::diffuse on the default execution space at the sizes
-// HPC codes run (LAB_SIZES, default 2000,4096,8192,16384 cells a side, float), every form of it,
-// beside a contiguous copy of one field (Kokkos::deep_copy) and, on Cuda, a naive CUDA C kernel
-// (one thread a cell, f_next and lapl written every step). Each row: the median of 5 calls of
+// A probe, not part of the library: unison::diffuse at the sizes HPC codes run (LAB_SIZES,
+// default 2000,4096,8192,16384 cells a side, float), every form of it, on the default execution
+// space or, with PROBE_SPACE=openmp, on OpenMP; beside a contiguous copy of one field
+// (Kokkos::deep_copy) and a naive kernel: on Cuda ten lines of CUDA C (one thread a cell), on
+// OpenMP a plain C loop (rows dealt to the threads by `omp parallel for`), both writing f_next
+// and lapl every step. Each row: the median of 5 calls of
 // `steps` steps, per step, after one call checked bit for bit against the plain reference's field.
 // "of copy" = the bytes a step moves at the least (read f, write f_next and lapl: 12 a cell)
 // over its time, against the copy's 8 bytes a cell over its time; "x copy" = time per step over
@@ -15,11 +17,6 @@
 #include <string>
 #include <vector>
 #include <unison/diffusion.hpp>
-
-using Exec = Kokkos::DefaultExecutionSpace;
-using Mem = Exec::memory_space;
-using V = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
-using VS = Kokkos::View<float**, Kokkos::LayoutStride, Mem>;
 
 #if defined(KOKKOS_ENABLE_CUDA)
 // The naive peer: ten lines of CUDA C.
@@ -37,7 +34,7 @@ __global__ void naive_step(const float* f, float* next, float* lapl, int rows, i
 #endif
 
 // Whether g differs from ref anywhere.
-template <class G>
+template <class Exec, class G, class V>
 bool differs(const Exec& exec, const G& g, const V& ref) {
   float worst = 0;
   Kokkos::parallel_reduce(
@@ -51,9 +48,8 @@ bool differs(const Exec& exec, const G& g, const V& ref) {
   return worst != 0;
 }
 
-template <class F>
-double median_us(F&& call, int reps) {
-  Exec exec;
+template <class Exec, class F>
+double median_us(const Exec& exec, F&& call, int reps) {
   call();
   exec.fence();
   std::vector<double> t;
@@ -68,27 +64,31 @@ double median_us(F&& call, int reps) {
   return t[t.size() / 2];
 }
 
-int main(int argc, char** argv) {
-  Kokkos::ScopeGuard guard(argc, argv);
-  std::vector<long> sizes = {2000, 4096, 8192, 16384};
-  if (const char* list = std::getenv("LAB_SIZES")) {
-    sizes.clear();
-    for (char* p = const_cast<char*>(list); *p;) {
-      sizes.push_back(std::strtol(p, &p, 10));
-      while (*p == ',') ++p;
-    }
-  }
+template <class Exec>
+void sweep(const std::vector<long>& sizes) {
+  using Mem = typename Exec::memory_space;
+  using V = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
+  using VS = Kokkos::View<float**, Kokkos::LayoutStride, Mem>;
+  constexpr bool gpu = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
   Exec exec;
   using SA = unison::StencilAlgorithm;
   const auto E = unison::Laplacian::every_step, FO = unison::Laplacian::final_only;
+  std::printf("%s, %d threads\n", Exec::name(), exec.concurrency());
   for (const long n : sizes) {
     V f0("f0", n, n), f("f", n, n), lapl("lapl", n, n), ref("ref", n, n), tmp("tmp", n, n);
     unison::DiffusionBuffer<V> buffer("buffer", n, n);
     Kokkos::Random_XorShift64_Pool<Exec> pool(7);
     Kokkos::fill_random(f0, pool, 1.0f);
-    const int steps = n <= 4096 ? 200 : n <= 8192 ? 60 : 20;
+    const int steps = gpu ? (n <= 4096   ? 200
+                             : n <= 8192 ? 60
+                                         : 20)
+                          : (n <= 2000   ? 20
+                             : n <= 4096 ? 6
+                             : n <= 8192 ? 3
+                                         : 2);
     const double cells = double(n) * n, coeff = 0.2;
-    const double copy = median_us([&] { Kokkos::deep_copy(exec, tmp, f0); }, 9);
+    const double copy = median_us(
+        exec, [&] { Kokkos::deep_copy(exec, tmp, f0); }, 9);
     const double rate = 8 * cells / copy;  // bytes per microsecond
     std::printf("\nN=%ld, %d steps a call: copy of one field %.1f us (%.2f TB/s)\n", n, steps, copy,
                 rate / 1e6);
@@ -101,10 +101,12 @@ int main(int argc, char** argv) {
     {  // copies between a LayoutStride field (row-major strides) and a LayoutRight one
       VS fs(tmp.data(), Kokkos::LayoutStride(n, n, n, 1));
       row("deep_copy LayoutStride->LayoutRight",
-          median_us([&] { Kokkos::deep_copy(exec, f, fs); }, 5), false);
+          median_us(
+              exec, [&] { Kokkos::deep_copy(exec, f, fs); }, 5),
+          false);
     }
 #if defined(KOKKOS_ENABLE_CUDA)
-    {
+    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
       const dim3 block(32, 8), grid((n + 31) / 32, (n + 7) / 8);
       const auto naive = [&] {
         for (int s = 0; s < steps; ++s)
@@ -113,9 +115,39 @@ int main(int argc, char** argv) {
               int(n), float(coeff));
       };
       Kokkos::deep_copy(exec, f, f0);
-      row("naive CUDA C, every step", median_us(naive, 5) / steps, true);
+      row("naive CUDA C, every step", median_us(exec, naive, 5) / steps, true);
     }
 #endif
+    if constexpr (!gpu) {
+      const auto plain_c = [&] {
+        const float* a = f.data();
+        float* b = tmp.data();
+        float* l = lapl.data();
+        for (int s = 0; s < steps; ++s) {
+#pragma omp parallel for schedule(static)
+          for (long r = 0; r < n; ++r) {
+            const float* mid = a + r * n;
+            for (long c = 0; c < n; ++c) {
+              const float sum = (r > 0 ? mid[c - n] : 0.f) + (r + 1 < n ? mid[c + n] : 0.f) +
+                                (c > 0 ? mid[c - 1] : 0.f) + (c + 1 < n ? mid[c + 1] : 0.f);
+              const float lap = 4.f * mid[c] - sum;
+              b[r * n + c] = mid[c] - 0.2f * lap;
+              l[r * n + c] = lap;
+            }
+          }
+          float* t = const_cast<float*>(a);
+          a = b;
+          b = t;
+        }
+      };
+      Kokkos::deep_copy(exec, f, f0);
+#if defined(_OPENMP)
+      row("plain C loop (OpenMP), every step", median_us(exec, plain_c, 5) / steps, true);
+#else
+      row("plain C loop (one thread: no OpenMP), every step", median_us(exec, plain_c, 5) / steps,
+          true);
+#endif
+    }
     unison::DiffusionOptions plain;
     plain.algorithm = SA::plain;
     Kokkos::deep_copy(exec, f, f0);
@@ -129,7 +161,8 @@ int main(int argc, char** argv) {
       exec.fence();
       if (differs(exec, field, ref)) std::printf("  MISMATCH %s\n", name.c_str());
       row(name,
-          median_us([&] { unison::diffuse(exec, field, buf, steps, coeff, lap, which, o); }, 5) /
+          median_us(
+              exec, [&] { unison::diffuse(exec, field, buf, steps, coeff, lap, which, o); }, 5) /
               steps,
           which == E);
     };
@@ -142,7 +175,9 @@ int main(int argc, char** argv) {
       o.algorithm = SA::tiled;
       run(w + "tiled", f, lapl, which, o);
       o.algorithm = SA::streaming;
+      if (!gpu) run(w + "streaming", f, lapl, which, o);
       for (const int s : {2, 4, 8, 16, 32, 64}) {
+        if (!gpu) break;  // strips are the GPU's form
         o.strip_rows = s;
         if (which == FO) {
           run(w + "streaming, strips of " + std::to_string(s), f, lapl, which, o);
@@ -173,4 +208,25 @@ int main(int argc, char** argv) {
       run(w + "automatic, LayoutStride padded rows", fp, ls, which, {});
     }
   }
+}
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  std::vector<long> sizes = {2000, 4096, 8192, 16384};
+  if (const char* list = std::getenv("LAB_SIZES")) {
+    sizes.clear();
+    for (char* p = const_cast<char*>(list); *p;) {
+      sizes.push_back(std::strtol(p, &p, 10));
+      while (*p == ',') ++p;
+    }
+  }
+  const char* space = std::getenv("PROBE_SPACE");
+#if defined(KOKKOS_ENABLE_OPENMP)
+  if (space && std::string(space) == "openmp") {
+    sweep<Kokkos::OpenMP>(sizes);
+    return 0;
+  }
+#endif
+  (void)space;
+  sweep<Kokkos::DefaultExecutionSpace>(sizes);
 }
