@@ -64,6 +64,51 @@ double median_us(const Exec& exec, F&& call, int reps) {
   return t[t.size() / 2];
 }
 
+// On Cuda: the strip kernels launched directly, one pass from f into next, under launch bounds
+// (threads a block at most, blocks a multiprocessor at least) against Kokkos's own choice.
+template <class Exec, class V, class Row>
+void launch_shapes(const Exec& exec, const V& f, const V& next, const V& lapl, int steps,
+                   const Row& row) {
+  namespace d = unison::detail::diffusion;
+  using C = Kokkos::View<const float**, Kokkos::LayoutRight, typename Exec::memory_space,
+                         Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const std::int64_t rows = f.extent(0), cols = f.extent(1), chunks = (cols + 3) / 4;
+  const C cf(f.data(), rows, cols);
+  const auto pass = [&](const char* name, auto policy_tag, int strip, bool two) {
+    using Policy = decltype(policy_tag);
+    const Policy policy(exec, 0, chunks * ((rows + strip - 1) / strip));
+    const auto go = [&] {
+      if (two)
+        Kokkos::parallel_for("probe::two", policy,
+                             d::DiffusionStripsTwoSteps<4, false, false, C, V, V>{
+                                 cf, next, lapl, lapl, 0.2f, false, rows, cols, chunks, strip});
+      else
+        Kokkos::parallel_for("probe::one", policy,
+                             d::DiffusionStrips<4, 3, false, C, V, V>{cf, next, lapl, 0.2f, true,
+                                                                      rows, cols, chunks, strip});
+    };
+    row(std::string(two ? "two-step pass, " : "one-step pass, ") + name + ", strips of " +
+            std::to_string(strip),
+        median_us(exec, go, 9) / (two ? 2 : 1), !two);
+  };
+  using I = Kokkos::IndexType<std::int64_t>;
+  for (const bool two : {false, true}) {
+    const int strip = two ? 8 : 4;
+    pass("Kokkos's block", Kokkos::RangePolicy<Exec, I>(), strip, two);
+    pass("LaunchBounds<128,4>", Kokkos::RangePolicy<Exec, I, Kokkos::LaunchBounds<128, 4>>(), strip,
+         two);
+    pass("LaunchBounds<256,2>", Kokkos::RangePolicy<Exec, I, Kokkos::LaunchBounds<256, 2>>(), strip,
+         two);
+    pass("LaunchBounds<256,1>", Kokkos::RangePolicy<Exec, I, Kokkos::LaunchBounds<256, 1>>(), strip,
+         two);
+    pass("LaunchBounds<512,1>", Kokkos::RangePolicy<Exec, I, Kokkos::LaunchBounds<512, 1>>(), strip,
+         two);
+    pass("LaunchBounds<1024,1>", Kokkos::RangePolicy<Exec, I, Kokkos::LaunchBounds<1024, 1>>(),
+         strip, two);
+  }
+  (void)steps;
+}
+
 template <class Exec>
 void sweep(const std::vector<long>& sizes) {
   using Mem = typename Exec::memory_space;
@@ -118,6 +163,9 @@ void sweep(const std::vector<long>& sizes) {
       row("naive CUDA C, every step", median_us(exec, naive, 5) / steps, true);
     }
 #endif
+    if constexpr (gpu) {
+      if (std::getenv("PROBE_LAUNCH")) launch_shapes(exec, f, tmp, lapl, steps, row);
+    }
     if constexpr (!gpu) {
       const auto plain_c = [&] {
         const float* a = f.data();
@@ -198,6 +246,19 @@ void sweep(const std::vector<long>& sizes) {
           o.steps_per_pass = k;
           run(w + "tiled, " + std::to_string(k) + " steps a pass", f, lapl, which, o);
         }
+      }
+      if (which == E) {  // diffuse_history: every Laplacian to its plane, 2 planes
+        Kokkos::View<float***, Kokkos::LayoutRight, Mem> history("probe::history", 2, n, n);
+        Kokkos::deep_copy(exec, f, f0);
+        row("every, diffuse_history (2 planes)",
+            median_us(
+                exec,
+                [&] {
+                  unison::diffuse_history(exec, f, buffer, steps, coeff, history, [](auto...) {});
+                },
+                5) /
+                steps,
+            true);
       }
       // Fields by strides, as from Python: C order (stepped in place), padded rows (copied).
       VS fs(f.data(), Kokkos::LayoutStride(n, n, n, 1)),

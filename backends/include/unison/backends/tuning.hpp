@@ -62,8 +62,9 @@ UNISON_BACKENDS_REFUSING_TUNING(ConvolveTuning)
 /// chunk of `strip_chunk_bytes` (0 where the backend's form is row blocks);
 /// `strip_rows_two_steps` for two steps per pass; `strip_rows_large` and
 /// `strip_rows_two_steps_large` the same for a field of more than `strip_large_field_bytes` bytes
-/// (past the cache); `strip_prefetch_rows`: how many rows ahead a
-/// strip thread loads (one step per pass). `streaming_steps_per_pass`: 1, or 2 (the
+/// (past the cache); `strip_two_steps_block_threads` and `strip_two_steps_min_blocks`: the
+/// two-step strip kernel's launch bounds (0, 0: Kokkos's own); `strip_prefetch_rows`: how many
+/// rows ahead a strip thread loads (one step per pass). `streaming_steps_per_pass`: 1, or 2 (the
 /// strip form computes two steps per pass in registers when only the final Laplacian is wanted;
 /// always in strips). `history_steps_per_pass`: diffuse_history's steps per pass of `streaming`
 /// (row blocks: any number; strips: 1 or 2). `plain_row_blocks`: the `plain` reference kernel's

@@ -131,8 +131,13 @@ void strips_pass(const Exec& exec, int steps, const F& f, const FN& next, const 
               f, next, laps[0], coeff, (write & 1u) != 0, rows, cols, chunks, strip});
     };
     const auto two = [&](auto first) {
+      // Launch bounds of the backend's (Kokkos's own choice where they are 0)
+      using Bounds = Kokkos::LaunchBounds<Tuning::strip_two_steps_block_threads,
+                                          Tuning::strip_two_steps_min_blocks>;
       Kokkos::parallel_for(
-          "unison::diffusion::streaming2", policy,
+          "unison::diffusion::streaming2",
+          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>, Bounds>(exec, 0,
+                                                                             chunks * strips),
           DiffusionStripsTwoSteps<KK, tr, decltype(first)::value, F, FN, L>{
               f, next, laps[1], laps[0], coeff, (write & 2u) != 0, rows, cols, chunks, strip});
     };

@@ -65,6 +65,11 @@ struct DiffusionTuning<Kokkos::Cuda> {
   static constexpr std::int64_t strip_large_field_bytes = std::int64_t(32) << 20;
   static constexpr int strip_rows_large = 4;
   static constexpr int strip_rows_two_steps_large = 8;
+  // The two-step strip kernel (about 90 registers) in blocks of 256 threads, at least two a
+  // multiprocessor: 7-8 % faster at 8192^2 and 16384^2 on an H200 than Kokkos's own block size
+  // (no change for the one-step kernel).
+  static constexpr unsigned strip_two_steps_block_threads = 256;
+  static constexpr unsigned strip_two_steps_min_blocks = 2;
   static constexpr int strip_chunk_bytes = 16;
   static constexpr int strip_prefetch_rows = 3;
   static constexpr int streaming_steps_per_pass = 2;

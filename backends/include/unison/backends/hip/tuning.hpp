@@ -72,6 +72,8 @@ struct DiffusionTuning<Kokkos::HIP> {
   static constexpr std::int64_t strip_large_field_bytes = std::int64_t(32) << 20;
   static constexpr int strip_rows_large = 8;
   static constexpr int strip_rows_two_steps_large = 16;
+  static constexpr unsigned strip_two_steps_block_threads = 0;  // Kokkos's own launch (unmeasured)
+  static constexpr unsigned strip_two_steps_min_blocks = 0;
   static constexpr int strip_chunk_bytes = 16;
   static constexpr int strip_prefetch_rows = 3;
   static constexpr int streaming_steps_per_pass = 2;
