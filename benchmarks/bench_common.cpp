@@ -44,6 +44,12 @@ bool add_registration(const std::string& family, Registration registration) {
   return true;
 }
 
+void register_sizes() {
+  register_sizes_convolve();
+  register_sizes_diffusion();
+  register_sizes_histogram();
+}
+
 void register_workloads(const std::function<bool(const std::string&)>& wanted) {
   std::vector<Registration> done;
   for (const auto& w : unison::suite::workloads()) {

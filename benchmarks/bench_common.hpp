@@ -22,6 +22,7 @@
 // files under settings().results_dir.
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -451,5 +452,19 @@ void register_crossover_elementwise();
 // convolve valid f32 5 taps, 1e3 to 1e8; diffusion, 32^2 to 2000^2
 void register_crossover_convolve();
 void register_crossover_diffusion();
+// The sweep past the caches (unison-bench --sizes), each family's cases named
+// "<family>/sizes/...", on every backend but Serial: the diffusion, every step and final only,
+// from a uniform field, at the sides below (the GPUs' from inside the L2 to 16384^2, the CPU
+// backends' from inside the cores' L2s to 8192^2), and convolve (valid, float32, 5 taps) and
+// histogram (float32, 100 bins) at the counts below; each size scaled as the seed sizes are.
+// The peers' sweeps (benchmarks/peers: plain_c.c, stencil_peers.py, cuda_c.cu) use the same.
+inline constexpr std::array<std::int64_t, 4> sizes_gpu_sides{2000, 4096, 8192, 16384};
+inline constexpr std::array<std::int64_t, 4> sizes_cpu_sides{1024, 2000, 4096, 8192};
+inline constexpr std::array<std::int64_t, 4> sizes_counts{100000, 1000000, 10000000, 100000000};
+void register_sizes_diffusion();
+void register_sizes_convolve();
+void register_sizes_histogram();
+// All three.
+void register_sizes();
 
 }  // namespace unison::bench

@@ -37,18 +37,24 @@ Check check_convolve(const HX& x, const HX& k, const HY& y) {
   return c;
 }
 
+// `sweep`: a case of the sweep past the caches (--sizes), "convolve/sizes/<type>/<n>/taps<taps>",
+// with the default algorithm and no with_copies twin.
 template <class Exec, class T>
-void add_convolve(std::size_t n, int taps, ConvolveAlgorithm algorithm) {
+void add_convolve(std::size_t n, int taps, ConvolveAlgorithm algorithm, bool sweep = false) {
   using Mem = typename Exec::memory_space;
   n = std::size_t(scaled(std::int64_t(n), taps));
   const std::string size = size_tag(std::int64_t(n));
   const std::size_t len = n - taps + 1;
-  const std::string name = std::string("convolve/valid/") + (sizeof(T) == 4 ? "f32/" : "f64/") +
-                           size + "/taps" + std::to_string(taps) + "/" +
-                           (algorithm == ConvolveAlgorithm::direct ? "direct" : "tiled");
-  add_case_and_copies<Exec>(
-      name,
-      [=](const Exec& exec) -> Call<Exec> {
+  const std::string type = sizeof(T) == 4 ? "f32/" : "f64/";
+  const std::string name =
+      sweep ? "convolve/sizes/" + type + size + "/taps" + std::to_string(taps)
+            : "convolve/valid/" + type + size + "/taps" + std::to_string(taps) + "/" +
+                  (algorithm == ConvolveAlgorithm::direct ? "direct" : "tiled");
+  const auto add = [&](auto&&... a) {
+    if (sweep) add_case<Exec>(name, a...);
+    else add_case_and_copies<Exec>(name, a...);
+  };
+  add(Setup<Exec>([=](const Exec& exec) -> Call<Exec> {
         auto x = random_view<T, Mem>(n, -1, 1, "unison::bench::x");
         auto k = random_view<T, Mem>(std::size_t(taps), -1, 1, "unison::bench::k");
         Kokkos::View<T*, Mem> y(Kokkos::view_alloc(exec, std::string("unison::bench::y")), len);
@@ -60,7 +66,7 @@ void add_convolve(std::size_t n, int taps, ConvolveAlgorithm algorithm) {
         copy_in(call, k);
         copy_out(call, y);
         return call;
-      },
+      }),
       double(n + len) * sizeof(T), 2.0 * taps * len);
 }
 
@@ -109,6 +115,17 @@ void register_crossover_convolve() {
   for_each_backend([](auto backend) {
     using Exec = typename decltype(backend)::type;
     for (std::int64_t n = 1000; n <= 100'000'000; n *= 10) add_crossover_convolve<Exec>(n);
+  });
+}
+
+void register_sizes_convolve() {
+  for_each_backend([](auto backend) {
+    using Exec = typename decltype(backend)::type;
+#ifdef KOKKOS_ENABLE_SERIAL
+    if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return;
+#endif
+    for (const std::int64_t n : sizes_counts)
+      add_convolve<Exec, float>(std::size_t(n), 5, ConvolveAlgorithm::automatic, true);
   });
 }
 

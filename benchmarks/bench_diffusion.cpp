@@ -11,7 +11,9 @@
 // (Call::out_bytes). Checks: a case by one call from a fresh jagged field against the float64
 // reference of its steps (the probes are not checked). On a GPU the cases (not the probes) also
 // have a "with_copies" twin: the start field in from host memory and the field and Laplacian out,
-// around every call's steps.
+// around every call's steps. The sweep past the caches (unison-bench --sizes,
+// register_sizes_diffusion): "diffusion/sizes/<every_step|final_only>/<n>x<n>" from a uniform
+// field at the sides of bench_common.hpp, checked over 4 steps, without a with_copies twin.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -95,7 +97,22 @@ struct Variant {
   // The seed workload: each call starts from a fresh field and runs 10,000 steps (a few calls,
   // no repetitions of 100-step calls that continue one field).
   bool seed_run = false;
+  // The sweep past the caches (--sizes): a field of this side (scaled) instead of 2000, uniform as
+  // `dense`, named "diffusion/sizes/<name>/<n>x<n>", calls of sizes_steps steps, checked over 4
+  // steps (the float64 reference of a call's steps at 16384^2 would take minutes).
+  std::int64_t sizes_side = 0;
 };
+
+// The steps of a call of the sweep past the caches: the seed size's steps_per_call, fewer in
+// proportion to the cells above 2000^2 (a call of milliseconds at every size), at least 20 on
+// a GPU and 8 on a CPU, a multiple of 4 (whole passes of the temporally blocked kernels).
+template <class Exec>
+int sizes_steps(long n) {
+  const int most = steps_per_call<Exec>(), least = is_gpu_v<Exec> ? 20 : 8;
+  const double wanted = most * (2000.0 / double(n)) * (2000.0 / double(n));
+  const int steps = std::clamp(int(std::lround(wanted)), least, most);
+  return (steps + 3) / 4 * 4;
+}
 
 // The float64 reference of `steps` steps of docs/workloads.md section 4 from f0 (n x n): the field
 // after them and the last step's Laplacian. Computed on the host's threads and kept for the
@@ -112,6 +129,8 @@ const DiffusionReference& diffusion_reference(const HF& f0, int steps, double co
     for (std::int64_t j = 0; j < ny; ++j) key.push_back(f0(i, j));
   auto found = cache.find(key);
   if (found != cache.end()) return found->second;
+  // (At most one field past 2000^2 kept: the sweep's reach gigabytes.)
+  if (nx * ny > 2000 * 2000) cache.clear();
   std::vector<double> f(key.begin() + 2, key.end()), next(f.size()), lapl(f.size());
   for (int s = 0; s < steps; ++s) {
     Kokkos::parallel_for(
@@ -148,9 +167,13 @@ template <class Exec>
 void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions options,
                    Variant variant = {}) {
   using Mem = typename Exec::memory_space;
-  const long n = long(scaled(2000, 3, 2));
-  std::string full = "diffusion/" + name + "/" + std::to_string(n) + "x" + std::to_string(n);
-  int steps = steps_per_call<Exec>();
+  const bool sweep = variant.sizes_side > 0;
+  const long n = long(scaled(sweep ? variant.sizes_side : 2000, 3, 2));
+  std::string full = std::string(sweep ? "diffusion/sizes/" : "diffusion/") + name + "/" +
+                     std::to_string(n) + "x" + std::to_string(n);
+  int steps = sweep ? sizes_steps<Exec>(n) : steps_per_call<Exec>();
+  const int check_steps = sweep ? 4 : steps;
+  const bool uniform = variant.dense || sweep;
   if (variant.seed_run) {
     if (!registers<Exec>(full)) return;
     steps = seed_run_steps<Exec>(n);
@@ -184,41 +207,47 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
     Kokkos::View<float***, Kokkos::LayoutRight, Mem> history(
         Kokkos::view_alloc(exec, std::string("unison::bench::history")), variant.history,
         variant.history > 0 ? n : 0, variant.history > 0 ? n : 0);
+    // The start field of every checked call (and of the seed run's every call).
+    std::function<void(const Exec&)> start = [f](const Exec& e) { unison::jagged_field(e, f); };
+    if (uniform) {
+      Kokkos::Random_XorShift64_Pool<Exec> pool(2024);
+      start = [f, pool](const Exec& e) { Kokkos::fill_random(e, f, pool, 0.5f, 1.0f); };
+    }
     if (!variant.npy.empty()) {
       const auto host = unison::read_npy<float>(variant.npy);
       if (host.extent(0) != std::size_t(n) || host.extent(1) != std::size_t(n))
         throw std::runtime_error("UNISON_BENCH_FIELD: " + variant.npy + " is not " +
                                  std::to_string(n) + " x " + std::to_string(n));
       Kokkos::deep_copy(exec, f, host);
-    } else if (variant.dense) {
-      Kokkos::Random_XorShift64_Pool<Exec> pool(2024);
-      Kokkos::fill_random(exec, f, pool, 0.5f, 1.0f);
+    } else if (uniform) {
+      start(exec);
     } else {
       unison::jagged_field(exec, f);
       // UNISON_BENCH_SAVE_FIELD=file.npy: the jagged field, for tools/probes/cpu-stencil-probe.cpp.
       if (const char* save = std::getenv("UNISON_BENCH_SAVE_FIELD"))
         unison::write_npy(save, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f));
     }
-    const auto run = [=](const Exec& e) {
-      if (variant.seed_run) unison::jagged_field(e, f);
+    const auto run_steps = [=](const Exec& e, int count) {
+      if (variant.seed_run) start(e);
       if (variant.history > 0)
         unison::diffuse_history(
-            e, f, buffer, steps, 0.25, history, [](auto...) {}, options);
-      else unison::diffuse(e, f, buffer, steps, 0.25, lapl, which, options);
+            e, f, buffer, count, 0.25, history, [](auto...) {}, options);
+      else unison::diffuse(e, f, buffer, count, 0.25, lapl, which, options);
     };
+    const auto run = [=](const Exec& e) { run_steps(e, steps); };
     if (!variant.npy.empty() || variant.dense) return run;  // probes: not checked
-    // One call from a fresh jagged field, against the float64 reference of its steps.
+    // One call (of check_steps) from a fresh start field, against the float64 reference.
     Call<Exec> call{run, [=](const Exec& e) {
-                      unison::jagged_field(e, f);
+                      start(e);
                       auto f0 = Kokkos::create_mirror(Kokkos::HostSpace(), f);
                       Kokkos::deep_copy(e, f0, f);
-                      run(e);
+                      run_steps(e, check_steps);
                       e.fence();
-                      const auto& ref = diffusion_reference(f0, steps, 0.25);
+                      const auto& ref = diffusion_reference(f0, check_steps, 0.25);
                       auto hf = host_copy(f);
                       Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> hl;
                       if (variant.history > 0)
-                        hl = host_copy(Kokkos::subview(history, (steps - 1) % variant.history,
+                        hl = host_copy(Kokkos::subview(history, (check_steps - 1) % variant.history,
                                                        Kokkos::ALL, Kokkos::ALL));
                       else hl = host_copy(lapl);
                       const auto at = [n](const auto& v) {
@@ -230,7 +259,7 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
                       Check c;
                       c.error = std::max(relative_error(std::int64_t(n) * n, at(hf), in(ref.field)),
                                          relative_error(std::int64_t(n) * n, at(hl), in(ref.lapl)));
-                      c.tolerance = diffusion_tolerance(steps);
+                      c.tolerance = diffusion_tolerance(check_steps);
                       c.bytes = 3 * cells * sizeof(float);
                       c.save = [=](const std::filesystem::path& folder) {
                         save_npy(folder, "initial", f0);
@@ -252,7 +281,7 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
     register_case(full, setup, bytes, 0.0, double(steps), cells, benchmark::kMicrosecond,
                   variant.seed_run ? 1 : 3, variant.seed_run ? 3 : 5);
   };
-  if (name.find("probe/") == std::string::npos)
+  if (name.find("probe/") == std::string::npos && !sweep)
     add([](auto&&... a) { add_case_and_copies<Exec>(a...); });
   else add([](auto&&... a) { add_case<Exec>(a...); });
 }
@@ -406,6 +435,21 @@ void register_crossover_diffusion() {
   for_each_backend([](auto backend) {
     using Exec = typename decltype(backend)::type;
     for (std::int64_t side : {32, 100, 316, 1000, 2000}) add_crossover_diffusion<Exec>(side);
+  });
+}
+
+void register_sizes_diffusion() {
+  for_each_backend([](auto backend) {
+    using Exec = typename decltype(backend)::type;
+#ifdef KOKKOS_ENABLE_SERIAL
+    if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return;
+#endif
+    for (const std::int64_t side : is_gpu_v<Exec> ? sizes_gpu_sides : sizes_cpu_sides) {
+      Variant sweep;
+      sweep.sizes_side = side;
+      add_diffusion<Exec>("every_step", Laplacian::every_step, {}, sweep);
+      add_diffusion<Exec>("final_only", Laplacian::final_only, {}, sweep);
+    }
   });
 }
 

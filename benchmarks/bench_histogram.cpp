@@ -54,13 +54,19 @@ Check check_histogram(const HX& x, double xmin, double xmax, const HC& counts) {
   return c;
 }
 
+// `sweep`: a case of the sweep past the caches (--sizes), "histogram/sizes/f32/<n>/bins100", with
+// no with_copies twin.
 template <class Exec>
-void add_histogram() {
+void add_histogram(std::int64_t seed_n = 100000000, bool sweep = false) {
   using Mem = typename Exec::memory_space;
-  const std::int64_t n = scaled(100000000);
-  add_case_and_copies<Exec>(
-      "histogram/f32/" + size_tag(n) + "/bins100",
-      [=](const Exec& exec) -> Call<Exec> {
+  const std::int64_t n = scaled(seed_n);
+  const auto add = [&](auto&&... a) {
+    const std::string name =
+        std::string(sweep ? "histogram/sizes/f32/" : "histogram/f32/") + size_tag(n) + "/bins100";
+    if (sweep) add_case<Exec>(name, a...);
+    else add_case_and_copies<Exec>(name, a...);
+  };
+  add(Setup<Exec>([=](const Exec& exec) -> Call<Exec> {
         Kokkos::View<float*, Mem> x(
             Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("unison::bench::x")),
             n);
@@ -82,11 +88,21 @@ void add_histogram() {
         copy_in(call, x);
         copy_out(call, counts);
         return call;
-      },
+      }),
       double(n) * sizeof(float), 0, 1, double(n), benchmark::kMillisecond, 3, 5, "Gvalues/s");
 }
 
 }  // namespace
+
+void register_sizes_histogram() {
+  for_each_backend([](auto backend) {
+    using Exec = typename decltype(backend)::type;
+#ifdef KOKKOS_ENABLE_SERIAL
+    if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return;
+#endif
+    for (const std::int64_t n : sizes_counts) add_histogram<Exec>(n, true);
+  });
+}
 
 void register_histogram() {
   for_each_backend([](auto backend) {

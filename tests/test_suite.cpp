@@ -66,6 +66,7 @@ TEST(Suite, defaults) {
   EXPECT_TRUE(o.peers);
   EXPECT_EQ(o.results_limit_mib, 64);
   EXPECT_FALSE(o.crossover);
+  EXPECT_FALSE(o.sizes);
 }
 
 TEST(Suite, options) {
@@ -89,6 +90,8 @@ TEST(Suite, options) {
   EXPECT_EQ(ok({"--results-limit=1024"}).results_limit_mib, 1024);
   EXPECT_EQ(ok({"--results-limit", "0"}).results_limit_mib, 0);
   EXPECT_TRUE(ok({"--crossover"}).crossover);
+  EXPECT_TRUE(ok({"--sizes"}).sizes);
+  EXPECT_FALSE(ok({"--sizes"}).crossover);
   EXPECT_EQ(ok({"--filter=^copy/.*/OpenMP$"}).filter, "^copy/.*/OpenMP$");
   EXPECT_EQ(ok({"--filter", "gaussian_pdf|hypot"}).filter, "gaussian_pdf|hypot");
   EXPECT_EQ(ok({}).filter, "");
@@ -149,8 +152,9 @@ TEST(Suite, help_names_every_option_and_value) {
   const std::string h = unison::suite::help_text({"Serial", "OpenMP"});
   for (const char* s :
        {"--full", "--workloads", "--backends", "--filter", "--repetitions", "--scale", "--out",
-        "--no-plots", "--no-checks", "--no-peers", "--results-limit", "--crossover", "--list",
-        "--help", "elementwise, rowwise, convolve, diffusion, matmul, random, histogram, examples",
+        "--no-plots", "--no-checks", "--no-peers", "--results-limit", "--crossover", "--sizes",
+        "--list", "--help",
+        "elementwise, rowwise, convolve, diffusion, matmul, random, histogram, examples",
         "Serial, OpenMP", "exit code 2"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
 }
@@ -173,6 +177,14 @@ TEST(Suite, workload_of) {
             "diffusion");
   EXPECT_EQ(unison::suite::crossover_family("gaussian_pdf/1e3/device"), "");
   EXPECT_EQ(unison::suite::crossover_family("crossover/fft/1e3/device"), "");
+  // The sweep past the caches: its cases in their families' sections.
+  EXPECT_TRUE(unison::suite::is_sizes_case("diffusion/sizes/every_step/8192x8192"));
+  EXPECT_TRUE(unison::suite::is_sizes_case("histogram/sizes/f32/1e6/bins100"));
+  EXPECT_EQ(unison::suite::workload_of("convolve/sizes/f32/1e7/taps5"), "convolve");
+  EXPECT_FALSE(unison::suite::is_sizes_case("diffusion/every_step/streaming/2000x2000"));
+  EXPECT_FALSE(unison::suite::is_sizes_case("sizes/diffusion"));
+  EXPECT_FALSE(unison::suite::is_sizes_case("diffusion/sizesx/1"));
+  EXPECT_FALSE(unison::suite::is_sizes_case("diffusion"));
 }
 
 TEST(Suite, crossover_lines) {
@@ -676,6 +688,19 @@ TEST(Suite, peers) {
   EXPECT_EQ(counting_sweep[2].args, (std::vector<std::string>{"random", "histogram", "--scale=1"}));
   EXPECT_EQ(counting_sweep[3].script, "histogram_peers.py");
   EXPECT_EQ(counting_sweep[4].args, (std::vector<std::string>{"histogram", "--scale=1"}));
+  // The sweep past the caches: the peers that have its sizes take the part "sizes".
+  const auto sizes =
+      unison::suite::peer_scripts({"elementwise", "diffusion", "histogram"}, 1, false, true);
+  ASSERT_EQ(sizes.size(), 6u);
+  EXPECT_EQ(sizes[0].args, (std::vector<std::string>{"elementwise", "diffusion", "histogram",
+                                                     "sizes", "--scale=1"}));
+  EXPECT_EQ(sizes[2].args, (std::vector<std::string>{"elementwise", "histogram", "--scale=1"}));
+  EXPECT_EQ(sizes[3].args, (std::vector<std::string>{"gpu", "cpu", "sizes", "--scale=1"}));
+  EXPECT_EQ(sizes[5].args, (std::vector<std::string>{"histogram", "sizes", "--scale=1"}));
+  const auto convolve_sizes = unison::suite::peer_scripts({"convolve"}, 1, false, true);
+  ASSERT_EQ(convolve_sizes.size(), 2u);
+  EXPECT_EQ(convolve_sizes[0].args, (std::vector<std::string>{"convolve", "sizes", "--scale=1"}));
+  EXPECT_EQ(convolve_sizes[1].args, (std::vector<std::string>{"convolve", "--scale=1"}));
   const auto convolve = unison::suite::peer_scripts({"convolve"}, 0.01);
   ASSERT_EQ(convolve.size(), 2u);
   EXPECT_EQ(convolve[0].args, (std::vector<std::string>{"convolve", "--scale=0.01"}));

@@ -6,7 +6,8 @@
      unison-cuda-c [--scale=F] PART...
 
    PART: histogram (1e8 normal float32 values into 100 bins over [-4, 4) by CUB's
-   DeviceHistogram::HistogramEven), random (monte_carlo_pi of 2e9 samples by a fused cuRAND
+   DeviceHistogram::HistogramEven; with the part "sizes" also at 1e5 to 1e8 values, the sweep of
+   unison-bench --sizes), random (monte_carlo_pi of 2e9 samples by a fused cuRAND
    Philox4x32-10 kernel, four uniform numbers a call, two points), matmul (matmul_reduce of 10000 x
    5000 x 7000 float32: cublasSgemm into an m x n matrix allocated once, then its column sums by
    cublasSgemv with a vector of ones, beside unison-bench's tiled and gemm cases; the reassociated
@@ -150,9 +151,10 @@ int multiprocessors() {
 }
 
 // histogram/f32/1e8/bins100
-void run_histogram(cudaStream_t s) {
+// At seed_n values (scaled); `sweep`: named as the case of the sweep past the caches.
+void run_histogram(cudaStream_t s, std::int64_t seed_n = 100000000, bool sweep = false) {
   const int sms = multiprocessors();
-  const std::int64_t n = scaled(100000000, 1, 1);
+  const std::int64_t n = scaled(seed_n, 1, 1);
   const double xmin = -4, xmax = 4;
   const int nbins = 100;
   float* x = nullptr;
@@ -196,7 +198,8 @@ void run_histogram(cudaStream_t s) {
   }
   std::int64_t off = 0;
   for (int k = 0; k < nbins; ++k) off += std::llabs(got[k] - ref[k]);
-  const std::string name = "histogram/f32/" + size_tag(n) + "/bins100";
+  const std::string name =
+      std::string(sweep ? "histogram/sizes/f32/" : "histogram/f32/") + size_tag(n) + "/bins100";
   std::printf(
       "%-40s %10.4f ms  %7.1f GB/s  cub::DeviceHistogram::HistogramEven; %lld counts off "
       "the documented edges' (%s)\n",
@@ -345,10 +348,11 @@ int main(int argc, char** argv) {
                      a.c_str() + 8);
         return 2;
       }
-    } else if (a == "histogram" || a == "random" || a == "matmul") {
+    } else if (a == "histogram" || a == "random" || a == "matmul" || a == "sizes") {
       parts.push_back(a);
     } else {
-      std::fprintf(stderr, "usage: unison-cuda-c [--scale=F] {histogram|random|matmul}...\n");
+      std::fprintf(stderr,
+                   "usage: unison-cuda-c [--scale=F] {histogram|random|matmul}... [sizes]\n");
       return 2;
     }
   }
@@ -365,11 +369,15 @@ int main(int argc, char** argv) {
               p.multiProcessorCount, runtime, CUB_VERSION, scale);
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const bool sizes = std::find(parts.begin(), parts.end(), "sizes") != parts.end();
   for (const auto& part : parts) {
     if (part == "histogram") run_histogram(s);
     else if (part == "random") run_random(s);
-    else matmul(s);
+    else if (part == "matmul") matmul(s);
   }
+  // The sweep past the caches: unison::bench::sizes_counts (benchmarks/bench_common.hpp).
+  if (sizes && std::find(parts.begin(), parts.end(), "histogram") != parts.end())
+    for (const std::int64_t n : {100000, 1000000, 10000000, 100000000}) run_histogram(s, n, true);
   CHECK(cudaStreamDestroy(s));
   return 0;
 }

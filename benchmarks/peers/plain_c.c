@@ -3,12 +3,14 @@
    build's -march (glibc's vector math for exp and tanh: plain_c_math.c). unison-bench runs it
    beside the Python peers and shows its results in the "plain_c" column.
 
-     unison-plain-c [--scale=F] [--field=FILE.npy] PART...
+     unison-plain-c [--scale=F] [--field=FILE.npy] PART... [sizes]
 
    PART: elementwise (copy, gaussian_pdf and hidden_layer_fused at 1e8), convolve (valid, float32,
    1e8, 5 taps), histogram (1e8 normal float32 values into 100 bins over [-4, 4)),
    diffusion (every step with its Laplacian, from the n x n float32 field in FILE: unison-bench
-   writes its jagged field there; the steps it times, 201-500). Sizes are unison-bench's at the
+   writes its jagged field there; the steps it times, 201-500), sizes (the chosen among convolve,
+   histogram and diffusion also at the sizes of unison-bench --sizes: 1e5 to 1e8 values; the
+   diffusion from a uniform field, 1024^2 to 8192^2 cells). Sizes are unison-bench's at the
    scale F (0 < F <= 1), so that each result lands on its case's row. Each case: two warm-up
    calls, then the median of at least 3 timed calls (more while they take under a second, at
    most 20); its output is checked against a float64 reference in the measure of the Python
@@ -224,8 +226,9 @@ static void convolve_run(void* a) {
   }
 }
 
-static void convolve(void) {
-  const int64_t n = scaled(100000000, TAPS, 1);
+/* At seed_n values (scaled); `sweep`: named as the sweep past the caches' case. */
+static void convolve(int64_t seed_n, int sweep) {
+  const int64_t n = scaled(seed_n, TAPS, 1);
   char tag[32], name[96];
   size_tag(n, tag, sizeof tag);
   struct Convolve c = {floats(n), {0}, floats(n - TAPS + 1), n - TAPS + 1};
@@ -238,7 +241,8 @@ static void convolve(void) {
   RELATIVE_ERROR(error, c.outputs, c.y,
                  (double)x[i + 4] * k[0] + (double)x[i + 3] * k[1] + (double)x[i + 2] * k[2] +
                      (double)x[i + 1] * k[3] + (double)x[i] * k[4]);
-  snprintf(name, sizeof name, "convolve/valid/f32/%s/taps%d/direct", tag, TAPS);
+  snprintf(name, sizeof name, sweep ? "convolve/sizes/f32/%s/taps%d" : "convolve/valid/f32/%s/taps%d/direct",
+           tag, TAPS);
   record(name, s, error, 1e-5 * sqrt((double)TAPS));
   free((float*)c.x);
   free(c.y);
@@ -273,8 +277,8 @@ static void histogram_run(void* a) {
   }
 }
 
-static void histogram(void) {
-  struct Histogram h = {NULL, scaled(100000000, 1, 1), {0}};
+static void histogram(int64_t seed_n, int sweep) {
+  struct Histogram h = {NULL, scaled(seed_n, 1, 1), {0}};
   char tag[32], name[96];
   size_tag(h.n, tag, sizeof tag);
   float* x = floats(h.n);
@@ -302,7 +306,7 @@ static void histogram(void) {
   }
   int64_t off = 0;
   for (int k = 0; k < BINS; ++k) off += llabs(h.counts[k] - reference[k]);
-  snprintf(name, sizeof name, "histogram/f32/%s/bins%d", tag, BINS);
+  snprintf(name, sizeof name, sweep ? "histogram/sizes/f32/%s/bins%d" : "histogram/f32/%s/bins%d", tag, BINS);
   record(name, s, (double)off, 0);
   free(x);
 }
@@ -434,13 +438,68 @@ static int diffusion(const char* path) {
   return 0;
 }
 
+/* The sweep past the caches (unison-bench --sizes): every step with its Laplacian from a field
+   uniform in [0.5, 1) of side n (scaled), in calls of unison-bench's steps for the size; checked
+   over 4 steps from the same field against the float64 reference. */
+static void diffusion_uniform(int64_t side) {
+  const int64_t n = scaled(side, 3, 2);
+  const double wanted = 100 * (2000.0 / (double)n) * (2000.0 / (double)n);
+  int steps = (int)llround(wanted < 8 ? 8 : wanted > 100 ? 100 : wanted);
+  steps = (steps + 3) / 4 * 4;
+  float* zeros = floats(n);
+  float* start = floats(n * n);
+  fill_uniform(start, n * n, 11, 0.5, 1.0);
+  struct Diffusion d = {floats(n * n), floats(n * n), floats(n * n), zeros, n, steps};
+  memcpy(d.a, start, sizeof(float) * (size_t)(n * n));
+  const double s = median_seconds(diffusion_run, &d, 3) / steps;
+  memcpy(d.a, start, sizeof(float) * (size_t)(n * n));
+  d.steps = 4;
+  diffusion_run(&d);
+  double* r = malloc(sizeof(double) * (size_t)(n * n));
+  double* q = malloc(sizeof(double) * (size_t)(n * n));
+  if (!r || !q) {
+    fprintf(stderr, "unison-plain-c: out of memory (the reference of %lld x %lld)\n", (long long)n, (long long)n);
+    exit(2);
+  }
+  for (int64_t i = 0; i < n * n; ++i) r[i] = start[i];
+  for (int step = 0; step < 4; ++step) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const double c = r[i * n + j];
+        const double l = 4 * c - (i > 0 ? r[(i - 1) * n + j] : 0) - (i + 1 < n ? r[(i + 1) * n + j] : 0) -
+                         (j > 0 ? r[i * n + j - 1] : 0) - (j + 1 < n ? r[i * n + j + 1] : 0);
+        q[i * n + j] = c - 0.25 * l;
+      }
+    double* t = r;
+    r = q;
+    q = t;
+  }
+  double error;
+  RELATIVE_ERROR(error, n * n, d.a, r[i]);
+  char name[96];
+  snprintf(name, sizeof name, "diffusion/sizes/every_step/%lldx%lld", (long long)n, (long long)n);
+  record(name, s, error, 1e-5 * sqrt(4.0));
+  free(d.a);
+  free(d.b);
+  free(d.lapl);
+  free(zeros);
+  free(start);
+  free(r);
+  free(q);
+}
+
+/* The sweep's sizes: unison::bench::sizes_cpu_sides and sizes_counts (benchmarks/bench_common.hpp). */
+static const int64_t sizes_sides[4] = {1024, 2000, 4096, 8192};
+static const int64_t sizes_counts[4] = {100000, 1000000, 10000000, 100000000};
+
 int main(int argc, char** argv) {
   const char* field = NULL;
-  int parts[4] = {0};
-  static const char* const names[4] = {"elementwise", "convolve", "histogram", "diffusion"};
+  int parts[5] = {0};
+  static const char* const names[5] = {"elementwise", "convolve", "histogram", "diffusion", "sizes"};
   for (int a = 1; a < argc; ++a) {
     int known = 0;
-    for (int p = 0; p < 4; ++p)
+    for (int p = 0; p < 5; ++p)
       if (strcmp(argv[a], names[p]) == 0) parts[p] = known = 1;
     if (known) continue;
     if (strncmp(argv[a], "--scale=", 8) == 0) {
@@ -453,7 +512,7 @@ int main(int argc, char** argv) {
     } else if (strncmp(argv[a], "--field=", 8) == 0) {
       field = argv[a] + 8;
     } else {
-      fprintf(stderr, "unison-plain-c: unknown argument '%s' (--scale=F, --field=FILE.npy, elementwise, convolve, histogram, diffusion)\n", argv[a]);
+      fprintf(stderr, "unison-plain-c: unknown argument '%s' (--scale=F, --field=FILE.npy, elementwise, convolve, histogram, diffusion, sizes)\n", argv[a]);
       return 2;
     }
   }
@@ -468,8 +527,13 @@ int main(int argc, char** argv) {
   printf("unison-plain-c: %d threads, scale %g\n", omp_get_max_threads(), scale);
 #endif
   if (parts[0]) elementwise();
-  if (parts[1]) convolve();
-  if (parts[2]) histogram();
+  if (parts[1]) convolve(100000000, 0);
+  if (parts[2]) histogram(100000000, 0);
   if (parts[3] && diffusion(field) != 0) return 2;
+  for (int k = 0; parts[4] && k < 4; ++k) {
+    if (parts[1]) convolve(sizes_counts[k], 1);
+    if (parts[2]) histogram(sizes_counts[k], 1);
+  }
+  for (int k = 0; parts[4] && parts[3] && k < 4; ++k) diffusion_uniform(sizes_sides[k]);
   return 0;
 }

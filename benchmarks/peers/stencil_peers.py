@@ -24,7 +24,13 @@ Convolution, valid mode, unison-bench's four sizes (1e8 float32 with 5 taps, 1e6
     accumulates into y, so y is zeroed first and that is not timed), and cupy.convolve.
 
 GPU cases: warm-up, then CUDA events around a loop (steps) or the median of 20 calls.
-Usage: stencil_peers.py [gpu] [cpu] [convolve] [--scale=F]
+Sweep past the caches (unison-bench --sizes; the part "sizes", on a GPU), from a field uniform in
+[0.5, 1) at 2000^2 to 16384^2 (scaled), time per step:
+  - cuda_c_naive: a naive CUDA C kernel (through CuPy's RawKernel), one thread a cell reading its
+    neighbours from memory, 32x8 blocks, two buffers; every step with its Laplacian and final
+    only; in a CUDA graph.
+
+Usage: stencil_peers.py [gpu] [cpu] [convolve] [sizes] [--scale=F]
          (all three by default: gpu, the GPU diffusion; cpu, the CPU diffusion; convolve, the CPU
          convolution and, where CuPy and a CUDA device are found, the GPU one; without them the
          GPU parts say they are skipped)
@@ -234,6 +240,79 @@ def diffusion_gpu(kernels, f0, steps=2000):
     record(f"diffusion/every_step/streaming/{size}", "cuda_c", graph_us / 1e3)
 
 
+# The naive kernel of the sweep past the caches: one thread a cell, every neighbour read from
+# memory, no shared memory; writes the Laplacian where with_lapl is set.
+NAIVE_C = r"""
+extern "C" __global__ void __launch_bounds__(256)
+naive_step(const float* __restrict__ f, float* __restrict__ next, float* __restrict__ lapl, int nx,
+           int ny, float coeff, int with_lapl) {
+  const long long j = blockIdx.x * 32ll + threadIdx.x, i = blockIdx.y * 8ll + threadIdx.y;
+  if (i >= nx || j >= ny) return;
+  const long long c = i * ny + j;
+  const float up = i > 0 ? f[c - ny] : 0.f, down = i + 1 < nx ? f[c + ny] : 0.f;
+  const float left = j > 0 ? f[c - 1] : 0.f, right = j + 1 < ny ? f[c + 1] : 0.f;
+  const float l = 4.f * f[c] - ((up + down) + (left + right));
+  if (with_lapl) lapl[c] = l;
+  next[c] = f[c] - coeff * l;
+}
+"""
+# unison::bench::sizes_gpu_sides (benchmarks/bench_common.hpp): the GPU sides of the sweep.
+SIZES_GPU_SIDES = (2000, 4096, 8192, 16384)
+
+
+def diffusion_sizes_gpu(scale):
+    """cuda_c_naive beside unison-bench --sizes: the naive kernel from a field uniform in [0.5, 1)
+    at each GPU side of the sweep, every step (with the Laplacian) and final only, its steps
+    captured in a CUDA graph of 20 and replayed (about a third of a second of steps a size); the
+    every-step kernel checked over one step against a float64 reference computed by CuPy."""
+    kernel = cp.RawKernel(NAIVE_C, "naive_step", options=("-std=c++17",))
+    for side in SIZES_GPU_SIDES:
+        n = scaled(side, scale, least=3, dims=2)
+        size = f"{n}x{n}"
+        f0 = cp.random.default_rng(11).uniform(0.5, 1.0, (n, n), dtype=cp.float64).astype(cp.float32)
+        bufs = [f0.copy(), cp.empty_like(f0)]
+        lapl = cp.empty_like(f0)
+        grid, block = ((n + 31) // 32, (n + 7) // 8), (32, 8)
+        chunk = 20
+        total = max(100, int(2e4 * (2000 / n) ** 2)) // chunk * chunk
+        for which, with_lapl in (("every_step", 1), ("final_only", 0)):
+            def launch(s):
+                kernel(grid, block, (bufs[s % 2], bufs[(s + 1) % 2], lapl, np.int32(n), np.int32(n),
+                                     COEFF, np.int32(with_lapl)))
+
+            stream = cp.cuda.Stream(non_blocking=True)
+            with stream:
+                stream.begin_capture()
+                for s in range(chunk):
+                    launch(s)
+                graph = stream.end_capture()
+                graph.launch(stream)
+                stream.synchronize()
+                start, end = cp.cuda.Event(), cp.cuda.Event()
+                start.record(stream)
+                for _ in range(total // chunk):
+                    graph.launch(stream)
+                end.record(stream)
+                end.synchronize()
+            us = cp.cuda.get_elapsed_time(start, end) / total * 1e3
+            error = tolerance = None
+            if with_lapl:
+                bufs[0][...] = f0
+                launch(0)
+                cp.cuda.Device().synchronize()
+                ref = cp.pad(f0.astype(cp.float64), 1)
+                ref = ref[1:-1, 1:-1] - 0.25 * (4 * ref[1:-1, 1:-1] - ref[:-2, 1:-1] - ref[2:, 1:-1]
+                                                 - ref[1:-1, :-2] - ref[1:-1, 2:])
+                error = float(cp.sqrt(cp.sum((bufs[1] - ref) ** 2) / cp.sum(ref ** 2)))
+                tolerance = 1e-5
+                del ref
+            print(f"diffusion/sizes/{which}/{size} cuda_c_naive {us:9.2f} us/step"
+                  + (f"   error {error:.2e}" if error is not None else ""))
+            record(f"diffusion/sizes/{which}/{size}", "cuda_c_naive", us / 1e3, error, tolerance)
+        del bufs, lapl, f0
+        cp.get_default_memory_pool().free_all_blocks()
+
+
 @njit(parallel=True, fastmath=False)
 def nb_cpu_step(f, nxt, lapl, coeff):
     nx, ny = f.shape
@@ -379,21 +458,23 @@ def main():
             sys.exit("usage: stencil_peers.py save FILE.npy")
         np.save(sys.argv[2], field(SEED_N))
         return 0
-    scale, what, _ = peer_args(parts=("gpu", "cpu", "convolve"))
+    scale, what, _ = peer_args(parts=("gpu", "cpu", "convolve", "sizes"))
     what = what or ["gpu", "cpu", "convolve"]
     n = scaled(SEED_N, scale, least=3, dims=2)
     f0 = field(n) if "gpu" in what or "cpu" in what else None
     kernels = None
-    if "gpu" in what or "convolve" in what:
+    if "gpu" in what or "convolve" in what or "sizes" in what:
         why = gpu_missing()
         if why:
-            print(f"skipped the gpu parts (diffusion and convolve): {why}")
+            print(f"skipped the gpu parts (diffusion, convolve and sizes): {why}")
         else:
             kernels = gpu_setup()
             print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
     print(f"scale {scale:g}; cpu threads: {numba.get_num_threads() if numba else '(no numba)'}")
     if "gpu" in what and kernels:
         diffusion_gpu(kernels, f0)
+    if "sizes" in what and kernels:
+        diffusion_sizes_gpu(scale)
     if "convolve" in what:
         convolve_cpu(scale)
         if kernels:

@@ -43,6 +43,11 @@ std::string crossover_family(const std::string& case_name) {
   return "";
 }
 
+bool is_sizes_case(const std::string& case_name) {
+  const auto first = case_name.find('/');
+  return first != std::string::npos && case_name.compare(first, 7, "/sizes/") == 0;
+}
+
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
@@ -129,6 +134,10 @@ Parsed parse_options(const std::vector<std::string>& args,
     }
     if (a == "--crossover") {
       p.options.crossover = true;
+      continue;
+    }
+    if (a == "--sizes") {
+      p.options.sizes = true;
       continue;
     }
     if (a == "--no-plots") {
@@ -252,6 +261,13 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "on\n"
        "                     the device and with the host copies, for the chosen workloads among\n"
        "                     those three: where the GPU overtakes the CPU (crossover.png)\n"
+       "  --sizes            also the chosen among diffusion, convolve and histogram at sizes\n"
+       "                     that leave the caches (diffusion, every step and final only, from a\n"
+       "                     uniform field: 2000^2 to 16384^2 cells on a GPU, 1024^2 to 8192^2 on\n"
+       "                     OpenMP, not on Serial; convolve, float32, 5 taps, and histogram:\n"
+       "                     1e5 to 1e8 values), their names \"<family>/sizes/...\", with the\n"
+       "                     plain C loops, a naive CUDA C diffusion (cuda_c_naive) and CUB's\n"
+       "                     histogram at each size\n"
        "  --no-plots         no times.png and peak.png (drawn by plot.py with Python's\n"
        "                     matplotlib, when python3 has it)\n"
        "  --no-checks        time only: no check of the results against the float64 reference\n"
@@ -830,7 +846,7 @@ std::string exact_text(double x) {
 }
 
 std::vector<PeerScript> peer_scripts(const std::vector<std::string>& chosen, double scale,
-                                     bool crossover) {
+                                     bool crossover, bool sizes) {
   const auto wanted = [&](const std::string& w) {
     return std::find(chosen.begin(), chosen.end(), w) != chosen.end();
   };
@@ -851,6 +867,10 @@ std::vector<PeerScript> peer_scripts(const std::vector<std::string>& chosen, dou
   for (auto& s : scripts) {
     if (crossover && s.script == "python_peers.py" && wanted("elementwise"))
       s.args.push_back("crossover");
+    if (sizes &&
+        (s.script == "unison-plain-c" || (s.script == "stencil_peers.py" && wanted("diffusion")) ||
+         (s.script == "unison-cuda-c" && wanted("histogram"))))
+      s.args.push_back("sizes");
     s.args.push_back("--scale=" + exact_text(scale));
   }
   return scripts;

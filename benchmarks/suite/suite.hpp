@@ -44,6 +44,10 @@ std::string workload_of(const std::string& case_name);
 // (crossover/gaussian_pdf: elementwise); empty for any other name.
 std::string crossover_family(const std::string& case_name);
 
+// Whether a case belongs to a family's size sweep (--sizes): its name's second part is "sizes"
+// ("diffusion/sizes/every_step/8192x8192", "histogram/sizes/f32/1e6/bins100").
+bool is_sizes_case(const std::string& case_name);
+
 struct Options {
   std::vector<std::string> workloads;  // a subset of workload_names(), in report order
   std::vector<std::string> backends;   // a subset of the enabled backends, in their order
@@ -58,6 +62,7 @@ struct Options {
   bool peers = true;   // run the peers' scripts (benchmarks/peers/) at the suite's sizes
   long results_limit_mib = 64;  // save the inputs and results of cases up to this size
   bool crossover = false;  // also the size sweeps of the chosen element-wise, convolve, diffusion
+  bool sizes = false;      // also the diffusion, convolve and histogram at sizes past the caches
   std::string filter;      // an ECMAScript regular expression: only the cases whose full name
                            // ("<case>/<backend>") it matches anywhere (the copy, read and fma
                            // cases, the peaks, always run); empty: every case
@@ -119,9 +124,11 @@ struct Row {
 // every one with "--scale=<scale>" last (the shortest text that reads back as the same double),
 // so that its sizes, and so its results' case names, are the suite's at that scale. With
 // `crossover` (the suite's size sweep) and the element-wise family chosen, python_peers.py
-// (Unison's kernels called from Python) also takes the part "crossover".
+// (Unison's kernels called from Python) also takes the part "crossover". With `sizes` (the
+// sweep past the caches), unison-plain-c, stencil_peers.py (with diffusion chosen) and
+// unison-cuda-c (with histogram chosen) take the part "sizes": their peers at the sweep's sizes.
 std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads, double scale = 1,
-                                     bool crossover = false);
+                                     bool crossover = false, bool sizes = false);
 
 // The shortest "%.<p>g" text of x that strtod reads back as x ("0.01", "0.33333333333333331").
 std::string exact_text(double x);

@@ -442,7 +442,7 @@ void write_start_field(const std::filesystem::path& path) {
 // each skipped (a line of its output starting with "skipped") and what failed.
 std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
                                           const std::vector<std::string>& workloads, double scale,
-                                          bool crossover) {
+                                          bool crossover, bool sizes) {
   std::string why;
   const std::string python = peers_python(why);
   if (python.empty())
@@ -452,7 +452,7 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
   const auto csv = out / "peers.csv";
   std::filesystem::create_directories(out / "peers");
   std::filesystem::remove(csv);
-  for (const auto& peer : unison::suite::peer_scripts(workloads, scale, crossover)) {
+  for (const auto& peer : unison::suite::peer_scripts(workloads, scale, crossover, sizes)) {
     const bool script =
         peer.script.size() > 3 && peer.script.compare(peer.script.size() - 3, 3, ".py") == 0;
     const auto log =
@@ -800,6 +800,8 @@ int main(int argc, char** argv) {
   settings.keep = [&](const std::string& name) {
     const std::string sweep = unison::suite::crossover_family(name);
     if (!sweep.empty()) return opt.crossover && wanted(sweep);
+    if (unison::suite::is_sizes_case(name))
+      return opt.sizes && wanted(unison::suite::workload_of(name));
     return wanted(unison::suite::workload_of(name)) || name.rfind("copy/", 0) == 0 ||
            name.rfind("read/", 0) == 0 || name.rfind("fma/", 0) == 0;
   };
@@ -816,7 +818,8 @@ int main(int argc, char** argv) {
   if (opt.crossover && (wanted("convolve") || wanted("diffusion")))
     unison::bench::register_crossover_convolve();
   unison::bench::register_crossover_diffusion();
-  unison::bench::register_streams_again();  // the peaks measured at the end too
+  if (opt.sizes) unison::bench::register_sizes();  // (each family's cases kept where wanted)
+  unison::bench::register_streams_again();         // the peaks measured at the end too
 
   if (opt.list) {
     benchmark::RunSpecifiedBenchmarks();
@@ -854,7 +857,7 @@ int main(int argc, char** argv) {
   if (opt.peers) {
     const std::regex filter(opt.filter.empty() ? std::string("") : opt.filter,
                             std::regex::ECMAScript);
-    for (const auto& r : run_peers(out, opt.workloads, opt.scale, opt.crossover)) {
+    for (const auto& r : run_peers(out, opt.workloads, opt.scale, opt.crossover, opt.sizes)) {
       if (!opt.filter.empty() && r.name.rfind("copy/", 0) != 0 && r.name.rfind("read/", 0) != 0 &&
           !std::regex_search(r.name + "/" + r.backend, filter))
         continue;

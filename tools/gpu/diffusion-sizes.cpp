@@ -214,9 +214,13 @@ void sweep(const std::vector<long>& sizes) {
               steps,
           which == E);
     };
+    // PROBE_ONLY=every or final: that form's automatic call alone (for a profiler).
+    const char* only = std::getenv("PROBE_ONLY");
     for (const auto which : {E, FO}) {
       const std::string w = which == E ? "every, " : "final, ";
+      if (only && std::string(only) != (which == E ? "every" : "final")) continue;
       run(w + "automatic", f, lapl, which, {});
+      if (only) continue;
       unison::DiffusionOptions o;
       o.algorithm = SA::plain;
       run(w + "plain", f, lapl, which, o);
