@@ -150,6 +150,30 @@ void check_field(long nx, long ny, int steps) {
           << where;
     }
   }
+  // streaming, final_only, several steps a pass: CPU row blocks any number, GPU strips 1 or 2
+  // (odd step counts end with a shorter pass).
+  for (int per_pass : {1, 2, 3, 4, 5}) {
+    if (per_pass > 2 && !unison::streaming_row_blocks_v<Exec>) break;
+    DiffusionOptions options;
+    options.algorithm = StencilAlgorithm::streaming;
+    options.steps_per_pass = per_pass;
+    Kokkos::deep_copy(f, f0);
+    poison_fill(lapl);
+    unison::diffuse(exec, f, steps, coeff, lapl, Laplacian::final_only, options);
+    EXPECT_TRUE(close(to_host(f), plain, 0)) << "streaming, " << per_pass << " per pass, " << where;
+    EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0))
+        << "streaming lapl, " << per_pass << " per pass, " << where;
+  }
+  {  // The backend's steps per pass: more past streaming_large_field_bytes (the forms above).
+    using Tuning = unison::backends::DiffusionTuning<Exec>;
+    const auto chosen = [](std::int64_t bytes) {
+      return unison::detail::diffusion::steps_per_pass<Exec>(StencilAlgorithm::streaming,
+                                                             Laplacian::final_only, {}, bytes);
+    };
+    EXPECT_EQ(chosen(Tuning::streaming_large_field_bytes), Tuning::streaming_steps_per_pass);
+    EXPECT_EQ(chosen(Tuning::streaming_large_field_bytes + 1),
+              Tuning::streaming_steps_per_pass_large);
+  }
   // With a caller's buffer (asynchronous: the fence below is the caller's).
   {
     unison::DiffusionBuffer<decltype(f)> buffer("buffer", nx, ny);
@@ -685,9 +709,14 @@ void test_errors() {
       [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked); }, dif,
       {"steps_per_pass 4 needs the tiled or streaming algorithm"}));
   blocked.algorithm = StencilAlgorithm::streaming;
+  if (unison::streaming_row_blocks_v<Exec>) {  // CPU row blocks: any number of steps a pass
+    EXPECT_NO_THROW(unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked));
+  }
+  blocked.strip_rows = 4;  // strips: 1 or 2
   EXPECT_TRUE(throws_invalid(
       [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked); }, dif,
-      {"steps_per_pass 4 with the streaming algorithm: it runs 1 or 2"}));
+      {"steps_per_pass 4 with the streaming algorithm in strips: it runs 1 or 2"}));
+  blocked.strip_rows = 0;
   blocked.algorithm = StencilAlgorithm(9);
   EXPECT_TRUE(throws_invalid(
       [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked); }, dif,

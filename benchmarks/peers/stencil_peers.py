@@ -272,6 +272,9 @@ def diffusion_sizes_gpu(scale):
         f0 = cp.random.default_rng(11).uniform(0.5, 1.0, (n, n), dtype=cp.float64).astype(cp.float32)
         bufs = [f0.copy(), cp.empty_like(f0)]
         lapl = cp.empty_like(f0)
+        # (The graph runs in a non-blocking stream: the field must be made before it starts, and
+        # the memory the pool handed out must no longer be in use by the work above.)
+        cp.cuda.Device().synchronize()
         grid, block = ((n + 31) // 32, (n + 7) // 8), (32, 8)
         chunk = 20
         total = max(100, int(2e4 * (2000 / n) ** 2)) // chunk * chunk

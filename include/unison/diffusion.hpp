@@ -63,15 +63,17 @@ struct DiffusionOptions {
   StencilAlgorithm algorithm = StencilAlgorithm::automatic;
   int tile_rows = 0;       ///< tile extent across the field's contiguous axis
   int tile_cols = 0;       ///< tile extent along the contiguous axis
-  int steps_per_pass = 0;  ///< temporal blocking: diffuse with Laplacian::final_only (tiled,
-                           ///< streaming: 1 or 2); diffuse_history with streaming
+  int steps_per_pass = 0;  ///< temporal blocking: diffuse with Laplacian::final_only (tiled;
+                           ///< streaming: in row blocks any, in strips 1 or 2); diffuse_history
+                           ///< with streaming
   int strip_rows = 0;      ///< rows per thread of `streaming` in strips (0: the backend's form)
   int strip_prefetch = 0;  ///< rows a strip thread loads ahead, 1 to 4 (0: the backend's choice)
 };
 
 /// Whether Exec's `streaming` algorithm gives each thread a block of whole rows (true on the CPU
 /// backends) rather than strips of rows (GPUs; on any backend with DiffusionOptions::strip_rows).
-/// Row blocks run any number of steps per pass in diffuse_history, strips 1 or 2.
+/// Row blocks run any number of steps per pass (diffuse_history, and diffuse with
+/// Laplacian::final_only), strips 1 or 2.
 template <class Exec>
 inline constexpr bool streaming_row_blocks_v =
     backends::DiffusionTuning<Exec>::streaming_row_blocks;
@@ -143,8 +145,9 @@ namespace unison {
 /// Advances f by `steps` diffusion steps (see diffusion_step), in place, with one internal
 /// buffer of f's size ("unison::diffusion::buffer"). lapl receives the Laplacian of each step
 /// (Laplacian::every_step) or of the last step only (Laplacian::final_only, which lets several
-/// steps run per pass: options.steps_per_pass, 1 or 2 for the streaming algorithm, any number
-/// for the tiled one; the backend's choice by default). Either way, lapl ends holding the
+/// steps run per pass: options.steps_per_pass, any number for the tiled algorithm and for the
+/// streaming one in row blocks (CPUs), 1 or 2 in strips (GPUs); the backend's choice by default,
+/// more steps per pass for a field past the last-level cache). Either way, lapl ends holding the
 /// Laplacian of the field before the last step.
 /// steps == 0 changes nothing.
 /// f is stepped where it lies when it is contiguous: LayoutLeft or LayoutRight without padding,
@@ -157,8 +160,8 @@ namespace unison {
 /// allocates (a larger field first waits for the work on `exec` and frees the smaller buffer).
 /// Throws unison::invalid_argument for unequal extents, lapl overlapping f, negative steps, a
 /// coeff that is not finite, or options that do not apply (steps_per_pass > 1 with every_step
-/// or with the plain algorithm, > 2 with the streaming one, a tile that does not fit in the
-/// backend's team scratch, negative extents or strip rows, strip_prefetch outside 0 to 4).
+/// or with the plain algorithm, > 2 with the streaming one in strips, a tile that does not fit in
+/// the backend's team scratch, negative extents or strip rows, strip_prefetch outside 0 to 4).
 /// Kernels: "unison::diffusion::streaming" (two steps per pass: "unison::diffusion::streaming2"),
 /// "unison::diffusion::tiled", "unison::diffusion::blocked" (tiled, several steps per pass),
 /// "unison::diffusion::plain".

@@ -124,13 +124,15 @@ void sweep(const std::vector<long>& sizes) {
     unison::DiffusionBuffer<V> buffer("buffer", n, n);
     Kokkos::Random_XorShift64_Pool<Exec> pool(7);
     Kokkos::fill_random(f0, pool, 1.0f);
-    const int steps = gpu ? (n <= 4096   ? 200
-                             : n <= 8192 ? 60
-                                         : 20)
-                          : (n <= 2000   ? 20
-                             : n <= 4096 ? 6
-                             : n <= 8192 ? 3
-                                         : 2);
+    // PROBE_STEPS=N: N steps a call at every size instead.
+    const int steps = std::getenv("PROBE_STEPS") ? std::atoi(std::getenv("PROBE_STEPS"))
+                      : gpu                      ? (n <= 4096   ? 200
+                                                    : n <= 8192 ? 60
+                                                                : 20)
+                                                 : (n <= 2000   ? 20
+                                                    : n <= 4096 ? 6
+                                                    : n <= 8192 ? 3
+                                                                : 2);
     const double cells = double(n) * n, coeff = 0.2;
     const double copy = median_us(
         exec, [&] { Kokkos::deep_copy(exec, tmp, f0); }, 9);
@@ -220,6 +222,14 @@ void sweep(const std::vector<long>& sizes) {
       const std::string w = which == E ? "every, " : "final, ";
       if (only && std::string(only) != (which == E ? "every" : "final")) continue;
       run(w + "automatic", f, lapl, which, {});
+      if (!gpu && which == FO) {  // CPU row blocks, several steps a pass
+        unison::DiffusionOptions o;
+        o.algorithm = SA::streaming;
+        for (const int k : {1, 2, 3, 4, 6, 8}) {
+          o.steps_per_pass = k;
+          run(w + "streaming, " + std::to_string(k) + " steps a pass", f, lapl, which, o);
+        }
+      }
       if (only) continue;
       unison::DiffusionOptions o;
       o.algorithm = SA::plain;

@@ -64,13 +64,15 @@ UNISON_BACKENDS_REFUSING_TUNING(ConvolveTuning)
 /// `strip_rows_two_steps_large` the same for a field of more than `strip_large_field_bytes` bytes
 /// (past the cache); `strip_two_steps_block_threads` and `strip_two_steps_min_blocks`: the
 /// two-step strip kernel's launch bounds (0, 0: Kokkos's own); `strip_prefetch_rows`: how many
-/// rows ahead a strip thread loads (one step per pass). `streaming_steps_per_pass`: 1, or 2 (the
-/// strip form computes two steps per pass in registers when only the final Laplacian is wanted;
-/// always in strips). `history_steps_per_pass`: diffuse_history's steps per pass of `streaming`
-/// (row blocks: any number; strips: 1 or 2). `plain_row_blocks`: the `plain` reference kernel's
-/// cells walked as a block of whole rows per thread (CPU spaces with threads), rather than by an
-/// MDRangePolicy (GPUs: a thread per cell; Serial, whose MDRangePolicy loop GCC vectorises and
-/// which measured faster there than the row walk).
+/// rows ahead a strip thread loads (one step per pass). `streaming_steps_per_pass`: the steps per
+/// pass of `streaming` when only the final Laplacian is wanted (strips: 1 or 2, computed in
+/// registers; row blocks: any number, in a ring of rows per thread), and
+/// `streaming_steps_per_pass_large` for a field of more than `streaming_large_field_bytes` bytes
+/// (past the last-level cache). `history_steps_per_pass`: diffuse_history's steps per pass of
+/// `streaming` (row blocks: any number; strips: 1 or 2). `plain_row_blocks`: the `plain` reference
+/// kernel's cells walked as a block of whole rows per thread (CPU spaces with threads), rather than
+/// by an MDRangePolicy (GPUs: a thread per cell; Serial, whose MDRangePolicy loop GCC vectorises
+/// and which measured faster there than the row walk).
 UNISON_BACKENDS_REFUSING_TUNING(DiffusionTuning)
 
 /// matmul_reduce's `tiled` method: a team computes a tile_m x tile_n tile of A.B, staging

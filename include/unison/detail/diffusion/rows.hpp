@@ -2,7 +2,7 @@
 // unison/detail/diffusion/rows.hpp: part of unison/diffusion.hpp, which includes it after the
 // family's public types (not a header to include on its own).
 // `streaming` on CPUs: a block of whole rows per thread (diffuse), and several steps per pass
-// with every step's Laplacian kept (diffuse_history).
+// (diffuse_history with every step's Laplacian kept, diffuse with the final one only).
 
 #include <unison/detail/diffusion/stencil.hpp>
 
@@ -51,27 +51,55 @@ struct DiffusionRows {
   }
 };
 
-// diffuse_history on CPUs: `steps` steps per pass, each step's Laplacian written to its plane of
-// the history (plane0 + s - 1 for step s of the pass), the field read and written once per pass.
-// The work item owning rows [r0, r1) (as DiffusionRows) computes the field after s steps on rows
-// [r0 - (steps - s), r1 + (steps - s)), a halo that shrinks by a row per step, as a wavefront:
-// at sweep position i it computes step 1's row i - 1 from f, step s's row i - s from step s - 1's
-// three rows around it, ... step `steps`'s row i - steps into next (i + s when reversed). Step
-// s < steps keeps only its last three rows, in a ring in the item's team scratch (a few rows:
-// the core's L1 or L2 cache). Halo rows are computed again by the neighbouring item, with the
-// same operations, so the result is bitwise that of single steps; only owned rows are written.
-template <class Exec, bool Transposed, class F, class FN, class H>
-struct DiffusionRowsHistory {
+// Where a pass of several steps on CPUs (DiffusionRowsPasses) writes Laplacians: row(s, steps, r)
+// is step s's Laplacian row r (nullptr: not written), `stride` its column stride.
+// diffuse_history: every step's, into its plane of the history (plane0 + s - 1 for step s).
+template <bool Transposed, class H>
+struct HistoryPlanes {
+  using T = typename H::non_const_value_type;
+  H history;
+  int plane0;
+  KOKKOS_FUNCTION std::int64_t stride() const {
+    return Transposed ? history.stride(1) : history.stride(2);
+  }
+  KOKKOS_FUNCTION T* row(int s, int, std::int64_t r) const {
+    return Transposed ? &history(plane0 + s - 1, 0, r) : &history(plane0 + s - 1, r, 0);
+  }
+};
+// diffuse with Laplacian::final_only: the pass's last step's, where `write` (the call's last pass).
+template <bool Transposed, class L>
+struct LastLaplacian {
+  using T = typename L::non_const_value_type;
+  L lapl;
+  bool write;
+  KOKKOS_FUNCTION std::int64_t stride() const { return column_stride<Transposed>(lapl); }
+  KOKKOS_FUNCTION T* row(int s, int steps, std::int64_t r) const {
+    return write && s == steps ? &cell<Transposed>(lapl, r, 0) : nullptr;
+  }
+};
+
+// `streaming` on CPUs with several steps per pass (diffuse_history, and diffuse with
+// Laplacian::final_only): `steps` steps per pass, the field read and written once per pass, the
+// Laplacians the Sink asks for written. The work item owning rows [r0, r1) (as DiffusionRows)
+// computes the field after s steps on rows [r0 - (steps - s), r1 + (steps - s)), a halo that
+// shrinks by a row per step, as a wavefront: at sweep position i it computes step 1's row i - 1
+// from f, step s's row i - s from step s - 1's three rows around it, ... step `steps`'s row
+// i - steps into next (i + s when reversed). Step s < steps keeps only its last three rows, in a
+// ring in the item's team scratch (a few rows: the core's L1 or L2 cache). Halo rows are
+// computed again by the neighbouring item, with the same operations, so the result is bitwise
+// that of single steps; only owned rows are written.
+template <class Exec, bool Transposed, class F, class FN, class Sink>
+struct DiffusionRowsPasses {
   using T = typename FN::non_const_value_type;
   using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   static constexpr int K = host_chunk_v<T>;
   F f;
   FN next;
-  H history;
+  Sink sink;
   T coeff;
   std::int64_t rows, cols, per_item, pitch;  // pitch: ring row length, a multiple of K
-  int plane0, steps, scratch_level;
+  int steps, scratch_level;
   bool reverse;
 
   static std::int64_t ring_pitch(std::int64_t cols) { return (cols + K - 1) / K * K; }
@@ -90,8 +118,7 @@ struct DiffusionRowsHistory {
                   : nullptr;
     const T step_coeff = coeff;
     const std::int64_t f_stride = column_stride<Transposed>(f),
-                       next_stride = column_stride<Transposed>(next),
-                       history_stride = Transposed ? history.stride(1) : history.stride(2);
+                       next_stride = column_stride<Transposed>(next), lapl_stride = sink.stride();
     // Row r of the field after s steps of this pass (s < steps), and its column stride.
     const auto level_row = [&](int s, std::int64_t r) -> T* {
       return s == 0 ? const_cast<T*>(&cell<Transposed>(f, r, 0))
@@ -110,15 +137,13 @@ struct DiffusionRowsHistory {
         const T* down = r + 1 < rows ? level_row(s - 1, r + 1) : mid;
         T* out = s == steps ? &cell<Transposed>(next, r, 0) : level_row(s, r);
         const std::int64_t out_stride = s == steps ? next_stride : 1;
-        if (r >= r0 && r < r1) {
-          const int p = plane0 + s - 1;
-          T* lout = Transposed ? &history(p, 0, r) : &history(p, r, 0);
+        T* lout = r >= r0 && r < r1 ? sink.row(s, steps, r) : nullptr;
+        if (lout)
           stencil_row<T, K, true>(r, rows, up, mid, down, in_stride, out, out_stride, lout,
-                                  history_stride, cols, step_coeff);
-        } else {
+                                  lapl_stride, cols, step_coeff);
+        else
           stencil_row<T, K, false>(r, rows, up, mid, down, in_stride, out, out_stride, nullptr, 1,
                                    cols, step_coeff);
-        }
       }
     }
     backends::store_streaming_fence();

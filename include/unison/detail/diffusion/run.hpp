@@ -140,28 +140,38 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   const StencilAlgorithm algorithm = resolve_algorithm<Exec>(options.algorithm, which, options);
   require(options.steps_per_pass <= 1 || algorithm != StencilAlgorithm::plain, fn,
           "steps_per_pass ", options.steps_per_pass, " needs the tiled or streaming algorithm");
-  require(options.steps_per_pass <= 2 || algorithm != StencilAlgorithm::streaming, fn,
+  // The streaming algorithm runs several steps per pass: on a CPU in blocks of rows, any number
+  // (unless strips are asked for); in strips (GPUs) 1 or 2.
+  const bool row_passes = algorithm == StencilAlgorithm::streaming &&
+                          streaming_row_blocks_v<Exec> && options.strip_rows == 0;
+  require(options.steps_per_pass <= 2 || algorithm != StencilAlgorithm::streaming || row_passes, fn,
           "steps_per_pass ", options.steps_per_pass,
-          " with the streaming algorithm: it runs 1 or 2");
+          " with the streaming algorithm in strips: it runs 1 or 2");
 
-  const PassShape shape =
-      pass_shape<Exec, T>(fn, algorithm, options, steps_per_pass<Exec>(algorithm, which, options),
-                          f.extent(0), f.extent(1));
+  const std::int64_t field_bytes = std::int64_t(f.size() * sizeof(T));
+  const PassShape shape = pass_shape<Exec, T>(
+      fn, algorithm, options, steps_per_pass<Exec>(algorithm, which, options, field_bytes),
+      f.extent(0), f.extent(1));
   if (steps == 0 || f.size() == 0) return;
 
   const T c = T(coeff);
-  const std::int64_t field_bytes = std::int64_t(f.size() * sizeof(T));
   with_buffers(fn, exec, f, buffer, [&](FieldView<F>& cur, FieldView<F>& nxt) {
     for (std::int64_t done = 0; done < steps;) {
       const int n = int(steps - done < shape.steps ? steps - done : shape.steps);
       const bool final_pass = done + n == steps;
       PassShape pass = shape;
       pass.steps = n;
-      // rows, rows ahead
-      const std::pair<int, int> strip = strip_shape<Exec>(options, n, field_bytes);
-      diffusion_pass(exec, algorithm, pass, ConstFieldView<F>(cur), nxt, lapl, c,
-                     which == Laplacian::every_step || final_pass, (done / shape.steps) % 2 == 1,
-                     strip.first, strip.second);
+      const bool write = which == Laplacian::every_step || final_pass,
+                 reverse = (done / shape.steps) % 2 == 1;
+      if (row_passes && n > 1) {
+        rows_pass("unison::diffusion::streaming", exec, ConstFieldView<F>(cur), nxt,
+                  LastLaplacian<transposed_v<F>, L>{lapl, write}, n, c, reverse);
+      } else {
+        // rows, rows ahead
+        const std::pair<int, int> strip = strip_shape<Exec>(options, n, field_bytes);
+        diffusion_pass(exec, algorithm, pass, ConstFieldView<F>(cur), nxt, lapl, c, write, reverse,
+                       strip.first, strip.second);
+      }
       done += n;
       std::swap(cur, nxt);
       on_step(done, ConstFieldView<F>(cur), lapl);
@@ -169,11 +179,11 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   });
 }
 
-// Enqueues `n` steps from f into next by DiffusionRowsHistory (where streaming_row_blocks_v), step
-// s's Laplacian into plane plane0 + s - 1 of history.
-template <class Exec, class F, class FN, class H>
-void history_pass(const Exec& exec, const F& f, const FN& next, const H& history, int plane0, int n,
-                  typename FN::non_const_value_type coeff, bool reverse) {
+// Enqueues `n` steps from f into next by DiffusionRowsPasses (where streaming_row_blocks_v), the
+// Laplacians that `sink` asks for written.
+template <class Exec, class F, class FN, class Sink>
+void rows_pass(const char* label, const Exec& exec, const F& f, const FN& next, const Sink& sink,
+               int n, typename FN::non_const_value_type coeff, bool reverse) {
   const std::int64_t nx = f.extent(0), ny = f.extent(1);
   if (nx == 0 || ny == 0) return;
   if constexpr (streaming_row_blocks_v<Exec>) {
@@ -181,14 +191,14 @@ void history_pass(const Exec& exec, const F& f, const FN& next, const H& history
     constexpr bool tr = transposed_v<F>;
     const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
     const RowBlocks blocks = row_blocks(exec, rows);
-    using Kernel = DiffusionRowsHistory<Exec, tr, F, FN, H>;
+    using Kernel = DiffusionRowsPasses<Exec, tr, F, FN, Sink>;
     const std::int64_t pitch = Kernel::ring_pitch(cols);
     Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Static>> policy(exec, int(blocks.items), 1);
     policy.set_scratch_size(Tuning::scratch_level,
                             Kokkos::PerTeam(Kernel::scratch_bytes(n, pitch)));
-    Kokkos::parallel_for("unison::diffusion::history", policy,
-                         Kernel{f, next, history, coeff, rows, cols, blocks.per_item, pitch, plane0,
-                                n, Tuning::scratch_level, reverse});
+    Kokkos::parallel_for(label, policy,
+                         Kernel{f, next, sink, coeff, rows, cols, blocks.per_item, pitch, n,
+                                Tuning::scratch_level, reverse});
   }
 }
 
@@ -255,8 +265,8 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
           strips_pass(exec, n, ConstFieldView<F>(cur), nxt, planes, (1u << n) - 1u, c,
                       strip.first > 0 ? strip.first : Tuning::strip_rows_two_steps, strip.second);
         } else if (streaming) {
-          if constexpr (streaming_row_blocks_v<Exec>)
-            history_pass(exec, ConstFieldView<F>(cur), nxt, history, int(k), n, c, reverse);
+          rows_pass("unison::diffusion::history", exec, ConstFieldView<F>(cur), nxt,
+                    HistoryPlanes<transposed_v<F>, H>{history, int(k)}, n, c, reverse);
         } else {
           diffusion_pass(exec, algorithm, shape, ConstFieldView<F>(cur), nxt,
                          Kokkos::subview(history, k, Kokkos::ALL, Kokkos::ALL), c, true, reverse);

@@ -73,6 +73,9 @@ struct DiffusionTuning<Kokkos::Cuda> {
   static constexpr int strip_chunk_bytes = 16;
   static constexpr int strip_prefetch_rows = 3;
   static constexpr int streaming_steps_per_pass = 2;
+  // (strips run 1 or 2 steps a pass: the same at every size)
+  static constexpr std::int64_t streaming_large_field_bytes = std::int64_t(32) << 20;
+  static constexpr int streaming_steps_per_pass_large = 2;
   // diffuse_history: two steps per pass in strips (every Laplacian written, the field once a pass)
   static constexpr int history_steps_per_pass = 2;
   static constexpr int scratch_level = 0;
