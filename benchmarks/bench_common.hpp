@@ -391,6 +391,17 @@ void for_each_backend(const F& f) {
   unison::backends::for_each_enabled_space(f);
 }
 
+// f(backend) for each enabled backend but Serial (the sweep past the caches: minutes there).
+template <class F>
+void for_each_parallel_backend(const F& f) {
+  for_each_backend([&](auto backend) {
+#ifdef KOKKOS_ENABLE_SERIAL
+    if constexpr (std::is_same_v<typename decltype(backend)::type, Kokkos::Serial>) return;
+#endif
+    f(backend);
+  });
+}
+
 // Sets FTZ and DAZ on this thread if UNISON_BENCH_FLUSH_SUBNORMALS=1 (call it before Kokkos
 // starts its threads: they inherit the mode). Returns whether it did.
 bool flush_subnormals_if_asked();

@@ -119,11 +119,8 @@ void register_crossover_convolve() {
 }
 
 void register_sizes_convolve() {
-  for_each_backend([](auto backend) {
+  for_each_parallel_backend([](auto backend) {
     using Exec = typename decltype(backend)::type;
-#ifdef KOKKOS_ENABLE_SERIAL
-    if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return;
-#endif
     for (const std::int64_t n : sizes_counts)
       add_convolve<Exec, float>(std::size_t(n), 5, ConvolveAlgorithm::automatic, true);
   });

@@ -440,11 +440,8 @@ void register_crossover_diffusion() {
 }
 
 void register_sizes_diffusion() {
-  for_each_backend([](auto backend) {
+  for_each_parallel_backend([](auto backend) {
     using Exec = typename decltype(backend)::type;
-#ifdef KOKKOS_ENABLE_SERIAL
-    if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return;
-#endif
     for (const std::int64_t side : is_gpu_v<Exec> ? sizes_gpu_sides : sizes_cpu_sides) {
       Variant sweep;
       sweep.sizes_side = side;

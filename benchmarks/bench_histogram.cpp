@@ -95,11 +95,8 @@ void add_histogram(std::int64_t seed_n = 100000000, bool sweep = false) {
 }  // namespace
 
 void register_sizes_histogram() {
-  for_each_backend([](auto backend) {
+  for_each_parallel_backend([](auto backend) {
     using Exec = typename decltype(backend)::type;
-#ifdef KOKKOS_ENABLE_SERIAL
-    if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return;
-#endif
     for (const std::int64_t n : sizes_counts) add_histogram<Exec>(n, true);
   });
 }

@@ -393,6 +393,32 @@ static void diffusion_run(void* arg) {
   }
 }
 
+/* The float64 reference: the n x n field after `steps` steps from `start` (zero outside it). */
+static double* reference_field(const float* start, int64_t n, int steps) {
+  double* r = malloc(sizeof(double) * (size_t)(n * n));
+  double* q = malloc(sizeof(double) * (size_t)(n * n));
+  if (!r || !q) {
+    fprintf(stderr, "unison-plain-c: out of memory (the reference of %lld x %lld)\n", (long long)n, (long long)n);
+    exit(2);
+  }
+  for (int64_t i = 0; i < n * n; ++i) r[i] = start[i];
+  for (int step = 0; step < steps; ++step) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const double c = r[i * n + j];
+        const double l = 4 * c - (i > 0 ? r[(i - 1) * n + j] : 0) - (i + 1 < n ? r[(i + 1) * n + j] : 0) -
+                         (j > 0 ? r[i * n + j - 1] : 0) - (j + 1 < n ? r[i * n + j + 1] : 0);
+        q[i * n + j] = c - 0.25 * l;
+      }
+    double* t = r;
+    r = q;
+    q = t;
+  }
+  free(q);
+  return r;
+}
+
 static int diffusion(const char* path) {
   int64_t n = 0;
   float* field = read_field(path, &n);
@@ -406,23 +432,8 @@ static int diffusion(const char* path) {
   /* The float64 reference of the same 500 steps from the file's field. */
   int64_t m = 0;
   float* start = read_field(path, &m);
-  double* r = malloc(sizeof(double) * (size_t)(n * n));
-  double* q = malloc(sizeof(double) * (size_t)(n * n));
-  if (!start || !r || !q) return 2;
-  for (int64_t i = 0; i < n * n; ++i) r[i] = start[i];
-  for (int step = 0; step < 500; ++step) {
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        const double c = r[i * n + j];
-        const double l = 4 * c - (i > 0 ? r[(i - 1) * n + j] : 0) - (i + 1 < n ? r[(i + 1) * n + j] : 0) -
-                         (j > 0 ? r[i * n + j - 1] : 0) - (j + 1 < n ? r[i * n + j + 1] : 0);
-        q[i * n + j] = c - 0.25 * l;
-      }
-    double* t = r;
-    r = q;
-    q = t;
-  }
+  if (!start) return 2;
+  double* r = reference_field(start, n, 500);
   double error;
   RELATIVE_ERROR(error, n * n, d.a, r[i]);
   char name[96];
@@ -434,7 +445,6 @@ static int diffusion(const char* path) {
   free(zeros);
   free(start);
   free(r);
-  free(q);
   return 0;
 }
 
@@ -455,26 +465,7 @@ static void diffusion_uniform(int64_t side) {
   memcpy(d.a, start, sizeof(float) * (size_t)(n * n));
   d.steps = 4;
   diffusion_run(&d);
-  double* r = malloc(sizeof(double) * (size_t)(n * n));
-  double* q = malloc(sizeof(double) * (size_t)(n * n));
-  if (!r || !q) {
-    fprintf(stderr, "unison-plain-c: out of memory (the reference of %lld x %lld)\n", (long long)n, (long long)n);
-    exit(2);
-  }
-  for (int64_t i = 0; i < n * n; ++i) r[i] = start[i];
-  for (int step = 0; step < 4; ++step) {
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        const double c = r[i * n + j];
-        const double l = 4 * c - (i > 0 ? r[(i - 1) * n + j] : 0) - (i + 1 < n ? r[(i + 1) * n + j] : 0) -
-                         (j > 0 ? r[i * n + j - 1] : 0) - (j + 1 < n ? r[i * n + j + 1] : 0);
-        q[i * n + j] = c - 0.25 * l;
-      }
-    double* t = r;
-    r = q;
-    q = t;
-  }
+  double* r = reference_field(start, n, 4);
   double error;
   RELATIVE_ERROR(error, n * n, d.a, r[i]);
   char name[96];
@@ -486,7 +477,6 @@ static void diffusion_uniform(int64_t side) {
   free(zeros);
   free(start);
   free(r);
-  free(q);
 }
 
 /* The sweep's sizes: unison::bench::sizes_cpu_sides and sizes_counts (benchmarks/bench_common.hpp). */
