@@ -186,7 +186,8 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
   const StencilAlgorithm algorithm =
       unison::detail::diffusion::resolve_algorithm<Exec>(options.algorithm, which, resolving);
   int per_pass = unison::detail::diffusion::steps_per_pass<Exec>(
-      algorithm, which, options, std::int64_t(n) * n * std::int64_t(sizeof(float)));
+      algorithm, which, options, std::int64_t(n) * n * std::int64_t(sizeof(float)),
+      std::int64_t(n) * std::int64_t(sizeof(float)));
   if (variant.history > 0) {  // the streaming kernels' passes over the planes
     per_pass = algorithm != StencilAlgorithm::streaming ? 1
                : options.steps_per_pass > 0

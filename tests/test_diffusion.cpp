@@ -166,13 +166,21 @@ void check_field(long nx, long ny, int steps) {
   }
   {  // The backend's steps per pass: more past streaming_large_field_bytes (the forms above).
     using Tuning = unison::backends::DiffusionTuning<Exec>;
-    const auto chosen = [](std::int64_t bytes) {
-      return unison::detail::diffusion::steps_per_pass<Exec>(StencilAlgorithm::streaming,
-                                                             Laplacian::final_only, {}, bytes);
+    const auto chosen = [](std::int64_t bytes, std::int64_t row_bytes = 4096) {
+      return unison::detail::diffusion::steps_per_pass<Exec>(
+          StencilAlgorithm::streaming, Laplacian::final_only, {}, bytes, row_bytes);
     };
     EXPECT_EQ(chosen(Tuning::streaming_large_field_bytes), Tuning::streaming_steps_per_pass);
     EXPECT_EQ(chosen(Tuning::streaming_large_field_bytes + 1),
               Tuning::streaming_steps_per_pass_large);
+    // Row blocks: no more steps than keep the ring of rows within streaming_ring_max_bytes (a
+    // field of a few very long rows: one step a pass, no ring).
+    if (unison::streaming_row_blocks_v<Exec>) {
+      const std::int64_t ring = Tuning::streaming_ring_max_bytes;
+      EXPECT_EQ(chosen(Tuning::streaming_large_field_bytes + 1, ring / 3 + 1), 1);
+      EXPECT_EQ(chosen(Tuning::streaming_large_field_bytes + 1, ring / 6), 3);
+      EXPECT_EQ(chosen(std::int64_t(1) << 40, std::int64_t(1) << 30), 1);
+    }
   }
   // With a caller's buffer (asynchronous: the fence below is the caller's).
   {

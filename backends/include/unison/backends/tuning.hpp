@@ -68,11 +68,12 @@ UNISON_BACKENDS_REFUSING_TUNING(ConvolveTuning)
 /// pass of `streaming` when only the final Laplacian is wanted (strips: 1 or 2, computed in
 /// registers; row blocks: any number, in a ring of rows per thread), and
 /// `streaming_steps_per_pass_large` for a field of more than `streaming_large_field_bytes` bytes
-/// (past the last-level cache). `history_steps_per_pass`: diffuse_history's steps per pass of
-/// `streaming` (row blocks: any number; strips: 1 or 2). `plain_row_blocks`: the `plain` reference
-/// kernel's cells walked as a block of whole rows per thread (CPU spaces with threads), rather than
-/// by an MDRangePolicy (GPUs: a thread per cell; Serial, whose MDRangePolicy loop GCC vectorises
-/// and which measured faster there than the row walk).
+/// (past the last-level cache), in row blocks no more than keep their ring of rows (3 a step but
+/// the last) within `streaming_ring_max_bytes`. `history_steps_per_pass`: diffuse_history's steps
+/// per pass of `streaming` (row blocks: any number; strips: 1 or 2). `plain_row_blocks`: the
+/// `plain` reference kernel's cells walked as a block of whole rows per thread (CPU spaces with
+/// threads), rather than by an MDRangePolicy (GPUs: a thread per cell; Serial, whose MDRangePolicy
+/// loop GCC vectorises and which measured faster there than the row walk).
 UNISON_BACKENDS_REFUSING_TUNING(DiffusionTuning)
 
 /// matmul_reduce's `tiled` method: a team computes a tile_m x tile_n tile of A.B, staging

@@ -52,19 +52,25 @@ PassShape checked_shape(const char* fn, PassShape shape, bool user_tile, std::in
   return shape;
 }
 
-// The steps per pass of `algorithm` for diffuse on a field of `field_bytes` bytes: the caller's
-// (checked by diffuse), else the backend's for temporal blocking with Laplacian::final_only (tiled:
-// steps_per_pass; streaming: streaming_steps_per_pass, or streaming_steps_per_pass_large past
-// streaming_large_field_bytes), else 1.
+// The steps per pass of `algorithm` for diffuse on a field of `field_bytes` bytes whose grid rows
+// (along the contiguous axis) are `row_bytes` long: the caller's (checked by diffuse), else the
+// backend's for temporal blocking with Laplacian::final_only (tiled: steps_per_pass; streaming:
+// streaming_steps_per_pass, or streaming_steps_per_pass_large past streaming_large_field_bytes,
+// in row blocks at most as many as keep the ring of rows within streaming_ring_max_bytes), else 1.
 template <class Exec>
 int steps_per_pass(StencilAlgorithm algorithm, Laplacian which, const DiffusionOptions& options,
-                   std::int64_t field_bytes) {
+                   std::int64_t field_bytes, std::int64_t row_bytes) {
   using Tuning = backends::DiffusionTuning<Exec>;
   if (algorithm == StencilAlgorithm::plain || which == Laplacian::every_step) return 1;
   if (options.steps_per_pass > 0) return options.steps_per_pass;
   if (algorithm == StencilAlgorithm::tiled) return Tuning::steps_per_pass;
-  return field_bytes > Tuning::streaming_large_field_bytes ? Tuning::streaming_steps_per_pass_large
-                                                           : Tuning::streaming_steps_per_pass;
+  if (field_bytes <= Tuning::streaming_large_field_bytes) return Tuning::streaming_steps_per_pass;
+  std::int64_t steps = Tuning::streaming_steps_per_pass_large;
+  if (Tuning::streaming_row_blocks && options.strip_rows == 0 && row_bytes > 0) {
+    const std::int64_t fit = 1 + Tuning::streaming_ring_max_bytes / (3 * row_bytes);
+    steps = fit < steps ? fit : steps;
+  }
+  return int(steps);
 }
 
 // The pass shape of `algorithm` with `per_pass` steps a pass: for tiled, the caller's tile or the

@@ -148,10 +148,13 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
           "steps_per_pass ", options.steps_per_pass,
           " with the streaming algorithm in strips: it runs 1 or 2");
 
-  const std::int64_t field_bytes = std::int64_t(f.size() * sizeof(T));
-  const PassShape shape = pass_shape<Exec, T>(
-      fn, algorithm, options, steps_per_pass<Exec>(algorithm, which, options, field_bytes),
-      f.extent(0), f.extent(1));
+  const std::int64_t field_bytes = std::int64_t(f.size() * sizeof(T)),
+                     row_bytes =
+                         std::int64_t((transposed_v<F> ? f.extent(0) : f.extent(1)) * sizeof(T));
+  const PassShape shape =
+      pass_shape<Exec, T>(fn, algorithm, options,
+                          steps_per_pass<Exec>(algorithm, which, options, field_bytes, row_bytes),
+                          f.extent(0), f.extent(1));
   if (steps == 0 || f.size() == 0) return;
 
   const T c = T(coeff);

@@ -76,6 +76,7 @@ struct DiffusionTuning<Kokkos::Cuda> {
   // (strips run 1 or 2 steps a pass: the same at every size)
   static constexpr std::int64_t streaming_large_field_bytes = std::int64_t(32) << 20;
   static constexpr int streaming_steps_per_pass_large = 2;
+  static constexpr std::int64_t streaming_ring_max_bytes = 0;  // (no ring: registers)
   // diffuse_history: two steps per pass in strips (every Laplacian written, the field once a pass)
   static constexpr int history_steps_per_pass = 2;
   static constexpr int scratch_level = 0;

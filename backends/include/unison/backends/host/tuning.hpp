@@ -66,6 +66,9 @@ struct HostDiffusionTuning {
   // step a pass; at 2000^2 and 4096^2, in the caches, no faster (docs/tuning.md).
   static constexpr std::int64_t streaming_large_field_bytes = std::int64_t(128) << 20;
   static constexpr int streaming_steps_per_pass_large = 4;
+  // The rows a thread keeps for such a pass (3 a step but the last) at most this many bytes, a
+  // core's L2: fewer steps a pass for longer rows (one for a row of more than 1/3 of it).
+  static constexpr std::int64_t streaming_ring_max_bytes = std::int64_t(2) << 20;
   // diffuse_history: steps per pass of the streaming kernel (each step's Laplacian to its plane,
   // the field read and written once per pass); on CPUs more measured no faster.
   static constexpr int history_steps_per_pass = 1;
