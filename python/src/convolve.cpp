@@ -12,10 +12,10 @@ using std::string;
 void convolve(py::object x, py::object k, py::object y, const string& mode, const string& algorithm,
               const string& backend, py::object stream) {
   Call call("unison.convolve", call_options(backend, stream));
-  const ArrayRef& ya = call.array(y, "y", Role::output);
+  const ArrayRef& ya = call.array(y, "out", Role::output);
   call.require_rank(ya, 1);
-  const ArrayRef& xa = call.array(x, "x", Role::input, ya.dtype, 1);
-  const ArrayRef& ka = call.array(k, "k", Role::input, ya.dtype, 1);
+  const ArrayRef& xa = call.array(x, "x", Role::input, ya, 1);
+  const ArrayRef& ka = call.array(k, "k", Role::input, ya, 1);
   ConvolveMode m{};
   if (mode == "full") m = ConvolveMode::full;
   else if (mode == "same") m = ConvolveMode::same;
@@ -73,8 +73,8 @@ void matmul_reduce(py::object a, py::object b, py::object out, const string& met
   Call call("unison.matmul_reduce", call_options(backend, stream));
   const ArrayRef& o = call.array(out, "out", Role::output);
   call.require_rank(o, 1);
-  const ArrayRef& aa = call.array(a, "A", Role::input, o.dtype, 2);
-  const ArrayRef& ba = call.array(b, "B", Role::input, o.dtype, 2);
+  const ArrayRef& aa = call.array(a, "A", Role::input, o, 2);
+  const ArrayRef& ba = call.array(b, "B", Role::input, o, 2);
   MatmulMethod m{};
   if (method == "automatic") m = MatmulMethod::automatic;
   else if (method == "tiled") m = MatmulMethod::tiled;

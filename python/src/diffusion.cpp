@@ -5,10 +5,19 @@
 #include <unison/diffusion.hpp>
 #include <unison/field.hpp>
 
+#include <algorithm>
+
 namespace unison::python {
 namespace {
 
 using std::string;
+
+// With the GIL released: raises a signal's pending exception (KeyboardInterrupt for Ctrl-C), if
+// any, as a C++ exception carrying the Python error.
+void raise_pending_signal() {
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
 
 StencilAlgorithm algorithm_of(const string& fn, const string& a) {
   if (a == "automatic") return StencilAlgorithm::automatic;
@@ -33,8 +42,8 @@ void diffusion_step(py::object f, py::object f_next, py::object lapl, double coe
   Call call("unison.diffusion_step", call_options(backend, stream));
   const ArrayRef& fa = call.array(f, "f", Role::input);
   call.require_rank(fa, 2);
-  const ArrayRef& na = call.array(f_next, "f_next", Role::output, fa.dtype, 2);
-  const ArrayRef& la = call.array(lapl, "lapl", Role::output, fa.dtype, 2);
+  const ArrayRef& na = call.array(f_next, "f_next", Role::output, fa, 2);
+  const ArrayRef& la = call.array(lapl, "lapl", Role::output, fa, 2);
   const StencilAlgorithm alg = algorithm_of(call.fn(), algorithm);
   on_float(call.fn(), fa, [&](auto t) {
     using T = decltype(t);
@@ -52,16 +61,38 @@ void diffuse(py::object f, std::int64_t steps, double coeff, py::object lapl,
   Call call("unison.diffuse", call_options(backend, stream));
   const ArrayRef& fa = call.array(f, "f", Role::output);
   call.require_rank(fa, 2);
-  const ArrayRef& la = call.array(lapl, "lapl", Role::output, fa.dtype, 2);
+  const ArrayRef& la = call.array(lapl, "lapl", Role::output, fa, 2);
   if (laplacian != "every_step" && laplacian != "final_only")
     refuse(call.fn(), "laplacian is '" + laplacian + "', expected 'every_step' or 'final_only'");
   const Laplacian which = laplacian == "every_step" ? Laplacian::every_step : Laplacian::final_only;
   const DiffusionOptions o = options_of(call.fn(), algorithm, tile_rows, tile_cols, steps_per_pass);
+  // On a host backend the steps run in chunks of about interrupt_cells cell updates (whole
+  // passes: a multiple of 8 steps, and of steps_per_pass), with a check for a pending signal
+  // (Ctrl-C) between them; every step is computed as in one call, so the bits are the same.
+  constexpr std::int64_t interrupt_cells = std::int64_t(1) << 27;
+  const std::int64_t cells = std::max<std::int64_t>(1, fa.size());
+  const std::int64_t unit = 8 * std::max(1, steps_per_pass);
+  const std::int64_t chunk = std::max<std::int64_t>(1, interrupt_cells / cells / unit) * unit;
   on_float(call.fn(), fa, [&](auto t) {
     using T = decltype(t);
     call.run([&](const auto& exec) {
-      using S = space_of<std::decay_t<decltype(exec)>>;
-      unison::diffuse(exec, view_of<T, 2, S>(fa), steps, coeff, view_of<T, 2, S>(la), which, o);
+      using Exec = std::decay_t<decltype(exec)>;
+      using S = space_of<Exec>;
+      const auto fv = view_of<T, 2, S>(fa);
+      const auto lv = view_of<T, 2, S>(la);
+      if (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, S>::accessible || steps <= chunk) {
+        unison::diffuse(exec, fv, steps, coeff, lv, which, o);
+        return;
+      }
+      for (std::int64_t done = 0; done < steps;) {
+        const std::int64_t now = std::min(chunk, steps - done);
+        unison::diffuse(exec, fv, now, coeff, lv, which, o);
+        done += now;
+        if (done < steps) {
+          exec.fence("unison.diffuse: a chunk of steps, before the check for a signal");
+          raise_pending_signal();
+        }
+      }
     });
   });
 }
@@ -72,7 +103,7 @@ void diffuse_history(py::object f, std::int64_t steps, double coeff, py::object 
   Call call("unison.diffuse_history", call_options(backend, stream));
   const ArrayRef& fa = call.array(f, "f", Role::output);
   call.require_rank(fa, 2);
-  const ArrayRef& ha = call.array(history, "history", Role::output, fa.dtype, 3);
+  const ArrayRef& ha = call.array(history, "history", Role::output, fa, 3);
   DiffusionOptions o;
   o.steps_per_pass = steps_per_pass;
   const bool host = call.device().kind == Device::host;
@@ -83,12 +114,14 @@ void diffuse_history(py::object f, std::int64_t steps, double coeff, py::object 
       unison::diffuse_history(
           exec, view_of<T, 2, S>(fa), steps, coeff, view_of<T, 3, S>(ha),
           [&](std::int64_t first, std::int64_t count, const auto&, const auto&) {
-            if (on_history.is_none()) return;
             // On a host backend the planes are in memory when Python reads them; on a GPU they
             // are in stream order on the call's stream, which the callback's own work joins.
             if (host) exec.fence("unison.diffuse_history: the planes for the callback");
-            py::gil_scoped_acquire gil;
-            on_history(first, count);
+            if (!on_history.is_none()) {
+              py::gil_scoped_acquire gil;
+              on_history(first, count);
+            }
+            if (host) raise_pending_signal();  // (Ctrl-C between groups)
           },
           o);
     });

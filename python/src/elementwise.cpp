@@ -28,7 +28,7 @@ Operand operand(Call& call, py::handle obj, const std::string& name, const Array
     op.scalar = scalar_value(call.fn(), name, obj);
     return op;
   }
-  op.array = &call.array(obj, name, Role::input, out.dtype);
+  op.array = &call.array(obj, name, Role::input, out);
   if (op.array->ndim != out.ndim)
     refuse(call.fn(),
            op.array->describe() + ": expected the rank of out (" + std::to_string(out.ndim) + ")");
@@ -95,15 +95,16 @@ void hypot(py::object x, py::object y, py::object out, const string& backend, py
 
 // out = f(exec, x, a, b, out) for an array x and two operands a and b (arrays like x, or
 // numbers): gaussian_pdf's mean and sigma, clip's bounds.
-template <class F>
+// (with_integers: int32 and int64 as well as the floating-point types)
+template <bool with_integers = false, class F>
 void array_and_two_operands(const char* fn, py::object x, py::object a, const char* a_name,
                             py::object b, const char* b_name, py::object out, const string& backend,
                             py::object stream, F&& f) {
   Call call(fn, call_options(backend, stream));
   const ArrayRef& o = call.array(out, "out", Role::output);
-  const ArrayRef& xa = call.array(x, "x", Role::input, o.dtype);
+  const ArrayRef& xa = call.array(x, "x", Role::input, o);
   Operand oa = operand(call, a, a_name, o), ob = operand(call, b, b_name, o);
-  on_float_rank12(call, o, [&](const auto& exec, auto t, auto r) {
+  auto body = [&](const auto& exec, auto t, auto r) {
     using T = decltype(t);
     constexpr int R = decltype(r)::value;
     using S = space_of<std::decay_t<decltype(exec)>>;
@@ -113,7 +114,9 @@ void array_and_two_operands(const char* fn, py::object x, py::object a, const ch
     with_operand<T, R, S>(oa, [&](const auto& av) {
       with_operand<T, R, S>(ob, [&](const auto& bv) { f(exec, xv, av, bv, ov); });
     });
-  });
+  };
+  if constexpr (with_integers) on_arith_rank12(call, o, body);
+  else on_float_rank12(call, o, body);
 }
 
 void gaussian_pdf(py::object x, py::object mean, py::object sigma, py::object out,
@@ -128,10 +131,10 @@ void polar_distance(py::object r1, py::object t1, py::object r2, py::object t2, 
                     const string& backend, py::object stream) {
   Call call("unison.polar_distance", call_options(backend, stream));
   const ArrayRef& o = call.array(out, "out", Role::output);
-  const ArrayRef& a = call.array(r1, "rho1", Role::input, o.dtype);
-  const ArrayRef& b = call.array(t1, "theta1", Role::input, o.dtype);
-  const ArrayRef& c = call.array(r2, "rho2", Role::input, o.dtype);
-  const ArrayRef& d = call.array(t2, "theta2", Role::input, o.dtype);
+  const ArrayRef& a = call.array(r1, "rho1", Role::input, o);
+  const ArrayRef& b = call.array(t1, "theta1", Role::input, o);
+  const ArrayRef& c = call.array(r2, "rho2", Role::input, o);
+  const ArrayRef& d = call.array(t2, "theta2", Role::input, o);
   on_float_rank12(call, o, [&](const auto& exec, auto t, auto r) {
     using T = decltype(t);
     constexpr int R = decltype(r)::value;
@@ -147,7 +150,7 @@ void zero_suppress(py::object w, py::object threshold, py::object out, const str
                    py::object stream) {
   Call call("unison.zero_suppress", call_options(backend, stream));
   const ArrayRef& o = call.array(out, "out", Role::output);
-  const ArrayRef& wa = call.array(w, "waveform", Role::input, o.dtype);
+  const ArrayRef& wa = call.array(w, "waveform", Role::input, o);
   Operand th = operand(call, threshold, "threshold", o);
   call.require_rank(o, 1, 2);
   auto go = [&](auto t) {
@@ -179,9 +182,9 @@ void zero_suppress(py::object w, py::object threshold, py::object out, const str
 
 void clip(py::object x, py::object lo, py::object hi, py::object out, const string& backend,
           py::object stream) {
-  array_and_two_operands("unison.clip", x, lo, "lo", hi, "hi", out, backend, stream,
-                         [](const auto& exec, const auto& xv, const auto& lv, const auto& hv,
-                            const auto& ov) { unison::clip(exec, xv, lv, hv, ov); });
+  array_and_two_operands<true>("unison.clip", x, lo, "lo", hi, "hi", out, backend, stream,
+                               [](const auto& exec, const auto& xv, const auto& lv, const auto& hv,
+                                  const auto& ov) { unison::clip(exec, xv, lv, hv, ov); });
 }
 
 void make_pulses(py::object t, py::object noise, double period, double amplitude, py::object out,
@@ -189,8 +192,8 @@ void make_pulses(py::object t, py::object noise, double period, double amplitude
   Call call("unison.make_pulses", call_options(backend, stream));
   const ArrayRef& o = call.array(out, "out", Role::output);
   call.require_rank(o, 1);
-  const ArrayRef& ta = call.array(t, "t", Role::input, o.dtype, 1);
-  const ArrayRef& na = call.array(noise, "noise", Role::input, o.dtype, 1);
+  const ArrayRef& ta = call.array(t, "t", Role::input, o, 1);
+  const ArrayRef& na = call.array(noise, "noise", Role::input, o, 1);
   on_float(call.fn(), o, [&](auto z) {
     using T = decltype(z);
     call.run([&](const auto& exec) {
@@ -208,8 +211,8 @@ void hidden_layer(py::object g, py::object w, py::object out, const string& fusi
     refuse(call.fn(), "fusion is '" + fusion + "', expected 'fused' or 'separate'");
   const ArrayRef& o = call.array(out, "out", Role::output);
   call.require_rank(o, 1);
-  const ArrayRef& ga = call.array(g, "greyscales", Role::input, o.dtype, 1);
-  const ArrayRef& wa = call.array(w, "weights", Role::input, o.dtype, 1);
+  const ArrayRef& ga = call.array(g, "greyscales", Role::input, o, 1);
+  const ArrayRef& wa = call.array(w, "weights", Role::input, o, 1);
   on_float(call.fn(), o, [&](auto z) {
     using T = decltype(z);
     call.run([&](const auto& exec) {

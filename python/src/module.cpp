@@ -84,6 +84,9 @@ PYBIND11_MODULE(_unison, m) {
   m.def("finalize", &up::finalize,
         "Finalises Kokkos if this module initialised it (also done at interpreter exit)");
   py::module_::import("atexit").attr("register")(py::cpp_function(&up::finalize));
+  // (registered with os.register_at_fork by unison/__init__.py)
+  m.def("_after_fork_in_child", &up::after_fork_in_child);
+  m.def("_in_forked_child", &up::in_forked_child);
 
   up::bind_elementwise(m);
   up::bind_rowwise(m);

@@ -6,6 +6,8 @@
 #include <unison/random.hpp>
 #include <unison/rowwise.hpp>
 
+#include <cmath>
+
 namespace unison::python {
 namespace {
 
@@ -15,7 +17,7 @@ void l2_norm(py::object v, py::object out, const string& backend, py::object str
   Call call("unison.l2_norm", call_options(backend, stream));
   const ArrayRef& o = call.array(out, "out", Role::output);
   call.require_rank(o, 1);
-  const ArrayRef& va = call.array(v, "V", Role::input, o.dtype, 2);
+  const ArrayRef& va = call.array(v, "V", Role::input, o, 2);
   on_float(call.fn(), o, [&](auto t) {
     using T = decltype(t);
     call.run([&](const auto& exec) {
@@ -28,10 +30,10 @@ void l2_norm(py::object v, py::object out, const string& backend, py::object str
 void matmul_core(py::object a, py::object b, py::object c, const string& backend,
                  py::object stream) {
   Call call("unison.matmul_core", call_options(backend, stream));
-  const ArrayRef& co = call.array(c, "C", Role::output);
+  const ArrayRef& co = call.array(c, "out", Role::output);
   call.require_rank(co, 3);
-  const ArrayRef& aa = call.array(a, "A", Role::input, co.dtype, 3);
-  const ArrayRef& ba = call.array(b, "B", Role::input, co.dtype, 3);
+  const ArrayRef& aa = call.array(a, "A", Role::input, co, 3);
+  const ArrayRef& ba = call.array(b, "B", Role::input, co, 3);
   on_float(call.fn(), co, [&](auto t) {
     using T = decltype(t);
     call.run([&](const auto& exec) {
@@ -69,6 +71,15 @@ void histogram(py::object x, double xmin, double xmax, py::object counts, const 
   }
 }
 
+// The edges histogram places values against: e_k = fma(k, w, xmin) in double, e_bins = xmax.
+py::list histogram_edges(double xmin, double xmax, std::int64_t bins) {
+  py::list edges;
+  const double w = (xmax - xmin) / static_cast<double>(bins);
+  for (std::int64_t k = 0; k < bins; ++k) edges.append(std::fma(static_cast<double>(k), w, xmin));
+  edges.append(xmax);
+  return edges;
+}
+
 double monte_carlo_pi(std::int64_t samples, std::uint64_t seed, const string& backend,
                       py::object stream) {
   Call call("unison.monte_carlo_pi", call_options(backend, stream));
@@ -85,6 +96,7 @@ void bind_rowwise(py::module_& m) {
   m.def("matmul_core", &matmul_core, arg("A"), arg("B"), arg("C"), arg("backend"), arg("stream"));
   m.def("histogram", &histogram, arg("x"), arg("xmin"), arg("xmax"), arg("counts"), arg("backend"),
         arg("stream"));
+  m.def("_histogram_edges", &histogram_edges, arg("xmin"), arg("xmax"), arg("bins"));
   m.def("monte_carlo_pi", &monte_carlo_pi, arg("samples"), arg("seed"), arg("backend"),
         arg("stream"));
 }

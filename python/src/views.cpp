@@ -29,6 +29,14 @@ void release_instances() {
 void release_instances() {}
 #endif
 
+namespace {
+bool forked_child = false;
+bool warned_after_fork = false;
+}  // namespace
+
+void after_fork_in_child() { forked_child = true; }
+bool in_forked_child() { return forked_child; }
+
 void Call::require_rank(const ArrayRef& a, int rank) const { require_rank(a, rank, rank); }
 
 void Call::require_rank(const ArrayRef& a, int lo, int hi) const {
@@ -49,22 +57,58 @@ const ArrayRef& Call::array(py::handle obj, const std::string& name, Role role) 
   return arrays_.back();
 }
 
-const ArrayRef& Call::array(py::handle obj, const std::string& name, Role role, Dtype dtype) {
+const ArrayRef& Call::array(py::handle obj, const std::string& name, Role role,
+                            const ArrayRef& like) {
+  const Dtype dtype = like.dtype;
+  const std::string like_name = like.name;  // (like may be the deque's last element: copied)
   const ArrayRef& a = array(obj, name, role);
   if (a.dtype != dtype)
-    refuse_type(fn_,
-                a.describe() + ": expected " + dtype_name(dtype) + " (Unison converts nothing)");
+    refuse_type(fn_, a.describe() + " and " + like_name + " (" + dtype_name(dtype) +
+                         ") differ in dtype: the arrays of a call share one (Unison converts "
+                         "nothing)");
   return a;
 }
 
-const ArrayRef& Call::array(py::handle obj, const std::string& name, Role role, Dtype dtype,
-                            int rank) {
-  const ArrayRef& a = array(obj, name, role, dtype);
+const ArrayRef& Call::array(py::handle obj, const std::string& name, Role role,
+                            const ArrayRef& like, int rank) {
+  const ArrayRef& a = array(obj, name, role, like);
   require_rank(a, rank);
   return a;
 }
 
 std::string Call::resolve_backend() const {
+  std::string b = resolve_backend_in_parent();
+  if (!forked_child) return b;
+  if (b == "cuda")
+    refuse(fn_,
+           "this process was forked from one that had imported unison, and a CUDA context does "
+           "not survive a fork: start the process with multiprocessing's 'spawn' or "
+           "'forkserver' method instead");
+#if defined(KOKKOS_ENABLE_SERIAL)
+  if (b == "openmp") {
+    if (!warned_after_fork) {
+      warned_after_fork = true;
+      if (PyErr_WarnEx(PyExc_RuntimeWarning,
+                       "unison: this process was forked from one that had imported unison, and "
+                       "OpenMP's threads do not survive a fork: host calls run on one thread "
+                       "(the Serial backend) in this process; multiprocessing's 'spawn' or "
+                       "'forkserver' methods keep every thread",
+                       1) != 0)
+        throw py::error_already_set();
+    }
+    return "serial";
+  }
+#else
+  if (b == "openmp")
+    refuse(fn_,
+           "this process was forked from one that had imported unison, OpenMP's threads do not "
+           "survive a fork, and this build has no Serial backend to run on instead: use "
+           "multiprocessing's 'spawn' or 'forkserver' method");
+#endif
+  return b;
+}
+
+std::string Call::resolve_backend_in_parent() const {
   const Device d = device();
   std::string b = options_.backend;
   if (d.kind == Device::cuda) {

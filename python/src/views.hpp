@@ -30,6 +30,12 @@ Kokkos::Cuda cuda_instance(std::uintptr_t stream);
 /// Drops the cached instances (before Kokkos is finalised).
 void release_instances();
 
+/// Called in a child process forked after import (os.register_at_fork): OpenMP's threads did
+/// not survive the fork, and neither did the CUDA context. From then on the host calls that
+/// would run on OpenMP run on Serial (with one RuntimeWarning), and device calls are refused.
+void after_fork_in_child();
+bool in_forked_child();
+
 /// Unmanaged Views over an ArrayRef's memory.
 template <class T, int Rank, class Space>
 using ViewOf = Kokkos::View<
@@ -67,10 +73,12 @@ class Call {
 
   /// An array argument, refused unless on the device of the call's other arrays.
   const ArrayRef& array(py::handle obj, const std::string& name, Role role);
-  /// The same, also refused unless its dtype is `dtype`.
-  const ArrayRef& array(py::handle obj, const std::string& name, Role role, Dtype dtype);
+  /// The same, also refused unless its dtype is that of `like` (an array of the call taken
+  /// before, whose name the message gives: the arrays of a call share one dtype).
+  const ArrayRef& array(py::handle obj, const std::string& name, Role role, const ArrayRef& like);
   /// The same, also refused unless it has `rank` dimensions.
-  const ArrayRef& array(py::handle obj, const std::string& name, Role role, Dtype dtype, int rank);
+  const ArrayRef& array(py::handle obj, const std::string& name, Role role, const ArrayRef& like,
+                        int rank);
 
   /// Refuses an array whose rank is not `rank`.
   void require_rank(const ArrayRef& a, int rank) const;
@@ -117,6 +125,7 @@ class Call {
 
  private:
   std::string resolve_backend() const;
+  std::string resolve_backend_in_parent() const;
 
   std::string fn_;
   CallOptions options_;

@@ -121,7 +121,8 @@ def test_misaligned_pointer_refused():
 def test_dtypes_never_converted():
     x64 = np.ones(5)
     out = np.full(5, 3, np.float32)
-    with pytest.raises(TypeError, match=r"x \(float64.*expected float32 \(Unison converts nothing\)"):
+    with pytest.raises(TypeError, match=r"x \(float64.*\) and out \(float32\) differ in dtype: "
+                                        r"the arrays of a call share one \(Unison converts nothing\)"):
         unison.add(x64, 1.0, out=out)
     with pytest.raises(TypeError, match="complex|DLPack type|format"):
         unison.add(np.ones(5, np.complex64), 1.0, out=np.zeros(5, np.complex64))
@@ -129,18 +130,18 @@ def test_dtypes_never_converted():
         unison.hypot(np.ones(5, np.int32), 1, out=np.zeros(5, np.int32))
     with pytest.raises(TypeError, match="expected float32, float64, int32 or int64"):
         unison.add(np.ones(5, np.uint8), 1, out=np.zeros(5, np.uint8))
-    with pytest.raises(TypeError, match="not an array"):
-        unison.add([1.0, 2.0], 1.0, out=np.zeros(2))
+    with pytest.raises(TypeError, match=r"x \(object\) is not an array_like"):
+        unison.add(object(), 1.0, out=np.zeros(2))
     untouched(out, np.full(5, 3))
 
 
 def test_ranks_and_extents():
-    with pytest.raises(ValueError, match="expected 1 to 2 dimensions"):
+    with pytest.raises(ValueError, match="expected 1 or 2 dimensions"):
         unison.add(np.ones((2, 2, 2)), 1.0)
-    with pytest.raises(ValueError, match="expected the rank of out"):
+    with pytest.raises(ValueError, match=r"shapes do not broadcast together: x \(4,\), y \(2, 2\)"):
         unison.add(np.ones(4), np.ones((2, 2)), out=np.zeros(4))
     out = np.zeros(5)
-    with pytest.raises(ValueError, match="unison::add"):  # the C++ check, as ValueError
+    with pytest.raises(ValueError, match="unison.add: the shapes do not broadcast together"):
         unison.add(np.ones(4), np.ones(5), out=out)
     untouched(out, np.zeros(5))
 

@@ -28,11 +28,10 @@ def test_convolve(rng, dtype, n, m, mode):
 
 def test_convolve_errors():
     x = np.ones(10, np.float32)
-    with pytest.raises(ValueError, match="unison::convolve"):
-        unison.convolve(x[:3], x)  # k longer than x
+    np.testing.assert_array_equal(unison.convolve(x[:3], x), np.convolve(x[:3], x))  # either order
     with pytest.raises(ValueError, match="mode is 'wide'"):
         unison.convolve(x, x[:2], "wide", out=np.zeros(11, np.float32))
-    with pytest.raises(ValueError, match="unison::convolve"):
+    with pytest.raises(ValueError, match=r"unison.convolve: out .*expected shape \(11,\)"):
         unison.convolve(x, x[:2], "full", out=np.zeros(10, np.float32))
     assert unison.convolve_extent(10, 3, "valid") == 8
 

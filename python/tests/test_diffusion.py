@@ -99,7 +99,7 @@ def test_diffusion_errors():
         unison.diffusion_step(f, 0.1, algorithm="fast")
     with pytest.raises(ValueError, match="laplacian is 'some'"):
         unison.diffuse(f, 2, 0.1, laplacian="some")
-    with pytest.raises(ValueError, match="unison::diffuse: steps"):
+    with pytest.raises(ValueError, match="unison.diffuse: steps is -1"):
         unison.diffuse(f, -1, 0.1)
     with pytest.raises(ValueError, match="coeff"):
         unison.diffuse(f, 1, float("nan"))

@@ -14,7 +14,11 @@ Bad input raises ``ValueError`` (or ``TypeError`` for a wrong type) naming the f
 argument and its dtype, shape, strides and device; nothing is written.
 """
 
+import math as _math
 import numbers as _numbers
+import operator as _operator
+import os as _os
+import sys as _sys
 
 from . import _unison
 
@@ -32,6 +36,14 @@ finalize = _unison.finalize
 release_temporary_memory = _unison.release_temporary_memory
 temporary_memory_bytes = _unison.temporary_memory_bytes
 
+# A child forked after import has neither OpenMP's threads nor a CUDA context: its host calls run
+# on Serial (one RuntimeWarning says so), its device calls are refused (_unison's Call).
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=_unison._after_fork_in_child)
+
+_FLOATS = ("float32", "float64")
+_ARITH = ("float32", "float64", "int32", "int64")
+
 
 def _library(a):
     return type(a).__module__.split(".")[0]
@@ -40,6 +52,10 @@ def _library(a):
 def _is_array(a):
     return hasattr(a, "__dlpack__") or hasattr(a, "__cuda_array_interface__") or (
         hasattr(a, "shape") and hasattr(a, "dtype"))
+
+
+def _is_number(v):
+    return isinstance(v, _numbers.Number) and not _is_array(v)
 
 
 def _scalar(v):
@@ -53,10 +69,164 @@ def _scalar(v):
     return v
 
 
+def _dtype_name(a):
+    d = a.dtype
+    name = getattr(d, "name", None) or str(d).replace("torch.", "")
+    if getattr(d, "byteorder", "=") == (">" if _sys.byteorder == "little" else "<"):
+        name += " (non-native byte order)"
+    return name
+
+
+def _describe(name, a):
+    return f"{name} ({_dtype_name(a)}, shape {tuple(a.shape)}, {_library(a)})"
+
+
+def _integer(fn, name, v, minimum=None):
+    """v as a Python int: a TypeError unless it is integral (2.5, 2.0 and "2" are not)."""
+    if isinstance(v, bool) or not isinstance(v, (int, _numbers.Integral)):
+        try:
+            if isinstance(v, (bool, float, str)) or _is_array(v) and getattr(v, "ndim", 1) != 0:
+                raise TypeError
+            v = _operator.index(v)
+        except TypeError:
+            raise TypeError(f"unison.{fn}: {name} is {v!r}, not an integer") from None
+    v = int(v)
+    if minimum is not None and v < minimum:
+        raise ValueError(f"unison.{fn}: {name} is {v}, expected at least {minimum}")
+    return v
+
+
+def _real(fn, name, v):
+    if isinstance(v, bool) or not isinstance(v, _numbers.Real):
+        try:
+            if _is_array(v) and getattr(v, "ndim", 1) == 0:
+                return float(v)
+        except (TypeError, ValueError):
+            pass
+        raise TypeError(f"unison.{fn}: {name} is {v!r}, not a real number")
+    return float(v)
+
+
+def _word(fn, name, v, choices):
+    if not isinstance(v, str):
+        raise TypeError(f"unison.{fn}: {name} is {v!r}, expected one of "
+                        + ", ".join(repr(c) for c in choices))
+    return v
+
+
+def _backend(fn, backend):
+    if backend is None:
+        return ""
+    return _word(fn, "backend", backend, ("openmp", "serial", "cuda"))
+
+
+def _check_class(fn, name, a):
+    """Refuses ndarray subclasses whose meaning a new plain array would drop (masked arrays,
+    np.matrix, ...); np.memmap is memory like any other."""
+    np = _sys.modules.get("numpy")
+    if np is None or type(a) is np.ndarray or not isinstance(a, np.ndarray) or \
+            type(a) is np.memmap:
+        return a
+    what = "a masked array: its mask" if isinstance(a, np.ma.MaskedArray) else \
+        f"a {type(a).__module__}.{type(a).__qualname__}, a subclass of numpy.ndarray: its class"
+    raise TypeError(f"unison.{fn}: {name} is {what} would be lost; pass numpy.asarray({name}) "
+                    f"(or its .filled() values) to compute on the plain array")
+
+
+def _convert(fn, name, v, like, float_only):
+    """An array_like that is not an array (a list, a tuple, a number) as an array of like's
+    library, dtype and device (NumPy, and NumPy's choice of dtype, without like)."""
+    import numpy as np
+    dtype = None if like is None else _numpy_dtype(like)
+    try:
+        a = np.asarray(v, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"unison.{fn}: {name} ({type(v).__qualname__}) is not an array_like of "
+                        f"numbers ({e})") from None
+    if a.dtype == object or a.dtype.kind not in "biuf":
+        raise TypeError(f"unison.{fn}: {name} ({type(v).__qualname__}) is not an array_like of "
+                        "numbers")
+    if float_only and a.dtype.kind != "f":
+        a = a.astype(np.float64)
+    elif a.dtype.kind == "b":
+        a = a.astype(np.int64)
+    if like is None or _library(like) == "numpy":
+        return a
+    lib = _library(like)
+    if lib == "cupy":
+        import cupy
+        with cupy.cuda.Device(like.device.id):
+            return cupy.asarray(a)
+    if lib == "torch":
+        import torch
+        return torch.as_tensor(a, device=like.device)
+    if hasattr(like, "__cuda_array_interface__"):
+        from numba import cuda
+        return cuda.to_device(a)
+    return a
+
+
+def _numpy_dtype(like):
+    import numpy as np
+    d = like.dtype
+    if isinstance(d, np.dtype):
+        return d
+    return np.dtype(str(d).replace("torch.", ""))
+
+
+def _given(fn, name, v):
+    """v as the call takes it when it is an array: as it is (ndarray subclasses refused); a
+    buffer-protocol object (memoryview, array.array, bytearray) as a NumPy array over its memory
+    (no copy). None for anything else."""
+    if _is_array(v):
+        return None if isinstance(v, _numbers.Number) else _check_class(fn, name, v)
+    if isinstance(v, (str, list, tuple, _numbers.Number)) or v is None:
+        return None
+    try:
+        memoryview(v).release()
+    except TypeError:
+        return None
+    import numpy
+    return numpy.asarray(v)
+
+
+def _input(fn, name, v, like=None, float_only=True):
+    """An input argument: an array as it is (_given), anything else converted (_convert)."""
+    a = _given(fn, name, v)
+    return a if a is not None else _convert(fn, name, v, like, float_only)
+
+
+def _output(fn, name, a):
+    """An array argument the call writes into: an array (a list would be a copy, its result
+    lost)."""
+    g = _given(fn, name, a)
+    if g is None:
+        raise TypeError(f"unison.{fn}: {name} is a {type(a).__qualname__}; it is written into, "
+                        "so it must be an array")
+    return g
+
+
+def _require(fn, name, a, dtypes=None, ndims=None):
+    """Refuses, naming the caller's argument, what a new output made like it would be refused
+    for (its dtype, its rank)."""
+    if dtypes is not None and _dtype_name(a) not in dtypes:
+        raise TypeError(f"unison.{fn}: {_describe(name, a)}: expected "
+                        + " or ".join(dtypes) + " (Unison converts nothing)")
+    if ndims is not None and len(a.shape) not in ndims:
+        want = " or ".join(str(n) for n in ndims)
+        raise ValueError(f"unison.{fn}: {_describe(name, a)}: expected {want} dimensions")
+    return a
+
+
 def _stream_of(stream, arrays):
     """The stream device work is enqueued on, as an integer (None for host arrays)."""
     if stream is not None:
+        if isinstance(stream, bool):
+            raise TypeError(f"unison: stream is {stream!r}, not a CUDA stream")
         if isinstance(stream, int):
+            if stream < 0 or stream >= 2**64:
+                raise ValueError(f"unison: stream is {stream}, not a CUDA stream handle (an "
+                                 "integer from 0 to 2**64 - 1)")
             return stream
         for attr in ("ptr", "cuda_stream", "handle"):
             value = getattr(stream, attr, None)
@@ -75,127 +245,379 @@ def _stream_of(stream, arrays):
     return None
 
 
-def _empty(like, shape, dtype=None):
-    """A new array of like's library, on like's device."""
+def _fortran_only(a):
+    """True for an array contiguous in Fortran order but not in C order (NumPy, CuPy)."""
+    flags = getattr(a, "flags", None)
+    if flags is None or len(a.shape) < 2:
+        return False
+    try:
+        return bool(flags.f_contiguous) and not bool(flags.c_contiguous)
+    except AttributeError:
+        return False
+
+
+def _empty(like, shape, dtype=None, order_like=None, zeros=False):
+    """A new array of like's library, on like's device; in Fortran order where order_like is
+    (NumPy's order "K" for the contiguous orders)."""
     lib = _library(like)
     dtype = like.dtype if dtype is None else dtype
+    order = "F" if order_like is not None and _fortran_only(order_like) else "C"
     if lib == "cupy":
         import cupy
         with cupy.cuda.Device(like.device.id):
-            return cupy.empty(shape, dtype=dtype)
+            return (cupy.zeros if zeros else cupy.empty)(shape, dtype=dtype, order=order)
     if lib == "torch":
         import torch
-        return torch.empty(shape, dtype=dtype, device=like.device)
+        return (torch.zeros if zeros else torch.empty)(shape, dtype=dtype, device=like.device)
     if hasattr(like, "__cuda_array_interface__") and not hasattr(like, "__array_interface__"):
         from numba import cuda
-        return cuda.device_array(shape, dtype=dtype)
+        a = cuda.device_array(shape, dtype=dtype, order=order)
+        if zeros and a.size:
+            import numpy
+            a.copy_to_device(numpy.zeros(shape, dtype=dtype, order=order))
+        return a
     import numpy
-    return numpy.empty(shape, dtype=dtype)
+    return (numpy.zeros if zeros else numpy.empty)(shape, dtype=dtype, order=order)
 
 
-def _first_array(*values):
-    for v in values:
-        if _is_array(v):
-            return v
-    return None
+def _broadcast_shape(fn, named):
+    """The shape NumPy broadcasts (name, shape) pairs to, or a ValueError naming them."""
+    ndim = max((len(s) for _, s in named), default=0)
+    result = [1] * ndim
+    for _, s in named:
+        for i, n in enumerate(s):
+            j = ndim - len(s) + i
+            if n != 1:
+                if result[j] not in (1, n):
+                    text = ", ".join(f"{name} {tuple(s)}" for name, s in named)
+                    raise ValueError(f"unison.{fn}: the shapes do not broadcast together: {text}")
+                result[j] = n
+    return tuple(result)
 
 
-def _binary(fn, x, y, out, backend, stream):
-    x, y = _scalar(x), _scalar(y)
-    like = _first_array(x, y)
-    if out is None and like is not None:
-        out = _empty(like, like.shape)
-    fn(x, y, out, backend or "", _stream_of(stream, [a for a in (like, out) if a is not None]))
-    return out
+def _shape_of(a):
+    """An array's shape as a tuple, None where it does not state one."""
+    shape = getattr(a, "shape", None)
+    if shape is None and hasattr(a, "__cuda_array_interface__"):
+        try:
+            shape = a.__cuda_array_interface__["shape"]
+        except (KeyError, TypeError, AttributeError):
+            return None
+    try:
+        return tuple(int(n) for n in shape)
+    except TypeError:
+        return None
+
+
+def _broadcast_to(fn, name, a, shape):
+    """a as a view of the given shape (stride 0 along the broadcast axes): no copy."""
+    if _shape_of(a) == shape:
+        return a
+    lib = _library(a)
+    if lib == "torch":
+        return a.expand(shape)
+    if lib in ("numpy", "cupy"):
+        return _sys.modules[lib].broadcast_to(a, shape)
+    raise ValueError(f"unison.{fn}: {_describe(name, a)} would have to broadcast to {shape}, and "
+                     f"a {type(a).__qualname__} cannot be viewed so; give it that shape")
+
+
+def _elementwise(fn, operands, out, dtypes, ndims=(1, 2)):
+    """NumPy's rules for the element-wise functions: operands (name, value, may_be_scalar) made
+    arrays (array_like converted with the first array's library and dtype), broadcast to one
+    shape (out's, when given) without a copy, and out made in the order of the input of that
+    shape when not given. 0-d operands take rank 1 for the call. Returns (values, out, result):
+    result is what the function returns."""
+    given = [_given(fn, name, v) for name, v, _ in operands]
+    like = next((a for a in given if a is not None), None)
+    result = out
+    if out is not None:
+        out = _output(fn, "out", out)
+    float_only = dtypes is _FLOATS
+    values = []
+    for (name, v, may_be_scalar), a in zip(operands, given):
+        if a is not None:
+            values.append(a)
+        elif may_be_scalar and _is_number(v) and (like is not None or out is not None):
+            values.append(_scalar(v))
+        else:
+            a = _convert(fn, name, v, like if like is not None else out, float_only)
+            if like is None:
+                like = a
+            values.append(a)
+    shapes = [(name, _shape_of(v)) for (name, _, _), v in zip(operands, values)
+              if not isinstance(v, (bool, int, float))]
+    if any(s is None for _, s in shapes) or out is not None and _shape_of(out) is None:
+        return values, out, result  # an array that does not state its shape: taken as it is
+    if out is not None:
+        out_shape = _shape_of(out)
+        shape = _broadcast_shape(fn, shapes + [("out", out_shape)])
+        if shape != out_shape:
+            text = ", ".join(f"{name} {s}" for name, s in shapes)
+            raise ValueError(f"unison.{fn}: out has shape {out_shape}, but the inputs "
+                             f"broadcast to {shape} ({text})")
+    else:
+        shape = _broadcast_shape(fn, shapes)
+    arrays = [(name, v) for (name, _, _), v in zip(operands, values)
+              if not isinstance(v, (bool, int, float))]
+    full = [v for _, v in arrays if _shape_of(v) == shape]
+    if out is None:
+        first_name, first = arrays[0]
+        _require(fn, first_name, first, dtypes)
+        if len(shape) > max(ndims):
+            big = max(arrays, key=lambda nv: len(_shape_of(nv[1])))
+            _require(fn, big[0], big[1], None, ndims)
+        out = _empty(first, shape, order_like=full[0] if full else None)
+        result = out
+    if len(shape) == 0:  # 0-d: run on rank-1 views of one element
+        shape = (1,)
+        out = out.reshape(shape)
+        values = [v.reshape(shape) if not isinstance(v, (bool, int, float)) else v
+                  for v in values]
+    names = [name for name, _, _ in operands]
+    values = [_broadcast_to(fn, n, v, shape) if not isinstance(v, (bool, int, float)) else v
+              for n, v in zip(names, values)]
+    return values, out, result
+
+
+def _call_binary(cfn, fn, x, y, out, backend, stream, dtypes):
+    (x, y), out, result = _elementwise(fn, [("x", x, True), ("y", y, True)], out, dtypes)
+    cfn(x, y, out, _backend(fn, backend), _stream_of(stream, [out]))
+    return result
 
 
 def add(x, y, out=None, *, backend=None, stream=None):
-    """out = x + y, element by element (float32, float64, int32, int64; x or y may be a number)."""
-    return _binary(_unison.add, x, y, out, backend, stream)
+    """out = x + y, element by element (float32, float64, int32, int64). x and y: arrays,
+    array_likes or numbers, broadcast together as NumPy does; the arrays of one dtype (Unison
+    converts nothing: float32 + float64 is refused)."""
+    return _call_binary(_unison.add, "add", x, y, out, backend, stream, _ARITH)
 
 
 def hypot(x, y, out=None, *, backend=None, stream=None):
-    """out = sqrt(x² + y²) without overflow (float32, float64; x or y may be a number)."""
-    return _binary(_unison.hypot, x, y, out, backend, stream)
+    """out = sqrt(x² + y²) without overflow (float32, float64; broadcast as add)."""
+    return _call_binary(_unison.hypot, "hypot", x, y, out, backend, stream, _FLOATS)
 
 
 def gaussian_pdf(x, mean=0.0, sigma=1.0, out=None, *, backend=None, stream=None):
-    """The normal density at x (mean and sigma: numbers or arrays like x)."""
-    mean, sigma = _scalar(mean), _scalar(sigma)
-    out = out if out is not None else _empty(x, x.shape)
-    _unison.gaussian_pdf(x, mean, sigma, out, backend or "", _stream_of(stream, [x, out]))
-    return out
+    """The normal density at x (float32, float64); mean and sigma: numbers or arrays, broadcast
+    with x as NumPy does."""
+    (x, mean, sigma), out, result = _elementwise(
+        "gaussian_pdf", [("x", x, False), ("mean", mean, True), ("sigma", sigma, True)], out,
+        _FLOATS)
+    _unison.gaussian_pdf(x, mean, sigma, out, _backend("gaussian_pdf", backend),
+                         _stream_of(stream, [out]))
+    return result
 
 
 def polar_distance(rho1, theta1, rho2, theta2, out=None, *, backend=None, stream=None):
-    """The distance between the points (rho1, theta1) and (rho2, theta2) in polar form."""
-    out = out if out is not None else _empty(rho1, rho1.shape)
-    _unison.polar_distance(rho1, theta1, rho2, theta2, out, backend or "",
-                           _stream_of(stream, [rho1, out]))
-    return out
+    """The distance between the points (rho1, theta1) and (rho2, theta2) in polar form
+    (float32, float64; broadcast as NumPy does)."""
+    (a, b, c, d), out, result = _elementwise(
+        "polar_distance", [("rho1", rho1, False), ("theta1", theta1, False),
+                           ("rho2", rho2, False), ("theta2", theta2, False)], out, _FLOATS)
+    _unison.polar_distance(a, b, c, d, out, _backend("polar_distance", backend),
+                           _stream_of(stream, [out]))
+    return result
 
 
 def zero_suppress(waveform, threshold, out=None, *, backend=None, stream=None):
     """out = 0 where waveform < threshold, else waveform (int16, float32, float64)."""
-    threshold = _scalar(threshold)
-    out = out if out is not None else _empty(waveform, waveform.shape)
-    _unison.zero_suppress(waveform, threshold, out, backend or "",
-                          _stream_of(stream, [waveform, out]))
-    return out
+    (waveform, threshold), out, result = _elementwise(
+        "zero_suppress", [("waveform", waveform, False), ("threshold", threshold, True)], out,
+        ("int16", "float32", "float64"))
+    _unison.zero_suppress(waveform, threshold, out, _backend("zero_suppress", backend),
+                          _stream_of(stream, [out]))
+    return result
+
+
+def _no_bound(fn, x, out, lower):
+    """The bound clip takes for None: -inf or +inf; for integers the type's limit, as a 0-d
+    array of x's library and dtype (int64's largest is not a double)."""
+    import numpy as np
+    probe = _given(fn, "out", out) if out is not None else _input(fn, "x", x, None, False)
+    dtype = _numpy_dtype(probe)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return _convert(fn, "lo" if lower else "hi", int(info.min if lower else info.max), probe,
+                        False)
+    return -_math.inf if lower else _math.inf
 
 
 def clip(x, lo, hi, out=None, *, backend=None, stream=None):
-    """x limited to [lo, hi], as NumPy's clip (lo and hi: numbers or arrays like x)."""
-    lo, hi = _scalar(lo), _scalar(hi)
-    out = out if out is not None else _empty(x, x.shape)
-    _unison.clip(x, lo, hi, out, backend or "", _stream_of(stream, [x, out]))
-    return out
+    """x limited to [lo, hi], as NumPy's clip (float32, float64, int32, int64): lo or hi may be
+    None (no bound on that side), numbers or arrays broadcast with x; where lo > hi the result
+    is hi. Differs from NumPy: a NaN bound is refused (NumPy gives NaN everywhere)."""
+    if lo is None and hi is None:
+        raise ValueError("unison.clip: lo and hi are both None; give at least one bound")
+    if lo is None:
+        lo = _no_bound("clip", x, out, True)
+    if hi is None:
+        hi = _no_bound("clip", x, out, False)
+    if _is_number(lo) and _is_number(hi) and lo > hi:
+        lo = hi  # NumPy's rule: hi everywhere (a NaN x stays NaN)
+    (x, lo, hi), out, result = _elementwise(
+        "clip", [("x", x, False), ("lo", lo, True), ("hi", hi, True)], out, _ARITH)
+    _unison.clip(x, lo, hi, out, _backend("clip", backend), _stream_of(stream, [out]))
+    return result
 
 
 def make_pulses(t, noise, period, amplitude, out=None, *, backend=None, stream=None):
     """The tutorial's pulses: max(sin(t / period) - 0.3, 0) * amplitude + noise (rank 1)."""
-    out = out if out is not None else _empty(t, t.shape)
-    _unison.make_pulses(t, noise, float(period), float(amplitude), out, backend or "",
-                        _stream_of(stream, [t, out]))
-    return out
+    period = _real("make_pulses", "period", period)
+    amplitude = _real("make_pulses", "amplitude", amplitude)
+    (t, noise), out, result = _elementwise(
+        "make_pulses", [("t", t, False), ("noise", noise, False)], out, _FLOATS, (1,))
+    _unison.make_pulses(t, noise, period, amplitude, out, _backend("make_pulses", backend),
+                        _stream_of(stream, [out]))
+    return result
 
 
 def hidden_layer(greyscales, weights, out=None, *, fusion="fused", backend=None, stream=None):
-    """The tutorial's hidden layer: tanh(greyscales / 255 * weights) (rank 1)."""
-    out = out if out is not None else _empty(weights, weights.shape)
-    _unison.hidden_layer(greyscales, weights, out, fusion, backend or "",
-                         _stream_of(stream, [weights, out]))
-    return out
+    """The tutorial's hidden layer: tanh(greyscales / 255 * weights) (rank 1; the result is
+    like weights)."""
+    fusion = _word("hidden_layer", "fusion", fusion, ("fused", "separate"))
+    (w, g), out, result = _elementwise(
+        "hidden_layer", [("weights", weights, False), ("greyscales", greyscales, False)], out,
+        _FLOATS, (1,))
+    _unison.hidden_layer(g, w, out, fusion, _backend("hidden_layer", backend),
+                         _stream_of(stream, [out]))
+    return result
 
 
 def l2_norm(V, out=None, *, backend=None, stream=None):
     """The Euclidean norm of each row of the rank-2 V (float32 or float64), summed in double."""
-    out = out if out is not None else _empty(V, (V.shape[0],))
-    _unison.l2_norm(V, out, backend or "", _stream_of(stream, [V, out]))
+    V = _input("l2_norm", "V", V, out)
+    if out is None:
+        _require("l2_norm", "V", V, _FLOATS, (2,))
+        out = _empty(V, (V.shape[0],))
+    else:
+        _check_class("l2_norm", "out", out)
+    _unison.l2_norm(V, out, _backend("l2_norm", backend), _stream_of(stream, [V, out]))
     return out
 
 
 def matmul_core(A, B, out=None, *, backend=None, stream=None):
     """A batch of small matrix products: out[q] = A[q] @ B[q] (rank-3 arrays)."""
-    out = out if out is not None else _empty(A, (A.shape[0], A.shape[1], B.shape[2]))
-    _unison.matmul_core(A, B, out, backend or "", _stream_of(stream, [A, out]))
+    A = _input("matmul_core", "A", A, out)
+    B = _input("matmul_core", "B", B, A)
+    if out is None:
+        _require("matmul_core", "A", A, _FLOATS, (3,))
+        _require("matmul_core", "B", B, None, (3,))
+        out = _empty(A, (A.shape[0], A.shape[1], B.shape[2]))
+    else:
+        _check_class("matmul_core", "out", out)
+        a, b, o = _shape_of(A), _shape_of(B), _shape_of(out)
+        if a is not None and b is not None and o is not None and len(a) == len(b) == 3 and \
+                a[0] == b[0] and a[2] == b[1] and o != (a[0], a[1], b[2]):
+            raise ValueError(f"unison.matmul_core: {_describe('out', out)}: expected shape "
+                             f"{(a[0], a[1], b[2])} for A of {a} and B of {b}")
+    _unison.matmul_core(A, B, out, _backend("matmul_core", backend),
+                        _stream_of(stream, [A, out]))
     return out
 
 
-def histogram(x, xmin, xmax, counts=None, *, bins=None, backend=None, stream=None):
-    """Counts of x (rank 1, float32 or float64) in equal bins over [xmin, xmax): into counts
-    (int64 or int32, its length the number of bins), or a new int64 array of `bins` counts.
+def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream=None):
+    """Counts of x (rank 1, float32 or float64) in equal bins, in two forms.
+
+    NumPy's: histogram(x, bins=10, range=None) returns (counts, edges) as np.histogram does:
+    int64 counts, float64 edges, the last bin closed (a value equal to the upper edge is
+    counted in it), range (x.min(), x.max()) when not given. Differs from NumPy: bins is a
+    number of equal bins (not edges), and the edges are Unison's exact ones (below).
+
+    Unison's: histogram(x, xmin, xmax, counts=None, *, bins=None) counts into counts (int64 or
+    int32, its length the number of bins) or a new int64 array of `bins` counts, and returns
+    the counts; every bin is half open: xmax is not counted.
+
     Every bin is e_k <= v < e_k+1 with the edges e_k = fma(k, (xmax - xmin) / bins, xmin) in
-    double (one rounding) and e_bins = xmax: NumPy's histogram(x, bins, (xmin, xmax)) rounds
-    its edges twice and counts xmax in its last bin, so a value within a rounding of an edge
-    can fall in a neighbouring bin. Values outside, infinities and NaN are not counted."""
+    double (one rounding) and e_bins = xmax: NumPy rounds its edges twice, so a value within a
+    rounding of an edge can fall in a neighbouring bin. Values outside, infinities and NaN are
+    not counted."""
+    fn = "histogram"
+    if len(args) >= 2:
+        if len(args) > 3:
+            raise TypeError(f"unison.{fn}: takes x, xmin, xmax and counts; {1 + len(args)} "
+                            "positional arguments given")
+        if range is not None:
+            raise TypeError(f"unison.{fn}: give xmin and xmax, or range=, not both")
+        if len(args) == 3:
+            if counts is not None:
+                raise TypeError(f"unison.{fn}: counts given twice")
+            counts = args[2]
+        return _histogram_counts(x, args[0], args[1], counts, bins, backend, stream)
+    # NumPy's form
+    if args:
+        if bins is not None:
+            raise TypeError(f"unison.{fn}: bins given twice")
+        bins = args[0]
+    bins = 10 if bins is None else bins
+    if isinstance(bins, (list, tuple, str)) or _is_array(bins) and getattr(bins, "ndim", 0) != 0:
+        raise TypeError(f"unison.{fn}: bins is a sequence; Unison takes a number of equal bins "
+                        "(np.histogram's bins as edges are not supported)")
+    bins = _integer(fn, "bins", bins, 1)
+    x = _input(fn, "x", x)
+    _require(fn, "x", x, _FLOATS, (1,))
+    if range is None:
+        if x.shape[0] == 0:
+            lo, hi = 0.0, 1.0
+        else:
+            if not hasattr(x, "min"):
+                raise ValueError(f"unison.{fn}: {_describe('x', x)} has no min() for the range: "
+                                 "give range=(lo, hi)")
+            lo, hi = float(x.min()), float(x.max())
+            if not (_math.isfinite(lo) and _math.isfinite(hi)):
+                raise ValueError(f"unison.{fn}: the range of x, [{lo}, {hi}], is not finite: "
+                                 "give range=(lo, hi)")
+    else:
+        try:
+            lo, hi = range
+        except (TypeError, ValueError):
+            raise TypeError(f"unison.{fn}: range is {range!r}, expected (lo, hi)") from None
+        lo, hi = _real(fn, "range[0]", lo), _real(fn, "range[1]", hi)
+        if lo > hi:
+            raise ValueError(f"unison.{fn}: range is ({lo}, {hi}): its lower end is above its "
+                             "upper one")
+    if lo == hi:  # NumPy's rule for a range of one value
+        lo, hi = lo - 0.5, hi + 0.5
+    c = _histogram_counts(x, lo, hi, counts, bins, backend, stream)
+    # the closed last bin: the values equal to hi, counted in [hi, the next double above hi)
+    top = _empty(c, (1,))
+    _unison.histogram(x, hi, _next_double(hi), top, _backend(fn, backend),
+                      _stream_of(stream, [x, top]))
+    c[-1:] += top
+    edges = _unison._histogram_edges(lo, hi, bins)
+    lib = _library(c)
+    if lib == "cupy":
+        import cupy
+        return c, cupy.asarray(edges, dtype=cupy.float64)
+    if lib == "torch":
+        import torch
+        return c, torch.tensor(edges, dtype=torch.float64, device=c.device)
+    import numpy
+    return c, numpy.asarray(edges, dtype=numpy.float64)
+
+
+def _next_double(v):
+    if hasattr(_math, "nextafter"):
+        return _math.nextafter(v, _math.inf)
+    import numpy
+    return float(numpy.nextafter(v, numpy.inf))
+
+
+def _histogram_counts(x, xmin, xmax, counts, bins, backend, stream):
+    fn = "histogram"
+    x = _input(fn, "x", x)
+    xmin, xmax = _real(fn, "xmin", xmin), _real(fn, "xmax", xmax)
     if counts is None:
         if bins is None:
-            raise TypeError("unison.histogram: give counts= (the output) or bins= (how many)")
-        counts = _empty(x, (int(bins),), dtype=_int64_of(x))
-    elif bins is not None and int(bins) != counts.shape[0]:
-        raise ValueError(f"unison.histogram: bins is {bins}, but counts has {counts.shape[0]}")
-    _unison.histogram(x, float(xmin), float(xmax), counts, backend or "",
+            raise TypeError(f"unison.{fn}: give counts= (the output) or bins= (how many)")
+        bins = _integer(fn, "bins", bins, 1)
+        _require(fn, "x", x, _FLOATS, (1,))
+        counts = _empty(x, (bins,), dtype=_int64_of(x))
+    else:
+        _check_class(fn, "counts", counts)
+        if bins is not None and _integer(fn, "bins", bins, 1) != counts.shape[0]:
+            raise ValueError(f"unison.{fn}: bins is {bins}, but counts has {counts.shape[0]}")
+    _unison.histogram(x, xmin, xmax, counts, _backend(fn, backend),
                       _stream_of(stream, [x, counts]))
     return counts
 
@@ -203,30 +625,68 @@ def histogram(x, xmin, xmax, counts=None, *, bins=None, backend=None, stream=Non
 def monte_carlo_pi(samples, seed=3966789, *, backend=None, stream=None):
     """An estimate of pi from `samples` points (the same for a seed on every backend). Returns a
     Python float: waits for the result (on the call's stream only, on a GPU)."""
-    return _unison.monte_carlo_pi(int(samples), int(seed), backend or "",
+    fn = "monte_carlo_pi"
+    samples = _integer(fn, "samples", samples)
+    seed = _seed(fn, seed)
+    return _unison.monte_carlo_pi(samples, seed, _backend(fn, backend),
                                   None if stream is None else _stream_of(stream, []))
+
+
+def _seed(fn, seed):
+    seed = _integer(fn, "seed", seed)
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"unison.{fn}: seed is {seed}, expected 0 to 2**64 - 1")
+    return seed
+
+
+_STENCILS = ("automatic", "plain", "tiled", "streaming")
 
 
 def diffusion_step(f, coeff, f_next=None, lapl=None, *, algorithm="automatic", backend=None,
                    stream=None):
     """One step of the 2-D diffusion of the rank-2 field f: returns (f_next, lapl), new arrays
-    of f's library unless given. algorithm: "automatic", "plain", "tiled" or "streaming"."""
-    f_next = f_next if f_next is not None else _empty(f, f.shape)
-    lapl = lapl if lapl is not None else _empty(f, f.shape)
-    _unison.diffusion_step(f, f_next, lapl, float(coeff), algorithm, backend or "",
+    of f's library (in f's memory order) unless given. algorithm: "automatic", "plain",
+    "tiled" or "streaming"."""
+    fn = "diffusion_step"
+    f = _input(fn, "f", f)
+    coeff = _real(fn, "coeff", coeff)
+    algorithm = _word(fn, "algorithm", algorithm, _STENCILS)
+    if f_next is None or lapl is None:
+        _require(fn, "f", f, _FLOATS, (2,))
+    f_next = _check_class(fn, "f_next", f_next) if f_next is not None else \
+        _empty(f, f.shape, order_like=f)
+    lapl = _check_class(fn, "lapl", lapl) if lapl is not None else _empty(f, f.shape, order_like=f)
+    _unison.diffusion_step(f, f_next, lapl, coeff, algorithm, _backend(fn, backend),
                            _stream_of(stream, [f, f_next]))
     return f_next, lapl
+
+
 
 
 def diffuse(f, steps, coeff, lapl=None, *, laplacian="every_step", algorithm="automatic",
             tile_rows=0, tile_cols=0, steps_per_pass=0, backend=None, stream=None):
     """`steps` steps of the diffusion, in place in f; returns lapl, the last step's Laplacian
-    (a new array unless given). laplacian: "every_step" or "final_only" (temporal blocking:
-    several steps per pass). Its second buffer of f's size is temporary memory kept between
-    calls."""
-    lapl = lapl if lapl is not None else _empty(f, f.shape)
-    _unison.diffuse(f, int(steps), float(coeff), lapl, laplacian, algorithm, int(tile_rows),
-                    int(tile_cols), int(steps_per_pass), backend or "", _stream_of(stream, [f, lapl]))
+    (a new array in f's memory order unless given; with steps = 0 nothing changes, and a new
+    lapl is zeros). laplacian: "every_step" or "final_only" (temporal blocking: several steps
+    per pass). Its second buffer of f's size is temporary memory kept between calls. On the host
+    backends Ctrl-C stops a long call between passes (KeyboardInterrupt): f then holds the
+    field after some whole number of steps, and lapl is undefined."""
+    fn = "diffuse"
+    f = _output(fn, "f", f)
+    steps = _integer(fn, "steps", steps, 0)
+    coeff = _real(fn, "coeff", coeff)
+    laplacian = _word(fn, "laplacian", laplacian, ("every_step", "final_only"))
+    algorithm = _word(fn, "algorithm", algorithm, _STENCILS)
+    tile_rows = _integer(fn, "tile_rows", tile_rows, 0)
+    tile_cols = _integer(fn, "tile_cols", tile_cols, 0)
+    steps_per_pass = _integer(fn, "steps_per_pass", steps_per_pass, 0)
+    if lapl is None:
+        _require(fn, "f", f, _FLOATS, (2,))
+        lapl = _empty(f, f.shape, order_like=f, zeros=steps == 0)
+    else:
+        _output(fn, "lapl", lapl)
+    _unison.diffuse(f, steps, coeff, lapl, laplacian, algorithm, tile_rows, tile_cols,
+                    steps_per_pass, _backend(fn, backend), _stream_of(stream, [f, lapl]))
     return lapl
 
 
@@ -235,30 +695,70 @@ def diffuse_history(f, steps, coeff, history, on_history=None, *, steps_per_pass
     """`steps` steps in place in f, keeping every step's Laplacian a group of
     history.shape[0] steps at a time in the rank-3 history (planes, nx, ny): after each group,
     on_history(first, count) is called (steps count from 1; history[k] holds step first + k's
-    Laplacian; f holds the field only when the call returns). Returns history."""
-    _unison.diffuse_history(f, int(steps), float(coeff), history, on_history, int(steps_per_pass),
-                            backend or "", _stream_of(stream, [f, history]))
+    Laplacian; f holds the field only when the call returns). Returns history. On the host
+    backends Ctrl-C stops the call after a group (KeyboardInterrupt); f is then undefined."""
+    fn = "diffuse_history"
+    f = _output(fn, "f", f)
+    history = _output(fn, "history", history)
+    if on_history is not None and not callable(on_history):
+        raise TypeError(f"unison.{fn}: on_history is {on_history!r}, not callable")
+    _unison.diffuse_history(f, _integer(fn, "steps", steps, 0), _real(fn, "coeff", coeff),
+                            history, on_history, _integer(fn, "steps_per_pass", steps_per_pass, 0),
+                            _backend(fn, backend), _stream_of(stream, [f, history]))
     return history
 
 
 def jagged_field(f, seed=3966789, zero_fraction=0.7, *, backend=None, stream=None):
     """The deterministic "jagged image" into the rank-2 f (the same bits on every backend and
     layout); returns f."""
-    _unison.jagged_field(f, int(seed), float(zero_fraction), backend or "", _stream_of(stream, [f]))
+    fn = "jagged_field"
+    f = _output(fn, "f", f)
+    _unison.jagged_field(f, _seed(fn, seed), _real(fn, "zero_fraction", zero_fraction),
+                         _backend(fn, backend), _stream_of(stream, [f]))
     return f
 
 
 def convolve_extent(n, m, mode="full"):
-    """The length of convolve's result for len(x) = n and len(k) = m."""
-    return _unison.convolve_extent(int(n), int(m), mode)
+    """The length of convolve's result for inputs of lengths n and m, in either order as
+    np.convolve: "full" n + m - 1, "same" max(n, m), "valid" max(n, m) - min(n, m) + 1."""
+    fn = "convolve_extent"
+    n, m = _integer(fn, "n", n, 0), _integer(fn, "m", m, 0)
+    mode = _word(fn, "mode", mode, ("full", "same", "valid"))
+    if n == 0 or m == 0:
+        raise ValueError(f"unison.{fn}: n is {n} and m is {m}; neither may be 0 (as np.convolve)")
+    return _unison.convolve_extent(max(n, m), min(n, m), mode)
 
 
 def convolve(x, k, mode="full", out=None, *, algorithm="automatic", backend=None, stream=None):
     """np.convolve(x, k, mode) for rank-1 float32 or float64 arrays; mode "full", "same" or
-    "valid"; algorithm "automatic", "direct" or "tiled" (the same bits)."""
+    "valid"; algorithm "automatic", "direct" or "tiled" (the same bits). As np.convolve, the
+    longer of x and k is taken as the signal."""
+    fn = "convolve"
+    mode = _word(fn, "mode", mode, ("full", "same", "valid"))
+    algorithm = _word(fn, "algorithm", algorithm, ("automatic", "direct", "tiled"))
+    x = _input(fn, "x", x, out)
+    k = _input(fn, "k", k, x)
     if out is None:
+        _require(fn, "x", x, _FLOATS, (1,))
+        _require(fn, "k", k, None, (1,))
+        for name, a in (("x", x), ("k", k)):
+            if a.shape[0] == 0:
+                raise ValueError(f"unison.{fn}: {_describe(name, a)} is empty; as np.convolve, "
+                                 "neither input may be")
         out = _empty(x, (convolve_extent(x.shape[0], k.shape[0], mode),))
-    _unison.convolve(x, k, out, mode, algorithm, backend or "", _stream_of(stream, [x, out]))
+    else:
+        _check_class(fn, "out", out)
+        n, m = _shape_of(x), _shape_of(k)
+        if n is not None and m is not None and len(n) == 1 and len(m) == 1 and n[0] and m[0]:
+            want = convolve_extent(n[0], m[0], mode)
+            if _shape_of(out) not in (None, (want,)):
+                raise ValueError(f"unison.{fn}: {_describe('out', out)}: expected shape "
+                                 f"({want},) ({mode} mode, x of {n[0]}, k of {m[0]})")
+    nx, nk = _shape_of(x), _shape_of(k)
+    if nx is not None and nk is not None and len(nx) == 1 and len(nk) == 1 and nk[0] > nx[0]:
+        x, k = k, x
+    _unison.convolve(x, k, out, mode, algorithm, _backend(fn, backend),
+                     _stream_of(stream, [x, out]))
     return out
 
 
@@ -266,8 +766,17 @@ def matmul_reduce(A, B, out=None, *, method="automatic", backend=None, stream=No
     """The column sums of A @ B (A: m x k, B: k x n, float32 or float64) into a rank-1 array of
     n; method "automatic", "tiled", "gemm" (A and B both C-ordered or both Fortran-ordered) or
     "reassociated". The gemm and reassociated methods' temporary memory is kept between calls."""
-    out = out if out is not None else _empty(A, (B.shape[1],))
-    _unison.matmul_reduce(A, B, out, method, backend or "", _stream_of(stream, [A, out]))
+    fn = "matmul_reduce"
+    method = _word(fn, "method", method, ("automatic", "tiled", "gemm", "reassociated"))
+    A = _input(fn, "A", A, out)
+    B = _input(fn, "B", B, A)
+    if out is None:
+        _require(fn, "A", A, _FLOATS, (2,))
+        _require(fn, "B", B, None, (2,))
+        out = _empty(A, (B.shape[1],))
+    else:
+        _check_class(fn, "out", out)
+    _unison.matmul_reduce(A, B, out, method, _backend(fn, backend), _stream_of(stream, [A, out]))
     return out
 
 

@@ -1,0 +1,303 @@
+"""NumPy's rules where they cost no copy (broadcasting, array_likes, the output's memory order,
+convolve's and clip's conventions, the histogram's NumPy form), and every refusal as a
+ValueError or TypeError naming the function and the argument as the caller named it."""
+
+import numpy as np
+import pytest
+
+import unison
+
+
+def close(got, want, dtype):
+    tol = 1e-6 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=tol, atol=tol)
+
+
+# --- broadcasting ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("xs,ys", [((3, 4), (4,)), ((3, 1), (1, 5)), ((5,), (1,)), ((2, 3), ()),
+                                   ((1, 7), (6, 7)), ((0, 4), (4,))])
+def test_broadcasting(rng, dtype, xs, ys):
+    x = rng.standard_normal(xs).astype(dtype)
+    y = rng.standard_normal(ys).astype(dtype)
+    want = x.astype(np.float64) + y.astype(np.float64)
+    got = unison.add(x, y)
+    assert got.shape == want.shape and got.dtype == dtype
+    close(got, want, dtype)
+    close(unison.add(y, x), want, dtype)
+    h = unison.hypot(x, y)
+    close(h, np.hypot(x.astype(np.float64), y.astype(np.float64)), dtype)
+    out = np.zeros(want.shape, dtype)
+    assert unison.add(x, y, out=out) is out
+    close(out, want, dtype)
+
+
+def test_broadcasting_of_bounds_and_parameters(rng):
+    x = rng.standard_normal((4, 6))
+    mean = rng.standard_normal(6)
+    sigma = rng.uniform(0.5, 2.0, (4, 1))
+    want = np.exp(-0.5 * ((x - mean) / sigma) ** 2) / (sigma * np.sqrt(2 * np.pi))
+    close(unison.gaussian_pdf(x, mean, sigma), want, np.float64)
+    lo, hi = np.full(6, -0.5), 0.5
+    close(unison.clip(x, lo, hi), np.clip(x, lo, hi), np.float64)
+
+
+def test_broadcast_refusals():
+    x = np.ones((3, 4))
+    with pytest.raises(ValueError, match=r"unison.add: the shapes do not broadcast together: "
+                                         r"x \(3, 4\), y \(3,\)"):
+        unison.add(x, np.ones(3))
+    with pytest.raises(ValueError, match=r"unison.add: out has shape \(4,\), but the inputs "
+                                         r"broadcast to \(3, 4\)"):
+        unison.add(x, 1.0, out=np.ones(4))
+
+
+# --- array_likes, 0-d arrays and Python numbers ------------------------------------------------
+
+def test_array_likes(rng):
+    x = rng.standard_normal(5).astype(np.float32)
+    got = unison.add(x, [1, 2, 3, 4, 5])  # converted to x's library and dtype
+    assert got.dtype == np.float32
+    close(got, x.astype(np.float64) + np.arange(1, 6), np.float32)
+    assert np.array_equal(unison.add([1, 2], (3, 4)), np.array([4, 6]))  # NumPy's int64
+    assert unison.add([1, 2], (3, 4)).dtype == np.int64
+    assert unison.add([1.5], 2).dtype == np.float64
+    r = unison.add(np.float64(1.5), 2.0)
+    assert isinstance(r, np.ndarray) and r.shape == () and r[()] == 3.5
+    r = unison.add(np.array(1.5), np.array(2.0))  # 0-d arrays: a 0-d result
+    assert r.shape == () and r[()] == 3.5
+    out = np.zeros(())
+    assert unison.add(np.array(1.5), 1.0, out=out) is out and out[()] == 2.5
+    close(unison.gaussian_pdf([0.0, 1.0]), [1 / np.sqrt(2 * np.pi),
+                                            np.exp(-0.5) / np.sqrt(2 * np.pi)], np.float64)
+    close(unison.gaussian_pdf([0, 1]), [1 / np.sqrt(2 * np.pi),
+                                        np.exp(-0.5) / np.sqrt(2 * np.pi)], np.float64)
+    close(unison.l2_norm([[3.0, 4.0], [6.0, 8.0]]), [5.0, 10.0], np.float64)
+    close(unison.convolve([1.0, 2.0, 3.0], [0.0, 1.0, 0.5]),
+          np.convolve([1.0, 2.0, 3.0], [0.0, 1.0, 0.5]), np.float64)
+    c, e = unison.histogram([0.5, 1.5, 2.0], 2)
+    assert list(c) == [1, 2] and list(e) == [0.5, 1.25, 2.0]
+
+
+# --- the output's memory order ---------------------------------------------------------------
+
+def test_output_order_follows_the_input(rng):
+    x = np.asfortranarray(rng.standard_normal((5, 7)).astype(np.float32))
+    for r in (unison.add(x, 1.0), unison.gaussian_pdf(x), unison.clip(x, -1, 1),
+              unison.add(1.0, x), unison.hypot(x, x[0]), *unison.diffusion_step(x, 0.1),
+              unison.diffuse(x.copy(order="F"), 2, 0.1)):
+        assert r.flags.f_contiguous and not r.flags.c_contiguous
+    c = np.ascontiguousarray(x)
+    assert unison.add(c, 1.0).flags.c_contiguous
+    assert unison.add(x[::2], 1.0).flags.c_contiguous  # neither order: C's
+    f_next, lapl = unison.diffusion_step(x, 0.1)
+    g_next, g_lapl = unison.diffusion_step(c, 0.1)
+    np.testing.assert_array_equal(f_next, g_next)
+    np.testing.assert_array_equal(lapl, g_lapl)
+
+
+# --- convolve and convolve_extent as np.convolve ----------------------------------------------
+
+@pytest.mark.parametrize("n,m", [(3, 10), (1, 7), (10, 3), (4, 4), (2, 9)])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_convolve_either_order(rng, n, m, mode):
+    x = rng.standard_normal(n)
+    k = rng.standard_normal(m)
+    want = np.convolve(x, k, mode)
+    got = unison.convolve(x, k, mode)
+    assert got.shape == want.shape
+    close(got, want, np.float64)
+    assert unison.convolve_extent(n, m, mode) == want.shape[0]
+    out = np.empty(want.shape)
+    unison.convolve(x, k, mode, out=out)
+    close(out, want, np.float64)
+
+
+def test_convolve_extent_refusals():
+    with pytest.raises(ValueError, match=r"unison.convolve_extent: n is -1, expected at least 0"):
+        unison.convolve_extent(-1, 3)
+    with pytest.raises(ValueError, match=r"unison.convolve_extent: n is 0 and m is 3"):
+        unison.convolve_extent(0, 3)
+    with pytest.raises(TypeError, match=r"unison.convolve_extent: m is 2.5, not an integer"):
+        unison.convolve_extent(3, 2.5)
+    with pytest.raises(ValueError, match=r"mode is 'wide', expected 'full', 'same' or 'valid'"):
+        unison.convolve_extent(3, 2, "wide")
+    with pytest.raises(ValueError, match=r"unison.convolve: k \(float64, shape \(0,\), numpy\) "
+                                         r"is empty"):
+        unison.convolve(np.ones(3), np.ones(0))
+
+
+# --- clip as np.clip ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_clip_as_numpy(rng, dtype):
+    x = (rng.standard_normal(101) * 10).astype(dtype)
+    for lo, hi in [(None, 3), (-2, None), (4, -4), (-3, 5)]:
+        want = np.clip(x, lo, hi)
+        got = unison.clip(x, lo, hi)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, want, err_msg=f"{lo}, {hi}")
+    with pytest.raises(ValueError, match=r"unison.clip: lo and hi are both None"):
+        unison.clip(x, None, None)
+
+
+def test_clip_keeps_infinities_and_nan():
+    x = np.array([-np.inf, -1.0, np.nan, 2.0, np.inf])
+    np.testing.assert_array_equal(unison.clip(x, None, 1.0), np.clip(x, None, 1.0))
+    np.testing.assert_array_equal(unison.clip(x, 0.0, None), np.clip(x, 0.0, None))
+    np.testing.assert_array_equal(unison.clip(x, 3.0, 1.0), np.clip(x, 3.0, 1.0))
+    with pytest.raises(ValueError, match=r"lo is nan"):
+        unison.clip(x, np.nan, 1.0)  # a documented difference
+
+
+# --- the histogram in NumPy's form ------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("bins", [1, 4, 10, 37])
+def test_histogram_numpy_form(rng, dtype, bins):
+    # values at every edge (the range's ends included), NaN and infinities (given a range)
+    x = np.concatenate([rng.integers(0, 8, 501).astype(dtype), [0, 8, 8, 4, 2]]).astype(dtype)
+    counts, edges = unison.histogram(x, bins)
+    want, want_edges = np.histogram(x, bins)
+    np.testing.assert_array_equal(counts, want)
+    assert counts.dtype == np.int64 and edges.dtype == np.float64 and edges.shape == (bins + 1,)
+    assert edges[0] == 0 and edges[-1] == 8
+    # (NumPy's edges are of x's dtype, Unison's float64)
+    np.testing.assert_allclose(edges, want_edges, rtol=0, atol=8 * 8 * np.finfo(dtype).eps)
+    y = np.concatenate([x, np.array([np.nan, np.inf, -np.inf, -1, 9], dtype)])
+    c2, e2 = unison.histogram(y, bins=bins, range=(0, 8))
+    np.testing.assert_array_equal(c2, np.histogram(y[np.isfinite(y)], bins, (0, 8))[0])
+    np.testing.assert_array_equal(e2, edges)
+
+
+def test_histogram_numpy_form_edges_cases():
+    c, e = unison.histogram(np.full(5, 3.0))  # one value: NumPy's (v - 0.5, v + 0.5)
+    np.testing.assert_array_equal(c, np.histogram(np.full(5, 3.0))[0])
+    np.testing.assert_array_equal(e, np.histogram(np.full(5, 3.0))[1])
+    c, e = unison.histogram(np.zeros(0), 3)
+    assert list(c) == [0, 0, 0] and e[0] == 0 and e[-1] == 1
+    with pytest.raises(ValueError, match=r"unison.histogram: the range of x, \[nan, nan\], is not "
+                                         r"finite: give range="):
+        unison.histogram(np.array([1.0, np.nan]))
+    with pytest.raises(TypeError, match=r"unison.histogram: bins is a sequence"):
+        unison.histogram(np.ones(3), [0, 1, 2])
+    with pytest.raises(TypeError, match=r"unison.histogram: bins is 2.7, not an integer"):
+        unison.histogram(np.ones(3), 2.7)
+    with pytest.raises(TypeError, match=r"unison.histogram: bins is 2.7, not an integer"):
+        unison.histogram(np.ones(3), 0.0, 1.0, bins=2.7)
+    with pytest.raises(ValueError, match=r"unison.histogram: range is \(2.0, 1.0\)"):
+        unison.histogram(np.ones(3), range=(2, 1))
+
+
+# --- refusals that name the caller's own argument --------------------------------------------
+
+@pytest.mark.parametrize("bad,what", [
+    (np.ones(4, np.int32), "int32"), (np.ones(4, np.float16), "float16"),
+    (np.ones(4, ">f8"), "float64 \\(non-native byte order\\)"),
+])
+def test_input_dtype_refusals_name_the_input(bad, what):
+    with pytest.raises(TypeError, match=rf"unison.hypot: x \({what}, shape \(4,\)"):
+        unison.hypot(bad, 1.0)
+    with pytest.raises(TypeError, match=rf"unison.gaussian_pdf: x \({what}"):
+        unison.gaussian_pdf(bad)
+    with pytest.raises(TypeError, match=rf"unison.convolve: x \({what}"):
+        unison.convolve(bad, bad[:2])
+    with pytest.raises(TypeError, match=rf"unison.diffuse: f \({what}"):
+        unison.diffuse(bad.reshape(2, 2), 1, 0.1)
+
+
+def test_refusals_name_the_argument():
+    x = np.ones(4)
+    with pytest.raises(TypeError, match=r"unison.add: x \(float64.*\) and out \(float32\) differ "
+                                        r"in dtype"):
+        unison.add(x, x, out=np.zeros(4, np.float32))
+    with pytest.raises(TypeError, match=r"unison.convolve: k \(float32.*\) and out \(float64\)"):
+        unison.convolve(x, np.ones(2, np.float32))
+    with pytest.raises(ValueError, match=r"unison.convolve: out \(float64, shape \(3,\), numpy\): "
+                                         r"expected shape \(5,\) \(full mode, x of 4, k of 2\)"):
+        unison.convolve(x, x[:2], out=np.zeros(3))
+    with pytest.raises(ValueError, match=r"unison.matmul_core: A \(float64, shape \(2, 2\), "
+                                         r"numpy\): expected 3 dimensions"):
+        unison.matmul_core(np.ones((2, 2)), np.ones((2, 2)))
+    with pytest.raises(ValueError, match=r"unison.matmul_core: out \(float64, shape \(1, 2, 3\), numpy\): "
+                                         r"expected shape \(1, 2, 2\)"):
+        unison.matmul_core(np.ones((1, 2, 2)), np.ones((1, 2, 2)), out=np.zeros((1, 2, 3)))
+    with pytest.raises(ValueError, match=r"unison.hypot: x \(float64, shape \(1, 1, 2\), numpy\): "
+                                         r"expected 1 or 2 dimensions"):
+        unison.hypot(np.ones((1, 1, 2)), 1.0)
+    with pytest.raises(ValueError, match=r"unison: stream is -1, not a CUDA stream handle"):
+        unison.add(x, 1.0, stream=-1)
+    with pytest.raises(TypeError, match=r"unison.add: backend is 5, expected one of 'openmp', "
+                                        r"'serial', 'cuda'"):
+        unison.add(x, 1.0, backend=5)
+    with pytest.raises(ValueError, match=r"unison.add: backend is 'gpu'"):
+        unison.add(x, 1.0, backend="gpu")
+    with pytest.raises(ValueError, match=r"unison.monte_carlo_pi: seed is -1, expected 0 to "
+                                         r"2\*\*64 - 1"):
+        unison.monte_carlo_pi(10, seed=-1)
+    with pytest.raises(TypeError, match=r"unison.monte_carlo_pi: samples is 2.5, not an integer"):
+        unison.monte_carlo_pi(2.5)
+    with pytest.raises(TypeError, match=r"unison.diffuse: steps is 1.5, not an integer"):
+        unison.diffuse(np.ones((3, 3)), 1.5, 0.1)
+    with pytest.raises(TypeError, match=r"unison.diffuse: f is a list; it is written into"):
+        unison.diffuse([[1.0, 2.0]], 1, 0.1)
+    with pytest.raises(TypeError, match=r"unison.add: y \(str\) is not an array_like"):
+        unison.add(x, "abc")
+    with pytest.raises(TypeError, match=r"unison.add: y \(list\) is not an array_like"):
+        unison.add(x, [[1.0], [1.0, 2.0]])
+    with pytest.raises(TypeError, match=r"unison.diffuse_history: on_history is 3, not callable"):
+        unison.diffuse_history(np.ones((3, 3)), 1, 0.1, np.ones((1, 3, 3)), 3)
+    with pytest.raises(TypeError, match=r"unison.hidden_layer: fusion is None"):
+        unison.hidden_layer(x, x, fusion=None)
+
+
+@pytest.mark.host_only
+def test_subclasses_are_refused_by_name():
+    m = np.ma.masked_array([1.0, 2.0, 1e30], mask=[0, 0, 1])
+    with pytest.raises(TypeError, match=r"unison.add: x is a masked array: its mask would be "
+                                        r"lost; pass numpy.asarray\(x\)"):
+        unison.add(m, 1.0)
+    with pytest.raises(TypeError, match=r"unison.add: out is a masked array"):
+        unison.add(np.ones(3), 1.0, out=np.ma.masked_array(np.zeros(3)))
+    with pytest.raises(TypeError, match=r"unison.l2_norm: V is a numpy.matrix, a subclass of "
+                                        r"numpy.ndarray: its class would be lost"):
+        unison.l2_norm(np.matrix([[1.0, 2.0]]))
+    with pytest.raises(TypeError, match=r"unison.histogram: x is a masked array"):
+        unison.histogram(m, 3)
+
+
+@pytest.mark.host_only
+def test_memmap_is_memory(tmp_path):
+    mm = np.memmap(tmp_path / "a.bin", dtype=np.float64, mode="w+", shape=(5,))
+    mm[:] = np.arange(5)
+    close(unison.add(mm, 1.0), np.arange(1, 6), np.float64)
+    unison.add(mm, 1.0, out=mm)
+    close(np.asarray(mm), np.arange(1, 6), np.float64)
+
+
+# --- diffuse of zero steps ---------------------------------------------------------------------
+
+def test_diffuse_zero_steps_is_defined(rng):
+    f = rng.standard_normal((9, 11)).astype(np.float32)
+    before = f.copy()
+    for laplacian in ("every_step", "final_only"):
+        lapl = unison.diffuse(f, 0, 0.1, laplacian=laplacian)
+        np.testing.assert_array_equal(lapl, np.zeros_like(f))
+        np.testing.assert_array_equal(f, before)
+    given = np.full_like(f, 7.0)
+    assert unison.diffuse(f, 0, 0.1, given) is given
+    np.testing.assert_array_equal(given, np.full_like(f, 7.0))  # a given lapl: untouched
+
+
+def test_long_diffuse_in_chunks_has_the_same_bits(rng):
+    # a field of 2^17 cells runs in chunks of 1024 steps on the host backends: the same bits as
+    # the same steps in calls of one pass each
+    f = rng.standard_normal((256, 512)).astype(np.float32)
+    g = f.copy()
+    for laplacian in ("every_step", "final_only"):
+        a = unison.diffuse(f, 1500, 0.05, laplacian=laplacian)
+        for _ in range(150):
+            b = unison.diffuse(g, 10, 0.05, laplacian=laplacian)
+        np.testing.assert_array_equal(f, g)
+        np.testing.assert_array_equal(a, b)
