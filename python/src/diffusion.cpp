@@ -12,13 +12,6 @@ namespace {
 
 using std::string;
 
-// With the GIL released: raises a signal's pending exception (KeyboardInterrupt for Ctrl-C), if
-// any, as a C++ exception carrying the Python error.
-void raise_pending_signal() {
-  py::gil_scoped_acquire gil;
-  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-}
-
 StencilAlgorithm algorithm_of(const string& fn, const string& a) {
   if (a == "automatic") return StencilAlgorithm::automatic;
   if (a == "plain") return StencilAlgorithm::plain;
@@ -66,10 +59,10 @@ void diffuse(py::object f, std::int64_t steps, double coeff, py::object lapl,
     refuse(call.fn(), "laplacian is '" + laplacian + "', expected 'every_step' or 'final_only'");
   const Laplacian which = laplacian == "every_step" ? Laplacian::every_step : Laplacian::final_only;
   const DiffusionOptions o = options_of(call.fn(), algorithm, tile_rows, tile_cols, steps_per_pass);
-  // On a host backend the steps run in chunks of about interrupt_cells cell updates (whole
+  // On a host backend the steps run in chunks of about interrupt_work() cell updates (whole
   // passes: a multiple of 8 steps, and of steps_per_pass), with a check for a pending signal
   // (Ctrl-C) between them; every step is computed as in one call, so the bits are the same.
-  constexpr std::int64_t interrupt_cells = std::int64_t(1) << 27;
+  const std::int64_t interrupt_cells = interrupt_work();
   const std::int64_t cells = std::max<std::int64_t>(1, fa.size());
   const std::int64_t unit = 8 * std::max(1, steps_per_pass);
   const std::int64_t chunk = std::max<std::int64_t>(1, interrupt_cells / cells / unit) * unit;

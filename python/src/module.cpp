@@ -87,6 +87,24 @@ PYBIND11_MODULE(_unison, m) {
   // (registered with os.register_at_fork by unison/__init__.py)
   m.def("_after_fork_in_child", &up::after_fork_in_child);
   m.def("_in_forked_child", &up::in_forked_child);
+  // (for the tests: chunks of a few steps or samples)
+  m.def("_interrupt_work", [](std::int64_t work) {
+    const std::int64_t before = up::interrupt_work();
+    if (work > 0) up::set_interrupt_work(work);
+    return before;
+  });
+  m.def(
+      "serial_below",
+      [](py::object elements) {
+        const std::int64_t before = up::serial_below();
+        if (!elements.is_none()) {
+          const auto n = elements.cast<std::int64_t>();
+          if (n < 0) up::refuse("unison.serial_below", "elements is negative");
+          up::set_serial_below(n);
+        }
+        return before;
+      },
+      py::arg("elements") = py::none());
 
   up::bind_elementwise(m);
   up::bind_rowwise(m);

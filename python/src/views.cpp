@@ -1,5 +1,7 @@
 #include "views.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -32,7 +34,25 @@ void release_instances() {}
 namespace {
 bool forked_child = false;
 bool warned_after_fork = false;
+std::atomic<std::int64_t> serial_below_elements{16384};
 }  // namespace
+
+std::atomic<std::int64_t> interrupt_work_units{std::int64_t(1) << 27};
+
+std::int64_t interrupt_work() { return interrupt_work_units.load(std::memory_order_relaxed); }
+void set_interrupt_work(std::int64_t work) {
+  interrupt_work_units.store(work, std::memory_order_relaxed);
+}
+
+void raise_pending_signal() {
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+std::int64_t serial_below() { return serial_below_elements.load(std::memory_order_relaxed); }
+void set_serial_below(std::int64_t elements) {
+  serial_below_elements.store(elements, std::memory_order_relaxed);
+}
 
 void after_fork_in_child() { forked_child = true; }
 bool in_forked_child() { return forked_child; }
@@ -78,6 +98,13 @@ const ArrayRef& Call::array(py::handle obj, const std::string& name, Role role,
 
 std::string Call::resolve_backend() const {
   std::string b = resolve_backend_in_parent();
+#if defined(KOKKOS_ENABLE_SERIAL)
+  if (b == "openmp" && options_.backend.empty() && !arrays_.empty()) {
+    std::int64_t largest = 0;
+    for (const ArrayRef& a : arrays_) largest = std::max(largest, a.size());
+    if (largest < serial_below()) b = "serial";
+  }
+#endif
   if (!forked_child) return b;
   if (b == "cuda")
     refuse(fn_,

@@ -36,6 +36,18 @@ void release_instances();
 void after_fork_in_child();
 bool in_forked_child();
 
+/// The work (cell updates, samples) a long host call does between two checks for a pending
+/// signal (Ctrl-C), and, with the GIL released, the check: raises the signal's exception
+/// (KeyboardInterrupt) as a C++ exception carrying the Python error.
+std::int64_t interrupt_work();
+void set_interrupt_work(std::int64_t work);
+void raise_pending_signal();
+
+/// Host calls on the default backend whose largest array has fewer elements than this run on
+/// Serial, one thread: no fork-join, no wait for a descheduled thread (unison.serial_below).
+std::int64_t serial_below();
+void set_serial_below(std::int64_t elements);
+
 /// Unmanaged Views over an ArrayRef's memory.
 template <class T, int Rank, class Space>
 using ViewOf = Kokkos::View<

@@ -223,3 +223,30 @@ def test_finalize_is_idempotent_in_a_subprocess():
             "unison.finalize(); unison.finalize()\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def test_serial_below_small_calls_same_bits(rng):
+    # small host calls on the default backend run on Serial: the same bits as on OpenMP
+    before = unison.serial_below()
+    assert before >= 0
+    x = rng.standard_normal((37, 29)).astype(np.float32)
+    f = rng.standard_normal((40, 50))
+    try:
+        got = []
+        for threshold in (0, 10**9):
+            assert unison.serial_below(threshold) in (before, 0, 10**9)
+            assert unison.serial_below() == threshold
+            g = f.copy()
+            lapl = unison.diffuse(g, 7, 0.1)
+            got.append([unison.add(x, 1.5), unison.gaussian_pdf(x, 0.3, 1.7), unison.l2_norm(x),
+                        unison.histogram(x.ravel(), -2.0, 2.0, bins=13),
+                        unison.convolve(x[0], x[1, :5]), g, lapl,
+                        unison.matmul_reduce(f[:8, :9], f[:9, :10])])
+        for a, b in zip(*got):
+            np.testing.assert_array_equal(a, b)
+    finally:
+        unison.serial_below(before)
+    with pytest.raises(ValueError, match=r"unison.serial_below: elements is -1, expected at least 0"):
+        unison.serial_below(-1)
+    with pytest.raises(TypeError, match=r"unison.serial_below: elements is 1.5, not an integer"):
+        unison.serial_below(1.5)

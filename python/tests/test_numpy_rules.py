@@ -253,6 +253,7 @@ def test_refusals_name_the_argument():
 
 
 @pytest.mark.host_only
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # (np.matrix's own)
 def test_subclasses_are_refused_by_name():
     m = np.ma.masked_array([1.0, 2.0, 1e30], mask=[0, 0, 1])
     with pytest.raises(TypeError, match=r"unison.add: x is a masked array: its mask would be "
@@ -290,14 +291,29 @@ def test_diffuse_zero_steps_is_defined(rng):
     np.testing.assert_array_equal(given, np.full_like(f, 7.0))  # a given lapl: untouched
 
 
-def test_long_diffuse_in_chunks_has_the_same_bits(rng):
-    # a field of 2^17 cells runs in chunks of 1024 steps on the host backends: the same bits as
-    # the same steps in calls of one pass each
-    f = rng.standard_normal((256, 512)).astype(np.float32)
-    g = f.copy()
-    for laplacian in ("every_step", "final_only"):
-        a = unison.diffuse(f, 1500, 0.05, laplacian=laplacian)
-        for _ in range(150):
-            b = unison.diffuse(g, 10, 0.05, laplacian=laplacian)
-        np.testing.assert_array_equal(f, g)
+def in_chunks_of(work, call):
+    """call() with the long host calls checking for Ctrl-C every `work` cell updates or
+    samples (the module's default is 2^27)."""
+    before = unison._unison._interrupt_work(work)
+    try:
+        return call()
+    finally:
+        unison._unison._interrupt_work(before)
+
+
+def test_long_calls_in_chunks_have_the_same_bits(rng):
+    # the chunks between checks for Ctrl-C (whole passes of the diffusion; an even number of
+    # samples) compute what one call does: here 8 or 16 steps a chunk, and 1000 samples
+    f = rng.standard_normal((37, 53)).astype(np.float32)
+    for laplacian, steps_per_pass in (("every_step", 0), ("final_only", 0), ("final_only", 2)):
+        g = f.copy()
+        a = in_chunks_of(37 * 53 * 8, lambda: unison.diffuse(
+            g, 61, 0.05, laplacian=laplacian, steps_per_pass=steps_per_pass))
+        h = f.copy()
+        b = unison.diffuse(h, 61, 0.05, laplacian=laplacian, steps_per_pass=steps_per_pass)
+        np.testing.assert_array_equal(g, h)
         np.testing.assert_array_equal(a, b)
+    for samples in (100_001, 100_000, 4_321):
+        one = unison.monte_carlo_pi(samples, seed=11)
+        assert in_chunks_of(1000, lambda: unison.monte_carlo_pi(samples, seed=11)) == one
+        assert in_chunks_of(999, lambda: unison.monte_carlo_pi(samples, seed=11)) == one

@@ -1,4 +1,4 @@
-"""Unison in other processes: a child forked after import never hangs (its host calls run on
+"""Unison in other processes and threads of control: a child forked after import never hangs (its host calls run on
 one thread, said once by a RuntimeWarning), multiprocessing pools of every start method, and
 Ctrl-C in a long call. Each case runs in a subprocess with a timeout, so that a hang fails the
 test instead of stopping the suite."""
@@ -101,7 +101,7 @@ if __name__ == "__main__":
     assert r.returncode == 0 and "pool fine" in r.stdout, r.stdout + r.stderr
 
 
-@pytest.mark.parametrize("call", ["diffuse", "final_only", "diffuse_history"])
+@pytest.mark.parametrize("call", ["diffuse", "final_only", "diffuse_history", "monte_carlo_pi"])
 def test_ctrl_c_stops_a_long_call(call):
     # a call of minutes on any machine; SIGINT once it has started
     body = {
@@ -109,6 +109,7 @@ def test_ctrl_c_stops_a_long_call(call):
         "final_only": "unison.diffuse(f, 10**7, 0.1, laplacian='final_only')",
         "diffuse_history": "unison.diffuse_history(f, 10**7, 0.1, np.empty((64, 512, 512), "
                            "np.float32))",
+        "monte_carlo_pi": "unison.monte_carlo_pi(10**15)",
     }[call]
     code = f"""
 import sys, time, numpy as np, unison

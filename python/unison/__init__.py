@@ -29,12 +29,23 @@ __all__ = [
     "hidden_layer", "l2_norm", "matmul_core", "histogram", "monte_carlo_pi", "diffusion_step",
     "diffuse", "diffuse_history", "jagged_field", "convolve", "convolve_extent",
     "matmul_reduce", "backends", "finalize", "release_temporary_memory", "temporary_memory_bytes",
+    "serial_below",
 ]
 
 backends = _unison.backends
 finalize = _unison.finalize
 release_temporary_memory = _unison.release_temporary_memory
 temporary_memory_bytes = _unison.temporary_memory_bytes
+
+
+def serial_below(elements=None):
+    """Host calls on the default backend (no backend= given) whose largest array has fewer than
+    `elements` elements run on one thread, the Serial backend, with the same bits: no fork-join
+    of OpenMP's threads, and no wait for one that another process's threads have pushed off its
+    core. Returns the value before; None leaves it. 0: always OpenMP."""
+    if elements is not None:
+        elements = _integer("serial_below", "elements", elements, 0)
+    return _unison.serial_below(elements)
 
 # A child forked after import has neither OpenMP's threads nor a CUDA context: its host calls run
 # on Serial (one RuntimeWarning says so), its device calls are refused (_unison's Call).
@@ -235,7 +246,10 @@ def _stream_of(stream, arrays):
         raise TypeError(f"unison: stream {stream!r} is not an integer or a stream object "
                         "(with .ptr, .cuda_stream or .handle)")
     for a in arrays:
-        lib = type(a).__module__
+        t = type(a)
+        if t is _ndarray:
+            continue
+        lib = t.__module__
         if lib.startswith("cupy"):
             import cupy
             return cupy.cuda.get_current_stream().ptr
@@ -322,12 +336,58 @@ def _broadcast_to(fn, name, a, shape):
                      f"a {type(a).__qualname__} cannot be viewed so; give it that shape")
 
 
+_ndarray = None  # numpy.ndarray, once NumPy has been imported
+
+
+def _plain(operands, out, dtypes, ndims):
+    """The common case at the cost of a few type checks: NumPy arrays (not subclasses) of one
+    shape, out's when given, and Python numbers; out, when not given, made as _elementwise
+    makes it. Returns (values, out), or None for everything else (_elementwise's general
+    path, which also gives every refusal)."""
+    global _ndarray
+    nd = _ndarray
+    if nd is None:
+        np = _sys.modules.get("numpy")
+        if np is None:
+            return None
+        nd = _ndarray = np.ndarray
+    shape = first = None
+    if out is not None:
+        if type(out) is not nd:
+            return None
+        shape = out.shape
+    for _, v, may_be_scalar in operands:
+        t = type(v)
+        if t is nd:
+            if shape is None:
+                shape = v.shape
+            elif v.shape != shape:
+                return None
+            if first is None:
+                first = v
+        elif not (may_be_scalar and (t is float or t is int)):
+            return None
+    if first is None or not shape:
+        return None
+    if out is None:
+        d = first.dtype
+        if d.name not in dtypes or not d.isnative or len(shape) not in ndims:
+            return None
+        flags = first.flags
+        order = "F" if len(shape) > 1 and flags.f_contiguous and not flags.c_contiguous else "C"
+        out = _sys.modules["numpy"].empty(shape, d, order)
+    return [v for _, v, _ in operands], out
+
+
 def _elementwise(fn, operands, out, dtypes, ndims=(1, 2)):
     """NumPy's rules for the element-wise functions: operands (name, value, may_be_scalar) made
     arrays (array_like converted with the first array's library and dtype), broadcast to one
     shape (out's, when given) without a copy, and out made in the order of the input of that
     shape when not given. 0-d operands take rank 1 for the call. Returns (values, out, result):
     result is what the function returns."""
+    plain = _plain(operands, out, dtypes, ndims)
+    if plain is not None:
+        return plain[0], plain[1], plain[1]
     given = [_given(fn, name, v) for name, v, _ in operands]
     like = next((a for a in given if a is not None), None)
     result = out

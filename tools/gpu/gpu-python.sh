@@ -4,7 +4,9 @@
 # pytest suite (python/tests) on the machine's NumPy; python/tests/gpu_smoke.py on CuPy in a
 # non-blocking stream, PyTorch and Numba device arrays; unison-bench's element-wise and histogram
 # families with the size sweep (--crossover), so that the python_openmp and python_cuda columns
-# (Unison's kernels called from Python) stand beside the C++ calls, Numba and CuPy in one run.
+# (Unison's kernels called from Python) stand beside the C++ calls, Numba and CuPy in one run;
+# benchmarks/python_small_calls.py with the small-call path and without it (--before).
+# QUICK=1 builds the module alone and leaves out the waking probe and the suite.
 # Results in OUT (default build/gpu-python-out; the suite's in OUT/suite).
 set -uo pipefail
 cd "$(dirname "$0")/../.."  # the repository root
@@ -19,7 +21,9 @@ py=$(command -v python3)
 UNISON_BLAS_FLAGS+=" -DUNISON_TEST_FILES=test_hostile.cpp"
 UNISON_BLAS_FLAGS+=" -DUNISON_ENABLE_PYTHON=ON -DPython3_EXECUTABLE=$py"
 UNISON_BLAS_FLAGS+=" -Dpybind11_DIR=$("$py" -m pybind11 --cmakedir) -DUNISON_DLPACK_INCLUDE_DIR=$dl/usr/include"
-gpu_build unison_python unison_dlpack_producer unison-bench || exit 1
+targets="unison_python unison_dlpack_producer"
+[ "${QUICK:-0}" = 1 ] || targets+=" unison-bench"
+gpu_build $targets || exit 1
 status=0
 export PYTHONPATH=$PWD/build/cuda/python:$PWD/build/cuda/python/tests OMP_PROC_BIND=false
 timeout 200 "$py" -m pytest -q -p no:cacheprovider python/tests > "$OUT/pytest.log" 2>&1 || status=1
@@ -30,6 +34,10 @@ echo "pytest on CuPy arrays: $(tail -n 1 "$OUT/pytest-cupy.log")"
 grep -E "^(FAILED|ERROR)" "$OUT/pytest-cupy.log" | head -n 20
 timeout 120 "$py" python/tests/gpu_smoke.py > "$OUT/gpu_smoke.log" 2>&1 || status=1
 cat "$OUT/gpu_smoke.log"
+for when in --before "" --serial-below=131072 --serial-below=1048576; do
+  timeout 120 "$py" benchmarks/python_small_calls.py $when || status=1
+done
+[ "${QUICK:-0}" = 1 ] && exit $status
 # A host call after other work in the same process (the OpenMP threads have gone to sleep; a
 # threaded BLAS call leaves NumPy's OpenBLAS threads spinning), under each thread setting.
 cat > "$OUT/wake.py" <<'PY'
