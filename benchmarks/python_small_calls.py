@@ -11,8 +11,8 @@ Three measurements, each call timed alone with time.perf_counter_ns:
   3. `gaussian_pdf` of 1e7 float32 with out= back to back (a large array: unchanged by the
      small-call path), median of 30.
 --before runs with unison.serial_below(0) (every host call on OpenMP, as before the small-call
-path), where the module has it; --serial-below=N with unison.serial_below(N). A benchmark, not a test: its numbers depend on the machine and
-its load."""
+path), where the module has it; --serial-below=N with unison.serial_below(N). A benchmark, not
+a test: its numbers depend on the machine and its load."""
 
 import sys
 import time

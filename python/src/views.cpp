@@ -34,7 +34,7 @@ void release_instances() {}
 namespace {
 bool forked_child = false;
 bool warned_after_fork = false;
-std::atomic<std::int64_t> serial_below_elements{16384};
+std::atomic<std::int64_t> serial_below_elements{std::int64_t(1) << 17};
 }  // namespace
 
 std::atomic<std::int64_t> interrupt_work_units{std::int64_t(1) << 27};

@@ -4,10 +4,11 @@ layout (the same strides and offsets in a device copy of the memory the arrays s
 views of one array stay views of one device array: overlaps, broadcasts, in-place calls), call
 the real function on them inside a non-blocking CuPy stream (the module finds it as CuPy's
 current stream), and copy the device memory back into the NumPy arrays on that stream before
-returning; new results come back as NumPy arrays, `out=` as the test's own array. The host
-backends asked for ("openmp", "serial") become the device's. No synchronisation is added: the
-copies back are ordered after the call on the stream, as a user's own reads would be. A
-diffuse_history callback sees the history copied back first, from inside the call."""
+returning; new results come back as NumPy arrays in their own memory order, `out=` as the
+test's own array. The host backends asked for ("openmp", "serial") become the device's. No
+synchronisation is added: the copies back are ordered after the call on the stream, as a
+user's own reads would be. A diffuse_history callback sees the history copied back first, from
+inside the call."""
 
 import ctypes
 import types
@@ -125,7 +126,7 @@ def make_stand_in(real):
                     if isinstance(r, tuple):
                         return tuple(to_host(x) for x in r)
                     if isinstance(r, cp.ndarray):
-                        return back[id(r)] if id(r) in back else r.get(stream=stream)
+                        return back[id(r)] if id(r) in back else r.get(stream=stream, order="A")
                     return r
                 return to_host(result)
         call.__name__ = name

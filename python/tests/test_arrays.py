@@ -122,7 +122,8 @@ def test_dtypes_never_converted():
     x64 = np.ones(5)
     out = np.full(5, 3, np.float32)
     with pytest.raises(TypeError, match=r"x \(float64.*\) and out \(float32\) differ in dtype: "
-                                        r"the arrays of a call share one \(Unison converts nothing\)"):
+                                        r"the arrays of a call share one \(Unison converts "
+                                        r"nothing\)"):
         unison.add(x64, 1.0, out=out)
     with pytest.raises(TypeError, match="complex|DLPack type|format"):
         unison.add(np.ones(5, np.complex64), 1.0, out=np.zeros(5, np.complex64))
@@ -179,7 +180,8 @@ def test_backends():
             np.testing.assert_array_equal(unison.add(x, 1, backend=b), x + 1)
     with pytest.raises(ValueError, match="backend 'cuda' needs arrays in CUDA device memory"):
         unison.add(x, 1, backend="cuda")
-    with pytest.raises(ValueError, match="expected 'openmp', 'serial' or 'cuda'"):
+    with pytest.raises(ValueError,
+                       match="backend is 'gpu', expected None, 'openmp', 'serial', 'cuda'"):
         unison.add(x, 1, backend="gpu")
 
 
@@ -246,7 +248,8 @@ def test_serial_below_small_calls_same_bits(rng):
             np.testing.assert_array_equal(a, b)
     finally:
         unison.serial_below(before)
-    with pytest.raises(ValueError, match=r"unison.serial_below: elements is -1, expected at least 0"):
+    with pytest.raises(ValueError, match=r"unison.serial_below: elements is -1, expected at "
+                                         r"least 0"):
         unison.serial_below(-1)
     with pytest.raises(TypeError, match=r"unison.serial_below: elements is 1.5, not an integer"):
         unison.serial_below(1.5)

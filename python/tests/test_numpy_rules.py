@@ -123,7 +123,7 @@ def test_convolve_extent_refusals():
         unison.convolve_extent(3, 2.5)
     with pytest.raises(ValueError, match=r"mode is 'wide', expected 'full', 'same' or 'valid'"):
         unison.convolve_extent(3, 2, "wide")
-    with pytest.raises(ValueError, match=r"unison.convolve: k \(float64, shape \(0,\), numpy\) "
+    with pytest.raises(ValueError, match=r"unison.convolve: k \(float64, shape \(0,\), \w+\) "
                                          r"is empty"):
         unison.convolve(np.ones(3), np.ones(0))
 
@@ -214,16 +214,16 @@ def test_refusals_name_the_argument():
         unison.add(x, x, out=np.zeros(4, np.float32))
     with pytest.raises(TypeError, match=r"unison.convolve: k \(float32.*\) and out \(float64\)"):
         unison.convolve(x, np.ones(2, np.float32))
-    with pytest.raises(ValueError, match=r"unison.convolve: out \(float64, shape \(3,\), numpy\): "
+    with pytest.raises(ValueError, match=r"unison.convolve: out \(float64, shape \(3,\), \w+\): "
                                          r"expected shape \(5,\) \(full mode, x of 4, k of 2\)"):
         unison.convolve(x, x[:2], out=np.zeros(3))
     with pytest.raises(ValueError, match=r"unison.matmul_core: A \(float64, shape \(2, 2\), "
-                                         r"numpy\): expected 3 dimensions"):
+                                         r"\w+\): expected 3 dimensions"):
         unison.matmul_core(np.ones((2, 2)), np.ones((2, 2)))
-    with pytest.raises(ValueError, match=r"unison.matmul_core: out \(float64, shape \(1, 2, 3\), numpy\): "
-                                         r"expected shape \(1, 2, 2\)"):
+    with pytest.raises(ValueError, match=r"unison.matmul_core: out \(float64, shape \(1, 2, 3\), "
+                                         r"\w+\): expected shape \(1, 2, 2\)"):
         unison.matmul_core(np.ones((1, 2, 2)), np.ones((1, 2, 2)), out=np.zeros((1, 2, 3)))
-    with pytest.raises(ValueError, match=r"unison.hypot: x \(float64, shape \(1, 1, 2\), numpy\): "
+    with pytest.raises(ValueError, match=r"unison.hypot: x \(float64, shape \(1, 1, 2\), \w+\): "
                                          r"expected 1 or 2 dimensions"):
         unison.hypot(np.ones((1, 1, 2)), 1.0)
     with pytest.raises(ValueError, match=r"unison: stream is -1, not a CUDA stream handle"):

@@ -1,7 +1,7 @@
-"""Unison in other processes and threads of control: a child forked after import never hangs (its host calls run on
-one thread, said once by a RuntimeWarning), multiprocessing pools of every start method, and
-Ctrl-C in a long call. Each case runs in a subprocess with a timeout, so that a hang fails the
-test instead of stopping the suite."""
+"""Unison in other processes and under Ctrl-C: a child forked after import never hangs (its
+host calls run on one thread, said once by a RuntimeWarning), multiprocessing pools of every
+start method, and Ctrl-C in a long call. Each case runs in a subprocess with a timeout, so that
+a hang fails the test instead of stopping the suite."""
 
 import os
 import signal

@@ -52,6 +52,7 @@ def serial_below(elements=None):
 if hasattr(_os, "register_at_fork"):
     _os.register_at_fork(after_in_child=_unison._after_fork_in_child)
 
+_BACKENDS = ("openmp", "serial", "cuda")
 _FLOATS = ("float32", "float64")
 _ARITH = ("float32", "float64", "int32", "int64")
 
@@ -128,7 +129,11 @@ def _word(fn, name, v, choices):
 def _backend(fn, backend):
     if backend is None:
         return ""
-    return _word(fn, "backend", backend, ("openmp", "serial", "cuda"))
+    _word(fn, "backend", backend, _BACKENDS)
+    if backend not in _BACKENDS:
+        raise ValueError(f"unison.{fn}: backend is {backend!r}, expected None, "
+                         + ", ".join(repr(b) for b in _BACKENDS))
+    return backend
 
 
 def _check_class(fn, name, a):

@@ -34,7 +34,7 @@ echo "pytest on CuPy arrays: $(tail -n 1 "$OUT/pytest-cupy.log")"
 grep -E "^(FAILED|ERROR)" "$OUT/pytest-cupy.log" | head -n 20
 timeout 120 "$py" python/tests/gpu_smoke.py > "$OUT/gpu_smoke.log" 2>&1 || status=1
 cat "$OUT/gpu_smoke.log"
-for when in --before "" --serial-below=131072 --serial-below=1048576; do
+for when in --before ""; do
   timeout 120 "$py" benchmarks/python_small_calls.py $when || status=1
 done
 [ "${QUICK:-0}" = 1 ] && exit $status
