@@ -108,7 +108,7 @@ def make_stand_in(real):
                 dkwargs = {k: swap(v) for k, v in kwargs.items()}
                 if name == "diffuse_history":
                     user = dargs[4] if len(dargs) > 4 else dkwargs.get("on_history")
-                    if user is not None:
+                    if callable(user):  # (anything else reaches the real function as it is)
                         def on_history(first, count):
                             c.copy_back()
                             user(first, count)

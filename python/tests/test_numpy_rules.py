@@ -175,6 +175,10 @@ def test_histogram_numpy_form_edges_cases():
     c, e = unison.histogram(np.full(5, 3.0))  # one value: NumPy's (v - 0.5, v + 0.5)
     np.testing.assert_array_equal(c, np.histogram(np.full(5, 3.0))[0])
     np.testing.assert_array_equal(e, np.histogram(np.full(5, 3.0))[1])
+    for v in ([-1.0, -0.5, 0.0, 0.0], [-3e-300, 0.0, -1e-310, 0.0]):  # an upper end at 0
+        v = np.array(v)
+        c, e = unison.histogram(v, 2)
+        np.testing.assert_array_equal(c, np.histogram(v, 2)[0])
     c, e = unison.histogram(np.zeros(0), 3)
     assert list(c) == [0, 0, 0] and e[0] == 0 and e[-1] == 1
     with pytest.raises(ValueError, match=r"unison.histogram: the range of x, \[nan, nan\], is not "
