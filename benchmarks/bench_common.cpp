@@ -1,12 +1,12 @@
 // What unison_bench and unison-bench share beyond the cases: the settings registrations obey,
 // the floating-point mode of the CPU threads, and the context recorded in the JSON.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <set>
-#include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <string>

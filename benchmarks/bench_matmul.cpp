@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include <unison/matmul.hpp>
 

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include <unison/backends/device_info.hpp>
+#include <unison/detail/allocate.hpp>
 #include <unison/diffusion.hpp>
 #include <unison/elementwise.hpp>
 #include <unison/field.hpp>
-#include <unison/detail/allocate.hpp>
-#include <unison/backends/device_info.hpp>
 
 #include "test_helpers.hpp"
 

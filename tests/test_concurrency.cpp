@@ -18,9 +18,9 @@
 #include <vector>
 
 #include <unison/convolve.hpp>
+#include <unison/core.hpp>
 #include <unison/diffusion.hpp>
 #include <unison/elementwise.hpp>
-#include <unison/core.hpp>
 #include <unison/histogram.hpp>
 #include <unison/matmul.hpp>
 

@@ -4,19 +4,19 @@
 // backend and the speedups, checks every result against its float64 reference, and writes the
 // results to a folder: unison_bench.json (Google Benchmark's format), unison_bench.csv, each
 // case's inputs and result as .npy, plots. `unison-bench --help` lists the options.
+#include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
-#include <ctime>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <algorithm>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <map>
+#include <mutex>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -25,8 +25,8 @@
 #include <vector>
 
 #include <sched.h>
-#include <unistd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <benchmark/benchmark.h>
 
@@ -35,12 +35,12 @@
 #include <omp.h>
 #endif
 
-#include <unison/diffusion.hpp>
-#include <unison/field.hpp>
-#include <unison/npy.hpp>
 #include <unison/backends/device_info.hpp>
 #include <unison/backends/enabled.hpp>
 #include <unison/backends/host/blas.hpp>
+#include <unison/diffusion.hpp>
+#include <unison/field.hpp>
+#include <unison/npy.hpp>
 
 #include "../bench_common.hpp"
 #include "suite.hpp"

@@ -29,59 +29,16 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <unison/backends/tuning.hpp>
 #include <unison/backends/host/arithmetic.hpp>
 #include <unison/backends/memory.hpp>
+#include <unison/backends/tuning.hpp>
 #include <unison/detail/allocate.hpp>
-#include <unison/detail/temporary.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
-
-namespace unison {
-
-/// Which kernel advances the field: `plain` is the reference (one cell per index, neighbours
-/// read from memory with bounds checks; a thread per cell on a GPU, a block of whole rows per
-/// thread on a CPU); `tiled` stages a tile and its halo in team scratch
-/// (and, with Laplacian::final_only, runs several steps per pass; on a CPU the first step reads
-/// the field in place where its grid rows are contiguous); `streaming` reads the
-/// neighbours straight from memory and leaves their reuse to the caches, with no scratch and no
-/// barrier: on a CPU each thread sweeps a block of whole rows (the Laplacian written past the
-/// caches with non-temporal stores), on a GPU each thread walks down a strip of rows of one
-/// 16-byte column chunk, keeping the rows above and below in registers (with two steps per pass,
-/// those of both steps, the first on the chunk widened by the cells the second reads).
-/// `automatic` is
-/// the backend's choice (DiffusionTuning in unison/backends/tuning.hpp).
-enum class StencilAlgorithm { automatic, plain, tiled, streaming };
-
-/// Which Laplacians diffuse() writes: that of every step (each step writes lapl, and a callback
-/// can see it), or only that of the final step (which lets several steps run per pass).
-enum class Laplacian { every_step, final_only };
-
-/// Tuning of diffuse(); zero means the backend's choice (DiffusionTuning in
-/// unison/backends/tuning.hpp).
-struct DiffusionOptions {
-  StencilAlgorithm algorithm = StencilAlgorithm::automatic;
-  int tile_rows = 0;       ///< tile extent across the field's contiguous axis
-  int tile_cols = 0;       ///< tile extent along the contiguous axis
-  int steps_per_pass = 0;  ///< temporal blocking: diffuse with Laplacian::final_only (tiled;
-                           ///< streaming: in row blocks any, in strips 1 or 2); diffuse_history
-                           ///< with streaming
-  int strip_rows = 0;      ///< rows per thread of `streaming` in strips (0: the backend's form)
-  int strip_prefetch = 0;  ///< rows a strip thread loads ahead, 1 to 4 (0: the backend's choice)
-};
-
-/// Whether Exec's `streaming` algorithm gives each thread a block of whole rows (true on the CPU
-/// backends) rather than strips of rows (GPUs; on any backend with DiffusionOptions::strip_rows).
-/// Row blocks run any number of steps per pass (diffuse_history, and diffuse with
-/// Laplacian::final_only), strips 1 or 2.
-template <class Exec>
-inline constexpr bool streaming_row_blocks_v =
-    backends::DiffusionTuning<Exec>::streaming_row_blocks;
-
-}  // namespace unison
-
-// The kernels and their dispatch (unison/detail/diffusion/).
 #include <unison/detail/diffusion/dispatch.hpp>
+#include <unison/detail/diffusion/interface.hpp>
+#include <unison/detail/temporary.hpp>
+#include <unison/diffusion_types.hpp>
 
 namespace unison {
 
@@ -129,18 +86,6 @@ void diffusion_step(const F& f, const FN& f_next, const L& lapl, double coeff,
                     StencilAlgorithm algorithm = StencilAlgorithm::automatic) {
   diffusion_step(typename FN::execution_space(), f, f_next, lapl, coeff, algorithm);
 }
-
-/// The buffer type diffuse() works with for a field of type F.
-template <class F>
-using DiffusionBuffer =
-    Kokkos::View<typename F::non_const_value_type**, detail::diffusion::diffusion_layout_t<F>,
-                 typename F::memory_space>;
-
-}  // namespace unison
-
-#include <unison/detail/diffusion/interface.hpp>
-
-namespace unison {
 
 /// Advances f by `steps` diffusion steps (see diffusion_step), in place, with one internal
 /// buffer of f's size ("unison::diffusion::buffer"). lapl receives the Laplacian of each step

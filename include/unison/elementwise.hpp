@@ -19,8 +19,9 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/detail/allocate.hpp>
-#include <unison/detail/temporary.hpp>
 #include <unison/detail/checks.hpp>
+#include <unison/detail/elementwise/host_views.hpp>
+#include <unison/detail/temporary.hpp>
 #include <unison/math.hpp>
 #include <unison/transform.hpp>
 
@@ -194,12 +195,6 @@ void clip(const Exec& exec, const X& x, const Lo& lo, const Hi& hi, const Out& o
   detail::elementwise::transform({"unison::clip", "unison::elementwise::clip"}, {"x", "lo", "hi"},
                                  exec, out, ops::Clip<T>{}, x, lo, hi);
 }
-
-}  // namespace unison
-
-#include <unison/detail/elementwise/host_views.hpp>
-
-namespace unison {
 
 /// The tutorial's chained pulse generator: out = pulse(t, period, amplitude) + noise, with
 /// pulse = max(sin(t / period) - 0.3, 0) * amplitude, as two kernels ("make_pulses" then "add")

@@ -17,11 +17,8 @@
 #include <unison/backends/device_info.hpp>
 #include <unison/backends/host/pack.hpp>
 #include <unison/detail/checks.hpp>
-#include <unison/detail/temporary.hpp>
-
-namespace unison {}  // namespace unison
-
 #include <unison/detail/examples/loop_sum.hpp>
+#include <unison/detail/temporary.hpp>
 
 namespace unison::examples {
 

@@ -6,13 +6,13 @@
 
 #include <cstdint>
 #include <limits>
-#include <utility>
 #include <string>
 #include <type_traits>
+#include <utility>
 
-#include <Kokkos_Core.hpp>
-#include <KokkosBlas3_gemm.hpp>
 #include <KokkosKernels_config.h>
+#include <KokkosBlas3_gemm.hpp>
+#include <Kokkos_Core.hpp>
 
 #include <unison/backends/device_info.hpp>
 #include <unison/backends/host/blas.hpp>
@@ -21,34 +21,13 @@
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
+#include <unison/detail/matmul/dispatch.hpp>
+#include <unison/detail/matmul/interface.hpp>
+#include <unison/detail/matmul/workspace.hpp>
 #include <unison/detail/temporary.hpp>
+#include <unison/matmul_types.hpp>
 
 namespace unison {
-
-/// How matmul_reduce computes out = 1^T (A B), and the range of values each one handles (T: the
-/// value type; every method gives out[j] = +-inf where the exact value is beyond T's range):
-///  - tiled: A.B one tile at a time in team scratch (MatmulTuning in unison/backends/tuning.hpp),
-///    each tile summed over its rows there and added to out atomically; A.B is never stored.
-///    2mkn flops. The order of the atomic additions varies from run to run: so do the last bits.
-///    All in T: every element of A.B, and every partial sum of a column of it (in a tile, and in
-///    out), must stay within T's range, else out[j] is +-inf or NaN.
-///  - gemm: the library baseline: KokkosBlas::gemm into a temporary m x n matrix, then its
-///    column sums. cuBLAS underneath on CUDA; on CPUs the host BLAS that the build found
-///    (matmul_gemm_library() says which). 2mkn flops and m*n temporary elements. A.B in T, so
-///    every element of it (and the BLAS's partial sums) must stay within T's range; its column
-///    sums as the reassociated method's below.
-///  - reassociated: the column sums s = 1^T A (length k), then out = s B: 2mk + 2kn flops,
-///    every element of A and B read once. Rounds differently from the others (other sums).
-///    Handles every finite A and B whose out[j] is within T's range: the sums are in T, and
-///    where one leaves T's range (s[p] or out[j] infinite or NaN from finite data: a partial
-///    sum, or a product s[p] B[p, j], beyond it) it is summed again in double with a wider
-///    exponent, every product and partial sum then kept in range: a second pass over that
-///    column of A (m elements) or of B (k elements), on such data only. out[j] is then within
-///    double's rounding of sum_i sum_p |A[i, p]| |B[p, j]|, rounded to T once.
-///  - automatic: reassociated.
-/// Sums of products below T's normal range (about 1e-38 for float, 1e-308 for double) lose
-/// relative precision with every method, as IEEE arithmetic does.
-enum class MatmulMethod { automatic, tiled, gemm, reassociated };
 
 /// What KokkosBlas::gemm runs on for execution space Exec in this build: "cuBLAS", "rocBLAS" (a
 /// Kokkos Kernels built with it, on HIP), "host BLAS" (a BLAS library found at configure time,
@@ -66,12 +45,6 @@ std::string matmul_gemm_library() {
 #endif
   return "Kokkos Kernels";
 }
-
-}  // namespace unison
-
-#include <unison/detail/matmul/workspace.hpp>
-
-namespace unison {
 
 /// How many elements of value type T (float or double) matmul_reduce's `method` needs as
 /// temporary memory for A (m x k) and B (k x n) on execution space Exec: 0 for tiled; for
@@ -98,33 +71,6 @@ std::int64_t matmul_reduce_workspace_size(std::int64_t m, std::int64_t k, std::i
                   " bytes overflows a 64-bit count");
   return detail::matmul::workspace_elements<T>(parts);
 }
-
-}  // namespace unison
-
-namespace unison::detail {
-
-// The elements of T that matmul_reduce's method needs (matmul_reduce_workspace_size<Exec, T>),
-// checked for `function`: refused, as `what` needing more bytes than a 64-bit size counts,
-// before any size is computed in 64-bit integers.
-template <class Exec, class T>
-std::int64_t checked_workspace(const char* function, const std::string& what, std::int64_t m,
-                               std::int64_t k, std::int64_t n, MatmulMethod method) {
-  if (m == 0 || k == 0 || n == 0) return 0;
-  const auto parts = matmul::workspace_parts<Exec, T>(m, k, n, method);
-  const long double bytes = matmul::workspace_bytes<T>(parts);
-  require(bytes <= (long double)(std::numeric_limits<std::int64_t>::max()), function, what,
-          " needs about ", bytes,
-          " bytes, more than 2^63 - 1, the most a 64-bit size counts (no memory holds it)",
-          method == MatmulMethod::tiled ? "" : "; the tiled method needs no temporary memory");
-  return matmul::workspace_elements<T>(parts);
-}
-
-}  // namespace unison::detail
-
-#include <unison/detail/matmul/dispatch.hpp>
-#include <unison/detail/matmul/interface.hpp>
-
-namespace unison {
 
 /// out[j] = sum over i of (A B)[i, j], for j < n: the column sums of the product of A (m x k)
 /// and B (k x n), computed by `method` (MatmulMethod, which says the range of values each
@@ -160,7 +106,8 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
                                ? "the gemm method's temporary A.B (" + std::to_string(m) + "x" +
                                      std::to_string(n) + ") with its partial column sums"
                                : std::string("the reassociated method's temporary column sums");
-  const std::int64_t elements = detail::checked_workspace<Exec, T>(fn, what, m, k, n, method);
+  const std::int64_t elements =
+      detail::matmul::checked_workspace<Exec, T>(fn, what, m, k, n, method);
   if (elements == 0) {
     detail::matmul::matmul_reduce_run(exec, A, B, out, method, static_cast<T*>(nullptr));
     return;
@@ -193,7 +140,7 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out, Ma
                 "unison::matmul_reduce: workspace must be accessible from the execution space");
   constexpr const char* fn = "unison::matmul_reduce";
   method = detail::matmul::check_matmul_reduce(A, B, out, method);
-  const std::int64_t elements = detail::checked_workspace<Exec, T>(
+  const std::int64_t elements = detail::matmul::checked_workspace<Exec, T>(
       fn, "the method's workspace", A.extent(0), A.extent(1), B.extent(1), method);
   detail::require(std::int64_t(workspace.extent(0)) >= elements, fn, "workspace has ",
                   workspace.extent(0), " elements, the method needs ", elements,

@@ -35,10 +35,10 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/backends/streams.hpp>
-#include <unison/diffusion.hpp>
-#include <unison/field.hpp>
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
+#include <unison/diffusion.hpp>
+#include <unison/field.hpp>
 #include <unison/matmul.hpp>
 
 namespace unison::mpi {
@@ -123,8 +123,8 @@ struct ExchangeOptions {
 
 }  // namespace unison::mpi
 
-#include <unison/detail/mpi/exchange.hpp>
 #include <unison/detail/mpi/depth.hpp>
+#include <unison/detail/mpi/exchange.hpp>
 
 namespace unison::mpi {
 

@@ -19,9 +19,6 @@
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
-
-namespace unison {}  // namespace unison
-
 #include <unison/detail/rowwise/dispatch.hpp>
 
 namespace unison {

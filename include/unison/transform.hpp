@@ -14,9 +14,6 @@
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
-
-namespace unison {}  // namespace unison
-
 #include <unison/detail/elementwise/dispatch.hpp>
 
 namespace unison {

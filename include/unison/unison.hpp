@@ -1,6 +1,7 @@
 #pragma once
 /// \file unison/unison.hpp
 /// Everything in Unison.
+#include <unison/backends/device_info.hpp>
 #include <unison/convolve.hpp>
 #include <unison/core.hpp>
 #include <unison/diffusion.hpp>
@@ -14,4 +15,3 @@
 #include <unison/random.hpp>
 #include <unison/rowwise.hpp>
 #include <unison/transform.hpp>
-#include <unison/backends/device_info.hpp>

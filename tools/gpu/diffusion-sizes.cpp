@@ -15,8 +15,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <vector>
 #include <unison/diffusion.hpp>
+#include <vector>
 
 #if defined(KOKKOS_ENABLE_CUDA)
 // The naive peer: ten lines of CUDA C.

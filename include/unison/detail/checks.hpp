@@ -2,6 +2,8 @@
 // Host-side checks shared by every Unison function: traits for the compile-time checks, and
 // the run-time checks that throw unison::invalid_argument with the function's name.
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -10,8 +12,6 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-#include <algorithm>
-#include <array>
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Profiling_ScopedRegion.hpp>

@@ -11,8 +11,8 @@
 // The CPU forms (non-temporal stores, prefetches, the host vectors), the CUDA forms (streaming
 // stores, shared-memory atomics and asynchronous copies) and the HIP forms (shared-memory
 // atomics). Which pass of a GPU build is compiling: unison/backends/pass.hpp.
-#include <unison/backends/pass.hpp>
 #include <unison/backends/host/memory.hpp>
+#include <unison/backends/pass.hpp>
 #ifdef KOKKOS_ENABLE_CUDA
 #include <unison/backends/cuda/memory.hpp>
 #endif

@@ -1,16 +1,16 @@
 #pragma once
-// unison/detail/convolve/direct.hpp: part of unison/convolve.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/convolve/direct.hpp: part of unison/convolve.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The direct algorithm: one output per work item, or a few taps over windows of x in wide
 // loads (GPUs); the shape of an output's terms.
 
+#include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
-#include <Kokkos_Core.hpp>
 #include <unison/backends/device_info.hpp>
-#include <unison/backends/memory.hpp>
 #include <unison/backends/host/pack.hpp>
+#include <unison/backends/memory.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>

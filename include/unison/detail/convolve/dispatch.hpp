@@ -1,8 +1,9 @@
 #pragma once
-// unison/detail/convolve/dispatch.hpp: part of unison/convolve.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/convolve/dispatch.hpp: part of unison/convolve.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The choice of kernel and launch shape for convolve, once its arguments are checked.
 
+#include <unison/convolve_types.hpp>
 #include <unison/detail/convolve/tiled.hpp>
 
 namespace unison::detail::convolve {

@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/convolve/host.hpp: part of unison/convolve.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/convolve/host.hpp: part of unison/convolve.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The direct algorithm on CPUs: packs of consecutive outputs per tap (window_sums), the taps as
 // vectors against broadcasts of x from 64 taps on, a block of outputs per work item.
 

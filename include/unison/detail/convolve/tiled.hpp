@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/convolve/tiled.hpp: part of unison/convolve.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/convolve/tiled.hpp: part of unison/convolve.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The tiled algorithm: a team stages a tile of x and a chunk of the taps in scratch.
 
 #include <unison/detail/convolve/host.hpp>

@@ -1,13 +1,14 @@
 #pragma once
-// unison/detail/diffusion/dispatch.hpp: part of unison/diffusion.hpp, which includes it after the
-// family's public types (not a header to include on its own).
-// One pass of any algorithm: the tile shape checked against the team scratch, the algorithm that
-// `automatic` stands for, the checks every form shares, and the launch of each kernel.
+// unison/detail/diffusion/dispatch.hpp: part of unison/diffusion.hpp (a header of its kernels,
+// which compiles on its own: it includes what it uses). One pass of any algorithm: the tile shape
+// checked against the team scratch, the algorithm that `automatic` stands for, the checks every
+// form shares, and the launch of each kernel.
 
 #include <unison/detail/diffusion/plain.hpp>
 #include <unison/detail/diffusion/rows.hpp>
 #include <unison/detail/diffusion/strips.hpp>
 #include <unison/detail/diffusion/tiled.hpp>
+#include <unison/diffusion_types.hpp>
 
 namespace unison::detail::diffusion {
 

@@ -1,11 +1,11 @@
 #pragma once
-// unison/detail/diffusion/interface.hpp: part of unison/diffusion.hpp, which includes it after the
-// family's public types (not a header to include on its own).
-// What the diffusion family lends other components (the MPI component's distributed diffuse):
-// the step's arithmetic on one cell, the cell addressing of either layout, the field layout its
-// buffers take, and the checks of a field, its Laplacian and the Laplacian choice. Everything else
-// in unison/detail/diffusion/ is the family's own and may change without notice to them: other
-// components name only unison::detail::diffusion::interface.
+// unison/detail/diffusion/interface.hpp: part of unison/diffusion.hpp (a header of its kernels,
+// which compiles on its own: it includes what it uses). What the diffusion family lends other
+// components (the MPI component's distributed diffuse): the step's arithmetic on one cell, the cell
+// addressing of either layout, the field layout its buffers take, and the checks of a field, its
+// Laplacian and the Laplacian choice. Everything else in unison/detail/diffusion/ is the family's
+// own and may change without notice to them: other components name only
+// unison::detail::diffusion::interface.
 
 #include <unison/detail/diffusion/run.hpp>
 

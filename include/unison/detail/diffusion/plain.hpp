@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/diffusion/plain.hpp: part of unison/diffusion.hpp, which includes it after the
-// family's public types (not a header to include on its own).
+// unison/detail/diffusion/plain.hpp: part of unison/diffusion.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The reference kernel: one cell per index, neighbours read with bounds checks; on a CPU the
 // same cells a block of whole rows per thread.
 

@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/diffusion/rows.hpp: part of unison/diffusion.hpp, which includes it after the
-// family's public types (not a header to include on its own).
+// unison/detail/diffusion/rows.hpp: part of unison/diffusion.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // `streaming` on CPUs: a block of whole rows per thread (diffuse), and several steps per pass
 // (diffuse_history with every step's Laplacian kept, diffuse with the final one only).
 

@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/diffusion/run.hpp: part of unison/diffusion.hpp, which includes it after the
-// family's public types (not a header to include on its own).
+// unison/detail/diffusion/run.hpp: part of unison/diffusion.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The forms of diffuse and diffuse_history: options resolved and checked, the two buffers, the
 // passes one after another.
 
@@ -8,6 +8,7 @@
 
 #include <unison/detail/diffusion/dispatch.hpp>
 #include <unison/detail/temporary.hpp>
+#include <unison/diffusion_types.hpp>
 
 namespace unison::detail::diffusion {
 

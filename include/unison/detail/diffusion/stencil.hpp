@@ -1,24 +1,25 @@
 #pragma once
-// unison/detail/diffusion/stencil.hpp: part of unison/diffusion.hpp, which includes it after the
-// family's public types (not a header to include on its own).
+// unison/detail/diffusion/stencil.hpp: part of unison/diffusion.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The arithmetic the diffusion kernels share: one cell (stencil), cells of a row of the CPU
 // kernels (stencil_cells, stencil_row), the grid's orientation over a View's layout, and the layout
 // of diffuse's buffers.
 
+#include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <type_traits>
-#include <utility>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/tuning.hpp>
 #include <unison/backends/host/arithmetic.hpp>
-#include <unison/backends/memory.hpp>
 #include <unison/backends/host/pack.hpp>
+#include <unison/backends/memory.hpp>
+#include <unison/backends/tuning.hpp>
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
+#include <unison/diffusion_types.hpp>
+#include <utility>
 
 namespace unison::detail::diffusion {
 
@@ -240,8 +241,6 @@ KOKKOS_INLINE_FUNCTION void owned_rows(std::int64_t item, std::int64_t per_item,
 // The buffers diffuse() ping-pongs between: f itself when it is contiguous, and one more of its
 // layout (LayoutRight for strided fields, which are copied in and out).
 template <class F>
-using diffusion_layout_t =
-    std::conditional_t<std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft>,
-                       Kokkos::LayoutLeft, Kokkos::LayoutRight>;
+using diffusion_layout_t = typename DiffusionBuffer<F>::array_layout;
 
 }  // namespace unison::detail::diffusion

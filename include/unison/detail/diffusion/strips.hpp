@@ -1,10 +1,11 @@
 #pragma once
-// unison/detail/diffusion/strips.hpp: part of unison/diffusion.hpp, which includes it after the
-// family's public types (not a header to include on its own).
+// unison/detail/diffusion/strips.hpp: part of unison/diffusion.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // `streaming` on GPUs: a thread walks down a strip of rows of one column chunk, one step or two
 // per pass.
 
 #include <unison/detail/diffusion/stencil.hpp>
+#include <unison/diffusion_types.hpp>
 
 namespace unison::detail::diffusion {
 

@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/diffusion/tiled.hpp: part of unison/diffusion.hpp, which includes it after the
-// family's public types (not a header to include on its own).
+// unison/detail/diffusion/tiled.hpp: part of unison/diffusion.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // `tiled` and `blocked`: a tile and its halo in team scratch, one step or several per pass.
 
 #include <unison/detail/diffusion/stencil.hpp>

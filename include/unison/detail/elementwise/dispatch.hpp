@@ -1,8 +1,7 @@
 #pragma once
-// unison/detail/elementwise/dispatch.hpp: part of unison/transform.hpp, which includes it after
-// the family's public types (not a header to include on its own).
-// Rank-2 outputs (flattened where every operand allows it, else a 2-D kernel) and the checks
-// and launch of every element-wise call.
+// unison/detail/elementwise/dispatch.hpp: part of unison/transform.hpp (a header of its kernels,
+// which compiles on its own: it includes what it uses). Rank-2 outputs (flattened where every
+// operand allows it, else a 2-D kernel) and the checks and launch of every element-wise call.
 
 #include <unison/detail/elementwise/launch_1d.hpp>
 

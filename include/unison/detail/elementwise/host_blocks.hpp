@@ -1,8 +1,8 @@
 #pragma once
-// unison/detail/elementwise/host_blocks.hpp: part of unison/transform.hpp, which includes it after
-// the family's public types (not a header to include on its own).
-// The CPU kernel: a block of consecutive elements per work item, in packs where the operation
-// takes them, written with non-temporal stores past the cache.
+// unison/detail/elementwise/host_blocks.hpp: part of unison/transform.hpp (a header of its kernels,
+// which compiles on its own: it includes what it uses). The CPU kernel: a block of consecutive
+// elements per work item, in packs where the operation takes them, written with non-temporal stores
+// past the cache.
 
 #include <unison/detail/elementwise/kernel_1d.hpp>
 

@@ -1,11 +1,10 @@
 #pragma once
-// unison/detail/elementwise/host_views.hpp: part of unison/elementwise.hpp, which includes it after
-// the family's public types (not a header to include on its own).
-// make_pulses and hidden_layer with host Views on a GPU: the checks, the device copies they
-// work through, and the copy back.
+// unison/detail/elementwise/host_views.hpp: part of unison/elementwise.hpp (a header of its
+// kernels, which compiles on its own: it includes what it uses). make_pulses and hidden_layer with
+// host Views on a GPU: the checks, the device copies they work through, and the copy back.
 
-#include <type_traits>
 #include <Kokkos_Core.hpp>
+#include <type_traits>
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/math.hpp>

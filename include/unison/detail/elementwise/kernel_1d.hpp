@@ -1,7 +1,7 @@
 #pragma once
-// unison/detail/elementwise/kernel_1d.hpp: part of unison/transform.hpp, which includes it after
-// the family's public types (not a header to include on its own).
-// The 1-D kernel: chunks of K elements, U chunks per work item in warp-sized groups (GPUs).
+// unison/detail/elementwise/kernel_1d.hpp: part of unison/transform.hpp (a header of its kernels,
+// which compiles on its own: it includes what it uses). The 1-D kernel: chunks of K elements, U
+// chunks per work item in warp-sized groups (GPUs).
 
 #include <unison/detail/elementwise/operands.hpp>
 

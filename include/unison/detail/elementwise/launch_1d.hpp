@@ -1,7 +1,7 @@
 #pragma once
-// unison/detail/elementwise/launch_1d.hpp: part of unison/transform.hpp, which includes it after
-// the family's public types (not a header to include on its own).
-// The choice of 1-D kernel for a call: chunk width, chunks per item, packs or plain loops.
+// unison/detail/elementwise/launch_1d.hpp: part of unison/transform.hpp (a header of its kernels,
+// which compiles on its own: it includes what it uses). The choice of 1-D kernel for a call: chunk
+// width, chunks per item, packs or plain loops.
 
 #include <unison/detail/elementwise/host_blocks.hpp>
 

@@ -1,13 +1,12 @@
 #pragma once
-// unison/detail/elementwise/operands.hpp: part of unison/transform.hpp, which includes it after
-// the family's public types (not a header to include on its own).
-// A call's operands (Views or scalars) as one value a kernel reads element by element or in
-// chunks of K consecutive elements.
+// unison/detail/elementwise/operands.hpp: part of unison/transform.hpp (a header of its kernels,
+// which compiles on its own: it includes what it uses). A call's operands (Views or scalars) as one
+// value a kernel reads element by element or in chunks of K consecutive elements.
 
+#include <Kokkos_Core.hpp>
 #include <array>
 #include <cstdint>
 #include <type_traits>
-#include <Kokkos_Core.hpp>
 #include <unison/backends/device_info.hpp>
 #include <unison/backends/host/pack.hpp>
 #include <unison/backends/tuning.hpp>

@@ -1,19 +1,19 @@
 #pragma once
-// unison/detail/examples/grayscale.hpp: part of unison/examples.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/examples/grayscale.hpp: part of unison/examples.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // rgb_to_grayscale's kernels: a pixel per work item, or rows of pixels: 8-bit ones by byte
 // permutes (CPUs with AVX-512 VBMI), the last pixels of a row included; float to float by float
 // permutes (AVX-512), stored non-temporally past host_streaming_bytes().
 
+#include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <unison/backends/memory.hpp>
 #include <unison/backends/host/grayscale.hpp>
 #include <unison/backends/host/pack.hpp>
+#include <unison/backends/memory.hpp>
 #include <unison/detail/checks.hpp>
 
 namespace unison::detail::examples {

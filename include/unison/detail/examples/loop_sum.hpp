@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/examples/loop_sum.hpp: part of unison/examples.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/examples/loop_sum.hpp: part of unison/examples.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // loop_sum's kernel.
 
 #include <unison/detail/examples/grayscale.hpp>

@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/field/interface.hpp: part of unison/field.hpp, which includes it after the
-// family's public types (not a header to include on its own).
+// unison/detail/field/interface.hpp: part of unison/field.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // What the jagged field lends other components (the MPI component's distributed jagged_field):
 // one block of the global field, and the noise array it needs. Everything else in
 // unison/detail/field/ is the field's own and may change without notice to them: other
@@ -9,6 +9,7 @@
 #include <utility>
 
 #include <unison/detail/field/jagged.hpp>
+#include <unison/field_types.hpp>
 
 namespace unison::detail::field::interface {
 

@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/field/jagged.hpp: part of unison/field.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/field/jagged.hpp: part of unison/field.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // jagged_field's kernels: the fill of the noise, and the count and write of the jagged shape.
 
 #include <cmath>
@@ -13,6 +13,7 @@
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/temporary.hpp>
+#include <unison/field_types.hpp>
 
 namespace unison::detail::field {
 

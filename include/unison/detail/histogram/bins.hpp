@@ -1,14 +1,14 @@
 #pragma once
-// unison/detail/histogram/bins.hpp: part of unison/histogram.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/histogram/bins.hpp: part of unison/histogram.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The bins: their edges as the value type compares them, and the bin of a value.
 
+#include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <type_traits>
-#include <Kokkos_Core.hpp>
 #include <unison/backends/host/pack.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>

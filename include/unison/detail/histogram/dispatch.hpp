@@ -1,8 +1,7 @@
 #pragma once
-// unison/detail/histogram/dispatch.hpp: part of unison/histogram.hpp, which includes it after
-// the family's public types (not a header to include on its own).
-// The zeroing of the counts and the choice of counting kernel and launch shape for histogram, once
-// its arguments are checked.
+// unison/detail/histogram/dispatch.hpp: part of unison/histogram.hpp (a header of its kernels,
+// which compiles on its own: it includes what it uses). The zeroing of the counts and the choice of
+// counting kernel and launch shape for histogram, once its arguments are checked.
 
 #include <unison/detail/histogram/global.hpp>
 

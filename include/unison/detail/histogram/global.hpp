@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/histogram/global.hpp: part of unison/histogram.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/histogram/global.hpp: part of unison/histogram.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // Without room in scratch for the bins: one global atomic per value.
 
 #include <unison/detail/histogram/teams.hpp>

@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/histogram/teams.hpp: part of unison/histogram.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/histogram/teams.hpp: part of unison/histogram.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // Private histograms per team in scratch, counted value by value or in packs (CPUs), added
 // to the counts with one atomic per bin and team.
 

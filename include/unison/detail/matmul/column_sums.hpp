@@ -1,17 +1,16 @@
 #pragma once
-// unison/detail/matmul/column_sums.hpp: part of unison/matmul.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/matmul/column_sums.hpp: part of unison/matmul.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // Weighted column sums of a matrix, in blocks of rows then summed (the reassociated method's
 // two passes, and the gemm method's sums of A.B); the sums that overflow are recomputed with a
 // wider exponent.
 
+#include <KokkosKernels_config.h>
+#include <KokkosBlas3_gemm.hpp>
+#include <Kokkos_Core.hpp>
 #include <cstdint>
-#include <utility>
 #include <string>
 #include <type_traits>
-#include <Kokkos_Core.hpp>
-#include <KokkosBlas3_gemm.hpp>
-#include <KokkosKernels_config.h>
 #include <unison/backends/device_info.hpp>
 #include <unison/backends/host/blas.hpp>
 #include <unison/backends/host/pack.hpp>
@@ -19,6 +18,7 @@
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
+#include <utility>
 
 namespace unison::detail::matmul {
 

@@ -1,10 +1,11 @@
 #pragma once
-// unison/detail/matmul/dispatch.hpp: part of unison/matmul.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/matmul/dispatch.hpp: part of unison/matmul.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The checks every form shares, the method that `automatic` stands for, and each method's
 // launches in a workspace.
 
 #include <unison/detail/matmul/workspace.hpp>
+#include <unison/matmul_types.hpp>
 
 namespace unison::detail::matmul {
 

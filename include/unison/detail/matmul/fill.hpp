@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/matmul/fill.hpp: part of unison/matmul.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/matmul/fill.hpp: part of unison/matmul.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // out filled with one value; the layouts a BLAS takes.
 
 #include <unison/detail/matmul/tiled_host.hpp>

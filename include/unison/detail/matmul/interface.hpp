@@ -1,12 +1,13 @@
 #pragma once
-// unison/detail/matmul/interface.hpp: part of unison/matmul.hpp, which includes it after the
-// family's public types (not a header to include on its own).
+// unison/detail/matmul/interface.hpp: part of unison/matmul.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // What the matmul-reduce family lends other components (the MPI component's distributed
 // matmul_reduce): the checks of its arguments. Everything else in unison/detail/matmul/ is the
 // family's own and may change without notice to them: other components name only
 // unison::detail::matmul::interface.
 
 #include <unison/detail/matmul/dispatch.hpp>
+#include <unison/matmul_types.hpp>
 
 namespace unison::detail::matmul::interface {
 

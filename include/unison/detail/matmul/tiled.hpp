@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/matmul/tiled.hpp: part of unison/matmul.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/matmul/tiled.hpp: part of unison/matmul.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The tiled method: a tile of A.B in team scratch, summed over its rows (GPUs).
 
 #include <unison/detail/matmul/column_sums.hpp>

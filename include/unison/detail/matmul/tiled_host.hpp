@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/matmul/tiled_host.hpp: part of unison/matmul.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/matmul/tiled_host.hpp: part of unison/matmul.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The tiled method on CPUs: register micro-tiles over slices of B packed in scratch.
 
 #include <unison/detail/matmul/tiled.hpp>

@@ -1,13 +1,16 @@
 #pragma once
-// unison/detail/matmul/workspace.hpp: part of unison/matmul.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/matmul/workspace.hpp: part of unison/matmul.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The method's check, and the layout of matmul_reduce's workspace: written once, read by
 // matmul_reduce_workspace_size and by each method's launches.
 
 #include <array>
 #include <cstdint>
+#include <limits>
+#include <string>
 
 #include <unison/detail/matmul/fill.hpp>
+#include <unison/matmul_types.hpp>
 
 namespace unison::detail::matmul {
 
@@ -101,6 +104,22 @@ WorkspaceView<E, Mem> workspace_part(T* work, const WorkspaceParts& parts, int i
   return WorkspaceView<E, Mem>(
       reinterpret_cast<E*>(base + std::uintptr_t(workspace_offset(parts, i))),
       std::size_t(parts[i].rows), std::size_t(parts[i].cols));
+}
+
+// The elements of T that matmul_reduce's method needs (matmul_reduce_workspace_size<Exec, T>),
+// checked for `function`: refused, as `what` needing more bytes than a 64-bit size counts,
+// before any size is computed in 64-bit integers.
+template <class Exec, class T>
+std::int64_t checked_workspace(const char* function, const std::string& what, std::int64_t m,
+                               std::int64_t k, std::int64_t n, MatmulMethod method) {
+  if (m == 0 || k == 0 || n == 0) return 0;
+  const auto parts = matmul::workspace_parts<Exec, T>(m, k, n, method);
+  const long double bytes = matmul::workspace_bytes<T>(parts);
+  require(bytes <= (long double)(std::numeric_limits<std::int64_t>::max()), function, what,
+          " needs about ", bytes,
+          " bytes, more than 2^63 - 1, the most a 64-bit size counts (no memory holds it)",
+          method == MatmulMethod::tiled ? "" : "; the tiled method needs no temporary memory");
+  return matmul::workspace_elements<T>(parts);
 }
 
 }  // namespace unison::detail::matmul

@@ -1,10 +1,11 @@
 #pragma once
-// unison/detail/mpi/agreement.hpp: part of unison/mpi.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/mpi/agreement.hpp: part of unison/mpi.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // Checks every rank agrees on: MPI's errors, one rank's refusal made every rank's, a call's
 // scalar arguments compared across ranks, the block and the transport.
 
 #include <mpi.h>
+#include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -14,15 +15,14 @@
 #include <memory>
 #include <string>
 #include <type_traits>
-#include <utility>
-#include <vector>
-#include <Kokkos_Core.hpp>
 #include <unison/backends/streams.hpp>
-#include <unison/diffusion.hpp>
-#include <unison/field.hpp>
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
+#include <unison/diffusion.hpp>
+#include <unison/field.hpp>
 #include <unison/matmul.hpp>
+#include <utility>
+#include <vector>
 
 namespace unison::mpi::detail {
 

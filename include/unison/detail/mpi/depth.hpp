@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/mpi/depth.hpp: part of unison/mpi.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/mpi/depth.hpp: part of unison/mpi.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The halos' depth: the deepest a decomposition allows, and the choice from measured times.
 
 #include <unison/detail/mpi/exchange.hpp>

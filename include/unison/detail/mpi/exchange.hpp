@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/mpi/exchange.hpp: part of unison/mpi.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/mpi/exchange.hpp: part of unison/mpi.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The halo exchange with the (up to eight) neighbouring blocks, on persistent requests made once
 // for a pair of buffers.
 

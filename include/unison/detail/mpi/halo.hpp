@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/mpi/halo.hpp: part of unison/mpi.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/mpi/halo.hpp: part of unison/mpi.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The block's kernels: one step of a rectangle of cells of a padded block (ghost cells around
 // it, at least as deep as the halos), the frame of such a rectangle around the block's interior,
 // and the halos packed and unpacked.

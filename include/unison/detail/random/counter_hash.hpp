@@ -1,12 +1,12 @@
 #pragma once
-// unison/detail/random/counter_hash.hpp: part of unison/random.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/random/counter_hash.hpp: part of unison/random.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The counter-based generator's hash (a value from its key and index), and the CPU form that
 // hashes a pack of 64-bit lanes at once.
 
+#include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <type_traits>
-#include <Kokkos_Core.hpp>
 #include <unison/backends/memory.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>

@@ -1,10 +1,11 @@
 #pragma once
-// unison/detail/random/monte_carlo.hpp: part of unison/random.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/random/monte_carlo.hpp: part of unison/random.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // monte_carlo_pi's work items: consecutive values of the sequence, counted inside the
 // quarter circle.
 
 #include <unison/detail/random/counter_hash.hpp>
+#include <unison/random_types.hpp>
 
 namespace unison::detail::random {
 

@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/rowwise/dispatch.hpp: part of unison/rowwise.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/rowwise/dispatch.hpp: part of unison/rowwise.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // The choice of kernel and launch shape for l2_norm and matmul_core, once their arguments are
 // checked.
 

@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/rowwise/l2_norm.hpp: part of unison/rowwise.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/rowwise/l2_norm.hpp: part of unison/rowwise.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // l2_norm's kernels: a row per thread or team (any backend), packs of rows or of a row's
 // elements summed in double (CPUs).
 

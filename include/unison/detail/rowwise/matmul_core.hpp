@@ -1,6 +1,6 @@
 #pragma once
-// unison/detail/rowwise/matmul_core.hpp: part of unison/rowwise.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/rowwise/matmul_core.hpp: part of unison/rowwise.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // matmul_core's kernels: a row of one product per work item (any backend), packs of batch
 // entries (CPUs).
 

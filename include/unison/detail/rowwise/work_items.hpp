@@ -1,12 +1,12 @@
 #pragma once
-// unison/detail/rowwise/work_items.hpp: part of unison/rowwise.hpp, which includes it after
-// the family's public types (not a header to include on its own).
+// unison/detail/rowwise/work_items.hpp: part of unison/rowwise.hpp (a header of its kernels, which
+// compiles on its own: it includes what it uses).
 // A CPU launch's share of rows (or batch entries) per work item.
 
+#include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
-#include <Kokkos_Core.hpp>
 #include <unison/backends/host/pack.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>

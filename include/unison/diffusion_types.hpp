@@ -1,0 +1,62 @@
+#pragma once
+/// \file unison/diffusion_types.hpp
+/// The diffusion's public types (unison/diffusion.hpp): its algorithms, Laplacian choice, options
+/// and buffer type. Included by that header and by its kernels (unison/detail/diffusion/).
+
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include <unison/backends/tuning.hpp>
+
+namespace unison {
+
+/// Which kernel advances the field: `plain` is the reference (one cell per index, neighbours
+/// read from memory with bounds checks; a thread per cell on a GPU, a block of whole rows per
+/// thread on a CPU); `tiled` stages a tile and its halo in team scratch
+/// (and, with Laplacian::final_only, runs several steps per pass; on a CPU the first step reads
+/// the field in place where its grid rows are contiguous); `streaming` reads the
+/// neighbours straight from memory and leaves their reuse to the caches, with no scratch and no
+/// barrier: on a CPU each thread sweeps a block of whole rows (the Laplacian written past the
+/// caches with non-temporal stores), on a GPU each thread walks down a strip of rows of one
+/// 16-byte column chunk, keeping the rows above and below in registers (with two steps per pass,
+/// those of both steps, the first on the chunk widened by the cells the second reads).
+/// `automatic` is
+/// the backend's choice (DiffusionTuning in unison/backends/tuning.hpp).
+enum class StencilAlgorithm { automatic, plain, tiled, streaming };
+
+/// Which Laplacians diffuse() writes: that of every step (each step writes lapl, and a callback
+/// can see it), or only that of the final step (which lets several steps run per pass).
+enum class Laplacian { every_step, final_only };
+
+/// Tuning of diffuse(); zero means the backend's choice (DiffusionTuning in
+/// unison/backends/tuning.hpp).
+struct DiffusionOptions {
+  StencilAlgorithm algorithm = StencilAlgorithm::automatic;
+  int tile_rows = 0;       ///< tile extent across the field's contiguous axis
+  int tile_cols = 0;       ///< tile extent along the contiguous axis
+  int steps_per_pass = 0;  ///< temporal blocking: diffuse with Laplacian::final_only (tiled;
+                           ///< streaming: in row blocks any, in strips 1 or 2); diffuse_history
+                           ///< with streaming
+  int strip_rows = 0;      ///< rows per thread of `streaming` in strips (0: the backend's form)
+  int strip_prefetch = 0;  ///< rows a strip thread loads ahead, 1 to 4 (0: the backend's choice)
+};
+
+/// Whether Exec's `streaming` algorithm gives each thread a block of whole rows (true on the CPU
+/// backends) rather than strips of rows (GPUs; on any backend with DiffusionOptions::strip_rows).
+/// Row blocks run any number of steps per pass (diffuse_history, and diffuse with
+/// Laplacian::final_only), strips 1 or 2.
+template <class Exec>
+inline constexpr bool streaming_row_blocks_v =
+    backends::DiffusionTuning<Exec>::streaming_row_blocks;
+
+/// The buffer type diffuse() works with for a field of type F: contiguous, of F's value type and
+/// memory space, LayoutLeft for a LayoutLeft field and LayoutRight for any other.
+template <class F>
+using DiffusionBuffer =
+    Kokkos::View<typename F::non_const_value_type**,
+                 std::conditional_t<std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft>,
+                                    Kokkos::LayoutLeft, Kokkos::LayoutRight>,
+                 typename F::memory_space>;
+
+}  // namespace unison

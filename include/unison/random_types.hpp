@@ -1,0 +1,46 @@
+#pragma once
+/// \file unison/random_types.hpp
+/// The random family's public type (unison/random.hpp): the counter-based sequence. Included by
+/// that header and by its kernels (unison/detail/random/).
+
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+
+#include <unison/detail/random/counter_hash.hpp>
+
+namespace unison {
+
+/// A counter-based random sequence: value i of the sequence of seed s is SplitMix64's output
+/// for the counter key + (i + 1) * 0x9e3779b97f4a7c15 (the golden-ratio increment), with key =
+/// the mix of s. Each value is a function of the seed and its index alone, so a kernel's work
+/// items compute the values they need directly, in any order and on any backend, and the
+/// result of a function that draws from a sequence depends on the seed and its own arguments,
+/// never on the thread count or the backend. (SplitMix64 passes BigCrush; sequences of
+/// different seeds are the same cycle of 2^64 values from unrelated starting points.) A
+/// function that takes a RandomSequence draws the values from position() on and advances it,
+/// so a second call draws new numbers. Building one costs nothing: no memory, no seeding.
+class RandomSequence {
+ public:
+  static constexpr std::uint64_t increment = 0x9e3779b97f4a7c15ull;
+
+  explicit RandomSequence(std::uint64_t seed) : key_(detail::random::mix64(seed)) {}
+
+  /// Value i of the sequence with this key (callable in kernels).
+  KOKKOS_FORCEINLINE_FUNCTION static std::uint64_t value(std::uint64_t key, std::uint64_t i) {
+    return detail::random::mix64(key + (i + 1) * increment);
+  }
+  /// Value i of this sequence.
+  std::uint64_t operator[](std::uint64_t i) const { return value(key_, i); }
+  std::uint64_t key() const { return key_; }
+  /// The index of the next value a function will draw.
+  std::uint64_t position() const { return position_; }
+  /// Moves the position n values on.
+  void advance(std::uint64_t n) { position_ += n; }
+
+ private:
+  std::uint64_t key_;
+  std::uint64_t position_ = 0;
+};
+
+}  // namespace unison
