@@ -12,22 +12,7 @@
 #include <mpi-ext.h>
 #endif
 
-namespace unison::mpi {
-
-bool gpu_aware() {
-  if (const char* env = std::getenv("UNISON_MPI_GPU_AWARE")) {
-    const std::string v(env);
-    if (v == "1") return true;
-    if (v == "0") return false;
-  }
-#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-  return MPIX_Query_cuda_support() == 1;
-#else
-  return false;
-#endif
-}
-
-namespace detail {
+namespace unison::detail::mpi {
 
 void check_mpi(int code, const char* fn, const char* call) {
   if (code == MPI_SUCCESS) return;
@@ -38,7 +23,7 @@ void check_mpi(int code, const char* fn, const char* call) {
                            " failed: " + std::string(text, std::size_t(length)));
 }
 
-void check_decomposition(const Decomposition& d, const char* fn) {
+void check_decomposition(const unison::mpi::Decomposition& d, const char* fn) {
   require(d.comm != MPI_COMM_NULL && d.size > 0, fn,
           "the Decomposition has no communicator: make it with unison::mpi::decompose");
 }
@@ -75,7 +60,7 @@ constexpr int opposite(int s) {
 }
 }  // namespace
 
-std::array<int, HaloSegments::count> neighbour_ranks(const Decomposition& d) {
+std::array<int, HaloSegments::count> neighbour_ranks(const unison::mpi::Decomposition& d) {
   const auto at = [&](int dx, int dy) {
     const int cx = d.coords[0] + dx, cy = d.coords[1] + dy;
     return cx < 0 || cy < 0 || cx >= d.dims[0] || cy >= d.dims[1] ? MPI_PROC_NULL
@@ -84,7 +69,7 @@ std::array<int, HaloSegments::count> neighbour_ranks(const Decomposition& d) {
   return {at(-1, 0), at(1, 0), at(0, -1), at(0, 1), at(-1, -1), at(-1, 1), at(1, -1), at(1, 1)};
 }
 
-std::array<bool, HaloSegments::count> neighbours_present(const Decomposition& d) {
+std::array<bool, HaloSegments::count> neighbours_present(const unison::mpi::Decomposition& d) {
   const auto r = neighbour_ranks(d);
   std::array<bool, HaloSegments::count> p{};
   for (int s = 0; s < HaloSegments::count; ++s)
@@ -92,15 +77,15 @@ std::array<bool, HaloSegments::count> neighbours_present(const Decomposition& d)
   return p;
 }
 
-std::int64_t deepest_halo(const Decomposition& d) {
+std::int64_t deepest_halo(const unison::mpi::Decomposition& d) {
   std::int64_t deepest = std::numeric_limits<int>::max();
   if (d.dims[0] > 1) deepest = std::min<std::int64_t>(deepest, d.nx / d.dims[0]);
   if (d.dims[1] > 1) deepest = std::min<std::int64_t>(deepest, d.ny / d.dims[1]);
   return deepest;
 }
 
-Exchange::Exchange(const Decomposition& d, MPI_Datatype type, const HaloSegments& seg, void* send,
-                   void* recv, std::size_t value_bytes) {
+Exchange::Exchange(const unison::mpi::Decomposition& d, MPI_Datatype type, const HaloSegments& seg,
+                   void* send, void* recv, std::size_t value_bytes) {
   constexpr const char* fn = "unison::mpi::DiffusionPlan";
   const auto ranks = neighbour_ranks(d);
   for (int s = 0; s < HaloSegments::count; ++s) {
@@ -167,7 +152,8 @@ void Exchange::wait() {
               "unison::mpi::diffuse", "MPI_Waitall");
 }
 
-int choose_depth(const Decomposition& d, const HaloTimes& t, bool overlap, int deep) {
+int choose_depth(const unison::mpi::Decomposition& d, const unison::mpi::HaloTimes& t, bool overlap,
+                 int deep) {
   constexpr const char* fn = "unison::mpi::DiffusionPlan";
   const auto present = neighbours_present(d);
   const double nx = double(d.local_nx), ny = double(d.local_ny);
@@ -207,7 +193,22 @@ int choose_depth(const Decomposition& d, const HaloTimes& t, bool overlap, int d
   return int(std::min_element(slowest.begin(), slowest.end()) - slowest.begin()) + 1;
 }
 
-}  // namespace detail
+}  // namespace unison::detail::mpi
+
+namespace unison::mpi {
+
+bool gpu_aware() {
+  if (const char* env = std::getenv("UNISON_MPI_GPU_AWARE")) {
+    const std::string v(env);
+    if (v == "1") return true;
+    if (v == "0") return false;
+  }
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
 
 namespace {
 
@@ -237,10 +238,10 @@ Decomposition decompose(MPI_Comm comm, std::int64_t nx, std::int64_t ny, std::ar
   constexpr const char* fn = "unison::mpi::decompose";
   detail::require(comm != MPI_COMM_NULL, fn, "the communicator is MPI_COMM_NULL");
   int size = 0, rank = 0;
-  detail::check_mpi(MPI_Comm_size(comm, &size), fn, "MPI_Comm_size");
-  detail::check_mpi(MPI_Comm_rank(comm, &rank), fn, "MPI_Comm_rank");
+  detail::mpi::check_mpi(MPI_Comm_size(comm, &size), fn, "MPI_Comm_size");
+  detail::mpi::check_mpi(MPI_Comm_rank(comm, &rank), fn, "MPI_Comm_rank");
   std::array<int, 2> grid{0, 0};
-  detail::agree(
+  detail::mpi::agree(
       comm, fn,
       [&] {
         detail::require(nx >= 0 && ny >= 0, fn, "the field is ", nx, "x", ny,
@@ -262,7 +263,7 @@ Decomposition decompose(MPI_Comm comm, std::int64_t nx, std::int64_t ny, std::ar
 
   Decomposition d;
   MPI_Comm dup = MPI_COMM_NULL;
-  detail::check_mpi(MPI_Comm_dup(comm, &dup), fn, "MPI_Comm_dup");
+  detail::mpi::check_mpi(MPI_Comm_dup(comm, &dup), fn, "MPI_Comm_dup");
   d.owner = std::shared_ptr<const MPI_Comm>(new MPI_Comm(dup), [](const MPI_Comm* c) {
     int finalized = 0;
     MPI_Finalized(&finalized);

@@ -219,15 +219,10 @@ int main(int argc, char* argv[]) {
   const std::uint64_t seed = std::random_device{}();
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
-#if UNISON_TESTS_GPU_ONLY
-  // A build that checks that the GPU's tests compile (tests/CMakeLists.txt): the GPU only.
-  check_backend<Kokkos::DefaultExecutionSpace>(rng);
-#else
   unison::backends::for_each_enabled_space([&](auto tag) {
     using Exec = typename decltype(tag)::type;
     check_backend<Exec>(rng);
   });
-#endif
 #if defined(__FP_FAST_FMAF) || defined(__FMA__)
   const char* fma = "with";
 #else

@@ -28,16 +28,8 @@ template <class... Spaces>
 struct GTestTypes<unison::backends::SpaceList<Spaces...>> {
   using type = ::testing::Types<Spaces...>;
 };
-#if UNISON_TESTS_GPU_ONLY
-// A build that only checks that the GPU's tests compile (UNISON_TESTS_GPU_ONLY): the GPU's
-// backend (Cuda or HIP: Kokkos' default execution space) alone; the host backends' instances
-// are those of a host-only build, compiled there.
-static_assert(!Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                          Kokkos::DefaultExecutionSpace::memory_space>::accessible,
-              "UNISON_TESTS_GPU_ONLY needs a build with a GPU backend");
-using Backends = ::testing::Types<Kokkos::DefaultExecutionSpace>;
-#elif defined(UNISON_TEST_BACKENDS)
-// The build's UNISON_TEST_BACKENDS (tests/CMakeLists.txt): those backends only.
+#if defined(UNISON_TEST_BACKENDS)
+// A test program's backend (UNISON_TEST_BACKENDS, set by tests/CMakeLists.txt for each program).
 using Backends = ::testing::Types<UNISON_TEST_BACKENDS>;
 #else
 using Backends = GTestTypes<unison::backends::EnabledSpaces>::type;

@@ -15,6 +15,8 @@
 
 #include <unison/mpi.hpp>
 
+#include "plan_access.hpp"
+
 #include "labels.hpp"
 #include "test_helpers.hpp"
 
@@ -427,7 +429,7 @@ void check_plan(std::int64_t nx, std::int64_t ny, std::array<int, 2> dims,
   EXPECT_EQ(lo, hi) << what.str();
   what << ", depth " << k;
   if (use > 0 && d.has_neighbours()) {
-    umpi::detail::PlanAccess::use_depth(plan, use);
+    unison::detail::mpi::PlanAccess::use_depth(plan, use);
     EXPECT_EQ(plan.halo_depth(), use) << what.str();
     what << ", then " << use << " in copies of depth " << k;
   }

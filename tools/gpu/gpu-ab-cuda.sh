@@ -36,7 +36,7 @@ run)
   export OMP_PROC_BIND=spread OMP_PLACES=threads
   if [ -z "${SKIP_TESTS:-}" ]; then
     t0=$(date +%s)
-    timeout 300 build/cuda/tests/unison_tests \
+    timeout 300 bash tools/run-tests.sh build/cuda/tests -- \
       --gtest_filter="${TESTS:-*/Cuda.*:AllocationFailure.*:TemporarySpaces.*}" > "$OUT/tests-full.txt" 2>&1
     echo "tests exit $? after $(( $(date +%s) - t0 )) s" | tee -a "$OUT/machine.txt"
     grep -E "^\[==========\] [0-9]+ tests|^\[  PASSED|^\[  SKIPPED \] [0-9]+|FAILED" "$OUT/tests-full.txt" | tee "$OUT/tests.txt"

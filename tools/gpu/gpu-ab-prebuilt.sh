@@ -4,8 +4,8 @@
 # -DUNISON_HOST_ARCH=sapphirerapids) and copied to the GPU machine's working tree in build/ab/,
 # timed in alternation; no build on the GPU machine.
 #   build/ab/before/unison_bench, build/ab/after/unison_bench: the two trees' benchmarks
-#   build/ab/after/unison_tests (optional): the after tree's unit tests, run first (TESTS: a
-#                                           gtest filter, default every test)
+#   build/ab/after/tests/ (optional): the after tree's test programs, run first (TESTS: a gtest
+#                                     filter, default every test)
 #   build/ab/lib/: Debian's libbenchmark.so.1debian (not on the GPU machine)
 #   gpu-ab-prebuilt.sh FILTER [ROUNDS]   ROUNDS rounds of (before, after), 5 repetitions each
 # Results in $OUT: tests.txt, ab.txt ("round before|after case median").
@@ -15,8 +15,8 @@ rounds=${2:-3}
 . "${BASH_SOURCE[0]%/*}/gpu-openblas.sh"  # OpenBLAS from .deps/debs, where the binaries link it
 export LD_LIBRARY_PATH=$PWD/build/ab/lib:${LD_LIBRARY_PATH:-}
 lscpu | grep -E "Model name|^Model:|^CPU\(s\)|L3" | tee $OUT/machine.txt
-if [ -x build/ab/after/unison_tests ]; then
-  OMP_PROC_BIND=spread OMP_PLACES=threads timeout 300 build/ab/after/unison_tests \
+if [ -d build/ab/after/tests ]; then
+  OMP_PROC_BIND=spread OMP_PLACES=threads timeout 300 bash tools/run-tests.sh build/ab/after/tests -- \
     --gtest_filter="${TESTS:-*}" > $OUT/tests-full.txt 2>&1
   echo "tests exit $?"
   grep -E "^\[==========\] [0-9]+ tests|^\[  PASSED|^\[  SKIPPED \] [0-9]+|FAILED" $OUT/tests-full.txt |

@@ -22,7 +22,7 @@ overlap() {  # the overlap benchmark into $OUT/overlap$1.txt
 if [ "${1:-build}" = all ]; then
   . tools/gpu/gpu-build.sh
   gpu_build unison_tests unison_bench || exit 1
-  timeout 60 build/cuda/tests/unison_tests --gtest_filter='*Instance/*:Concurrency*:*Labels/*' > $OUT/tests.txt 2>&1
+  timeout 60 bash tools/run-tests.sh build/cuda/tests -- --gtest_filter='*Instance/*:Concurrency*:*Labels/*' > $OUT/tests.txt 2>&1
   echo "instance and concurrency tests exit $?"; grep -E "^\[  (PASSED|FAILED)" $OUT/tests.txt
   S_TIMEOUT=${S_TIMEOUT:-60} bash tools/gpu/gpu-async.sh sanitize
   OMP_PROC_BIND=spread OMP_PLACES=threads overlap -bound
@@ -33,7 +33,7 @@ if [ "${1:-build}" = build ]; then
   . tools/gpu/gpu-build.sh
   gpu_build unison_tests unison_bench || exit 1
   t0=$(date +%s)
-  timeout ${T_TESTS:-200} build/cuda/tests/unison_tests > $OUT/tests-full.txt 2>&1
+  timeout ${T_TESTS:-200} bash tools/run-tests.sh build/cuda/tests > $OUT/tests-full.txt 2>&1
   echo "tests exit $? after $(( $(date +%s)-t0 )) s"
   grep -E "^\[  (PASSED|FAILED) |tests ran|FAILED  \]" $OUT/tests-full.txt | tail -20 | tee $OUT/tests.txt
   gzip -f $OUT/tests-full.txt

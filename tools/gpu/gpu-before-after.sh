@@ -20,7 +20,7 @@ if [ "${1:-build}" = build ]; then
   (cd /tmp/before && mkdir -p "$OUT/before" && OUT="$OUT/before" bash -c \
     ". '$root/tools/gpu/gpu-build.sh' && gpu_build unison-bench unison_bench") || exit 1
   t0=$(date +%s)
-  timeout 200 build/cuda/tests/unison_tests > $OUT/tests-full.txt 2>&1
+  timeout 200 bash tools/run-tests.sh build/cuda/tests > $OUT/tests-full.txt 2>&1
   echo "tests exit $? after $(( $(date +%s)-t0 )) s"
   grep -E "^\[==========\] [0-9]+ tests|^\[  PASSED|^\[  SKIPPED \] [0-9]+|FAILED" $OUT/tests-full.txt | tee $OUT/tests.txt
   gzip -f $OUT/tests-full.txt

@@ -15,7 +15,7 @@ set -u
 if [ "${1:-build}" = build ]; then
   gpu_build unison-bench unison_tests || exit 1
   t0=$(date +%s)
-  timeout ${T_TESTS:-200} build/cuda/tests/unison_tests --gtest_filter="${TESTS:-*}" > $OUT/tests-full.txt 2>&1
+  timeout ${T_TESTS:-200} bash tools/run-tests.sh build/cuda/tests -- --gtest_filter="${TESTS:-*}" > $OUT/tests-full.txt 2>&1
   echo "tests exit $? after $(( $(date +%s)-t0 )) s"
   grep -E "^\[  (PASSED|FAILED) |tests ran|FAILED  \]" $OUT/tests-full.txt | tail -12 | tee $OUT/tests.txt
   gzip -f $OUT/tests-full.txt

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine, without building there: Cuda binaries built on another machine and carried
 # in build/cuda-spr (the cuda preset configured with -DUNISON_HOST_ARCH=sapphirerapids
-# -DUNISON_HOST_BLAS=OFF, targets unison_bench, unison-cuda-c and unison_tests; TESTS: the
+# -DUNISON_HOST_BLAS=OFF, targets unison_bench, unison-cuda-c and unison_tests (every test program); TESTS: the
 # unit tests' gtest filter, default every test it was built with), run in one call:
 #   1. the unit tests;
 #   2. unison_bench's cases matching FILTER (5 repetitions, medians; build/cuda-spr/after/ holds
@@ -24,7 +24,7 @@ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,driver_version --f
 lscpu | grep -E "Model name|^CPU\(s\)" | tee -a "$out/gpu.txt"
 export OMP_PROC_BIND=spread OMP_PLACES=threads
 t0=$(date +%s)
-timeout 240 $b/tests/unison_tests --gtest_filter="${TESTS:-*}" > "$out/tests-full.txt" 2>&1
+timeout 240 bash tools/run-tests.sh $b/tests -- --gtest_filter="${TESTS:-*}" > "$out/tests-full.txt" 2>&1
 echo "tests exit $? after $(( $(date +%s) - t0 )) s"
 grep -E "^\[==========\] [0-9]+ tests|^\[  PASSED|^\[  SKIPPED \] [0-9]+|FAILED" "$out/tests-full.txt" | tee "$out/tests.txt"
 gzip -f "$out/tests-full.txt"

@@ -18,7 +18,6 @@ dl=$PWD/build/dlpack
 mkdir -p "$dl" && dpkg -x .deps/debs/libdlpack-dev_*.deb "$dl"
 py=$(command -v python3)
 "$py" -c "import sys, numpy; print(sys.version.split()[0], 'numpy', numpy.__version__)"
-UNISON_BLAS_FLAGS+=" -DUNISON_TEST_FILES=test_hostile.cpp"
 UNISON_BLAS_FLAGS+=" -DUNISON_ENABLE_PYTHON=ON -DPython3_EXECUTABLE=$py"
 UNISON_BLAS_FLAGS+=" -Dpybind11_DIR=$("$py" -m pybind11 --cmakedir) -DUNISON_DLPACK_INCLUDE_DIR=$dl/usr/include"
 targets="unison_python unison_dlpack_producer"

@@ -19,7 +19,7 @@ echo "build: exit $status after $(( $(date +%s) - t0 )) s"
 if [ $status -ne 0 ]; then tail -60 "$out/build.log"; exit $status; fi
 
 ctest --preset cuda 2>&1 | tee "$out/tests.log" | tail -15
-build/cuda/tests/unison_tests --gtest_filter='*/Cuda.*' > "$out/tests-cuda-detail.log" 2>&1
+bash tools/run-tests.sh build/cuda/tests 'unison_tests_*_cuda' > "$out/tests-cuda-detail.log" 2>&1
 [ "$filter" = "--tests-only" ] && exit 0
 
 OMP_PROC_BIND=spread OMP_PLACES=threads build/cuda/benchmarks/unison_bench \

@@ -8,8 +8,8 @@
 #     TESTS  a gtest filter (default '*/Cuda.*', every test body on the Cuda backend)
 #     TOOL   any of memcheck racecheck synccheck initcheck (default: all four)
 #
-# UNISON_TESTS names the test program (default build/cuda/tests/unison_tests; one built on another
-# machine can be copied there, with the shared libraries it needs that the GPU machine lacks in build/prebuilt/lib).
+# UNISON_TESTS names the test programs, space-separated (default every build/cuda/tests/
+# unison_tests_*_cuda; ones built on another machine can be copied there, with the shared libraries it needs that the GPU machine lacks in build/prebuilt/lib).
 # Environment: UNISON_SANITIZE_TIMEOUT (seconds per tool, default 900), OUT (results folder).
 set -uo pipefail
 cd "$(dirname "$0")/../.."  # the repository root
@@ -21,7 +21,7 @@ out=${OUT:-build/sanitize}/sanitize
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/prebuilt/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
-binary=${UNISON_TESTS:-build/cuda/tests/unison_tests}
+binaries=${UNISON_TESTS:-$(ls build/cuda/tests/unison_tests_*_cuda)}
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 "$sanitizer" --version | tail -n 1 | tee "$out/summary.txt"
 status=0
@@ -32,10 +32,15 @@ for tool in "${tools[@]}"; do
     racecheck) extra=(--racecheck-report analysis) ;;
   esac
   start=$(date +%s)
-  timeout "${UNISON_SANITIZE_TIMEOUT:-900}" "$sanitizer" --tool "$tool" "${extra[@]}" \
-    --error-exitcode 86 --print-limit 50 --log-file "$out/$tool.log" \
-    "$binary" --gtest_filter="$filter" > "$out/$tool.tests.log" 2>&1
-  rc=$?
+  rc=0
+  : > "$out/$tool.log"
+  : > "$out/$tool.tests.log"
+  for binary in $binaries; do
+    timeout "${UNISON_SANITIZE_TIMEOUT:-900}" "$sanitizer" --tool "$tool" "${extra[@]}" \
+      --error-exitcode 86 --print-limit 50 --log-file "$out/$tool.one.log" \
+      "$binary" --gtest_filter="$filter" >> "$out/$tool.tests.log" 2>&1 || rc=$?
+    cat "$out/$tool.one.log" >> "$out/$tool.log"
+  done
   # compute-sanitizer ends its log with "ERROR SUMMARY: N errors" (racecheck also: hazards).
   summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$out/$tool.log" | tr '\n' ' ')
   tests=$(grep -E '^\[  (PASSED|FAILED)  \]' "$out/$tool.tests.log" | tr '\n' ' ')

@@ -5,7 +5,7 @@
 // scalar arguments compared across ranks, the block and the transport.
 
 #include <mpi.h>
-#include <Kokkos_Core.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -15,19 +15,20 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
 #include <unison/backends/streams.hpp>
 #include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/diffusion.hpp>
 #include <unison/field.hpp>
 #include <unison/matmul.hpp>
-#include <utility>
-#include <vector>
+#include <unison/mpi_types.hpp>
 
-namespace unison::mpi::detail {
-
-using unison::detail::fail;
-using unison::detail::require;
+namespace unison::detail::mpi {
 
 template <class T>
 MPI_Datatype datatype() {
@@ -42,7 +43,7 @@ MPI_Datatype datatype() {
 void check_mpi(int code, const char* fn, const char* call);
 
 /// The check of Decomposition objects that precedes any collective use: a communicator to agree on.
-void check_decomposition(const Decomposition& d, const char* fn);
+void check_decomposition(const unison::mpi::Decomposition& d, const char* fn);
 
 /// Every rank runs check() (its own arguments' checks); then the ranks agree over comm: if a rank's
 /// check threw unison::invalid_argument, or a value in `same` differs between ranks, every rank
@@ -72,27 +73,30 @@ inline long long bits(double x) {
 
 /// Whether buffers of exec's memory go to MPI as they are.
 template <class Exec>
-bool transport_is_direct(Transport t) {
+bool transport_is_direct(unison::mpi::Transport t) {
   if constexpr (!backends::asynchronous_v<Exec>) return true;
-  else return t == Transport::device || (t == Transport::automatic && gpu_aware());
+  else
+    return t == unison::mpi::Transport::device ||
+           (t == unison::mpi::Transport::automatic && unison::mpi::gpu_aware());
 }
 
 /// f has the extents of this rank's block of d.
 template <class F>
-void check_block(const char* fn, const Decomposition& d, const F& f) {
+void check_block(const char* fn, const unison::mpi::Decomposition& d, const F& f) {
   require(std::int64_t(f.extent(0)) == d.local_nx && std::int64_t(f.extent(1)) == d.local_ny, fn,
           "f is ", f.extent(0), "x", f.extent(1), ", expected this rank's block, ", d.local_nx, "x",
           d.local_ny);
 }
 
 template <class Exec>
-void check_transport(const char* fn, Transport t) {
-  require(t == Transport::automatic || t == Transport::device || t == Transport::host, fn,
-          "unknown transport ", int(t));
+void check_transport(const char* fn, unison::mpi::Transport t) {
+  require(t == unison::mpi::Transport::automatic || t == unison::mpi::Transport::device ||
+              t == unison::mpi::Transport::host,
+          fn, "unknown transport ", int(t));
   if constexpr (backends::asynchronous_v<Exec>)
-    require(t != Transport::device || gpu_aware(), fn,
+    require(t != unison::mpi::Transport::device || unison::mpi::gpu_aware(), fn,
             "Transport::device needs an MPI that takes GPU pointers, and this one does not say so "
             "(set UNISON_MPI_GPU_AWARE=1 if it does)");
 }
 
-}  // namespace unison::mpi::detail
+}  // namespace unison::detail::mpi

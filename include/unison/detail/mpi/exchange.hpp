@@ -4,13 +4,15 @@
 // The halo exchange with the (up to eight) neighbouring blocks, on persistent requests made once
 // for a pair of buffers.
 
-#include <unison/detail/mpi/halo.hpp>
+#include <unison/detail/mpi/agreement.hpp>
+#include <unison/detail/mpi/packing.hpp>
+#include <unison/mpi_types.hpp>
 
-namespace unison::mpi::detail {
+namespace unison::detail::mpi {
 
 // The ranks of the eight neighbours of d's block, in HaloSegments' order (north, south, west,
 // east, north-west, north-east, south-west, south-east); MPI_PROC_NULL past the field's edge.
-std::array<int, HaloSegments::count> neighbour_ranks(const Decomposition& d);
+std::array<int, HaloSegments::count> neighbour_ranks(const unison::mpi::Decomposition& d);
 
 // The halo exchange of one block with its neighbours: for each segment whose neighbour exists
 // and which holds cells, a persistent receive into recv's segment and a persistent send of send's
@@ -19,8 +21,8 @@ std::array<int, HaloSegments::count> neighbour_ranks(const Decomposition& d);
 class Exchange {
  public:
   Exchange() = default;
-  Exchange(const Decomposition& d, MPI_Datatype type, const HaloSegments& seg, void* send,
-           void* recv, std::size_t value_bytes);
+  Exchange(const unison::mpi::Decomposition& d, MPI_Datatype type, const HaloSegments& seg,
+           void* send, void* recv, std::size_t value_bytes);
   ~Exchange();
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
@@ -42,4 +44,4 @@ class Exchange {
   std::vector<MPI_Request> receives_, sends_, all_;
 };
 
-}  // namespace unison::mpi::detail
+}  // namespace unison::detail::mpi
