@@ -15,12 +15,17 @@
 ///    opens a Kokkos Tools region "unison::<function>" around its kernels.
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include <unison/config.hpp>
 
 namespace unison {
+
+/// The seed Unison's defaults use, the tutorials' (jagged_field's, and the Python module's
+/// monte_carlo_pi's).
+inline constexpr std::uint64_t default_seed = 3966789;
 
 /// The one exception type that Unison throws for bad input (mismatched extents, unsupported
 /// layouts, aliasing outputs, out-of-range options). what() starts with the function's name,

@@ -31,8 +31,8 @@ namespace unison {
 /// Kernels: "unison::field::jagged_noise", "unison::field::jagged_count",
 /// "unison::field::jagged_write".
 template <class Exec, class F>
-void jagged_field(const Exec& exec, const F& f, std::uint64_t seed = 3966789,
-                  double zero_fraction = 0.7) {
+void jagged_field(const Exec& exec, const F& f, std::uint64_t seed = default_seed,
+                  double zero_fraction = jagged_default_zero_fraction) {
   const detail::Region region("unison::jagged_field");
   detail::field::jagged_block("unison::jagged_field", exec, f, seed, zero_fraction, 0, 0,
                               std::int64_t(f.extent(0)) * std::int64_t(f.extent(1)),

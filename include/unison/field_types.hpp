@@ -7,7 +7,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <unison/core.hpp>
+
 namespace unison {
+
+/// The share of cells jagged_field sets to exactly 0 unless told (its seed: default_seed).
+inline constexpr double jagged_default_zero_fraction = 0.7;
 
 /// The noise behind jagged_field, value (i, j) for a seed: value noise in fixed point, 8 octaves
 /// with lattice spacings 4, 8, ..., 512 cells, each a smoothstep-interpolated lattice of 16-bit

@@ -182,7 +182,8 @@ void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t 
 /// Kernels: unison::jagged_field's.
 template <class Exec, class F>
 void jagged_field(const Exec& exec, const Decomposition& d, const F& f,
-                  std::uint64_t seed = 3966789, double zero_fraction = 0.7) {
+                  std::uint64_t seed = unison::default_seed,
+                  double zero_fraction = unison::jagged_default_zero_fraction) {
   const unison::detail::Region region("unison::mpi::jagged_field");
   constexpr const char* fn = "unison::mpi::jagged_field";
   detail::mpi::check_decomposition(d, fn);

@@ -6,10 +6,16 @@
 
 namespace unison::python {
 
+// One a family, in the binding file named after its public header (elementwise.cpp binds
+// unison/elementwise.hpp's functions).
 void bind_elementwise(py::module_& m);
-void bind_rowwise(py::module_& m);  // and the histogram and random numbers
+void bind_rowwise(py::module_& m);
+void bind_histogram(py::module_& m);
+void bind_random(py::module_& m);
+void bind_convolve(py::module_& m);
+void bind_matmul(py::module_& m);
 void bind_diffusion(py::module_& m);
-void bind_convolve(py::module_& m);  // and matmul_reduce
+void bind_field(py::module_& m);
 
 /// A Python float or int (a scalar operand), as a double.
 bool is_scalar(py::handle obj);

@@ -1,9 +1,8 @@
-// The diffusion family: diffusion_step, diffuse, diffuse_history, jagged_field. Fields are
+// The diffusion (unison/diffusion.hpp): diffusion_step, diffuse, diffuse_history. Fields are
 // rank-2 float32 or float64 arrays of any layout.
 #include "bindings.hpp"
 
 #include <unison/diffusion.hpp>
-#include <unison/field.hpp>
 
 #include <algorithm>
 
@@ -121,20 +120,6 @@ void diffuse_history(py::object f, std::int64_t steps, double coeff, py::object 
   });
 }
 
-void jagged_field(py::object f, std::uint64_t seed, double zero_fraction, const string& backend,
-                  py::object stream) {
-  Call call("unison.jagged_field", call_options(backend, stream));
-  const ArrayRef& fa = call.array(f, "f", Role::output);
-  call.require_rank(fa, 2);
-  on_float(call.fn(), fa, [&](auto t) {
-    using T = decltype(t);
-    call.run([&](const auto& exec) {
-      using S = space_of<std::decay_t<decltype(exec)>>;
-      unison::jagged_field(exec, view_of<T, 2, S>(fa), seed, zero_fraction);
-    });
-  });
-}
-
 }  // namespace
 
 void bind_diffusion(py::module_& m) {
@@ -146,8 +131,6 @@ void bind_diffusion(py::module_& m) {
         arg("stream"));
   m.def("diffuse_history", &diffuse_history, arg("f"), arg("steps"), arg("coeff"), arg("history"),
         arg("on_history"), arg("steps_per_pass"), arg("backend"), arg("stream"));
-  m.def("jagged_field", &jagged_field, arg("f"), arg("seed"), arg("zero_fraction"), arg("backend"),
-        arg("stream"));
 }
 
 }  // namespace unison::python

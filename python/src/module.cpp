@@ -6,11 +6,15 @@
 // of Kokkos's outlives the finalisation.
 #include "bindings.hpp"
 
+#include <unison/backends/enabled.hpp>
 #include <unison/core.hpp>
+#include <unison/field_types.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <cctype>
 #include <cstdlib>
+#include <string>
 
 namespace unison::python {
 namespace {
@@ -59,19 +63,23 @@ PYBIND11_MODULE(_unison, m) {
   up::initialize();
   m.attr("version") = unison::version();
   m.attr("initialised_kokkos") = up::initialised_here;
+  py::list known;
+  for (const char* name : up::known_backends) known.append(name);
+  m.attr("known_backends") = py::tuple(known);
+  // This build's: its enabled Kokkos backends (unison/backends/enabled.hpp) that the module
+  // knows, by their Python names.
   m.def("backends", [] {
     py::list b;
-#if defined(KOKKOS_ENABLE_OPENMP)
-    b.append("openmp");
-#endif
-#if defined(KOKKOS_ENABLE_SERIAL)
-    b.append("serial");
-#endif
-#if defined(KOKKOS_ENABLE_CUDA)
-    b.append("cuda");
-#endif
+    for (const char* name : up::known_backends)
+      unison::backends::for_each_enabled_space([&](auto tag) {
+        std::string exec = decltype(tag)::type::name();
+        for (char& c : exec) c = char(std::tolower(static_cast<unsigned char>(c)));
+        if (exec == name) b.append(name);
+      });
     return b;
   });
+  m.attr("default_seed") = unison::default_seed;
+  m.attr("jagged_default_zero_fraction") = unison::jagged_default_zero_fraction;
   m.def(
       "release_temporary_memory",
       [] {
@@ -108,6 +116,10 @@ PYBIND11_MODULE(_unison, m) {
 
   up::bind_elementwise(m);
   up::bind_rowwise(m);
-  up::bind_diffusion(m);
+  up::bind_histogram(m);
+  up::bind_random(m);
   up::bind_convolve(m);
+  up::bind_matmul(m);
+  up::bind_diffusion(m);
+  up::bind_field(m);
 }

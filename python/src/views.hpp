@@ -10,13 +10,19 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <deque>
 #include <optional>
 #include <type_traits>
 
 namespace unison::python {
 
-/// The backend a caller asks for: "" (by the arrays' memory), "openmp", "serial", "cuda".
+/// The backends the module runs on, by the names backend= takes, whether or not this build has
+/// them (unison.backends() lists those it has); Python's checks read this list
+/// (_unison.known_backends).
+inline constexpr std::array<const char*, 3> known_backends{"openmp", "serial", "cuda"};
+
+/// The backend a caller asks for: "" (by the arrays' memory), or one of known_backends.
 struct CallOptions {
   std::string backend;
   StreamRequest stream;

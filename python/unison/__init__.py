@@ -52,7 +52,7 @@ def serial_below(elements=None):
 if hasattr(_os, "register_at_fork"):
     _os.register_at_fork(after_in_child=_unison._after_fork_in_child)
 
-_BACKENDS = ("openmp", "serial", "cuda")
+_BACKENDS = tuple(_unison.known_backends)  # the compiled half's list
 _FLOATS = ("float32", "float64")
 _ARITH = ("float32", "float64", "int32", "int64")
 
@@ -691,7 +691,7 @@ def _histogram_counts(x, xmin, xmax, counts, bins, backend, stream):
     return counts
 
 
-def monte_carlo_pi(samples, seed=3966789, *, backend=None, stream=None):
+def monte_carlo_pi(samples, seed=_unison.default_seed, *, backend=None, stream=None):
     """An estimate of pi from `samples` points (the same for a seed on every backend). Returns a
     Python float: waits for the result (on the call's stream only, on a GPU)."""
     fn = "monte_carlo_pi"
@@ -777,7 +777,8 @@ def diffuse_history(f, steps, coeff, history, on_history=None, *, steps_per_pass
     return history
 
 
-def jagged_field(f, seed=3966789, zero_fraction=0.7, *, backend=None, stream=None):
+def jagged_field(f, seed=_unison.default_seed, zero_fraction=_unison.jagged_default_zero_fraction,
+                 *, backend=None, stream=None):
     """The deterministic "jagged image" into the rank-2 f (the same bits on every backend and
     layout); returns f."""
     fn = "jagged_field"

@@ -51,34 +51,33 @@ class DiffusionPlan {
     constexpr const char* fn = "unison::mpi::DiffusionPlan";
     check_decomposition(d, fn);
     std::int64_t deepest = 1;
-    agree(
-        d.comm, fn,
-        [&] {
-          check_block(fn, d, f);
-          check_transport<Exec>(fn, options.transport);
-          deepest = deepest_halo(d);
-          require(options.halo_depth >= 0, fn, "options.halo_depth is ", options.halo_depth,
-                          ", must be >= 0 (0: chosen by the plan)");
-          require(options.halo_depth <= deepest, fn, "options.halo_depth is ",
-                          options.halo_depth, ", deeper than the thinnest block's ", deepest,
-                          " rows or columns along a split axis");
-          // The widest the updates and the deepest the messages get.
-          const std::int64_t k = !d.has_neighbours() ? 1
-                                 : options.halo_depth > 0
-                                     ? options.halo_depth
-                                     : std::min<std::int64_t>(deepest, deepest_chosen);
-          const std::int64_t rows = (tr ? d.local_ny : d.local_nx) + 2 * k,
-                             cols = Shape::pitch(k) + (tr ? d.local_nx : d.local_ny) + k;
-          constexpr std::int64_t most = std::numeric_limits<int>::max();
-          require(k * std::max(d.local_nx, d.local_ny) <= most && rows <= most &&
-                              Shape::pitch(cols) <= most,
-                          fn, "the block is ", d.local_nx, "x", d.local_ny, " with halos ", k,
-                          " deep: MPI messages take at most 2^31 - 1 values, and the padded "
-                          "copies at most 2^31 - 1 rows and columns");
-        },
-        {{"options.transport", (long long)options.transport},
-         {"options.overlap", (long long)options.overlap},
-         {"options.halo_depth", (long long)options.halo_depth}});
+    agree(d.comm, fn,
+          [&] {
+            check_block(fn, d, f);
+            check_transport<Exec>(fn, options.transport);
+            deepest = deepest_halo(d);
+            require(options.halo_depth >= 0, fn, "options.halo_depth is ", options.halo_depth,
+                    ", must be >= 0 (0: chosen by the plan)");
+            require(options.halo_depth <= deepest, fn, "options.halo_depth is ", options.halo_depth,
+                    ", deeper than the thinnest block's ", deepest,
+                    " rows or columns along a split axis");
+            // The widest the updates and the deepest the messages get.
+            const std::int64_t k = !d.has_neighbours() ? 1
+                                   : options.halo_depth > 0
+                                       ? options.halo_depth
+                                       : std::min<std::int64_t>(deepest, deepest_chosen);
+            const std::int64_t rows = (tr ? d.local_ny : d.local_nx) + 2 * k,
+                               cols = Shape::pitch(k) + (tr ? d.local_nx : d.local_ny) + k;
+            constexpr std::int64_t most = std::numeric_limits<int>::max();
+            require(k * std::max(d.local_nx, d.local_ny) <= most && rows <= most &&
+                        Shape::pitch(cols) <= most,
+                    fn, "the block is ", d.local_nx, "x", d.local_ny, " with halos ", k,
+                    " deep: MPI messages take at most 2^31 - 1 values, and the padded "
+                    "copies at most 2^31 - 1 rows and columns");
+          },
+          {{"options.transport", (long long)options.transport},
+           {"options.overlap", (long long)options.overlap},
+           {"options.halo_depth", (long long)options.halo_depth}});
     neighbours_ = d.has_neighbours();
     direct_ = transport_is_direct<Exec>(options.transport);
     side_ = neighbours_ && options.overlap ? backends::side_instance(exec) : exec;
@@ -101,9 +100,11 @@ class DiffusionPlan {
 
   /// The halos' depth in use (1 for a block without neighbours).
   int halo_depth() const { return k_; }
-  /// How the halos reach MPI: unison::mpi::Transport::device (the Views' own memory) or unison::mpi::Transport::host
-  /// (pinned host memory).
-  unison::mpi::Transport transport() const { return direct_ ? unison::mpi::Transport::device : unison::mpi::Transport::host; }
+  /// How the halos reach MPI: unison::mpi::Transport::device (the Views' own memory) or
+  /// unison::mpi::Transport::host (pinned host memory).
+  unison::mpi::Transport transport() const {
+    return direct_ ? unison::mpi::Transport::device : unison::mpi::Transport::host;
+  }
   /// The times the depth was chosen from, on this rank (zeros unless halo_depth was 0 and the
   /// block has neighbours).
   const unison::mpi::HaloTimes& measured() const { return model_; }
@@ -198,8 +199,8 @@ class DiffusionPlan {
     interior_done_.clear();
     for (int j = 1; j < k; ++j)
       interior_done_.push_back(std::make_unique<backends::StreamOrder<Exec>>());
-    seg_ = HaloSegments(d_.local_nx, d_.local_ny, k, neighbours_present(d_),
-                                tr ? kc_ : kr_, tr ? kr_ : kc_);
+    seg_ = HaloSegments(d_.local_nx, d_.local_ny, k, neighbours_present(d_), tr ? kc_ : kr_,
+                        tr ? kr_ : kc_);
     const std::int64_t halo = seg_.size();
     send_ = recv_ = Buffer();
     send_host_ = recv_host_ = Host();
@@ -215,9 +216,8 @@ class DiffusionPlan {
                                                     "unison::mpi::diffusion::recv_host", halo);
       }
     });
-    exchange_ = Exchange(d_, datatype<T>(), seg_,
-                                 direct_ ? send_.data() : send_host_.data(),
-                                 direct_ ? recv_.data() : recv_host_.data(), sizeof(T));
+    exchange_ = Exchange(d_, datatype<T>(), seg_, direct_ ? send_.data() : send_host_.data(),
+                         direct_ ? recv_.data() : recv_host_.data(), sizeof(T));
   }
 
  private:
@@ -267,9 +267,7 @@ class DiffusionPlan {
   // Step j's interior: the block less j cells on every side (empty for a thin block).
   Rect interior(std::int64_t j) const { return {j, rows() - j, j, cols() - j}; }
   static bool empty(const Rect& r) { return r.r1 <= r.r0 || r.c1 <= r.c0; }
-  static std::int64_t cells(const Rect& r) {
-    return empty(r) ? 0 : (r.r1 - r.r0) * (r.c1 - r.c0);
-  }
+  static std::int64_t cells(const Rect& r) { return empty(r) ? 0 : (r.r1 - r.r0) * (r.c1 - r.c0); }
 
   // Step j of a period reads one padded copy and writes the other: cur_ and nxt_ for odd j,
   // the other way round for even j; the call's last step writes f instead.
@@ -299,7 +297,7 @@ class DiffusionPlan {
       using N = std::decay_t<decltype(out)>;
       constexpr bool to_f = decltype(to_field)::value;
       const HaloStencil<tr, P, N, L, to_f> step{source(j), out, lapl,   c,     wl,
-                                                        kr_,       kc_, rows(), cols()};
+                                                kr_,       kc_, rows(), cols()};
       if constexpr (Shape::row_blocks) {
         const std::int64_t threads = std::min<std::int64_t>(on.concurrency(), n);
         const std::int64_t per = (n + threads - 1) / threads;
@@ -315,8 +313,8 @@ class DiffusionPlan {
         if constexpr (to_f) wide_next = wide<K>(out);
         Kokkos::parallel_for(
             label, Range(on, 0, chunks * strips),
-            HaloStrips<tr, P, N, L, to_f, K, S::ahead>{
-                step, r.r0, r.r1, lo, hi, first, chunks, S::strip, wide_next, wl && wide<K>(lapl)});
+            HaloStrips<tr, P, N, L, to_f, K, S::ahead>{step, r.r0, r.r1, lo, hi, first, chunks,
+                                                       S::strip, wide_next, wl && wide<K>(lapl)});
       }
     };
     if (last) run(f, std::true_type());
@@ -324,8 +322,8 @@ class DiffusionPlan {
   }
   // The cells of rectangle `outer` that are not in `inner`, step j of a period, on `on`.
   template <class L>
-  void frame(const Exec& on, const Rect& outer, const Rect& inner, std::int64_t j,
-             bool last, const F& f, T c, const L& lapl, bool wl) {
+  void frame(const Exec& on, const Rect& outer, const Rect& inner, std::int64_t j, bool last,
+             const F& f, T c, const L& lapl, bool wl) {
     const auto run = [&](const auto& out, auto to_field) {
       using N = std::decay_t<decltype(out)>;
       const HaloStencilFrame<tr, P, N, L, decltype(to_field)::value> frame{

@@ -1,0 +1,57 @@
+// The histogram (unison/histogram.hpp): histogram, and the edges its NumPy form returns.
+#include "bindings.hpp"
+
+#include <unison/histogram.hpp>
+#include <cmath>
+
+namespace unison::python {
+namespace {
+
+using std::string;
+
+void histogram(py::object x, double xmin, double xmax, py::object counts, const string& backend,
+               py::object stream) {
+  Call call("unison.histogram", call_options(backend, stream));
+  const ArrayRef& c = call.array(counts, "counts", Role::output);
+  call.require_rank(c, 1);
+  const ArrayRef& xa = call.array(x, "x", Role::input);
+  call.require_rank(xa, 1);
+  auto with_counts = [&](auto t) {
+    using T = decltype(t);
+    on_float(call.fn(), xa, [&](auto z) {
+      using X = decltype(z);
+      call.run([&](const auto& exec) {
+        using S = space_of<std::decay_t<decltype(exec)>>;
+        unison::histogram(exec, view_of<const X, 1, S>(xa), xmin, xmax, view_of<T, 1, S>(c));
+      });
+    });
+  };
+  switch (c.dtype) {
+    case Dtype::int64:
+      return with_counts(std::int64_t{});
+    case Dtype::int32:
+      return with_counts(std::int32_t{});
+    default:
+      refuse_type(call.fn(), c.describe() + ": expected int64 or int32 counts");
+  }
+}
+
+// The edges histogram places values against: e_k = fma(k, w, xmin) in double, e_bins = xmax.
+py::list histogram_edges(double xmin, double xmax, std::int64_t bins) {
+  py::list edges;
+  const double w = (xmax - xmin) / static_cast<double>(bins);
+  for (std::int64_t k = 0; k < bins; ++k) edges.append(std::fma(static_cast<double>(k), w, xmin));
+  edges.append(xmax);
+  return edges;
+}
+
+}  // namespace
+
+void bind_histogram(py::module_& m) {
+  using py::arg;
+  m.def("histogram", &histogram, arg("x"), arg("xmin"), arg("xmax"), arg("counts"), arg("backend"),
+        arg("stream"));
+  m.def("_histogram_edges", &histogram_edges, arg("xmin"), arg("xmax"), arg("bins"));
+}
+
+}  // namespace unison::python
