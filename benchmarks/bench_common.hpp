@@ -456,6 +456,10 @@ void register_examples();
 // (matmul_reduce/overlap/..., by register_matmul).
 void register_overlap_diffusion();
 void register_overlap_matmul();
+// diffusion_step, one step a call (bench_diffusion_step.cpp; registered by register_diffusion): an
+// exploration probe, in a file of its own so that bench_diffusion.cpp's kernels compile as they do
+// without it.
+void register_diffusion_step();
 // Size sweeps for where the GPU overtakes the CPU, with the data on the device and with the
 // host copies: "crossover/<workload>/<size>/(device|with_copies)".
 // gaussian_pdf, 1e3 to 1e8

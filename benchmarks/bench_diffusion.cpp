@@ -341,23 +341,6 @@ void register_backend() {
   add_diffusion<Exec>("final_only/streaming", Laplacian::final_only, streaming);
   add_diffusion<Exec>("final_only/plain", Laplacian::final_only, plain);
 
-  // diffusion_step, one step a call on the seed's 2000 x 2000 jagged field (a probe: the suite's
-  // rows time diffuse, whose steps run the same kernels).
-  {
-    using Mem = typename Exec::memory_space;
-    const long n = long(scaled(2000, 3, 2));
-    add_case<Exec>(
-        "diffusion/probe/diffusion_step",
-        [=](const Exec& exec) -> std::function<void(const Exec&)> {
-          using V = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
-          V f(Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
-              f_next(Kokkos::view_alloc(exec, std::string("unison::bench::next")), n, n),
-              lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
-          unison::jagged_field(exec, f);
-          return [=](const Exec& e) { unison::diffusion_step(e, f, f_next, lapl, 0.25); };
-        },
-        double(n) * n * sizeof(float) * 3, 0, 1, double(n) * n, benchmark::kMicrosecond);
-  }
   // Launch-shape probes (what DiffusionTuning is chosen from; not on Serial): rows per strip of
   // the GPU streaming kernel; tile shapes for every step's Laplacian; steps per pass with tile
   // shapes for the final one only.
@@ -472,6 +455,7 @@ void register_sizes_diffusion() {
 void register_diffusion() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
   register_overlap_diffusion();
+  register_diffusion_step();
 }
 
 // This file's family in the workload registry (suite/workloads.cpp).

@@ -1,8 +1,8 @@
 // The histogram (unison/histogram.hpp): histogram, and the edges its NumPy form returns.
 #include "bindings.hpp"
 
-#include <unison/histogram.hpp>
 #include <cmath>
+#include <unison/histogram.hpp>
 
 namespace unison::python {
 namespace {

@@ -1,9 +1,9 @@
 // The random numbers (unison/random.hpp): monte_carlo_pi.
 #include "bindings.hpp"
 
-#include <unison/random.hpp>
 #include <algorithm>
 #include <cmath>
+#include <unison/random.hpp>
 
 namespace unison::python {
 namespace {

@@ -1,0 +1,35 @@
+// diffusion_step on every enabled backend: one step a call on the seed's 2000 x 2000 float32
+// jagged field, f and f_next apart (an exploration probe of unison_bench, not in unison-bench's
+// table: the suite's diffusion rows time diffuse, whose steps run the same kernels). GB/s counts
+// f read and f_next and lapl written once; Gcells/s the cells updated.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <unison/diffusion.hpp>
+#include <unison/field.hpp>
+
+#include "bench_common.hpp"
+
+namespace unison::bench {
+
+void register_diffusion_step() {
+  for_each_backend([](auto backend) {
+    using Exec = typename decltype(backend)::type;
+    using Mem = typename Exec::memory_space;
+    const long n = long(scaled(2000, 3, 2));
+    add_case<Exec>(
+        "diffusion/probe/diffusion_step",
+        [=](const Exec& exec) -> std::function<void(const Exec&)> {
+          using V = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
+          V f(Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
+              f_next(Kokkos::view_alloc(exec, std::string("unison::bench::next")), n, n),
+              lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
+          unison::jagged_field(exec, f);
+          return [=](const Exec& e) { unison::diffusion_step(e, f, f_next, lapl, 0.25); };
+        },
+        double(n) * n * sizeof(float) * 3, 0, 1, double(n) * n, benchmark::kMicrosecond);
+  });
+}
+
+}  // namespace unison::bench
