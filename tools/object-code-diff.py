@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Compares the machine code of two builds function by function, for a change meant to move code
+without changing it.
+
+    tools/object-code-diff.py BEFORE AFTER [--rename OLD=NEW ...] [--kernels] [--list N]
+
+BEFORE, AFTER: an object file each, or several joined by commas (a source split into several
+files: the functions of each side are pooled). Each function's instructions come from
+`objdump -d -r -C`, with addresses, offsets into functions and sections, and local labels read
+away; --rename replaces OLD by NEW in the names of BEFORE's functions and their callees (a
+namespace renamed). --kernels compares the kernels only: functors' operator() and Kokkos's parallel
+dispatch. Prints how many functions are identical, differ, or are found on one side only, and the
+first N (default 10) of each list.
+"""
+import argparse
+import re
+import subprocess
+
+
+def functions(paths, renames):
+    found = {}
+    for path in paths.split(","):
+        text = subprocess.run(["objdump", "-d", "-r", "-C", "--no-show-raw-insn", path],
+                              capture_output=True, text=True, check=True).stdout
+        body = None
+        for line in text.splitlines():
+            head = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+            if head:
+                name = head.group(1)
+                for old, new in renames:
+                    name = name.replace(old, new)
+                body = [] if name not in found else None
+                if body is not None:
+                    found[name] = body
+                continue
+            if body is None or not line.strip() or line.startswith("Disassembly"):
+                continue
+            insn = re.sub(r"^\s*[0-9a-f]+:\s*", "", line)
+            insn = re.sub(r"\b[0-9a-f]+ <", "<", insn)
+            insn = re.sub(r"<\.L[^>]*>", "<.L>", insn)
+            insn = re.sub(r"\+0x[0-9a-f]+>", "+X>", insn)
+            insn = re.sub(r"\.LC\d+|\.L\w+", ".L", insn)
+            insn = re.sub(r"(\.rodata|\.bss|\.data|\.text)[\w.]*\+0x[0-9a-f]+", r"\1+X", insn)
+            insn = re.sub(r"R_X86_64_\w+\s+(\.rodata|\.L)\S*", "R const", insn)
+            for old, new in renames:
+                insn = insn.replace(old, new)
+            body.append(insn)
+    return found
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("before")
+    parser.add_argument("after")
+    parser.add_argument("--rename", action="append", default=[], metavar="OLD=NEW")
+    parser.add_argument("--kernels", action="store_true")
+    parser.add_argument("--list", type=int, default=10)
+    args = parser.parse_args()
+    renames = [tuple(r.split("=", 1)) for r in args.rename]
+    a, b = functions(args.before, renames), functions(args.after, [])
+    kernel = re.compile(r"Kokkos::Impl::Parallel\w*<.*>::(execute|exec_range|exec_team|exec_work)"
+                        r"|operator\(\)")
+    names = [n for n in a if not args.kernels or kernel.search(n)]
+    same = [n for n in names if n in b and a[n] == b[n]]
+    differ = [n for n in names if n in b and a[n] != b[n]]
+    gone = [n for n in names if n not in b]
+    new = [n for n in b if n not in a and (not args.kernels or kernel.search(n))]
+    print(f"{args.after}: {len(same)} functions identical, {len(differ)} differ, "
+          f"{len(gone)} only before, {len(new)} only after")
+    for label, items in (("differs", differ), ("only before", gone), ("only after", new)):
+        for n in items[:args.list]:
+            print(f"  {label}: {n[:200]}")
+
+
+if __name__ == "__main__":
+    main()
