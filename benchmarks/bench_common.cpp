@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -62,6 +63,72 @@ void register_workloads(const std::function<bool(const std::string&)>& wanted) {
     it->second();
     done.push_back(it->second);
   }
+}
+
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::workload:
+      return "workload";
+    case Kind::peak:
+      return "peak";
+    case Kind::crossover:
+      return "crossover";
+    case Kind::sizes:
+      return "sizes";
+    case Kind::probe:
+      return "probe";
+  }
+  return "";
+}
+
+namespace {
+std::vector<ManifestEntry>& manifest_entries() {
+  static std::vector<ManifestEntry> m;
+  return m;
+}
+// A JSON string of s (names, families and backends: printable ASCII).
+std::string quoted(const std::string& s) {
+  std::string q = "\"";
+  for (const char ch : s) {
+    if (ch == '"' || ch == '\\') q += '\\';
+    q += ch;
+  }
+  return q + "\"";
+}
+}  // namespace
+
+const std::vector<ManifestEntry>& manifest() { return manifest_entries(); }
+
+void add_to_manifest(const Case& c, const std::string& backend) {
+  auto& m = manifest_entries();
+  const auto same =
+      std::find_if(m.begin(), m.end(), [&](const ManifestEntry& e) { return e.c.name == c.name; });
+  if (same == m.end()) m.push_back({c, {backend}});
+  else same->backends.push_back(backend);
+}
+
+void write_manifest_json(std::ostream& out) {
+  const auto number = [](double x) {
+    std::ostringstream s;
+    s.precision(17);
+    s << x;
+    return s.str();
+  };
+  out << "{\n  \"cases\": [";
+  const char* sep = "\n";
+  for (const auto& [c, backends] : manifest()) {
+    out << sep << "    {\"name\": " << quoted(c.name) << ", \"family\": " << quoted(c.family)
+        << ", \"function\": " << quoted(c.function) << ", \"kind\": " << quoted(kind_name(c.kind))
+        << ", \"with_copies\": " << (c.with_copies ? "true" : "false") << ",\n     \"backends\": [";
+    for (std::size_t i = 0; i < backends.size(); ++i) out << (i ? ", " : "") << quoted(backends[i]);
+    out << "], \"sizes\": {";
+    for (std::size_t i = 0; i < c.sizes.size(); ++i)
+      out << (i ? ", " : "") << quoted(c.sizes[i].first) << ": " << number(c.sizes[i].second);
+    out << "}, \"bytes\": " << number(c.bytes) << ", \"flops\": " << number(c.flops)
+        << ", \"units\": " << number(c.units) << "}";
+    sep = ",\n";
+  }
+  out << "\n  ]\n}\n";
 }
 
 Settings& settings() {

@@ -29,12 +29,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <iosfwd>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -104,6 +106,57 @@ double streamed_out(double arrays, double out) {
 template <class Exec>
 using Setup = std::function<Call<Exec>(const Exec&)>;
 
+// What a case is: the family of the workload registry it belongs to (suite/workloads.cpp), the
+// function it times, its kind, its sizes, what one call counts and how it is timed; named
+// fields, read by the suite and listed in the manifest (unison-bench --list --json), so that
+// nothing has to be learnt from a case's name. The name itself ("hypot/f32/1e6/device",
+// without the backend) is what the tables show and the peers' results are matched by.
+enum class Kind {
+  workload,   // a seed workload of docs/workloads.md
+  peak,       // a ceiling of the machine: a stream ("copy", "read") or the fma case
+  crossover,  // a size of a sweep for where the GPU overtakes the CPU (--crossover)
+  sizes,      // a size of the sweep past the caches (--sizes)
+  probe,      // an exploration probe (unison_bench only)
+};
+const char* kind_name(Kind kind);
+
+struct Case {
+  Case(std::string family_, std::string function_, std::string name_, Kind kind_ = Kind::workload)
+      : family(std::move(family_)),
+        function(std::move(function_)),
+        name(std::move(name_)),
+        kind(kind_) {}
+  std::string family, function, name;
+  Kind kind = Kind::workload;
+  bool with_copies = false;  // timed with the host copies of its inputs and results
+  // Its sizes as the peers need them to time the same work: ("n", 1e8), ("rows", 1000), ...
+  std::vector<std::pair<std::string, double>> sizes;
+  // What one call counts, per unit (`units` units a call: a diffusion's steps): the bytes it
+  // moves and the flops it does (0: not counted), and `cells` of the rate named `cells_name`.
+  double bytes = 0, flops = 0, units = 1, cells = 0;
+  const char* cells_name = "Gcells/s";
+  benchmark::TimeUnit time_unit = benchmark::kMillisecond;
+  int batches = 3, repetitions = 5;  // batches per repetition, repetitions (with full)
+  // The same case timed with the host copies: "<name>/with_copies".
+  Case copies() const {
+    Case c = *this;
+    c.name += "/with_copies";
+    c.with_copies = true;
+    return c;
+  }
+};
+
+// The manifest: every case registered so far, in order, with the backends it was registered on.
+struct ManifestEntry {
+  Case c;
+  std::vector<std::string> backends;
+};
+const std::vector<ManifestEntry>& manifest();
+void add_to_manifest(const Case& c, const std::string& backend);
+// The manifest as JSON: {"cases": [{"name", "family", "function", "kind", "with_copies",
+// "backends", "sizes": {...}, "bytes", "flops", "units"}, ...]}.
+void write_manifest_json(std::ostream& out);
+
 // What unison_bench and unison-bench want of every registration (unison_bench: everything;
 // unison-bench: the suite's options).
 struct Settings {
@@ -117,10 +170,10 @@ struct Settings {
   int registered = 0;          // cases registered so far
   // Called as each case starts (its first repetition), with "<case>/<backend>".
   std::function<void(const std::string&)> on_start;
-  bool probes = true;  // register the exploration cases (names with "/probe/")
-  std::function<bool(const std::string&)> keep;  // register only the names it keeps (if set)
-  // and, if set, only the cases whose full name "<name>/<backend>" it keeps
-  std::function<bool(const std::string&)> keep_full;
+  bool probes = true;                     // register the exploration probes (Kind::probe)
+  std::function<bool(const Case&)> keep;  // register only the cases it keeps (if set)
+  // and, if set, only the cases it keeps with their full name "<name>/<backend>"
+  std::function<bool(const Case&, const std::string& full)> keep_full;
   std::vector<std::string> backends;  // register only these backends (empty: every one)
   int repetitions = 0;                // repetitions of every case (0: each case's own)
   double scale = 1;                   // sizes: the seed sizes times this (0 < scale <= 1)
@@ -235,50 +288,46 @@ inline std::string size_tag(std::int64_t n) {
   return m == 1 ? "1e" + std::to_string(e) : std::to_string(n);
 }
 
-// Whether settings() keep the case "<name>" on Exec's backend.
+// Whether settings() keep the case `c` on Exec's backend.
 template <class Exec>
-bool registers(const std::string& name) {
+bool registers(const Case& c) {
   const Settings& want = settings();
-  if (!want.probes && name.find("/probe/") != std::string::npos) return false;
-  if (want.keep && !want.keep(name)) return false;
-  if (want.keep_full && !want.keep_full(name + "/" + Exec::name())) return false;
+  if (!want.probes && c.kind == Kind::probe) return false;
+  if (want.keep && !want.keep(c)) return false;
+  if (want.keep_full && !want.keep_full(c, c.name + "/" + Exec::name())) return false;
   return want.backends.empty() ||
          std::find(want.backends.begin(), want.backends.end(), Exec::name()) != want.backends.end();
 }
 
-// The cases unison-bench takes its peaks from (streams "copy/...", "read/..."; "fma/..."): the
-// fastest repetition of each is a peak, so they run at least `peak_repetitions`, whatever the
-// run (they last milliseconds), that a moment of the machine's load does not lower a peak.
-inline bool is_peak_case(const std::string& name) {
-  return name.rfind("copy/", 0) == 0 || name.rfind("read/", 0) == 0 || name.rfind("fma/", 0) == 0;
-}
+// The peaks (Kind::peak: the streams and the fma case): the fastest repetition of each is a
+// peak, so they run at least `peak_repetitions`, whatever the run (they last milliseconds), that a
+// moment of the machine's load does not lower a peak.
 constexpr int peak_repetitions = 10;
 
-// Registers "<name>/<backend>" with the common settings, unless settings() leave it out.
-// (`batches` per repetition, `repetitions` of them: fewer for a case whose call lasts seconds.)
+// Registers "<c.name>/<backend>" with the common settings, unless settings() leave it out, and
+// lists it in the manifest.
 template <class Exec>
-void add_case(const std::string& name, Setup<Exec> setup, double bytes, double flops = 0,
-              double units = 1, double cells = 0,
-              benchmark::TimeUnit unit = benchmark::kMillisecond, int batches = 3,
-              int repetitions = 5, const char* cells_name = "Gcells/s") {
+void add_case(Case c, Setup<Exec> setup) {
   const Settings& want = settings();
-  if (!registers<Exec>(name)) return;
-  if (!want.full) batches = 1, repetitions = 3;
-  if (want.repetitions > 0) repetitions = want.repetitions;
-  if (is_peak_case(name)) repetitions = std::max(repetitions, peak_repetitions);
+  if (!registers<Exec>(c)) return;
+  if (!want.full) c.batches = 1, c.repetitions = 3;
+  if (want.repetitions > 0) c.repetitions = want.repetitions;
+  if (c.kind == Kind::peak) c.repetitions = std::max(c.repetitions, peak_repetitions);
   auto check = std::make_shared<std::optional<Check>>();  // shared by the repetitions
   auto prepared = std::make_shared<Prepared<Exec>>();
-  prepared->repetitions_left = repetitions;
+  prepared->repetitions_left = c.repetitions;
   ++settings().registered;
-  benchmark::RegisterBenchmark((name + "/" + Exec::name()).c_str(),
-                               [=](benchmark::State& s) {
+  add_to_manifest(c, Exec::name());
+  benchmark::RegisterBenchmark((c.name + "/" + Exec::name()).c_str(),
+                               [=, name = c.name, bytes = c.bytes, flops = c.flops, units = c.units,
+                                cells = c.cells, cells_name = c.cells_name](benchmark::State& s) {
                                  run_case<Exec>(s, name, setup, *check, *prepared, bytes, flops,
                                                 units, cells, cells_name);
                                })
       ->UseManualTime()
-      ->Unit(unit)
-      ->Iterations(batches)  // batches per repetition (each batch >= ~1 ms)
-      ->Repetitions(repetitions)
+      ->Unit(c.time_unit)
+      ->Iterations(c.batches)  // batches per repetition (each batch >= ~1 ms)
+      ->Repetitions(c.repetitions)
       ->ComputeStatistics(  // the fastest repetition: a peak is what the machine can reach
           "min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
       ->ReportAggregatesOnly(true);
@@ -287,23 +336,23 @@ void add_case(const std::string& name, Setup<Exec> setup, double bytes, double f
 // Registers the case "<name>" and, on a backend whose memory the host cannot read, its twin
 // "<name>/with_copies": the same call with its Call's host copies around it (copy_in and copy_out
 // below; it is an error for such a case to have none). The twin's check is the case's own.
-template <class Exec, class... Args>
-void add_case_and_copies(const std::string& name, Setup<Exec> setup, Args... args) {
-  add_case<Exec>(name, setup, args...);
+template <class Exec>
+void add_case_and_copies(const Case& c, Setup<Exec> setup) {
+  add_case<Exec>(c, setup);
   if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                             typename Exec::memory_space>::accessible) {
-    add_case<Exec>(name + "/with_copies", Setup<Exec>([=](const Exec& exec) {
-                     Call<Exec> c = setup(exec);
-                     if (c.copy_in.empty() && c.copy_out.empty())
+    add_case<Exec>(c.copies(), Setup<Exec>([=, name = c.name](const Exec& exec) {
+                     Call<Exec> call = setup(exec);
+                     if (call.copy_in.empty() && call.copy_out.empty())
                        throw std::logic_error("unison::bench: " + name + " has no host copies");
-                     c.run = [run = c.run, in = c.copy_in, out = c.copy_out](const Exec& e) {
+                     call.run = [run = call.run, in = call.copy_in,
+                                 out = call.copy_out](const Exec& e) {
                        for (const auto& copy : in) copy(e);
                        run(e);
                        for (const auto& copy : out) copy(e);
                      };
-                     return c;
-                   }),
-                   args...);
+                     return call;
+                   }));
   }
 }
 

@@ -46,28 +46,31 @@ void add_convolve(std::size_t n, int taps, ConvolveAlgorithm algorithm, bool swe
   const std::string size = size_tag(std::int64_t(n));
   const std::size_t len = n - taps + 1;
   const std::string type = sizeof(T) == 4 ? "f32/" : "f64/";
-  const std::string name =
-      sweep ? "convolve/sizes/" + type + size + "/taps" + std::to_string(taps)
-            : "convolve/valid/" + type + size + "/taps" + std::to_string(taps) + "/" +
-                  (algorithm == ConvolveAlgorithm::direct ? "direct" : "tiled");
-  const auto add = [&](auto&&... a) {
-    if (sweep) add_case<Exec>(name, a...);
-    else add_case_and_copies<Exec>(name, a...);
+  Case info("convolve", "convolve",
+            sweep ? "convolve/sizes/" + type + size + "/taps" + std::to_string(taps)
+                  : "convolve/valid/" + type + size + "/taps" + std::to_string(taps) + "/" +
+                        (algorithm == ConvolveAlgorithm::direct ? "direct" : "tiled"),
+            sweep ? Kind::sizes : Kind::workload);
+  info.sizes = {{"n", double(n)}, {"taps", double(taps)}};
+  info.bytes = double(n + len) * sizeof(T);
+  info.flops = 2.0 * taps * len;
+  const auto add = [&](const Setup<Exec>& setup) {
+    if (sweep) add_case<Exec>(info, setup);
+    else add_case_and_copies<Exec>(info, setup);
   };
   add(Setup<Exec>([=](const Exec& exec) -> Call<Exec> {
-        auto x = random_view<T, Mem>(n, -1, 1, "unison::bench::x");
-        auto k = random_view<T, Mem>(std::size_t(taps), -1, 1, "unison::bench::k");
-        Kokkos::View<T*, Mem> y(Kokkos::view_alloc(exec, std::string("unison::bench::y")), len);
-        Call<Exec> call{
-            [=](const Exec& e) { unison::convolve(e, x, k, y, ConvolveMode::valid, algorithm); },
-            [=](const Exec&) { return check_convolve(host_copy(x), host_copy(k), host_copy(y)); }};
-        call.out_bytes = streamed_out<Exec>(double(n + len) * sizeof(T), double(len) * sizeof(T));
-        copy_in(call, x);
-        copy_in(call, k);
-        copy_out(call, y);
-        return call;
-      }),
-      double(n + len) * sizeof(T), 2.0 * taps * len);
+    auto x = random_view<T, Mem>(n, -1, 1, "unison::bench::x");
+    auto k = random_view<T, Mem>(std::size_t(taps), -1, 1, "unison::bench::k");
+    Kokkos::View<T*, Mem> y(Kokkos::view_alloc(exec, std::string("unison::bench::y")), len);
+    Call<Exec> call{
+        [=](const Exec& e) { unison::convolve(e, x, k, y, ConvolveMode::valid, algorithm); },
+        [=](const Exec&) { return check_convolve(host_copy(x), host_copy(k), host_copy(y)); }};
+    call.out_bytes = streamed_out<Exec>(double(n + len) * sizeof(T), double(len) * sizeof(T));
+    copy_in(call, x);
+    copy_in(call, k);
+    copy_out(call, y);
+    return call;
+  }));
 }
 
 // Crossover sweep: the call with the data on the device, and with the host copies around it (x
@@ -80,22 +83,24 @@ void add_crossover_convolve(std::int64_t n) {
   const std::string base = "crossover/convolve_f32_taps5/" + size_tag(n);
   for (const bool copies : {false, true}) {
     if (copies && std::is_same_v<Mem, Kokkos::HostSpace>) continue;
-    add_case<Exec>(
-        base + (copies ? "/with_copies" : "/device"),
-        [=](const Exec& exec) -> std::function<void(const Exec&)> {
-          auto x = random_view<float, Mem>(std::size_t(n), -1, 1, "unison::bench::x");
-          auto k = random_view<float, Mem>(5, -1, 1, "unison::bench::k");
-          Kokkos::View<float*, Mem> y(Kokkos::view_alloc(exec, std::string("unison::bench::y")),
-                                      len);
-          auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
-          auto hy = Kokkos::create_mirror_view(y);
-          return [=](const Exec& e) {
-            if (copies) Kokkos::deep_copy(e, x, hx);
-            unison::convolve(e, x, k, y, ConvolveMode::valid);
-            if (copies) Kokkos::deep_copy(e, hy, y);
-          };
-        },
-        double(n + len) * sizeof(float), 10.0 * double(len));
+    Case info("convolve", "convolve", base + (copies ? "/with_copies" : "/device"),
+              Kind::crossover);
+    info.with_copies = copies;
+    info.sizes = {{"n", double(n)}, {"taps", 5}};
+    info.bytes = double(n + len) * sizeof(float);
+    info.flops = 10.0 * double(len);
+    add_case<Exec>(info, [=](const Exec& exec) -> std::function<void(const Exec&)> {
+      auto x = random_view<float, Mem>(std::size_t(n), -1, 1, "unison::bench::x");
+      auto k = random_view<float, Mem>(5, -1, 1, "unison::bench::k");
+      Kokkos::View<float*, Mem> y(Kokkos::view_alloc(exec, std::string("unison::bench::y")), len);
+      auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+      auto hy = Kokkos::create_mirror_view(y);
+      return [=](const Exec& e) {
+        if (copies) Kokkos::deep_copy(e, x, hx);
+        unison::convolve(e, x, k, y, ConvolveMode::valid);
+        if (copies) Kokkos::deep_copy(e, hy, y);
+      };
+    });
   }
 }
 

@@ -101,6 +101,8 @@ struct Variant {
   // `dense`, named "diffusion/sizes/<name>/<n>x<n>", calls of sizes_steps steps, checked over 4
   // steps (the float64 reference of a call's steps at 16384^2 would take minutes).
   std::int64_t sizes_side = 0;
+  // An exploration probe ("diffusion/probe/..."; unison_bench only), without a host-copies twin.
+  bool probe = false;
 };
 
 // The steps of a call of the sweep past the caches: the seed size's steps_per_call, fewer in
@@ -169,15 +171,19 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
   using Mem = typename Exec::memory_space;
   const bool sweep = variant.sizes_side > 0;
   const long n = long(scaled(sweep ? variant.sizes_side : 2000, 3, 2));
-  std::string full = std::string(sweep ? "diffusion/sizes/" : "diffusion/") + name + "/" +
-                     std::to_string(n) + "x" + std::to_string(n);
+  const std::string full = std::string(sweep ? "diffusion/sizes/" : "diffusion/") + name + "/" +
+                           std::to_string(n) + "x" + std::to_string(n);
   int steps = sweep ? sizes_steps<Exec>(n) : steps_per_call<Exec>();
   const int check_steps = sweep ? 4 : steps;
   const bool uniform = variant.dense || sweep;
+  Case info("diffusion", "diffusion", full,
+            variant.probe ? Kind::probe
+            : sweep       ? Kind::sizes
+                          : Kind::workload);
   if (variant.seed_run) {
-    if (!registers<Exec>(full)) return;
+    if (!registers<Exec>(info)) return;
     steps = seed_run_steps<Exec>(n);
-    if (steps < seed_run_seed_steps) full += "/steps" + std::to_string(steps);
+    if (steps < seed_run_seed_steps) info.name += "/steps" + std::to_string(steps);
   }
   const double cells = double(n) * n;
   // The steps a pass runs, as diffuse and diffuse_history choose them.
@@ -279,13 +285,23 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
     else copy_out(call, lapl);
     return call;
   };
-  const auto add = [&](auto register_case) {
-    register_case(full, setup, bytes, 0.0, double(steps), cells, benchmark::kMicrosecond,
-                  variant.seed_run ? 1 : 3, variant.seed_run ? 3 : 5);
-  };
-  if (name.find("probe/") == std::string::npos && !sweep)
-    add([](auto&&... a) { add_case_and_copies<Exec>(a...); });
-  else add([](auto&&... a) { add_case<Exec>(a...); });
+  info.sizes = {{"rows", double(n)}, {"cols", double(n)}, {"steps", double(steps)}};
+  info.bytes = bytes;
+  info.units = steps;
+  info.cells = cells;
+  info.time_unit = benchmark::kMicrosecond;
+  info.batches = variant.seed_run ? 1 : 3;
+  info.repetitions = variant.seed_run ? 3 : 5;
+  if (!variant.probe && !sweep) add_case_and_copies<Exec>(info, setup);
+  else add_case<Exec>(info, setup);
+}
+
+// An exploration probe of add_diffusion, "diffusion/probe/<name>/...".
+template <class Exec>
+void add_diffusion_probe(const std::string& name, Laplacian which, DiffusionOptions options,
+                         Variant variant = {}) {
+  variant.probe = true;
+  add_diffusion<Exec>("probe/" + name, which, options, variant);
 }
 
 // Crossover sweep: the call with the data on the device, and with the host copies around it
@@ -300,27 +316,32 @@ void add_crossover_diffusion(std::int64_t side) {
       "crossover/diffusion_every_step/" + std::to_string(n) + "x" + std::to_string(n);
   for (const bool copies : {false, true}) {
     if (copies && std::is_same_v<Mem, Kokkos::HostSpace>) continue;
-    add_case<Exec>(
-        base + (copies ? "/with_copies" : "/device"),
-        [=](const Exec& exec) -> std::function<void(const Exec&)> {
-          Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(
-              Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
-              lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
-          unison::DiffusionBuffer<decltype(f)> buffer(
-              Kokkos::view_alloc(exec, std::string("unison::bench::buffer")), n, n);
-          unison::jagged_field(exec, f);
-          auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
-          auto hl = Kokkos::create_mirror_view(lapl);
-          return [=](const Exec& e) {
-            if (copies) Kokkos::deep_copy(e, f, hf);
-            unison::diffuse(e, f, buffer, steps, 0.25, lapl, Laplacian::every_step);
-            if (copies) {
-              Kokkos::deep_copy(e, hf, f);
-              Kokkos::deep_copy(e, hl, lapl);
-            }
-          };
-        },
-        double(n) * n * sizeof(float) * 3, 0, steps, double(n) * n, benchmark::kMicrosecond);
+    Case info("diffusion", "diffusion", base + (copies ? "/with_copies" : "/device"),
+              Kind::crossover);
+    info.with_copies = copies;
+    info.sizes = {{"rows", double(n)}, {"cols", double(n)}, {"steps", double(steps)}};
+    info.bytes = double(n) * n * sizeof(float) * 3;
+    info.units = steps;
+    info.cells = double(n) * n;
+    info.time_unit = benchmark::kMicrosecond;
+    add_case<Exec>(info, [=](const Exec& exec) -> std::function<void(const Exec&)> {
+      Kokkos::View<float**, Kokkos::LayoutRight, Mem> f(
+          Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
+          lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
+      unison::DiffusionBuffer<decltype(f)> buffer(
+          Kokkos::view_alloc(exec, std::string("unison::bench::buffer")), n, n);
+      unison::jagged_field(exec, f);
+      auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
+      auto hl = Kokkos::create_mirror_view(lapl);
+      return [=](const Exec& e) {
+        if (copies) Kokkos::deep_copy(e, f, hf);
+        unison::diffuse(e, f, buffer, steps, 0.25, lapl, Laplacian::every_step);
+        if (copies) {
+          Kokkos::deep_copy(e, hf, f);
+          Kokkos::deep_copy(e, hl, lapl);
+        }
+      };
+    });
   }
 }
 
@@ -366,8 +387,8 @@ void register_backend() {
       o.steps_per_pass = per_pass;
       Variant h;
       h.history = per_pass;
-      add_diffusion<Exec>("probe/every_step/history/steps" + std::to_string(per_pass),
-                          Laplacian::every_step, o, h);
+      add_diffusion_probe<Exec>("every_step/history/steps" + std::to_string(per_pass),
+                                Laplacian::every_step, o, h);
     }
   } else {
     // Steps per pass of the strip kernels for the history (4 planes), by rows per strip.
@@ -376,40 +397,40 @@ void register_backend() {
         DiffusionOptions o;
         o.steps_per_pass = per_pass;
         o.strip_rows = strip;
-        add_diffusion<Exec>("probe/every_step/history/steps" + std::to_string(per_pass) + "/strip" +
-                                std::to_string(strip),
-                            Laplacian::every_step, o, history);
+        add_diffusion_probe<Exec>("every_step/history/steps" + std::to_string(per_pass) + "/strip" +
+                                      std::to_string(strip),
+                                  Laplacian::every_step, o, history);
       }
   }
   Variant dense;
   dense.dense = true;
-  add_diffusion<Exec>("probe/every_step/automatic/dense_field", Laplacian::every_step, {}, dense);
+  add_diffusion_probe<Exec>("every_step/automatic/dense_field", Laplacian::every_step, {}, dense);
   // UNISON_BENCH_FIELD=file.npy: every step's Laplacian from that field (2000 x 2000 float32),
   // e.g. the one the peers start from (python3 benchmarks/peers/stencil_peers.py save FILE).
   if (const char* path = std::getenv("UNISON_BENCH_FIELD")) {
     Variant npy;
     npy.npy = path;
-    add_diffusion<Exec>("probe/every_step/automatic/npy_field", Laplacian::every_step, {}, npy);
+    add_diffusion_probe<Exec>("every_step/automatic/npy_field", Laplacian::every_step, {}, npy);
   }
   if constexpr (is_gpu_v<Exec>) {
     for (int strip : {4, 8, 16, 32}) {
       DiffusionOptions o;
       o.algorithm = StencilAlgorithm::streaming;
       o.strip_rows = strip;
-      add_diffusion<Exec>("probe/every_step/streaming/strip" + std::to_string(strip),
-                          Laplacian::every_step, o);
+      add_diffusion_probe<Exec>("every_step/streaming/strip" + std::to_string(strip),
+                                Laplacian::every_step, o);
       for (int ahead : {1, 2, 3, 4}) {
         DiffusionOptions p = o;
         p.strip_prefetch = ahead;
-        add_diffusion<Exec>("probe/every_step/streaming/strip" + std::to_string(strip) +
-                                "/prefetch" + std::to_string(ahead),
-                            Laplacian::every_step, p);
+        add_diffusion_probe<Exec>("every_step/streaming/strip" + std::to_string(strip) +
+                                      "/prefetch" + std::to_string(ahead),
+                                  Laplacian::every_step, p);
       }
       for (int per_pass : {1, 2}) {
         o.steps_per_pass = per_pass;
-        add_diffusion<Exec>("probe/final_only/streaming/steps" + std::to_string(per_pass) +
-                                "/strip" + std::to_string(strip),
-                            Laplacian::final_only, o);
+        add_diffusion_probe<Exec>("final_only/streaming/steps" + std::to_string(per_pass) +
+                                      "/strip" + std::to_string(strip),
+                                  Laplacian::final_only, o);
       }
     }
   }
@@ -417,17 +438,17 @@ void register_backend() {
     DiffusionOptions o;
     o.tile_rows = s[0];
     o.tile_cols = s[1];
-    add_diffusion<Exec>("probe/every_step/tile" + std::to_string(s[0]) + "x" + std::to_string(s[1]),
-                        Laplacian::every_step, o);
+    add_diffusion_probe<Exec>("every_step/tile" + std::to_string(s[0]) + "x" + std::to_string(s[1]),
+                              Laplacian::every_step, o);
   }
   for (auto& b : blocked) {
     DiffusionOptions o;
     o.steps_per_pass = b[0];
     o.tile_rows = b[1];
     o.tile_cols = b[2];
-    add_diffusion<Exec>("probe/final_only/steps" + std::to_string(b[0]) + "/tile" +
-                            std::to_string(b[1]) + "x" + std::to_string(b[2]),
-                        Laplacian::final_only, o);
+    add_diffusion_probe<Exec>("final_only/steps" + std::to_string(b[0]) + "/tile" +
+                                  std::to_string(b[1]) + "x" + std::to_string(b[2]),
+                              Laplacian::final_only, o);
   }
 }
 

@@ -18,17 +18,19 @@ void register_diffusion_step() {
     using Exec = typename decltype(backend)::type;
     using Mem = typename Exec::memory_space;
     const long n = long(scaled(2000, 3, 2));
-    add_case<Exec>(
-        "diffusion/probe/diffusion_step",
-        [=](const Exec& exec) -> std::function<void(const Exec&)> {
-          using V = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
-          V f(Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
-              f_next(Kokkos::view_alloc(exec, std::string("unison::bench::next")), n, n),
-              lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
-          unison::jagged_field(exec, f);
-          return [=](const Exec& e) { unison::diffusion_step(e, f, f_next, lapl, 0.25); };
-        },
-        double(n) * n * sizeof(float) * 3, 0, 1, double(n) * n, benchmark::kMicrosecond);
+    Case info("diffusion", "diffusion_step", "diffusion/probe/diffusion_step", Kind::probe);
+    info.sizes = {{"rows", double(n)}, {"cols", double(n)}};
+    info.bytes = double(n) * n * sizeof(float) * 3;
+    info.cells = double(n) * n;
+    info.time_unit = benchmark::kMicrosecond;
+    add_case<Exec>(info, [=](const Exec& exec) -> std::function<void(const Exec&)> {
+      using V = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
+      V f(Kokkos::view_alloc(exec, std::string("unison::bench::field")), n, n),
+          f_next(Kokkos::view_alloc(exec, std::string("unison::bench::next")), n, n),
+          lapl(Kokkos::view_alloc(exec, std::string("unison::bench::lapl")), n, n);
+      unison::jagged_field(exec, f);
+      return [=](const Exec& e) { unison::diffusion_step(e, f, f_next, lapl, 0.25); };
+    });
   });
 }
 

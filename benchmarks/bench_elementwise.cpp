@@ -53,46 +53,50 @@ Check check_elementwise(const A& a, const B& b, const O& out, const Ref& ref, do
 // Registers the "device" case of f over `inputs` arrays of type In and one output of type Out,
 // and, where the backend's memory is not the host's, the "with_copies" case; both checked
 // against ref(a, b), the function in double.
+// (`kind`: a seed workload, named "<function>/<n>/...", or a crossover sweep's size,
+// "crossover/<function>/<n>/...".)
 template <class Exec, class In, class Out = In, class F, class Ref>
-void add_elementwise(const std::string& name, std::size_t n, int inputs, double lo, double hi, F f,
-                     Ref ref) {
+void add_elementwise(const std::string& function, std::size_t n, int inputs, double lo, double hi,
+                     F f, Ref ref, Kind kind = Kind::workload) {
   n = std::size_t(scaled(std::int64_t(n)));
   using Mem = typename Exec::memory_space;
   const double bytes = double(n) * (inputs * sizeof(In) + sizeof(Out));
-  const std::string base = name + "/" + size_tag(n);
+  const std::string base =
+      (kind == Kind::crossover ? "crossover/" : "") + function + "/" + size_tag(n);
+  const auto named = [&](const std::string& where) {
+    Case info("elementwise", function, base + where, kind);
+    info.with_copies = where == "/with_copies";
+    info.sizes = {{"n", double(n)}};
+    info.bytes = bytes;
+    return info;
+  };
   auto make = [=](const Exec& exec) {
     auto a = random_view<In, Mem>(n, lo, hi, "unison::bench::a");
     auto b = random_view<In, Mem>(inputs > 1 ? n : 0, lo, hi, "unison::bench::b");
     Kokkos::View<Out*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
     return std::make_tuple(a, b, out);
   };
-  add_case<Exec>(
-      base + "/device",
-      [=](const Exec& exec) -> Call<Exec> {
-        auto [a, b, out] = make(exec);
-        return {[=, a = a, b = b, out = out](const Exec& e) { f(e, a, b, out); },
-                [=, a = a, b = b, out = out](const Exec&) {
-                  return check_elementwise<Out>(a, b, out, ref, bytes);
-                }};
-      },
-      bytes);
+  add_case<Exec>(named("/device"), [=](const Exec& exec) -> Call<Exec> {
+    auto [a, b, out] = make(exec);
+    return {[=, a = a, b = b, out = out](const Exec& e) { f(e, a, b, out); },
+            [=, a = a, b = b, out = out](const Exec&) {
+              return check_elementwise<Out>(a, b, out, ref, bytes);
+            }};
+  });
   if constexpr (!host_memory_v<Exec>) {
-    add_case<Exec>(
-        base + "/with_copies",
-        [=](const Exec& exec) -> Call<Exec> {
-          auto [a, b, out] = make(exec);  // copied into the lambdas below by name
-          auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
-          auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
-          auto hout = Kokkos::create_mirror_view(out);
-          return {[=, a = a, b = b, out = out](const Exec& e) {
-                    Kokkos::deep_copy(e, a, ha);
-                    if (inputs > 1) Kokkos::deep_copy(e, b, hb);
-                    f(e, a, b, out);
-                    Kokkos::deep_copy(e, hout, out);
-                  },
-                  [=](const Exec&) { return check_elementwise<Out>(ha, hb, hout, ref, bytes); }};
-        },
-        bytes);
+    add_case<Exec>(named("/with_copies"), [=](const Exec& exec) -> Call<Exec> {
+      auto [a, b, out] = make(exec);  // copied into the lambdas below by name
+      auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+      auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+      auto hout = Kokkos::create_mirror_view(out);
+      return {[=, a = a, b = b, out = out](const Exec& e) {
+                Kokkos::deep_copy(e, a, ha);
+                if (inputs > 1) Kokkos::deep_copy(e, b, hb);
+                f(e, a, b, out);
+                Kokkos::deep_copy(e, hout, out);
+              },
+              [=](const Exec&) { return check_elementwise<Out>(ha, hb, hout, ref, bytes); }};
+    });
   }
 }
 
@@ -101,25 +105,25 @@ void add_elementwise(const std::string& name, std::size_t n, int inputs, double 
 // `words`: the values per element that the function's kernels read and write in all (3: two
 // inputs and the output, in one pass), the case's bytes.
 template <class Exec, class F, class Ref>
-void add_host_capable(const std::string& name, std::size_t n, double lo_a, double hi_a, double lo_b,
-                      double hi_b, F f, Ref ref, int words = 3) {
+void add_host_capable(const std::string& function, std::size_t n, double lo_a, double hi_a,
+                      double lo_b, double hi_b, F f, Ref ref, int words = 3) {
   n = std::size_t(scaled(std::int64_t(n)));
   const double bytes = double(n) * words * sizeof(float);
   const double saved = double(n) * 3 * sizeof(float);  // a, b and out
-  const std::string base = name + "/" + size_tag(n);
   // (with the host copies: the bytes copied in and out, a, b and out, as for every function)
-  auto add = [&](auto mem, const char* where, double moved) {
+  auto add = [&](auto mem, const std::string& where, double moved) {
     using Mem = decltype(mem);
-    add_case<Exec>(
-        base + where,
-        [=](const Exec&) -> Call<Exec> {
-          auto a = random_view<float, Mem>(n, lo_a, hi_a, "unison::bench::a");
-          auto b = random_view<float, Mem>(n, lo_b, hi_b, "unison::bench::b");
-          Kokkos::View<float*, Mem> out("unison::bench::out", n);
-          return {[=](const Exec& e) { f(e, a, b, out); },
-                  [=](const Exec&) { return check_elementwise<float>(a, b, out, ref, saved); }};
-        },
-        moved);
+    Case info("elementwise", function, function + "/" + size_tag(n) + where);
+    info.with_copies = where == "/with_copies";
+    info.sizes = {{"n", double(n)}};
+    info.bytes = moved;
+    add_case<Exec>(info, [=](const Exec&) -> Call<Exec> {
+      auto a = random_view<float, Mem>(n, lo_a, hi_a, "unison::bench::a");
+      auto b = random_view<float, Mem>(n, lo_b, hi_b, "unison::bench::b");
+      Kokkos::View<float*, Mem> out("unison::bench::out", n);
+      return {[=](const Exec& e) { f(e, a, b, out); },
+              [=](const Exec&) { return check_elementwise<float>(a, b, out, ref, saved); }};
+    });
   };
   add(typename Exec::memory_space{}, "/device", bytes);
   if constexpr (!host_memory_v<Exec>) add(Kokkos::HostSpace{}, "/with_copies", saved);
@@ -186,32 +190,32 @@ void add_read(std::size_t n, const std::string& tag, const std::string& again = 
 #else
   using V = float;
 #endif
-  add_case<Exec>(
-      "read/" + tag + "/device" + again,
-      [=](const Exec& exec) -> Call<Exec> {
-        auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
-        Kokkos::View<double, Mem> total(Kokkos::view_alloc(exec, "unison::bench::out"));
-        const std::int64_t chunk = ReadSum<V, decltype(a)>::chunk;
-        const std::int64_t items = (std::int64_t(n) + chunk - 1) / chunk;
-        return {[=](const Exec& e) {
-                  Kokkos::parallel_reduce(
-                      "unison::bench::read",
-                      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(e, 0, items),
-                      ReadSum<V, decltype(a)>{a, std::int64_t(n), items}, total);
-                },
-                [=](const Exec&) {  // the sum within float's relative rounding of each chunk
-                  auto ha = host_copy(a);
-                  double ref = 0;
-                  for (std::size_t i = 0; i < n; ++i) ref += ha(i);
-                  double got = 0;
-                  Kokkos::deep_copy(got, total);
-                  Check c;
-                  c.error = ref > 0 ? std::abs(got - ref) / ref : std::abs(got);
-                  c.tolerance = 1e-5;
-                  return c;
-                }};
-      },
-      double(n) * sizeof(float));
+  Case peak("elementwise", "read", "read/" + tag + "/device" + again, Kind::peak);
+  peak.sizes = {{"n", double(n)}};
+  peak.bytes = double(n) * sizeof(float);
+  add_case<Exec>(peak, [=](const Exec& exec) -> Call<Exec> {
+    auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
+    Kokkos::View<double, Mem> total(Kokkos::view_alloc(exec, "unison::bench::out"));
+    const std::int64_t chunk = ReadSum<V, decltype(a)>::chunk;
+    const std::int64_t items = (std::int64_t(n) + chunk - 1) / chunk;
+    return {[=](const Exec& e) {
+              Kokkos::parallel_reduce(
+                  "unison::bench::read",
+                  Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(e, 0, items),
+                  ReadSum<V, decltype(a)>{a, std::int64_t(n), items}, total);
+            },
+            [=](const Exec&) {  // the sum within float's relative rounding of each chunk
+              auto ha = host_copy(a);
+              double ref = 0;
+              for (std::size_t i = 0; i < n; ++i) ref += ha(i);
+              double got = 0;
+              Kokkos::deep_copy(got, total);
+              Check c;
+              c.error = ref > 0 ? std::abs(got - ref) / ref : std::abs(got);
+              c.tolerance = 1e-5;
+              return c;
+            }};
+  });
 }
 
 // The measured ceiling: a device-to-device copy (bytes read + bytes written) of n floats, named
@@ -229,21 +233,21 @@ void add_copy(std::size_t n, std::string tag = "", bool streams = false,
   }
   using Mem = typename Exec::memory_space;
   auto add = [&](const std::string& how, auto copy) {
-    add_case<Exec>(
-        "copy/" + tag + "/" + how + again,
-        [=](const Exec& exec) -> Call<Exec> {
-          auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
-          Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
-          return {[=](const Exec& e) { copy(e, out, a); },
-                  [=](const Exec&) {  // bit for bit
-                    Check c = check_elementwise<float>(
-                        a, decltype(a)(), out, [](double x, double) { return x; }, 0);
-                    c.tolerance = 0;
-                    c.save = nullptr;
-                    return c;
-                  }};
-        },
-        2.0 * n * sizeof(float));
+    Case peak("elementwise", "copy", "copy/" + tag + "/" + how + again, Kind::peak);
+    peak.sizes = {{"n", double(n)}};
+    peak.bytes = 2.0 * n * sizeof(float);
+    add_case<Exec>(peak, [=](const Exec& exec) -> Call<Exec> {
+      auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
+      Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
+      return {[=](const Exec& e) { copy(e, out, a); },
+              [=](const Exec&) {  // bit for bit
+                Check c = check_elementwise<float>(
+                    a, decltype(a)(), out, [](double x, double) { return x; }, 0);
+                c.tolerance = 0;
+                c.save = nullptr;
+                return c;
+              }};
+    });
   };
   add("device",
       [](const Exec& e, const auto& out, const auto& a) { Kokkos::deep_copy(e, out, a); });
@@ -325,25 +329,25 @@ void add_fma_peak() {
   const std::int64_t items = std::int64_t(Exec().concurrency()) * (host_memory_v<Exec> ? 64 : 4);
   const int iters = host_memory_v<Exec> ? 1 << 14 : 1 << 12;
   const double flops = 2.0 * double(items) * iters * kFmaChains * lanes;
-  add_case<Exec>(
-      "fma/f32/device",
-      [=](const Exec& exec) -> Call<Exec> {
-        Kokkos::View<T*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), items);
-        return {[=](const Exec& e) {
-                  Kokkos::parallel_for(
-                      "unison::bench::fma",
-                      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>,
-                                          Kokkos::IndexType<std::int64_t>>(e, 0, items),
-                      FmaChains<V, decltype(out)>{out, T(0.999999), T(1e-7), iters});
-                },
-                [=](const Exec&) {  // every item's chains: finite sums
-                  auto h = host_copy(out);
-                  Check c;
-                  for (std::int64_t i = 0; i < items; ++i) c.error += std::isfinite(h(i)) ? 0 : 1;
-                  return c;
-                }};
-      },
-      0, flops);
+  Case peak("elementwise", "fma", "fma/f32/device", Kind::peak);
+  peak.sizes = {{"items", double(items)}, {"iterations", double(iters)}};
+  peak.flops = flops;
+  add_case<Exec>(peak, [=](const Exec& exec) -> Call<Exec> {
+    Kokkos::View<T*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), items);
+    return {[=](const Exec& e) {
+              Kokkos::parallel_for(
+                  "unison::bench::fma",
+                  Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>,
+                                      Kokkos::IndexType<std::int64_t>>(e, 0, items),
+                  FmaChains<V, decltype(out)>{out, T(0.999999), T(1e-7), iters});
+            },
+            [=](const Exec&) {  // every item's chains: finite sums
+              auto h = host_copy(out);
+              Check c;
+              for (std::int64_t i = 0; i < items; ++i) c.error += std::isfinite(h(i)) ? 0 : 1;
+              return c;
+            }};
+  });
 }
 
 // Probes for tuning, GPU only: gaussian_pdf and fused hidden_layer at 1e8 with a fixed chunk
@@ -354,29 +358,29 @@ void add_chunk_probe() {
   using Mem = typename Exec::memory_space;
   const std::size_t n = 100'000'000;
   const std::string shape = "_K" + std::to_string(K) + "_U" + std::to_string(U) + "/1e8/device";
-  add_case<Exec>(
-      "probe/gaussian_pdf" + shape,
-      [=](const Exec&) -> std::function<void(const Exec&)> {
-        auto x = random_view<float, Mem>(n, -5, 5, "unison::bench::a");
-        Kokkos::View<float*, Mem> out(Kokkos::view_alloc("unison::bench::out"), n);
-        return [=](const Exec& e) {
-          unison::transform(unison::TransformShape<K, U>{}, e, out,
-                            unison::ops::GaussianPdf<float>{}, x, 0.f, 1.f);
-        };
-      },
-      2.0 * n * sizeof(float));
-  add_case<Exec>(
-      "probe/hidden_layer_fused" + shape,
-      [=](const Exec&) -> std::function<void(const Exec&)> {
-        auto g = random_view<float, Mem>(n, 0, 255, "unison::bench::a");
-        auto w = random_view<float, Mem>(n, 0.3, 0.7, "unison::bench::b");
-        Kokkos::View<float*, Mem> out(Kokkos::view_alloc("unison::bench::out"), n);
-        return [=](const Exec& e) {
-          unison::transform(unison::TransformShape<K, U>{}, e, out,
-                            unison::ops::HiddenNeuron<float>{}, g, w);
-        };
-      },
-      3.0 * n * sizeof(float));
+  Case pdf("elementwise", "gaussian_pdf", "probe/gaussian_pdf" + shape, Kind::probe);
+  pdf.sizes = {{"n", double(n)}};
+  pdf.bytes = 2.0 * n * sizeof(float);
+  add_case<Exec>(pdf, [=](const Exec&) -> std::function<void(const Exec&)> {
+    auto x = random_view<float, Mem>(n, -5, 5, "unison::bench::a");
+    Kokkos::View<float*, Mem> out(Kokkos::view_alloc("unison::bench::out"), n);
+    return [=](const Exec& e) {
+      unison::transform(unison::TransformShape<K, U>{}, e, out, unison::ops::GaussianPdf<float>{},
+                        x, 0.f, 1.f);
+    };
+  });
+  Case hidden("elementwise", "hidden_layer_fused", "probe/hidden_layer_fused" + shape, Kind::probe);
+  hidden.sizes = {{"n", double(n)}};
+  hidden.bytes = 3.0 * n * sizeof(float);
+  add_case<Exec>(hidden, [=](const Exec&) -> std::function<void(const Exec&)> {
+    auto g = random_view<float, Mem>(n, 0, 255, "unison::bench::a");
+    auto w = random_view<float, Mem>(n, 0.3, 0.7, "unison::bench::b");
+    Kokkos::View<float*, Mem> out(Kokkos::view_alloc("unison::bench::out"), n);
+    return [=](const Exec& e) {
+      unison::transform(unison::TransformShape<K, U>{}, e, out, unison::ops::HiddenNeuron<float>{},
+                        g, w);
+    };
+  });
 }
 
 template <class Exec>
@@ -470,9 +474,9 @@ void register_crossover_elementwise() {
     using Exec = typename decltype(backend)::type;
     for (std::size_t n = 1000; n <= 100'000'000; n *= 10)
       add_elementwise<Exec, float>(
-          "crossover/gaussian_pdf", n, 1, -5, 5,
+          "gaussian_pdf", n, 1, -5, 5,
           [](auto& e, auto& x, auto&, auto& o) { unison::gaussian_pdf(e, x, 0.f, 1.f, o); },
-          ref_gaussian_pdf);
+          ref_gaussian_pdf, Kind::crossover);
   });
 }
 

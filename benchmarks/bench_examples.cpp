@@ -51,109 +51,110 @@ template <class Exec>
 void add_small() {
   using Mem = typename Exec::memory_space;
   const std::int64_t n = scaled(1000000);
-  add_case<Exec>(
-      "atomic_counter/" + size_tag(n),
-      [=](const Exec&) -> Call<Exec> {
-        return {[=](const Exec& e) {
-                  benchmark::DoNotOptimize(unison::examples::atomic_counter(e, n));
-                },
-                [=](const Exec& e) {
-                  const std::int64_t count = unison::examples::atomic_counter(e, n);
-                  Check c = check_exact(std::abs(count - n));
-                  c.bytes = sizeof count;
-                  c.save = [=](const std::filesystem::path& folder) {
-                    save_scalar(folder, "count", count);
-                  };
-                  return c;
-                }};
-      },
-      0, 0, 1, double(n), benchmark::kMicrosecond, 3, 5, "Gadds/s");
+  Case counter("examples", "atomic_counter", "atomic_counter/" + size_tag(n));
+  counter.sizes = {{"n", double(n)}};
+  counter.cells = double(n);
+  counter.cells_name = "Gadds/s";
+  counter.time_unit = benchmark::kMicrosecond;
+  add_case<Exec>(counter, [=](const Exec&) -> Call<Exec> {
+    return {
+        [=](const Exec& e) { benchmark::DoNotOptimize(unison::examples::atomic_counter(e, n)); },
+        [=](const Exec& e) {
+          const std::int64_t count = unison::examples::atomic_counter(e, n);
+          Check c = check_exact(std::abs(count - n));
+          c.bytes = sizeof count;
+          c.save = [=](const std::filesystem::path& folder) {
+            save_scalar(folder, "count", count);
+          };
+          return c;
+        }};
+  });
   const std::int64_t h = scaled(4000, 1, 2), w = scaled(3000, 1, 2);
   const std::string image = std::to_string(h) + "x" + std::to_string(w);
   const std::int64_t sum_n = scaled(10000, 1, 2);
-  add_case_and_copies<Exec>(
-      "rgb_to_grayscale/f32/" + image,
-      [=](const Exec& exec) -> Call<Exec> {
-        auto flat = random_view<float, Mem>(std::size_t(h * w * 3), 0, 1, "unison::bench::rgb");
-        Kokkos::View<float***, Kokkos::LayoutRight, Mem> rgb(flat.data(), h, w, 3);
-        Kokkos::View<float**, Kokkos::LayoutRight, Mem> gray(
-            Kokkos::view_alloc(exec, std::string("unison::bench::gray")), h, w);
-        Call<Exec> call{
-            [=](const Exec& e) {
-              (void)flat;
-              unison::examples::rgb_to_grayscale(e, rgb, gray);
-            },
-            [=](const Exec&) { return check_grayscale(host_copy(rgb), host_copy(gray)); }};
-        // (the float image's gray goes past a CPU's caches where the image is large)
-        call.out_bytes =
-            streamed_out<Exec>(double(h * w * 4) * sizeof(float), double(h * w) * sizeof(float));
-        copy_in(call, rgb);
-        copy_out(call, gray);
-        return call;
-      },
-      double(h * w * 4) * sizeof(float), 0, 1, 0, benchmark::kMicrosecond);
-  add_case_and_copies<Exec>(
-      "rgb_to_grayscale/u8/" + image,
-      [=](const Exec& exec) -> Call<Exec> {
-        Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, Mem> rgb(
-            Kokkos::view_alloc(exec, std::string("unison::bench::rgb8")), h, w, 3);
-        Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Mem> gray(
-            Kokkos::view_alloc(exec, std::string("unison::bench::gray8")), h, w);
-        auto host_rgb = Kokkos::create_mirror_view(rgb);  // random bytes, drawn on the host
-        std::mt19937_64 engine(2024);
-        for (std::size_t i = 0; i < host_rgb.size(); ++i)
-          host_rgb.data()[i] = std::uint8_t(engine() >> 56);
-        Kokkos::deep_copy(exec, rgb, host_rgb);
-        exec.fence();
-        Call<Exec> call{
-            [=](const Exec& e) { unison::examples::rgb_to_grayscale(e, rgb, gray); },
-            [=](const Exec&) { return check_grayscale(host_copy(rgb), host_copy(gray)); }};
-        copy_in(call, rgb);
-        copy_out(call, gray);
-        return call;
-      },
-      double(h * w * 4), 0, 1, 0, benchmark::kMicrosecond);
-  add_case<Exec>(
-      "loop_sum/" + size_tag(sum_n),
-      [=](const Exec&) -> Call<Exec> {
-        return {
-            [=](const Exec& e) { benchmark::DoNotOptimize(unison::examples::loop_sum(e, sum_n)); },
-            [=](const Exec& e) {  // exactly the integer sum times 0.1, rounded once
-              const std::int64_t half = sum_n * (sum_n - 1) / 2;
-              const double ref = double(half * half) * 0.1,
-                           got = unison::examples::loop_sum(e, sum_n);
-              Check c;
-              c.error = ref != 0 ? std::abs(got - ref) / ref : std::abs(got);
-              c.bytes = sizeof got;
-              c.save = [=](const std::filesystem::path& folder) {
-                save_scalar(folder, "sum", got);
-              };
-              return c;
-            }};
-      },
-      0, 0, 1, double(sum_n) * double(sum_n), benchmark::kMicrosecond, 3, 5, "Gterms/s");
-  add_case_and_copies<Exec>(
-      "lucas/40",
-      [=](const Exec& exec) -> Call<Exec> {
-        Kokkos::View<std::int64_t*, Mem> out(
-            Kokkos::view_alloc(exec, std::string("unison::bench::lucas")), 41);
-        Call<Exec> call{[=](const Exec& e) { unison::examples::lucas(e, out); },
-                        [=](const Exec&) {
-                          auto got = host_copy(out);
-                          std::int64_t off = 0, a = 2, b = 1;  // L(i), L(i + 1)
-                          for (std::size_t i = 0; i < got.extent(0); ++i, b = a + b, a = b - a)
-                            off += got(i) != a;
-                          Check c = check_exact(off);
-                          c.bytes = double(got.size()) * sizeof(std::int64_t);
-                          c.save = [=](const std::filesystem::path& folder) {
-                            save_npy(folder, "out", got);
-                          };
-                          return c;
-                        }};
-        copy_out(call, out);
-        return call;
-      },
-      41 * 8, 0, 1, 0, benchmark::kMicrosecond);
+  Case gray32("examples", "rgb_to_grayscale", "rgb_to_grayscale/f32/" + image);
+  gray32.sizes = {{"rows", double(h)}, {"cols", double(w)}};
+  gray32.bytes = double(h * w * 4) * sizeof(float);
+  gray32.time_unit = benchmark::kMicrosecond;
+  add_case_and_copies<Exec>(gray32, [=](const Exec& exec) -> Call<Exec> {
+    auto flat = random_view<float, Mem>(std::size_t(h * w * 3), 0, 1, "unison::bench::rgb");
+    Kokkos::View<float***, Kokkos::LayoutRight, Mem> rgb(flat.data(), h, w, 3);
+    Kokkos::View<float**, Kokkos::LayoutRight, Mem> gray(
+        Kokkos::view_alloc(exec, std::string("unison::bench::gray")), h, w);
+    Call<Exec> call{[=](const Exec& e) {
+                      (void)flat;
+                      unison::examples::rgb_to_grayscale(e, rgb, gray);
+                    },
+                    [=](const Exec&) { return check_grayscale(host_copy(rgb), host_copy(gray)); }};
+    // (the float image's gray goes past a CPU's caches where the image is large)
+    call.out_bytes =
+        streamed_out<Exec>(double(h * w * 4) * sizeof(float), double(h * w) * sizeof(float));
+    copy_in(call, rgb);
+    copy_out(call, gray);
+    return call;
+  });
+  Case gray8("examples", "rgb_to_grayscale", "rgb_to_grayscale/u8/" + image);
+  gray8.sizes = {{"rows", double(h)}, {"cols", double(w)}};
+  gray8.bytes = double(h * w * 4);
+  gray8.time_unit = benchmark::kMicrosecond;
+  add_case_and_copies<Exec>(gray8, [=](const Exec& exec) -> Call<Exec> {
+    Kokkos::View<std::uint8_t***, Kokkos::LayoutRight, Mem> rgb(
+        Kokkos::view_alloc(exec, std::string("unison::bench::rgb8")), h, w, 3);
+    Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Mem> gray(
+        Kokkos::view_alloc(exec, std::string("unison::bench::gray8")), h, w);
+    auto host_rgb = Kokkos::create_mirror_view(rgb);  // random bytes, drawn on the host
+    std::mt19937_64 engine(2024);
+    for (std::size_t i = 0; i < host_rgb.size(); ++i)
+      host_rgb.data()[i] = std::uint8_t(engine() >> 56);
+    Kokkos::deep_copy(exec, rgb, host_rgb);
+    exec.fence();
+    Call<Exec> call{[=](const Exec& e) { unison::examples::rgb_to_grayscale(e, rgb, gray); },
+                    [=](const Exec&) { return check_grayscale(host_copy(rgb), host_copy(gray)); }};
+    copy_in(call, rgb);
+    copy_out(call, gray);
+    return call;
+  });
+  Case sum("examples", "loop_sum", "loop_sum/" + size_tag(sum_n));
+  sum.sizes = {{"n", double(sum_n)}};
+  sum.cells = double(sum_n) * double(sum_n);
+  sum.cells_name = "Gterms/s";
+  sum.time_unit = benchmark::kMicrosecond;
+  add_case<Exec>(sum, [=](const Exec&) -> Call<Exec> {
+    return {
+        [=](const Exec& e) { benchmark::DoNotOptimize(unison::examples::loop_sum(e, sum_n)); },
+        [=](const Exec& e) {  // exactly the integer sum times 0.1, rounded once
+          const std::int64_t half = sum_n * (sum_n - 1) / 2;
+          const double ref = double(half * half) * 0.1, got = unison::examples::loop_sum(e, sum_n);
+          Check c;
+          c.error = ref != 0 ? std::abs(got - ref) / ref : std::abs(got);
+          c.bytes = sizeof got;
+          c.save = [=](const std::filesystem::path& folder) { save_scalar(folder, "sum", got); };
+          return c;
+        }};
+  });
+  Case lucas("examples", "lucas", "lucas/40");
+  lucas.sizes = {{"n", 40}};
+  lucas.bytes = 41 * 8;
+  lucas.time_unit = benchmark::kMicrosecond;
+  add_case_and_copies<Exec>(lucas, [=](const Exec& exec) -> Call<Exec> {
+    Kokkos::View<std::int64_t*, Mem> out(
+        Kokkos::view_alloc(exec, std::string("unison::bench::lucas")), 41);
+    Call<Exec> call{[=](const Exec& e) { unison::examples::lucas(e, out); },
+                    [=](const Exec&) {
+                      auto got = host_copy(out);
+                      std::int64_t off = 0, a = 2, b = 1;  // L(i), L(i + 1)
+                      for (std::size_t i = 0; i < got.extent(0); ++i, b = a + b, a = b - a)
+                        off += got(i) != a;
+                      Check c = check_exact(off);
+                      c.bytes = double(got.size()) * sizeof(std::int64_t);
+                      c.save = [=](const std::filesystem::path& folder) {
+                        save_npy(folder, "out", got);
+                      };
+                      return c;
+                    }};
+    copy_out(call, out);
+    return call;
+  });
 }
 
 }  // namespace

@@ -60,36 +60,39 @@ template <class Exec>
 void add_histogram(std::int64_t seed_n = 100000000, bool sweep = false) {
   using Mem = typename Exec::memory_space;
   const std::int64_t n = scaled(seed_n);
-  const auto add = [&](auto&&... a) {
-    const std::string name =
-        std::string(sweep ? "histogram/sizes/f32/" : "histogram/f32/") + size_tag(n) + "/bins100";
-    if (sweep) add_case<Exec>(name, a...);
-    else add_case_and_copies<Exec>(name, a...);
+  Case info(
+      "histogram", "histogram",
+      std::string(sweep ? "histogram/sizes/f32/" : "histogram/f32/") + size_tag(n) + "/bins100",
+      sweep ? Kind::sizes : Kind::workload);
+  info.sizes = {{"n", double(n)}, {"bins", 100}};
+  info.bytes = double(n) * sizeof(float);
+  info.cells = double(n);
+  info.cells_name = "Gvalues/s";
+  const auto add = [&](const Setup<Exec>& setup) {
+    if (sweep) add_case<Exec>(info, setup);
+    else add_case_and_copies<Exec>(info, setup);
   };
   add(Setup<Exec>([=](const Exec& exec) -> Call<Exec> {
-        Kokkos::View<float*, Mem> x(
-            Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("unison::bench::x")),
-            n);
-        Kokkos::Random_XorShift64_Pool<typename Exec::device_type> pool(7);
-        Kokkos::parallel_for(
-            "unison::bench::normal", Kokkos::RangePolicy<Exec>(exec, 0, n),
-            KOKKOS_LAMBDA(std::int64_t i) {
-              auto g = pool.get_state();
-              x(i) = float(g.normal());
-              pool.free_state(g);
-            });
-        Kokkos::View<std::int64_t*, Mem> counts(
-            Kokkos::view_alloc(exec, std::string("unison::bench::counts")), 100);
-        exec.fence();
-        Call<Exec> call{[=](const Exec& e) { unison::histogram(e, x, -4.0, 4.0, counts); },
-                        [=](const Exec&) {
-                          return check_histogram(host_copy(x), -4.0, 4.0, host_copy(counts));
-                        }};
-        copy_in(call, x);
-        copy_out(call, counts);
-        return call;
-      }),
-      double(n) * sizeof(float), 0, 1, double(n), benchmark::kMillisecond, 3, 5, "Gvalues/s");
+    Kokkos::View<float*, Mem> x(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("unison::bench::x")), n);
+    Kokkos::Random_XorShift64_Pool<typename Exec::device_type> pool(7);
+    Kokkos::parallel_for(
+        "unison::bench::normal", Kokkos::RangePolicy<Exec>(exec, 0, n),
+        KOKKOS_LAMBDA(std::int64_t i) {
+          auto g = pool.get_state();
+          x(i) = float(g.normal());
+          pool.free_state(g);
+        });
+    Kokkos::View<std::int64_t*, Mem> counts(
+        Kokkos::view_alloc(exec, std::string("unison::bench::counts")), 100);
+    exec.fence();
+    Call<Exec> call{
+        [=](const Exec& e) { unison::histogram(e, x, -4.0, 4.0, counts); },
+        [=](const Exec&) { return check_histogram(host_copy(x), -4.0, 4.0, host_copy(counts)); }};
+    copy_in(call, x);
+    copy_out(call, counts);
+    return call;
+  }));
 }
 
 }  // namespace

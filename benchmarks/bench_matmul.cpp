@@ -67,32 +67,33 @@ void add_matmul(MatmulMethod method, const char* method_name, bool workspace = f
   const double bytes = double(m * k + k * n + n) * sizeof(float);
   const double flops =
       method == MatmulMethod::reassociated ? 2.0 * (m * k + k * n) : 2.0 * double(m) * k * n;
-  add_case_and_copies<Exec>(
-      std::string("matmul_reduce/") + method_name + (workspace ? "/workspace" : "") + "/f32/" +
-          size,
-      [=](const Exec& exec) -> Call<Exec> {
-        auto a = random_view<float, Mem>(std::size_t(m * k), -1, 1, "unison::bench::A");
-        auto b = random_view<float, Mem>(std::size_t(k * n), -1, 1, "unison::bench::B");
-        Kokkos::View<float**, Kokkos::LayoutRight, Mem> A(a.data(), m, k), B(b.data(), k, n);
-        Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, std::string("unison::bench::out")),
-                                      n);
-        Kokkos::View<float*, Mem> work(
-            Kokkos::view_alloc(exec, std::string("unison::bench::work")),
-            workspace ? matmul_reduce_workspace_size<Exec>(m, k, n, method) : 0);
-        Call<Exec> call{
-            [=](const Exec& e) {
-              (void)a;  // keeps the allocations alive
-              (void)b;
-              if (workspace) unison::matmul_reduce(e, A, B, out, method, work);
-              else unison::matmul_reduce(e, A, B, out, method);
-            },
-            [=](const Exec&) { return check_matmul(host_copy(A), host_copy(B), host_copy(out)); }};
-        copy_in(call, A);
-        copy_in(call, B);
-        copy_out(call, out);
-        return call;
-      },
-      bytes, flops);
+  Case info("matmul", "matmul_reduce",
+            std::string("matmul_reduce/") + method_name + (workspace ? "/workspace" : "") +
+                "/f32/" + size);
+  info.sizes = {{"m", double(m)}, {"k", double(k)}, {"n", double(n)}};
+  info.bytes = bytes;
+  info.flops = flops;
+  add_case_and_copies<Exec>(info, [=](const Exec& exec) -> Call<Exec> {
+    auto a = random_view<float, Mem>(std::size_t(m * k), -1, 1, "unison::bench::A");
+    auto b = random_view<float, Mem>(std::size_t(k * n), -1, 1, "unison::bench::B");
+    Kokkos::View<float**, Kokkos::LayoutRight, Mem> A(a.data(), m, k), B(b.data(), k, n);
+    Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, std::string("unison::bench::out")), n);
+    Kokkos::View<float*, Mem> work(
+        Kokkos::view_alloc(exec, std::string("unison::bench::work")),
+        workspace ? matmul_reduce_workspace_size<Exec>(m, k, n, method) : 0);
+    Call<Exec> call{
+        [=](const Exec& e) {
+          (void)a;  // keeps the allocations alive
+          (void)b;
+          if (workspace) unison::matmul_reduce(e, A, B, out, method, work);
+          else unison::matmul_reduce(e, A, B, out, method);
+        },
+        [=](const Exec&) { return check_matmul(host_copy(A), host_copy(B), host_copy(out)); }};
+    copy_in(call, A);
+    copy_in(call, B);
+    copy_out(call, out);
+    return call;
+  });
 }
 
 template <class Exec>

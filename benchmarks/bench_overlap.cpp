@@ -82,74 +82,73 @@ struct MatmulProblem {
 };
 
 // `count` problems made by make(exec, i), one after another on one instance or each on its own.
-// The case is named family/overlap/<count>x<shape>/<instances or one_instance>.
+// The case is named <function>/overlap/<count>x<shape>/<instances or one_instance>.
 template <class Exec, class Make>
-void add_overlap(const std::string& family, const std::string& shape, int count, bool separate,
-                 Make make) {
+void add_overlap(const std::string& family, const std::string& function, const std::string& shape,
+                 int count, bool separate, Make make) {
   using Problem = decltype(make(std::declval<const Exec&>(), 0));
   using Expected = decltype(Kokkos::create_mirror_view_and_copy(
       Kokkos::HostSpace(), std::declval<const Problem&>().result()));
   const int n = overlap_instances<Exec>(count);
-  const std::string name = family + "/overlap/" + std::to_string(n) + "x" + shape +
+  const std::string name = function + "/overlap/" + std::to_string(n) + "x" + shape +
                            (separate ? "/instances" : "/one_instance");
   struct Data {
     std::vector<Exec> instances;
     std::vector<Problem> problems;
     std::vector<Expected> expected;
   };
-  add_case<Exec>(
-      name,
-      [=](const Exec& exec) -> Call<Exec> {
-        auto d = std::make_shared<Data>();
-        d->instances = separate
-                           ? Kokkos::Experimental::partition_space(exec, std::vector<int>(n, 1))
-                           : std::vector<Exec>(n, exec);
-        for (int i = 0; i < n; ++i) d->problems.push_back(make(exec, i));
-        // The reference: one after another on exec.
-        for (int i = 0; i < n; ++i) {
-          d->problems[i].run(exec);
-          d->expected.push_back(
-              Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d->problems[i].result()));
-        }
-        return Call<Exec>(
-            [d, n, separate](const Exec& e) {
-              if (!separate) {
-                for (int i = 0; i < n; ++i) d->problems[i].run(e);
-                return;
-              }
-              if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                                        typename Exec::memory_space>::accessible) {
-                // A GPU's streams, all fed by the calling thread (host threads of their own,
-                // created for each call, measured slower).
-                for (int i = 0; i < n; ++i) d->problems[i].run(d->instances[i]);
-                for (int i = 0; i < n; ++i) d->instances[i].fence();
-                return;
-              }
-              // Host instances run their work in the calling thread: a thread for each.
-              std::vector<std::thread> threads;
-              for (int i = 0; i < n; ++i)
-                threads.emplace_back([&, i] {
-                  d->problems[i].run(d->instances[i]);
-                  d->instances[i].fence();
-                });
-              for (auto& t : threads) t.join();
-            },
-            [d, n](const Exec&) {
-              Check c;  // error: the results that differ from the reference in any bit
-              for (int i = 0; i < n; ++i) {
-                auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
-                                                               d->problems[i].result());
-                using T = typename Expected::value_type;
-                c.error += std::equal(got.data(), got.data() + got.span(), d->expected[i].data(),
-                                      [](T a, T b) { return std::memcmp(&a, &b, sizeof a) == 0; })
-                               ? 0
-                               : 1;
-              }
-              c.tolerance = 0;
-              return c;
+  Case info(family, function, name);
+  info.sizes = {{"problems", double(n)}};
+  info.time_unit = benchmark::kMicrosecond;
+  add_case<Exec>(info, [=](const Exec& exec) -> Call<Exec> {
+    auto d = std::make_shared<Data>();
+    d->instances = separate ? Kokkos::Experimental::partition_space(exec, std::vector<int>(n, 1))
+                            : std::vector<Exec>(n, exec);
+    for (int i = 0; i < n; ++i) d->problems.push_back(make(exec, i));
+    // The reference: one after another on exec.
+    for (int i = 0; i < n; ++i) {
+      d->problems[i].run(exec);
+      d->expected.push_back(
+          Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d->problems[i].result()));
+    }
+    return Call<Exec>(
+        [d, n, separate](const Exec& e) {
+          if (!separate) {
+            for (int i = 0; i < n; ++i) d->problems[i].run(e);
+            return;
+          }
+          if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                                    typename Exec::memory_space>::accessible) {
+            // A GPU's streams, all fed by the calling thread (host threads of their own,
+            // created for each call, measured slower).
+            for (int i = 0; i < n; ++i) d->problems[i].run(d->instances[i]);
+            for (int i = 0; i < n; ++i) d->instances[i].fence();
+            return;
+          }
+          // Host instances run their work in the calling thread: a thread for each.
+          std::vector<std::thread> threads;
+          for (int i = 0; i < n; ++i)
+            threads.emplace_back([&, i] {
+              d->problems[i].run(d->instances[i]);
+              d->instances[i].fence();
             });
-      },
-      0, 0, 1, 0, benchmark::kMicrosecond);
+          for (auto& t : threads) t.join();
+        },
+        [d, n](const Exec&) {
+          Check c;  // error: the results that differ from the reference in any bit
+          for (int i = 0; i < n; ++i) {
+            auto got =
+                Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d->problems[i].result());
+            using T = typename Expected::value_type;
+            c.error += std::equal(got.data(), got.data() + got.span(), d->expected[i].data(),
+                                  [](T a, T b) { return std::memcmp(&a, &b, sizeof a) == 0; })
+                           ? 0
+                           : 1;
+          }
+          c.tolerance = 0;
+          return c;
+        });
+  });
 }
 
 }  // namespace
@@ -160,7 +159,7 @@ void register_overlap_diffusion() {
     for (bool separate : {false, true})
       for (auto [side, steps] : {std::pair<std::int64_t, std::int64_t>{256, 50}, {1024, 20}})
         add_overlap<Exec>(
-            "diffusion",
+            "diffusion", "diffusion",
             std::to_string(side) + "x" + std::to_string(side) + "/steps" + std::to_string(steps), 8,
             separate, [side = side, steps = steps](const Exec& exec, int i) {
               return DiffusionProblem<Exec>(exec, i, side, steps);
@@ -173,7 +172,7 @@ void register_overlap_matmul() {
     using Exec = typename decltype(backend)::type;
     for (bool separate : {false, true})
       add_overlap<Exec>(
-          "matmul_reduce", "128x2048x1024/tiled", 8, separate,
+          "matmul", "matmul_reduce", "128x2048x1024/tiled", 8, separate,
           [](const Exec& exec, int i) { return MatmulProblem<Exec>(exec, i, 128, 2048, 1024); });
   });
 }

@@ -41,17 +41,18 @@ void add_monte_carlo() {
   const std::string size = samples == 2000000000  ? "2e9"
                            : samples == 200000000 ? "2e8"
                                                   : std::to_string(samples);
-  add_case<Exec>(
-      "monte_carlo_pi/" + size,
-      [=](const Exec&) -> Call<Exec> {
-        return {[=](const Exec& e) {
-                  benchmark::DoNotOptimize(unison::monte_carlo_pi(e, samples, std::uint64_t(2024)));
-                },
-                [=](const Exec& e) {
-                  return check_pi(unison::monte_carlo_pi(e, samples, std::uint64_t(2024)), samples);
-                }};
-      },
-      0, 0, 1, double(samples), benchmark::kMillisecond, 3, 5, "Gsamples/s");
+  Case info("random", "monte_carlo_pi", "monte_carlo_pi/" + size);
+  info.sizes = {{"samples", double(samples)}};
+  info.cells = double(samples);
+  info.cells_name = "Gsamples/s";
+  add_case<Exec>(info, [=](const Exec&) -> Call<Exec> {
+    return {[=](const Exec& e) {
+              benchmark::DoNotOptimize(unison::monte_carlo_pi(e, samples, std::uint64_t(2024)));
+            },
+            [=](const Exec& e) {
+              return check_pi(unison::monte_carlo_pi(e, samples, std::uint64_t(2024)), samples);
+            }};
+  });
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -29,10 +30,16 @@ Options ok(const std::vector<std::string>& args) {
   return p.options;
 }
 
+// A row of a case of `workload` (the streams and the fma case: peaks; "crossover": a sweep's
+// size), its function the name's first part, as the cases name themselves.
 Row row(const std::string& workload, const std::string& name, const std::string& backend,
         double median_s, double spread, double gb_per_s, double gflop_per_s) {
   Row r;
   r.workload = workload;
+  r.function = name.substr(0, name.find('/'));
+  r.kind = workload == "crossover"                                               ? "crossover"
+           : r.function == "copy" || r.function == "read" || r.function == "fma" ? "peak"
+                                                                                 : "workload";
   r.name = name;
   r.backend = backend;
   r.median_s = median_s;
@@ -90,6 +97,9 @@ TEST(Suite, options) {
   EXPECT_EQ(ok({"--results-limit=1024"}).results_limit_mib, 1024);
   EXPECT_EQ(ok({"--results-limit", "0"}).results_limit_mib, 0);
   EXPECT_TRUE(ok({"--crossover"}).crossover);
+  EXPECT_TRUE(ok({"--list", "--json"}).json);
+  EXPECT_FALSE(ok({"--list"}).json);
+  EXPECT_EQ(error({"--json"}), "--json: only with --list");
   EXPECT_TRUE(ok({"--sizes"}).sizes);
   EXPECT_FALSE(ok({"--sizes"}).crossover);
   EXPECT_EQ(ok({"--filter=^copy/.*/OpenMP$"}).filter, "^copy/.*/OpenMP$");
@@ -153,38 +163,25 @@ TEST(Suite, help_names_every_option_and_value) {
   for (const char* s :
        {"--full", "--workloads", "--backends", "--filter", "--repetitions", "--scale", "--out",
         "--no-plots", "--no-checks", "--no-peers", "--results-limit", "--crossover", "--sizes",
-        "--list", "--help",
+        "--list", "--json", "--help",
         "elementwise, rowwise, convolve, diffusion, matmul, random, histogram, examples",
         "Serial, OpenMP", "exit code 2"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
 }
 
-TEST(Suite, workload_of) {
-  EXPECT_EQ(unison::suite::workload_of("hypot/f32/1e8"), "elementwise");
-  EXPECT_EQ(unison::suite::workload_of("diffusion/every_step/streaming/2000x2000"), "diffusion");
-  EXPECT_EQ(unison::suite::workload_of("convolve/valid/f32/1e8/taps5/direct"), "convolve");
-  EXPECT_EQ(unison::suite::workload_of("matmul_reduce/tiled"), "matmul");
-  EXPECT_EQ(unison::suite::workload_of("l2_norm/f32"), "rowwise");
-  EXPECT_EQ(unison::suite::workload_of("lucas/40"), "examples");
-  EXPECT_EQ(unison::suite::workload_of("histogram"), "histogram");
-  EXPECT_EQ(unison::suite::workload_of("monte_carlo_pi/2e9"), "random");
-  EXPECT_EQ(unison::suite::workload_of("fft/1d"), "");
-  EXPECT_EQ(unison::suite::workload_of("crossover/gaussian_pdf/1e3/device"), "crossover");
-  EXPECT_EQ(unison::suite::crossover_family("crossover/gaussian_pdf/1e3/device"), "elementwise");
-  EXPECT_EQ(unison::suite::crossover_family("crossover/convolve_f32_taps5/1e5/with_copies"),
-            "convolve");
-  EXPECT_EQ(unison::suite::crossover_family("crossover/diffusion_every_step/32x32/device"),
-            "diffusion");
-  EXPECT_EQ(unison::suite::crossover_family("gaussian_pdf/1e3/device"), "");
-  EXPECT_EQ(unison::suite::crossover_family("crossover/fft/1e3/device"), "");
-  // The sweep past the caches: its cases in their families' sections.
-  EXPECT_TRUE(unison::suite::is_sizes_case("diffusion/sizes/every_step/8192x8192"));
-  EXPECT_TRUE(unison::suite::is_sizes_case("histogram/sizes/f32/1e6/bins100"));
-  EXPECT_EQ(unison::suite::workload_of("convolve/sizes/f32/1e7/taps5"), "convolve");
-  EXPECT_FALSE(unison::suite::is_sizes_case("diffusion/every_step/streaming/2000x2000"));
-  EXPECT_FALSE(unison::suite::is_sizes_case("sizes/diffusion"));
-  EXPECT_FALSE(unison::suite::is_sizes_case("diffusion/sizesx/1"));
-  EXPECT_FALSE(unison::suite::is_sizes_case("diffusion"));
+TEST(Suite, describe) {
+  // A row takes its family, function and kind from the manifest's entry of its case; the table
+  // shows a crossover sweep's sizes in a section of their own.
+  Row r;
+  unison::suite::describe(r, {"elementwise", "hypot", "workload"});
+  EXPECT_EQ(r.workload, "elementwise");
+  EXPECT_EQ(r.function, "hypot");
+  EXPECT_EQ(r.kind, "workload");
+  unison::suite::describe(r, {"convolve", "convolve", "crossover"});
+  EXPECT_EQ(r.workload, "crossover");
+  EXPECT_EQ(r.kind, "crossover");
+  unison::suite::describe(r, {"diffusion", "diffusion", "sizes"});
+  EXPECT_EQ(r.workload, "diffusion");
 }
 
 TEST(Suite, crossover_lines) {
@@ -723,12 +720,17 @@ TEST(Suite, peers) {
       "histogram/f32/1e8/bins100,cupy,0.00117,0,0\r\n"
       "diffusion/every_step/streaming/2000x2000,numba_cuda,4.5e-05,,\n"
       "\n"
-      "fft/1d,numpy,0.1,,\n"                       // no such case: refused
+      "fft/1d,numpy,0.1,,\n"                       // no such case in the run: left out
       "histogram/f32/1e8/bins100,numpy,x,0,0\n"    // no time: refused
       "histogram/f32/1e8/bins100,numpy,0.5,0\n");  // four fields: refused
   std::string error;
-  auto peers = unison::suite::read_peer_rows(csv, error);
+  int not_in_run = -1;
+  const std::map<std::string, unison::suite::CaseKind> manifest{
+      {"histogram/f32/1e8/bins100", {"histogram", "histogram", "workload"}},
+      {"diffusion/every_step/streaming/2000x2000", {"diffusion", "diffusion", "workload"}}};
+  auto peers = unison::suite::read_peer_rows(csv, manifest, error, not_in_run);
   ASSERT_EQ(peers.size(), 3u);
+  EXPECT_EQ(not_in_run, 1);
   EXPECT_NE(error.find("line 7 is not case,peer,seconds,error,tolerance"), std::string::npos)
       << error;
   EXPECT_TRUE(peers[0].peer);

@@ -25,27 +25,10 @@ const std::vector<std::string>& workload_names() {
   return names;
 }
 
-std::string workload_of(const std::string& case_name) {
-  const std::string function = case_name.substr(0, case_name.find('/'));
-  if (function == "crossover") return "crossover";
-  for (const auto& w : workloads())
-    if (std::find(w.functions.begin(), w.functions.end(), function) != w.functions.end())
-      return w.name;
-  return "";
-}
-
-std::string crossover_family(const std::string& case_name) {
-  if (case_name.rfind("crossover/", 0) != 0) return "";
-  const std::string sweep = case_name.substr(10, case_name.find('/', 10) - 10);
-  if (sweep == "gaussian_pdf") return "elementwise";
-  if (sweep.rfind("convolve", 0) == 0) return "convolve";
-  if (sweep.rfind("diffusion", 0) == 0) return "diffusion";
-  return "";
-}
-
-bool is_sizes_case(const std::string& case_name) {
-  const auto first = case_name.find('/');
-  return first != std::string::npos && case_name.compare(first, 7, "/sizes/") == 0;
+void describe(Row& row, const CaseKind& of) {
+  row.workload = of.kind == "crossover" ? "crossover" : of.family;
+  row.function = of.function;
+  row.kind = of.kind;
 }
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
@@ -130,6 +113,10 @@ Parsed parse_options(const std::vector<std::string>& args,
     }
     if (a == "--list") {
       p.options.list = true;
+      continue;
+    }
+    if (a == "--json") {
+      p.options.json = true;
       continue;
     }
     if (a == "--crossover") {
@@ -219,6 +206,7 @@ Parsed parse_options(const std::vector<std::string>& args,
       p.options.out = value;
     }
   }
+  if (p.options.json && !p.options.list) p.error = "--json: only with --list";
   return p;
 }
 
@@ -285,6 +273,9 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "                     GPU ones where CuPy and a CUDA device are found; each says when a\n"
        "                     package is missing)\n"
        "  --list             list the cases the other options select, and run nothing\n"
+       "  --json             with --list: the manifest of those cases as JSON (each case's\n"
+       "                     name, family, function, kind, backends, sizes, bytes and flops;\n"
+       "                     what the peers read their cases from)\n"
        "  --help, -h         this text\n"
        "\n"
        "Each case's data is made on the backend before timing; times are per call with the data\n"
@@ -330,7 +321,7 @@ double set_of(const Row& row) {
   return set > 0 ? set : traffic_of(row);
 }
 bool is_stream(const Row& r) {
-  return (r.name.rfind("copy/", 0) == 0 || r.name.rfind("read/", 0) == 0) && r.gb_per_s > 0;
+  return r.kind == "peak" && (r.function == "copy" || r.function == "read") && r.gb_per_s > 0;
 }
 }  // namespace
 
@@ -359,7 +350,7 @@ void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
       auto [at, fresh] = smallest[r.backend].emplace(level, set_of(r));
       if (!fresh) at->second = std::min(at->second, set_of(r));
     }
-    if (r.name.rfind("fma/", 0) == 0 && r.gflop_per_s > 0)
+    if (r.kind == "peak" && r.function == "fma" && r.gflop_per_s > 0)
       fma[r.backend] = std::max(fma[r.backend], r.gflop_per_s * faster);
   }
   for (auto& [backend, at] : stream) {
@@ -468,7 +459,7 @@ std::vector<std::string> crossover_lines(const std::vector<Row>& rows) {
   std::map<std::pair<std::string, double>, std::string> label;  // (sweep, size) -> "1e5", "32x32"
   std::vector<std::string> sweeps;
   for (const Row& r : rows) {
-    if (crossover_family(r.name).empty()) continue;
+    if (r.kind != "crossover") continue;
     std::vector<std::string> parts;
     std::stringstream ss(r.name);
     for (std::string p; std::getline(ss, p, '/');) parts.push_back(p);
@@ -876,7 +867,9 @@ std::vector<PeerScript> peer_scripts(const std::vector<std::string>& chosen, dou
   return scripts;
 }
 
-std::vector<Row> read_peer_rows(std::istream& in, std::string& error) {
+std::vector<Row> read_peer_rows(std::istream& in, const std::map<std::string, CaseKind>& manifest,
+                                std::string& error, int& not_in_run) {
+  not_in_run = 0;
   std::vector<Row> rows;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -899,14 +892,19 @@ std::vector<Row> read_peer_rows(std::istream& in, std::string& error) {
       r.tolerance = std::strtod(f[4].c_str(), &end);
       check_ok = check_ok && *end == '\0';
     }
-    if (!time || !check_ok || workload_of(f[0]).empty()) {
-      error = "line " + std::to_string(number) +
-              " is not case,peer,seconds,error,tolerance of a known case: '" + line + "'";
+    if (!time || !check_ok) {
+      error = "line " + std::to_string(number) + " is not case,peer,seconds,error,tolerance: '" +
+              line + "'";
+      continue;
+    }
+    const auto of = manifest.find(f[0]);
+    if (of == manifest.end()) {
+      ++not_in_run;
       continue;
     }
     r.name = f[0];
     r.backend = f[1];
-    r.workload = workload_of(r.name);
+    describe(r, of->second);
     r.peer = true;
     r.checked = checked;
     rows.push_back(r);

@@ -21,13 +21,12 @@ struct PeerScript {
 
 // The workload registry (workloads.cpp): one entry per workload family of docs/workloads.md (its
 // section 6 is three: random, histogram, examples), in report order. What --workloads takes and the
-// help text names, the family of every case (by its functions), the peers that run beside it;
-// unison_bench and unison-bench register each family's cases by its name
-// (unison::bench::register_workloads).
+// help text names, the peers that run beside it; unison_bench and unison-bench register each
+// family's cases by its name (unison::bench::register_workloads), and each case names its family
+// (unison::bench::Case).
 struct Workload {
   std::string name;
-  std::vector<std::string> functions;  // the first part of its cases' names
-  bool plain_c = false;                // unison-plain-c has a part of this name
+  bool plain_c = false;           // unison-plain-c has a part of this name
   std::vector<PeerScript> peers;  // its peers with its parts: Python scripts in benchmarks/peers/,
                                   // programs built beside unison-bench (unison-cuda-c)
 };
@@ -35,18 +34,6 @@ const std::vector<Workload>& workloads();
 
 // The workload families' names, in report order.
 const std::vector<std::string>& workload_names();
-
-// The family of a benchmark case by its name's first part ("hypot/f32/1e8/Cuda": elementwise;
-// "matmul_reduce/...": matmul); empty for a name of no family.
-std::string workload_of(const std::string& case_name);
-
-// For a crossover case ("crossover/<sweep>/<size>/<mode>"), the family its sweep belongs to
-// (crossover/gaussian_pdf: elementwise); empty for any other name.
-std::string crossover_family(const std::string& case_name);
-
-// Whether a case belongs to a family's size sweep (--sizes): its name's second part is "sizes"
-// ("diffusion/sizes/every_step/8192x8192", "histogram/sizes/f32/1e6/bins100").
-bool is_sizes_case(const std::string& case_name);
 
 struct Options {
   std::vector<std::string> workloads;  // a subset of workload_names(), in report order
@@ -57,6 +44,7 @@ struct Options {
   double scale = 1;                    // sizes: the seed sizes times this, 0 < scale <= 1
   std::string out = "unison-bench-out";
   bool list = false;   // list the cases instead of running them
+  bool json = false;   // with list: the manifest, as JSON
   bool plots = true;   // draw times.png and peak.png (plot.py, when Python has matplotlib)
   bool checks = true;  // check each result against its float64 reference; save results/*.npy
   bool peers = true;   // run the peers' scripts (benchmarks/peers/) at the suite's sizes
@@ -82,9 +70,17 @@ Parsed parse_options(const std::vector<std::string>& args, const std::vector<std
 // What --help prints.
 std::string help_text(const std::vector<std::string>& enabled);
 
+// What the manifest says of a case (unison::bench::Case): its family, the function it times and
+// its kind ("workload", "peak", "crossover", "sizes").
+struct CaseKind {
+  std::string family, function, kind;
+};
+
 // One timed case on one backend, as the report shows it.
 struct Row {
-  std::string workload;  // the benchmark name's first part ("diffusion")
+  std::string workload;  // the table's section: the case's family, "crossover" for a sweep's size
+  std::string function;  // the function it times; a peak's "copy", "read" or "fma"
+  std::string kind;      // as CaseKind
   std::string name;      // the benchmark name without its backend ("diffusion/every_step/...")
   std::string backend;   // "Serial", "OpenMP", "Cuda", or a peer's name ("numba_cuda", "cupy")
   bool peer = false;     // a peer's result (benchmarks/peers/) beside the case, not Unison's
@@ -133,10 +129,16 @@ std::vector<PeerScript> peer_scripts(const std::vector<std::string>& workloads, 
 // The shortest "%.<p>g" text of x that strtod reads back as x ("0.01", "0.33333333333333331").
 std::string exact_text(double x);
 
+// A row's workload, function and kind from the manifest's entry of its case.
+void describe(Row& row, const CaseKind& of);
+
 // The rows of the peers' CSV (peer_timing.record: case,peer,median_s,error,tolerance; error and
-// tolerance empty where the peer's result was not checked), as peer rows of the case's family.
-// A malformed line sets `error` (naming the line) and is skipped.
-std::vector<Row> read_peer_rows(std::istream& in, std::string& error);
+// tolerance empty where the peer's result was not checked), as peer rows, described by the
+// manifest's entry of their case (`manifest`: by case name). A malformed line sets `error`
+// (naming the line) and is skipped; a line of a case the manifest lacks (one the run left out)
+// is skipped and counted in `not_in_run`.
+std::vector<Row> read_peer_rows(std::istream& in, const std::map<std::string, CaseKind>& manifest,
+                                std::string& error, int& not_in_run);
 
 // "ok 3.1e-07", "FAIL 0.002 > 1e-05" (the error against the tolerance), or "" (not checked).
 std::string check_text(const Row& row);
@@ -174,15 +176,15 @@ std::string level_of(const Row& row, const std::vector<Level>& levels);
 // Each row's fraction of its backend's measured peak, from the rows themselves, as on a roofline
 // with one ceiling per resource: the fraction is the largest of the row's rate on each resource
 // it uses over that resource's peak, and Row::peak names that resource.
-// - Memory: the GB/s of the backend's fastest stream at a level (the cases "copy/<tag>/<how>"
-//   and "read/<tag>/device" whose own working set is at that level by level_of; a level is at
+// - Memory: the GB/s of the backend's fastest stream at a level (the peak cases of the
+//   functions "copy" and "read" whose own working set is at that level by level_of; a level is at
 //   least as fast as those beyond it, so a level without a stream of its own takes the next
 //   one's), taken at the stream's fastest repetition (best_s). A row's bytes (at its median) are
 //   set against the level of the largest stream whose working set is at most the row's (the
 //   innermost level measured where there is none), except its out_bytes, which are set against
 //   DRAM: a row that declares out_bytes uses two resources at once (its inputs from a cache, its
 //   results to memory); where its level is DRAM too, all its bytes are set against DRAM.
-// - Arithmetic: the GFLOP/s of the backend's fma case ("fma/f32/device": chains of fused
+// - Arithmetic: the GFLOP/s of the backend's peak case of "fma" (chains of fused
 //   multiply-adds).
 // None for a case timed with host copies ("/with_copies": the host link's peak is not measured),
 // or at a level no stream measured.

@@ -270,9 +270,19 @@ class Progress {
   std::thread watch_;
 };
 
+// The manifest's entry of each registered case, by name (unison::bench::manifest()).
+std::map<std::string, unison::suite::CaseKind> manifest_kinds() {
+  std::map<std::string, unison::suite::CaseKind> kinds;
+  for (const auto& entry : unison::bench::manifest())
+    kinds[entry.c.name] = {entry.c.family, entry.c.function,
+                           unison::bench::kind_name(entry.c.kind)};
+  return kinds;
+}
+
 class SuiteReporter : public benchmark::BenchmarkReporter {
  public:
-  explicit SuiteReporter(Progress* progress = nullptr) : progress_(progress) {}
+  explicit SuiteReporter(Progress* progress = nullptr)
+      : progress_(progress), kinds_(manifest_kinds()) {}
   bool ReportContext(const Context&) override { return true; }
   void ReportRuns(const std::vector<Run>& runs) override {
     // A stream measured again at the end of the run ("<case>/again/<backend>") takes the place
@@ -292,7 +302,8 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
       if (s.row.name.empty()) {
         s.row.name = name;
         s.row.backend = backend;
-        s.row.workload = unison::suite::workload_of(name);
+        const auto of = kinds_.find(name);
+        if (of != kinds_.end()) unison::suite::describe(s.row, of->second);
         order_.push_back(full);
       }
       const double seconds =
@@ -361,6 +372,7 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
   };
   std::map<std::string, Stats> again_stats_;  // a stream's first measure while its second reports
   Progress* progress_;
+  std::map<std::string, unison::suite::CaseKind> kinds_;
   std::map<std::string, Stats> stats_;
   std::vector<std::string> order_;
 };
@@ -515,10 +527,13 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
   }
   std::ifstream in(csv);
   std::string error;
-  auto rows = unison::suite::read_peer_rows(in, error);
+  int not_in_run = 0;
+  auto rows = unison::suite::read_peer_rows(in, manifest_kinds(), error, not_in_run);
   if (!error.empty())
     std::fprintf(stderr, "unison-bench: peers: %s: %s\n", csv.string().c_str(), error.c_str());
-  std::fprintf(stderr, "unison-bench: peers: %zu results\n", rows.size());
+  std::fprintf(stderr, "unison-bench: peers: %zu results", rows.size());
+  if (not_in_run > 0) std::fprintf(stderr, " (and %d of cases this run left out)", not_in_run);
+  std::fprintf(stderr, "\n");
   return rows;
 }
 
@@ -797,19 +812,26 @@ int main(int argc, char** argv) {
   };
   // The copy and fma cases (each backend's memory and arithmetic ceilings, the peaks of the GB/s
   // and GFLOP/s fractions) always run.
-  settings.keep = [&](const std::string& name) {
-    const std::string sweep = unison::suite::crossover_family(name);
-    if (!sweep.empty()) return opt.crossover && wanted(sweep);
-    if (unison::suite::is_sizes_case(name))
-      return opt.sizes && wanted(unison::suite::workload_of(name));
-    return wanted(unison::suite::workload_of(name)) || name.rfind("copy/", 0) == 0 ||
-           name.rfind("read/", 0) == 0 || name.rfind("fma/", 0) == 0;
+  using unison::bench::Kind;
+  settings.keep = [&](const unison::bench::Case& c) {
+    switch (c.kind) {
+      case Kind::peak:
+        return true;
+      case Kind::crossover:
+        return opt.crossover && wanted(c.family);
+      case Kind::sizes:
+        return opt.sizes && wanted(c.family);
+      case Kind::probe:
+        return false;
+      case Kind::workload:
+        break;
+    }
+    return wanted(c.family);
   };
   if (!opt.filter.empty()) {
     const std::regex filter(opt.filter, std::regex::ECMAScript);
-    settings.keep_full = [filter](const std::string& full) {
-      return full.rfind("copy/", 0) == 0 || full.rfind("read/", 0) == 0 ||
-             full.rfind("fma/", 0) == 0 || std::regex_search(full, filter);
+    settings.keep_full = [filter](const unison::bench::Case& c, const std::string& full) {
+      return c.kind == Kind::peak || std::regex_search(full, filter);
     };
   }
   unison::bench::register_workloads(wanted);
@@ -821,6 +843,10 @@ int main(int argc, char** argv) {
   if (opt.sizes) unison::bench::register_sizes();  // (each family's cases kept where wanted)
   unison::bench::register_streams_again();         // the peaks measured at the end too
 
+  if (opt.list && opt.json) {
+    unison::bench::write_manifest_json(std::cout);
+    return 0;
+  }
   if (opt.list) {
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
@@ -858,7 +884,7 @@ int main(int argc, char** argv) {
     const std::regex filter(opt.filter.empty() ? std::string("") : opt.filter,
                             std::regex::ECMAScript);
     for (const auto& r : run_peers(out, opt.workloads, opt.scale, opt.crossover, opt.sizes)) {
-      if (!opt.filter.empty() && r.name.rfind("copy/", 0) != 0 && r.name.rfind("read/", 0) != 0 &&
+      if (!opt.filter.empty() && r.kind != "peak" &&
           !std::regex_search(r.name + "/" + r.backend, filter))
         continue;
       peer_rows.push_back(r);

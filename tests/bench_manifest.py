@@ -1,0 +1,82 @@
+"""unison-bench's manifest (--list --json) against the cases it registers (--list), and against
+what the suite promises of them: every case names a family of the registry, a function and a
+kind; the peaks always run; --workloads keeps the other cases to its families; the sweeps are
+there only when asked for; no exploration probe.
+
+    python3 bench_manifest.py UNISON_BENCH
+"""
+import json
+import os
+import subprocess
+import sys
+
+FAMILIES = {"elementwise", "rowwise", "convolve", "diffusion", "matmul", "random", "histogram",
+            "examples"}
+KINDS = {"workload", "peak", "crossover", "sizes"}
+FIELDS = {"name", "family", "function", "kind", "with_copies", "backends", "sizes", "bytes",
+          "flops", "units"}
+
+
+def run(bench, *args):
+    out = subprocess.run([bench, "--scale=0.001", *args], check=True, capture_output=True,
+                         text=True, env={**os.environ, "OMP_PROC_BIND": "false"})
+    return out.stdout
+
+
+def manifest(bench, *args):
+    return json.loads(run(bench, "--list", "--json", *args))["cases"]
+
+
+def listed(bench, *args):
+    # (Google Benchmark's names carry the run's settings: ".../iterations:1/repeats:3/...")
+    return {line.strip().split("/iterations:")[0]
+            for line in run(bench, "--list", *args).splitlines() if line.strip()}
+
+
+def main():
+    bench = sys.argv[1]
+    failures = []
+
+    def expect(ok, what):
+        if not ok:
+            failures.append(what)
+
+    for args in ([], ["--crossover", "--sizes"], ["--workloads=histogram", "--sizes"]):
+        cases = manifest(bench, *args)
+        expect(cases, f"{args}: an empty manifest")
+        names = [c["name"] for c in cases]
+        expect(len(names) == len(set(names)), f"{args}: a case listed twice")
+        # The same cases, on the same backends, as Google Benchmark registered.
+        full = {f"{c['name']}/{b}" for c in cases for b in c["backends"]}
+        expect(full == listed(bench, *args),
+               f"{args}: the manifest and --list differ: {sorted(full ^ listed(bench, *args))[:5]}")
+        for c in cases:
+            what = f"{args}: {c.get('name')}"
+            expect(set(c) == FIELDS, f"{what}: fields {sorted(c)}")
+            expect(c["family"] in FAMILIES, f"{what}: family {c['family']!r}")
+            expect(c["kind"] in KINDS, f"{what}: kind {c['kind']!r}")
+            expect(c["function"] != "", f"{what}: no function")
+            expect(c["backends"], f"{what}: no backend")
+            expect(c["sizes"] and all(v > 0 for v in c["sizes"].values()), f"{what}: sizes")
+            expect(c["bytes"] > 0 or c["flops"] > 0 or c["kind"] == "workload",
+                   f"{what}: a peak that counts nothing")
+            expect(c["with_copies"] == c["name"].endswith("/with_copies"), f"{what}: with_copies")
+            if c["kind"] == "peak":
+                expect(c["function"] in {"copy", "read", "fma"}, f"{what}: a peak of {c['function']}")
+        kinds = {c["kind"] for c in cases}
+        expect("peak" in kinds, f"{args}: no peak")
+        expect(("crossover" in kinds) == ("--crossover" in args), f"{args}: crossover cases")
+        if "--workloads=histogram" in args:
+            expect({c["family"] for c in cases if c["kind"] != "peak"} == {"histogram"},
+                   f"{args}: cases of other families")
+        if not args:
+            expect({c["family"] for c in cases if c["kind"] == "workload"} == FAMILIES,
+                   f"{args}: families without a case")
+    for f in failures:
+        print("FAIL:", f)
+    print(f"bench_manifest: {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
