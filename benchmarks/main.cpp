@@ -10,7 +10,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "bench_common.hpp"
+#include "cases/common.hpp"
 
 int main(int argc, char** argv) {
   const bool flushed = unison::bench::flush_subnormals_if_asked();  // before Kokkos' threads

@@ -1,5 +1,5 @@
 #pragma once
-// What the tests (tests/test_helpers.hpp) and the benchmarks (benchmarks/bench_common.hpp) share,
+// What the tests (tests/test_helpers.hpp) and the benchmarks (benchmarks/cases/common.hpp) share,
 // not installed: the tolerance of a result against its float64 host reference
 // (docs/workloads.md) and the relative error that it bounds.
 

@@ -5,7 +5,7 @@ The public functions are those that open a Kokkos Tools region of their name (ev
 opens "unison::<function>", CONTRIBUTING.md): found in the public headers, include/unison/*.hpp.
 For each, this checks that
   - a test calls it: tests/test_*.cpp (the MPI component's: tests/mpi/);
-  - a benchmark case calls it: benchmarks/bench_*.cpp (the MPI component's: benchmarks/mpi/);
+  - a benchmark case calls it: benchmarks/cases/*.cpp (the MPI component's: benchmarks/mpi/);
   - the Python module binds it in the binding file named after its header (python/src/<header>.cpp
     for include/unison/<header>.hpp), or docs/python.md's "C++ only" table names it with a reason.
 Prints what is missing and exits 1 if anything is.
@@ -60,7 +60,7 @@ def main():
     only = cpp_only()
     tests = read((root / "tests").glob("test_*.cpp"))
     mpi_tests = read((root / "tests/mpi").glob("*.cpp"))
-    benches = read((root / "benchmarks").glob("bench_*.cpp"))
+    benches = read((root / "benchmarks/cases").glob("*.cpp"))
     mpi_benches = read((root / "benchmarks/mpi").glob("*.cpp"))
     missing = []
     for name, header in sorted(fns.items()):
@@ -70,7 +70,7 @@ def main():
                            f"({'tests/mpi/' if mpi else 'tests/test_*.cpp'})")
         if not calls(mpi_benches if mpi else benches, name):
             missing.append(f"{name}: no benchmark case calls it "
-                           f"({'benchmarks/mpi/' if mpi else 'benchmarks/bench_*.cpp'})")
+                           f"({'benchmarks/mpi/' if mpi else 'benchmarks/cases/*.cpp'})")
         binding = root / "python/src" / f"{header}.cpp"
         bound = binding.exists() and re.search(rf'm\.def\(\s*"{name.split("::")[-1]}"', binding.read_text())
         if not bound and name not in only:

@@ -1,4 +1,5 @@
-// unison-bench's option parsing and report writing (benchmarks/suite/suite.hpp); not its timings.
+// unison-bench's option parsing and report writing (apps/unison-bench: the unison_suite library);
+// not its timings.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -15,7 +16,12 @@
 
 #include <gtest/gtest.h>
 
-#include "suite.hpp"
+#include "cgroup.hpp"
+#include "options.hpp"
+#include "peers.hpp"
+#include "report.hpp"
+#include "roofline.hpp"
+#include "workloads.hpp"
 
 namespace {
 

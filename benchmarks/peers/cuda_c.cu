@@ -375,7 +375,7 @@ int main(int argc, char** argv) {
     else if (part == "random") run_random(s);
     else if (part == "matmul") matmul(s);
   }
-  // The sweep past the caches: unison::bench::sizes_counts (benchmarks/bench_common.hpp).
+  // The sweep past the caches: unison::bench::sizes_counts (benchmarks/cases/common.hpp).
   if (sizes && std::find(parts.begin(), parts.end(), "histogram") != parts.end())
     for (const std::int64_t n : {100000, 1000000, 10000000, 100000000}) run_histogram(s, n, true);
   CHECK(cudaStreamDestroy(s));

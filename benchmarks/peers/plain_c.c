@@ -479,7 +479,7 @@ static void diffusion_uniform(int64_t side) {
   free(r);
 }
 
-/* The sweep's sizes: unison::bench::sizes_cpu_sides and sizes_counts (benchmarks/bench_common.hpp). */
+/* The sweep's sizes: unison::bench::sizes_cpu_sides and sizes_counts (benchmarks/cases/common.hpp). */
 static const int64_t sizes_sides[4] = {1024, 2000, 4096, 8192};
 static const int64_t sizes_counts[4] = {100000, 1000000, 10000000, 100000000};
 

@@ -38,7 +38,7 @@ def report(workload, name, ms, rate, check):
 
 def pi_case(samples):
     """unison-bench's name of its monte_carlo_pi case of this many samples (its size as
-    bench_random.cpp writes it)."""
+    benchmarks/cases/random.cpp writes it)."""
     size = "2e9" if samples == 2_000_000_000 else "2e8" if samples == 200_000_000 else str(samples)
     return f"monte_carlo_pi/{size}"
 

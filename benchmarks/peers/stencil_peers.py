@@ -264,7 +264,7 @@ naive_step(const float* __restrict__ f, float* __restrict__ next, float* __restr
   next[c] = f[c] - coeff * l;
 }
 """
-# unison::bench::sizes_gpu_sides (benchmarks/bench_common.hpp): the GPU sides of the sweep.
+# unison::bench::sizes_gpu_sides (benchmarks/cases/common.hpp): the GPU sides of the sweep.
 SIZES_GPU_SIDES = (2000, 4096, 8192, 16384)
 
 

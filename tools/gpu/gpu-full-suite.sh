@@ -21,7 +21,7 @@ if [ "${1:-build}" = build ]; then
   gzip -f $OUT/tests-full.txt
   exit 0
 fi
-mkdir -p build/cuda/share/unison && cp benchmarks/suite/plot.py build/cuda/share/unison/
+mkdir -p build/cuda/share/unison && cp apps/unison-bench/plot.py build/cuda/share/unison/
 rm -rf build/cuda/share/unison/peers && cp -r benchmarks/peers build/cuda/share/unison/peers
 python3 -c "import numba, numpy; print('numba', numba.__version__, 'numpy', numpy.__version__)"
 (nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core") > $OUT/machine.txt

@@ -12,7 +12,7 @@ name=$1
 shift
 out=${OUT:-$PWD/build/gpu-out}/$name
 mkdir -p "$out" build/cuda/share/unison
-cp benchmarks/suite/plot.py build/cuda/share/unison/
+cp apps/unison-bench/plot.py build/cuda/share/unison/
 rm -rf build/cuda/share/unison/peers && cp -r benchmarks/peers build/cuda/share/unison/peers
 export LD_LIBRARY_PATH=$PWD/build/prebuilt/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 run=build/suite-$name

@@ -13,7 +13,7 @@
 // have a "with_copies" twin: the start field in from host memory and the field and Laplacian out,
 // around every call's steps. The sweep past the caches (unison-bench --sizes,
 // register_sizes_diffusion): "diffusion/sizes/<every_step|final_only>/<n>x<n>" from a uniform
-// field at the sides of bench_common.hpp, checked over 4 steps, without a with_copies twin.
+// field at the sides of common.hpp, checked over 4 steps, without a with_copies twin.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -33,7 +33,7 @@
 #include <unison/field.hpp>
 #include <unison/npy.hpp>
 
-#include "bench_common.hpp"
+#include "common.hpp"
 
 namespace unison::bench {
 namespace {
@@ -479,7 +479,7 @@ void register_diffusion() {
   register_diffusion_step();
 }
 
-// This file's family in the workload registry (suite/workloads.cpp).
+// This file's family in the workload registry (apps/unison-bench/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered = add_registration("diffusion", register_diffusion);
 }  // namespace

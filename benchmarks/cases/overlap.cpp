@@ -24,7 +24,7 @@
 #include <unison/field.hpp>
 #include <unison/matmul.hpp>
 
-#include "bench_common.hpp"
+#include "common.hpp"
 
 namespace unison::bench {
 namespace {

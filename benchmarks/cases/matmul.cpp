@@ -15,7 +15,7 @@
 
 #include <unison/matmul.hpp>
 
-#include "bench_common.hpp"
+#include "common.hpp"
 
 namespace unison::bench {
 namespace {
@@ -114,7 +114,7 @@ void register_matmul() {
   register_overlap_matmul();
 }
 
-// This file's families in the workload registry (suite/workloads.cpp).
+// This file's families in the workload registry (apps/unison-bench/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered_matmul = add_registration("matmul", register_matmul);
 }  // namespace

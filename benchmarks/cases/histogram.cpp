@@ -11,7 +11,7 @@
 
 #include <unison/histogram.hpp>
 
-#include "bench_common.hpp"
+#include "common.hpp"
 
 namespace unison::bench {
 namespace {
@@ -111,7 +111,7 @@ void register_histogram() {
   });
 }
 
-// This file's family in the workload registry (suite/workloads.cpp).
+// This file's family in the workload registry (apps/unison-bench/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered_histogram =
     add_registration("histogram", register_histogram);

@@ -9,7 +9,7 @@
 #include <unison/diffusion.hpp>
 #include <unison/field.hpp>
 
-#include "bench_common.hpp"
+#include "common.hpp"
 
 namespace unison::bench {
 

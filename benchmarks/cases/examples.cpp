@@ -11,7 +11,7 @@
 
 #include <unison/examples.hpp>
 
-#include "bench_common.hpp"
+#include "common.hpp"
 
 namespace unison::bench {
 namespace {
@@ -166,7 +166,7 @@ void register_examples() {
   });
 }
 
-// This file's family in the workload registry (suite/workloads.cpp).
+// This file's family in the workload registry (apps/unison-bench/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered_examples = add_registration("examples", register_examples);
 }  // namespace

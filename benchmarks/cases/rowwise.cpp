@@ -9,7 +9,7 @@
 
 #include <unison/rowwise.hpp>
 
-#include "bench_common.hpp"
+#include "common.hpp"
 
 namespace unison::bench {
 namespace {
@@ -126,7 +126,7 @@ void register_rowwise() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
 }
 
-// This file's families in the workload registry (suite/workloads.cpp).
+// This file's families in the workload registry (apps/unison-bench/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered_rowwise = add_registration("rowwise", register_rowwise);
 }  // namespace

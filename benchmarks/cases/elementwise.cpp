@@ -16,7 +16,7 @@
 #include <unison/elementwise.hpp>
 #include <unison/transform.hpp>
 
-#include "bench_common.hpp"
+#include "common.hpp"
 
 namespace unison::bench {
 namespace {
@@ -463,7 +463,7 @@ void register_elementwise() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
 }
 
-// This file's families in the workload registry (suite/workloads.cpp).
+// This file's families in the workload registry (apps/unison-bench/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered_elementwise =
     add_registration("elementwise", register_elementwise);

@@ -2,8 +2,11 @@
 // section 6 is three: random, histogram, examples), in report order, with the peers that run
 // beside it. A new family is added here once; --workloads, the help text and the peers read this
 // list, and unison_bench and unison-bench register each family's cases by its name
-// (bench_<family>.cpp, whose cases name their family).
-#include "suite.hpp"
+// (benchmarks/cases/<family>.cpp, whose cases name their family).
+#include "workloads.hpp"
+
+#include <string>
+#include <vector>
 
 namespace unison::suite {
 
@@ -23,6 +26,21 @@ const std::vector<Workload>& workloads() {
       {"examples", false, {}},
   };
   return list;
+}
+
+const std::vector<std::string>& workload_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& w : workloads()) n.push_back(w.name);
+    return n;
+  }();
+  return names;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
 }
 
 }  // namespace unison::suite

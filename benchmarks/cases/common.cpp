@@ -28,8 +28,8 @@
 #include <unison/backends/host/instruction_set.hpp>
 #include <unison/core.hpp>
 
-#include "bench_common.hpp"
-#include "suite/suite.hpp"
+#include "common.hpp"
+#include "workloads.hpp"
 
 namespace unison::bench {
 
@@ -57,8 +57,9 @@ void register_workloads(const std::function<bool(const std::string&)>& wanted) {
     if (!wanted(w.name)) continue;
     const auto it = registrations().find(w.name);
     if (it == registrations().end())
-      throw std::logic_error("unison bench: the workload \"" + w.name +
-                             "\" of the registry has no registration (bench_<family>.cpp)");
+      throw std::logic_error(
+          "unison bench: the workload \"" + w.name +
+          "\" of the registry has no registration (benchmarks/cases/<family>.cpp)");
     if (std::find(done.begin(), done.end(), it->second) != done.end()) continue;
     it->second();
     done.push_back(it->second);

@@ -7,7 +7,7 @@
 
 #include <unison/random.hpp>
 
-#include "bench_common.hpp"
+#include "common.hpp"
 
 namespace unison::bench {
 namespace {
@@ -64,7 +64,7 @@ void register_random() {
   });
 }
 
-// This file's family in the workload registry (suite/workloads.cpp).
+// This file's family in the workload registry (apps/unison-bench/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered_random = add_registration("random", register_random);
 }  // namespace

@@ -8,7 +8,7 @@
 
 #include <unison/convolve.hpp>
 
-#include "bench_common.hpp"
+#include "common.hpp"
 
 namespace unison::bench {
 namespace {
@@ -135,7 +135,7 @@ void register_convolve() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
 }
 
-// This file's family in the workload registry (suite/workloads.cpp).
+// This file's family in the workload registry (apps/unison-bench/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered = add_registration("convolve", register_convolve);
 }  // namespace

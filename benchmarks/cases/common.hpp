@@ -48,7 +48,7 @@
 #include <unison/backends/enabled.hpp>
 #include <unison/npy.hpp>
 
-#include "../testing/reference.hpp"
+#include "../../testing/reference.hpp"
 
 namespace unison::bench {
 
@@ -106,11 +106,12 @@ double streamed_out(double arrays, double out) {
 template <class Exec>
 using Setup = std::function<Call<Exec>(const Exec&)>;
 
-// What a case is: the family of the workload registry it belongs to (suite/workloads.cpp), the
-// function it times, its kind, its sizes, what one call counts and how it is timed; named
-// fields, read by the suite and listed in the manifest (unison-bench --list --json), so that
-// nothing has to be learnt from a case's name. The name itself ("hypot/f32/1e6/device",
-// without the backend) is what the tables show and the peers' results are matched by.
+// What a case is: the family of the workload registry it belongs to
+// (apps/unison-bench/workloads.cpp), the function it times, its kind, its sizes, what one call
+// counts and how it is timed; named fields, read by the suite and listed in the manifest
+// (unison-bench --list --json), so that nothing has to be learnt from a case's name. The name
+// itself ("hypot/f32/1e6/device", without the backend) is what the tables show and the peers'
+// results are matched by.
 enum class Kind {
   workload,   // a seed workload of docs/workloads.md
   peak,       // a ceiling of the machine: a stream ("copy", "read") or the fma case
@@ -477,15 +478,15 @@ struct MemoryLevel {
 std::vector<MemoryLevel> memory_levels(const std::string& backend);
 
 // A family's registration: the function that adds its cases on every backend. Each
-// bench_<family>.cpp adds its own under the family's name in the workload registry
-// (suite/workloads.cpp) with a static `const bool registered = add_registration(...)`.
+// cases/<family>.cpp adds its own under the family's name in the workload registry
+// (apps/unison-bench/workloads.cpp) with a static `const bool registered = add_registration(...)`.
 using Registration = void (*)();
 bool add_registration(const std::string& family, Registration registration);
 // Registers the cases of every family of the registry that `wanted` accepts, in the registry's
 // order, each registration once. Throws std::logic_error for a family that has none.
 void register_workloads(const std::function<bool(const std::string&)>& wanted);
 
-// Each family's cases on every backend (bench_<family>.cpp).
+// Each family's cases on every backend (cases/<family>.cpp).
 void register_elementwise();
 // The elementwise family's copy cases alone: each backend's memory ceiling at each level of
 // memory_levels (copy/L2/device, copy/L3/device, copy/1e8/device), and its fma case.
@@ -500,13 +501,13 @@ void register_rowwise();
 void register_random();
 void register_histogram();
 void register_examples();
-// N small problems on N instances at once against one instance (bench_overlap.cpp): diffusions
+// N small problems on N instances at once against one instance (cases/overlap.cpp): diffusions
 // (diffusion/overlap/..., registered by register_diffusion) and matmul-reduces
 // (matmul_reduce/overlap/..., by register_matmul).
 void register_overlap_diffusion();
 void register_overlap_matmul();
-// diffusion_step, one step a call (bench_diffusion_step.cpp; registered by register_diffusion): an
-// exploration probe, in a file of its own so that bench_diffusion.cpp's kernels compile as they do
+// diffusion_step, one step a call (cases/diffusion_step.cpp; registered by register_diffusion): an
+// exploration probe, in a file of its own so that diffusion.cpp's kernels compile as they do
 // without it.
 void register_diffusion_step();
 // Size sweeps for where the GPU overtakes the CPU, with the data on the device and with the
