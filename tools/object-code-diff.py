@@ -2,7 +2,7 @@
 """Compares the machine code of two builds function by function, for a change meant to move code
 without changing it.
 
-    tools/object-code-diff.py BEFORE AFTER [--rename OLD=NEW ...] [--kernels] [--list N]
+    tools/object-code-diff.py BEFORE AFTER [--rename OLD=NEW ...] [--kernels] [--unnumbered] [--list N]
 
 BEFORE, AFTER: an object file each, or several joined by commas (a source split into several
 files: the functions of each side are pooled). Each function's instructions come from
@@ -10,9 +10,14 @@ files: the functions of each side are pooled). Each function's instructions come
 away; --rename replaces OLD by NEW in the names of BEFORE's functions and their callees (a
 namespace renamed). --kernels compares the kernels only: functors' operator() and Kokkos's parallel
 dispatch. Prints how many functions are identical, differ, or are found on one side only, and the
-first N (default 10) of each list.
+first N (default 10) of each list. --unnumbered reads away the numbers of lambdas ("{lambda(...)#3}"),
+which shift when a function gains or loses a lambda, in names and calls alike, and counts the
+functions of AFTER that have an identical twin (same name and code) in BEFORE; with --kernels, the
+kernels are Kokkos's parallel dispatch and the operator() of every functor outside the benchmark
+harness (unison::bench's lambdas and std::function's handlers are host code).
 """
 import argparse
+import collections
 import re
 import subprocess
 
@@ -54,10 +59,13 @@ def main():
     parser.add_argument("after")
     parser.add_argument("--rename", action="append", default=[], metavar="OLD=NEW")
     parser.add_argument("--kernels", action="store_true")
+    parser.add_argument("--unnumbered", action="store_true")
     parser.add_argument("--list", type=int, default=10)
     args = parser.parse_args()
     renames = [tuple(r.split("=", 1)) for r in args.rename]
     a, b = functions(args.before, renames), functions(args.after, [])
+    if args.unnumbered:
+        return unnumbered(a, b, args)
     kernel = re.compile(r"Kokkos::Impl::Parallel\w*<.*>::(execute|exec_range|exec_team|exec_work)"
                         r"|operator\(\)")
     names = [n for n in a if not args.kernels or kernel.search(n)]
@@ -70,6 +78,26 @@ def main():
     for label, items in (("differs", differ), ("only before", gone), ("only after", new)):
         for n in items[:args.list]:
             print(f"  {label}: {n[:200]}")
+
+
+def unnumbered(a, b, args):
+    strip = lambda text: re.sub(r"#\d+\}", "#}", text)
+    dispatch = re.compile(r"Kokkos::Impl::Parallel\w*<.*>::(execute|exec_range|exec_team|exec_work)")
+    functor = lambda n: ("operator()" in n and not n.startswith("unison::bench::")
+                         and "_Function_handler" not in n)
+    def pool(found):
+        counts = collections.Counter()
+        for name, body in found.items():
+            if args.kernels and not (dispatch.search(name) or functor(name)):
+                continue
+            counts[(strip(name), tuple(strip(line) for line in body))] += 1
+        return counts
+    before, after = pool(a), pool(b)
+    twins = sum((before & after).values())
+    print(f"{args.after}: {twins} of {sum(after.values())} functions with an identical twin before "
+          f"({sum(before.values())} before)")
+    for (name, _), _count in list((after - before).items())[:args.list]:
+        print(f"  no twin: {name[:200]}")
 
 
 if __name__ == "__main__":
