@@ -73,6 +73,12 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
   const auto csv = out / "peers.csv";
   std::filesystem::create_directories(out / "peers");
   std::filesystem::remove(csv);
+  // The run's cases, which the peer scripts time (peer_timing.cases): their names and sizes.
+  const auto manifest = out / "manifest.json";
+  {
+    std::ofstream file(manifest);
+    unison::bench::write_manifest_json(file);
+  }
   for (const auto& peer : unison::suite::peer_scripts(workloads, scale, crossover, sizes)) {
     const bool script =
         peer.script.size() > 3 && peer.script.compare(peer.script.size() - 3, 3, ".py") == 0;
@@ -80,7 +86,8 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
         out / "peers" /
         ((script ? peer.script.substr(0, peer.script.size() - 3) : peer.script) + ".log");
     std::string command =
-        "PYTHONDONTWRITEBYTECODE=1 UNISON_PEERS_CSV=" + shell_quoted(csv.string()) + " ";
+        "PYTHONDONTWRITEBYTECODE=1 UNISON_PEERS_CSV=" + shell_quoted(csv.string()) +
+        " UNISON_BENCH_MANIFEST=" + shell_quoted(manifest.string()) + " ";
     // This build's Python module, for python_peers.py where `import unison` finds none.
     command += "UNISON_PYTHON_DIR=" + shell_quoted(UNISON_SUITE_PYTHON_DIR) + " ";
     auto args = peer.args;

@@ -1,5 +1,5 @@
 """The peers of Unison's element-wise benchmarks, timed on the same machine in the same run, at
-unison-bench's sizes (--scale=F, as unison-bench's; default 1: the seed sizes).
+the sizes of the run's cases (the manifest: peer_timing.cases).
 
 CPU part (always; NumPy and Numba): every element-wise case of the tutorials, float32 unless the
 case says otherwise (add_int64, zero_suppress's int16), on host arrays:
@@ -28,8 +28,8 @@ import sys
 
 import numpy as np
 
-from peer_timing import (gpu_missing, median_cpu_ms, run_parts, numba_missing, peer_args, record,
-                         relative_error, scaled, size_tag)
+from peer_timing import (cases, gpu_missing, median_cpu_ms, run_parts, numba_missing, peer_args, record,
+                         relative_error)
 
 SQRT_2PI = math.sqrt(2 * math.pi)
 SAMPLE = 1_000_003  # the values checked against the float64 reference
@@ -151,94 +151,94 @@ def cpu(scale):
         return np.asarray(x[:SAMPLE], dtype=np.float64)
 
     rng = np.random.default_rng(2025)
-    # add, int64 and float32, 1e5
-    n = scaled(100_000, scale)
-    x = rng.integers(-10**12, 10**12, n, dtype=np.int64)
-    y = rng.integers(-10**12, 10**12, n, dtype=np.int64)
-    out = np.empty(n, np.int64)
-    both(f"add_int64/{size_tag(n)}/device", lambda: nb.add(x, y, out=out),
-         lambda: np.add(x, y, out=out), s(x) + s(y), 0)
-    x, y = uniform(rng, n, -1e3, 1e3), uniform(rng, n, -1e3, 1e3)
-    out = np.empty(n, np.float32)
-    both(f"add_float32/{size_tag(n)}/device", lambda: nb.add(x, y, out=out),
-         lambda: np.add(x, y, out=out), s(x) + s(y))
-    # hypot, 1e6
-    n = scaled(1_000_000, scale)
-    x, y = uniform(rng, n, -1e3, 1e3), uniform(rng, n, -1e3, 1e3)
-    out = np.empty(n, np.float32)
-    both(f"hypot/{size_tag(n)}/device", lambda: nb.hypot(x, y, out=out),
-         lambda: np.hypot(x, y, out=out), np.hypot(s(x), s(y)))
-    # gaussian_pdf, 1e6 and 1e8
+    # (each function at the sizes of the run's cases with the data on the device; at the seed
+    # sizes: add 1e5, hypot 1e6, gaussian_pdf 1e6 and 1e8, polar_distance 1e6, zero_suppress 1e5,
+    # make_pulses 1e5, clip 1e8, hidden_layer 1e6 and 1e8)
+    for case in cases("add_int64", "cpu"):
+        x = rng.integers(-10**12, 10**12, case.n, dtype=np.int64)
+        y = rng.integers(-10**12, 10**12, case.n, dtype=np.int64)
+        out = np.empty(case.n, np.int64)
+        both(case.name, lambda: nb.add(x, y, out=out), lambda: np.add(x, y, out=out),
+             s(x) + s(y), 0)
+    for case in cases("add_float32", "cpu"):
+        x, y = uniform(rng, case.n, -1e3, 1e3), uniform(rng, case.n, -1e3, 1e3)
+        out = np.empty(case.n, np.float32)
+        both(case.name, lambda: nb.add(x, y, out=out), lambda: np.add(x, y, out=out), s(x) + s(y))
+    for case in cases("hypot", "cpu"):
+        x, y = uniform(rng, case.n, -1e3, 1e3), uniform(rng, case.n, -1e3, 1e3)
+        out = np.empty(case.n, np.float32)
+        both(case.name, lambda: nb.hypot(x, y, out=out), lambda: np.hypot(x, y, out=out),
+             np.hypot(s(x), s(y)))
     mean, sigma = np.float32(0), np.float32(1)
-    for seed_n in (1_000_000, 100_000_000):
-        n = scaled(seed_n, scale)
-        x = uniform(rng, n, -5, 5)
-        out = np.empty(n, np.float32)
-        both(f"gaussian_pdf/{size_tag(n)}/device", lambda: nb.gaussian_pdf(x, mean, sigma, out=out),
+    for case in cases("gaussian_pdf", "cpu"):
+        x = uniform(rng, case.n, -5, 5)
+        out = np.empty(case.n, np.float32)
+        both(case.name, lambda: nb.gaussian_pdf(x, mean, sigma, out=out),
              lambda: np.exp(-0.5 * ((x - mean) / sigma) ** 2) / (sigma * np.float32(SQRT_2PI)),
              np.exp(-0.5 * s(x) ** 2) / SQRT_2PI)
         x = out = None  # frees the arrays before the next size
-    # polar_distance, 1e6: the points (r, t) and (t, r), as unison-bench's case
-    n = scaled(1_000_000, scale)
-    r, t = uniform(rng, n, 0, 3), uniform(rng, n, 0, 3)
-    out = np.empty(n, np.float32)
+    # polar_distance: the points (r, t) and (t, r), as unison-bench's case
+    for case in cases("polar_distance", "cpu"):
+        r, t = uniform(rng, case.n, 0, 3), uniform(rng, case.n, 0, 3)
+        out = np.empty(case.n, np.float32)
 
-    def np_polar():
-        x1, y1 = r * np.cos(t), r * np.sin(t)
-        x2, y2 = t * np.cos(r), t * np.sin(r)
-        return np.sqrt((x1 - x2) ** 2 + (y1 - y2) ** 2)
+        def np_polar():
+            x1, y1 = r * np.cos(t), r * np.sin(t)
+            x2, y2 = t * np.cos(r), t * np.sin(r)
+            return np.sqrt((x1 - x2) ** 2 + (y1 - y2) ** 2)
 
-    rs, ts = s(r), s(t)
-    both(f"polar_distance/{size_tag(n)}/device", lambda: nb.polar_distance(r, t, t, r, out=out),
-         np_polar, np.hypot(rs * np.cos(ts) - ts * np.cos(rs), rs * np.sin(ts) - ts * np.sin(rs)))
-    # zero_suppress, int16, 1e5
-    n = scaled(100_000, scale)
-    wave = rng.integers(-100, 100, n, dtype=np.int16)
-    out = np.empty(n, np.int16)
+        rs, ts = s(r), s(t)
+        both(case.name, lambda: nb.polar_distance(r, t, t, r, out=out), np_polar,
+             np.hypot(rs * np.cos(ts) - ts * np.cos(rs), rs * np.sin(ts) - ts * np.sin(rs)))
     threshold = np.int16(15)
-    both(f"zero_suppress/{size_tag(n)}/device", lambda: nb.zero_suppress(wave, threshold, out=out),
-         lambda: np.where(wave < threshold, np.int16(0), wave),
-         np.where(s(wave) < 15, 0.0, s(wave)), 0)
-    # make_pulses, 1e5: the pulses, then the noise added (unison-bench's inputs and period)
-    t, noise = uniform(rng, n, 0, 255), uniform(rng, n, 0.3, 0.7)
+    for case in cases("zero_suppress", "cpu"):
+        wave = rng.integers(-100, 100, case.n, dtype=np.int16)
+        out = np.empty(case.n, np.int16)
+        both(case.name, lambda: nb.zero_suppress(wave, threshold, out=out),
+             lambda: np.where(wave < threshold, np.int16(0), wave),
+             np.where(s(wave) < 15, 0.0, s(wave)), 0)
+    # make_pulses: the pulses, then the noise added (unison-bench's inputs and period)
     period, amplitude = np.float32(100_000 / 23), np.float32(100)
-    out, pulses = np.empty(n, np.float32), np.empty(n, np.float32)
+    for case in cases("make_pulses", "cpu"):
+        t, noise = uniform(rng, case.n, 0, 255), uniform(rng, case.n, 0.3, 0.7)
+        out, pulses = np.empty(case.n, np.float32), np.empty(case.n, np.float32)
 
-    def nb_pulses():
-        nb.make_pulses(t, period, amplitude, out=pulses)
-        return nb.add(pulses, noise, out=out)
+        def nb_pulses():
+            nb.make_pulses(t, period, amplitude, out=pulses)
+            return nb.add(pulses, noise, out=out)
 
-    both(f"make_pulses/{size_tag(n)}/device", nb_pulses,
-         lambda: np.maximum(np.sin(t / period) - np.float32(0.3), np.float32(0)) * amplitude + noise,
-         np.maximum(np.sin(s(t) / float(period)) - 0.3, 0) * 100 + s(noise))
-    # clip, float32, 1e8: x uniform in [-3, 3) limited to [-1, 1]
-    n = scaled(100_000_000, scale)
-    x = uniform(rng, n, -3, 3)
-    out = np.empty(n, np.float32)
+        both(case.name, nb_pulses,
+             lambda: np.maximum(np.sin(t / period) - np.float32(0.3), np.float32(0)) * amplitude
+             + noise,
+             np.maximum(np.sin(s(t) / float(period)) - 0.3, 0) * 100 + s(noise))
+    # clip, float32: x uniform in [-3, 3) limited to [-1, 1]
     lo, hi = np.float32(-1), np.float32(1)
-    both(f"clip/{size_tag(n)}/device", lambda: nb.clip(x, lo, hi, out=out),
-         lambda: np.clip(x, lo, hi, out=out), np.clip(s(x), -1.0, 1.0))
-    x = out = None
-    # hidden_layer, 1e6 and 1e8: fused (one ufunc) and separate (three)
-    for seed_n in (1_000_000, 100_000_000):
-        n = scaled(seed_n, scale)
+    for case in cases("clip", "cpu"):
+        x = uniform(rng, case.n, -3, 3)
+        out = np.empty(case.n, np.float32)
+        both(case.name, lambda: nb.clip(x, lo, hi, out=out), lambda: np.clip(x, lo, hi, out=out),
+             np.clip(s(x), -1.0, 1.0))
+        x = out = None
+    # hidden_layer: fused (one ufunc) and separate (three)
+    separate = {c.n: c.name for c in cases("hidden_layer_separate", "cpu")}
+    for case in cases("hidden_layer_fused", "cpu"):
+        n = case.n
         g = np.floor(rng.uniform(0, 255, n)).astype(np.float32)
         w = rng.normal(0.5, 0.1, n).astype(np.float32)
         out, tmp = np.empty(n, np.float32), np.empty(n, np.float32)
         ref = np.tanh(s(g) / 255 * s(w))
-        tag = size_tag(n)
         if nb is not None:
-            cpu_case(f"hidden_layer_fused/{tag}/device", "numba_cpu",
-                     lambda: nb.hidden_layer(g, w, out=out), ref, 1e-5)
+            cpu_case(case.name, "numba_cpu", lambda: nb.hidden_layer(g, w, out=out), ref, 1e-5)
 
             def nb_three():
                 nb.normalize(g, out=tmp)
                 nb.weigh(tmp, w, out=tmp)
                 return nb.activate(tmp, out=out)
 
-            cpu_case(f"hidden_layer_separate/{tag}/device", "numba_cpu", nb_three, ref, 1e-5)
-        cpu_case(f"hidden_layer_separate/{tag}/device", "numpy", lambda: np.tanh(g / 255 * w), ref,
-                 1e-5)
+            if n in separate:
+                cpu_case(separate[n], "numba_cpu", nb_three, ref, 1e-5)
+        if n in separate:
+            cpu_case(separate[n], "numpy", lambda: np.tanh(g / 255 * w), ref, 1e-5)
         g = w = out = tmp = None
 
 
@@ -310,7 +310,12 @@ def gpu(scale):
 
     print("device:", cp.cuda.runtime.getDeviceProperties(0)["name"].decode())
     rng = np.random.default_rng(2024)
-    for n in (scaled(1_000_000, scale), scaled(100_000_000, scale)):
+    # (the sizes of the run's cases on the GPU: gaussian_pdf and hidden_layer at 1e6 and 1e8 at
+    # the seed sizes)
+    pdf = {c.n: c.name for c in cases("gaussian_pdf", "gpu")}
+    fused = {c.n: c.name for c in cases("hidden_layer_fused", "gpu")}
+    separate = {c.n: c.name for c in cases("hidden_layer_separate", "gpu")}
+    for n in sorted(set(pdf) | set(fused) | set(separate)):
         x = rng.uniform(-5, 5, n).astype(np.float32)
         g = np.floor(rng.uniform(0, 255, n)).astype(np.float32)
         w = rng.normal(0.5, 0.1, n).astype(np.float32)
@@ -323,19 +328,18 @@ def gpu(scale):
         v = g[:SAMPLE].astype(np.float64) / 255 * w[:SAMPLE]
         ref_hidden = np.tanh(v)
         b2, b3 = 2 * 4 * n, 3 * 4 * n
-        tag = size_tag(n)
         report("numba gaussian_pdf", n, b2,
                lambda: nb_gaussian_pdf(nb_x, np.float32(0), np.float32(1), out=nb_out),
-               lambda: out, ref_pdf, f"gaussian_pdf/{tag}/device", "numba_cuda")
+               lambda: out, ref_pdf, pdf.get(n), "numba_cuda")
         report("cupy ElementwiseKernel gaussian_pdf", n, b2,
                lambda: cp_gaussian(dx, np.float32(0), np.float32(1), out),
-               lambda: out, ref_pdf, f"gaussian_pdf/{tag}/device", "cupy")
+               lambda: out, ref_pdf, pdf.get(n), "cupy")
         report("cupy expression gaussian_pdf", n, b2,
                lambda: cp.multiply(cp.exp(-0.5 * dx * dx), np.float32(1 / SQRT_2PI), out=out),
                lambda: out, ref_pdf)
         report("numba hidden_layer fused", n, b3,
                lambda: nb_hidden_layer(nb_g, nb_w, out=nb_out), lambda: out, ref_hidden,
-               f"hidden_layer_fused/{tag}/device", "numba_cuda")
+               fused.get(n), "numba_cuda")
         tmp = cuda.device_array(n, dtype=np.float32)
 
         def nb_three():
@@ -343,10 +347,10 @@ def gpu(scale):
             nb_weigh(tmp, nb_w, out=tmp)
             nb_activate(tmp, out=nb_out)
         report("numba hidden_layer three ufuncs", n, b3, nb_three, lambda: out, ref_hidden,
-               f"hidden_layer_separate/{tag}/device", "numba_cuda")
+               separate.get(n), "numba_cuda")
         report("cupy ElementwiseKernel hidden_layer", n, b3,
                lambda: cp_hidden(dg, dw, out), lambda: out, ref_hidden,
-               f"hidden_layer_fused/{tag}/device", "cupy")
+               fused.get(n), "cupy")
         dx = dg = dw = out = tmp = nb_out = nb_x = nb_g = nb_w = None  # freed before the next size
         cp.get_default_memory_pool().free_all_blocks()
 

@@ -1,6 +1,5 @@
 """The peers of Unison's histogram benchmark (docs/workloads.md section 6), timed on the same
-machine in the same run, at unison-bench's size (--scale=F, as unison-bench's; default 1: the seed
-size).
+machine in the same run, at the sizes of the run's cases (the manifest: peer_timing.cases).
 
 histogram, 1e8 normal float32 values (at the seed size), 100 bins over [-4, 4):
   - numba_cuda: the tutorial's grid-stride kernel with global atomics, its bin formula fixed
@@ -25,9 +24,8 @@ np.row_stack = np.vstack  # numba-cuda fails to import with NumPy 2.5 without it
 
 import numba
 from numba import njit, prange
-from peer_timing import median_wall_ms, record, run_chosen_parts, scaled, size_tag
+from peer_timing import cases, median_wall_ms, record, run_chosen_parts
 
-HIST_N = 100_000_000  # the seed size
 XMIN, XMAX, NBINS = -4.0, 4.0, 100
 
 
@@ -39,12 +37,12 @@ def report(workload, name, ms, rate, check):
     print(f"{workload:16s} {name:12s} {ms:10.3f} ms  {rate:14s} {check}", flush=True)
 
 
-def check_hist(name, counts, reference, ms, n):
-    """Records the result beside unison-bench's histogram/f32/<size>/bins100 in its measure (the
-    sum over the bins of |count - reference count|, exactly 0 to pass), and returns the check's
-    text, which allows one value in a million."""
+def check_hist(case, name, counts, reference, ms):
+    """Records the result beside unison-bench's `case` in its measure (the sum over the bins of
+    |count - reference count|, exactly 0 to pass), and returns the check's text, which allows one
+    value in a million."""
     diff = int(np.abs(np.asarray(counts, dtype=np.int64) - reference).sum())
-    record(f"histogram/f32/{size_tag(n)}/bins100", name, ms, diff, 0)
+    record(case, name, ms, diff, 0)
     off = diff // 2
     ok = off <= reference.sum() // 1_000_000
     return f"{'pass' if ok else 'FAIL'}: {off} values in another bin than numpy.histogram's"
@@ -73,20 +71,21 @@ def normal_values(n):
 def cpu(scale):
     threads = numba.get_num_threads()
     blocks = threads * 8
-    n = scaled(HIST_N, scale)
-    x = normal_values(n)
-    reference, _ = np.histogram(x, bins=NBINS, range=(XMIN, XMAX))
-    out = [None]
-    ms = median_ms(lambda: out.__setitem__(0, nb_cpu_hist(x, XMIN, XMAX, NBINS, blocks)))
-    report("histogram", "numba_cpu", ms, f"{n / ms / 1e6:.3g} Gvalues/s",
-           check_hist("numba_cpu", out[0], reference, ms, n))
-    ms = median_ms(lambda: out.__setitem__(0, np.histogram(x, bins=NBINS, range=(XMIN, XMAX))[0]), reps=3)
-    report("histogram", "numpy", ms, f"{n / ms / 1e6:.3g} Gvalues/s",
-           check_hist("numpy", out[0], reference, ms, n))
+    for case in cases("histogram", "cpu", start="histogram/f32/"):
+        n = case.n
+        x = normal_values(n)
+        reference, _ = np.histogram(x, bins=NBINS, range=(XMIN, XMAX))
+        out = [None]
+        ms = median_ms(lambda: out.__setitem__(0, nb_cpu_hist(x, XMIN, XMAX, NBINS, blocks)))
+        report("histogram", "numba_cpu", ms, f"{n / ms / 1e6:.3g} Gvalues/s",
+               check_hist(case.name, "numba_cpu", out[0], reference, ms))
+        ms = median_ms(lambda: out.__setitem__(0, np.histogram(x, bins=NBINS, range=(XMIN, XMAX))[0]),
+                       reps=3)
+        report("histogram", "numpy", ms, f"{n / ms / 1e6:.3g} Gvalues/s",
+               check_hist(case.name, "numpy", out[0], reference, ms))
 
 
 def gpu(scale):
-    import cupy as cp
     from numba import cuda
 
     @cuda.jit
@@ -101,7 +100,13 @@ def gpu(scale):
                 cuda.atomic.add(histogram_out, bin_number, 1)
 
     sync = cuda.synchronize
-    hist_n = scaled(HIST_N, scale)
+    for case in cases("histogram", "gpu", start="histogram/f32/"):
+        gpu_case(case, histogram, sync)
+
+
+def gpu_case(case, histogram, sync):
+    import cupy as cp
+    hist_n = case.n
     x_host = normal_values(hist_n)
     reference, _ = np.histogram(x_host, bins=NBINS, range=(XMIN, XMAX))
     x = cp.asarray(x_host)
@@ -113,13 +118,12 @@ def gpu(scale):
 
     ms = median_ms(numba_hist, sync=sync)
     report("histogram", "numba_cuda", ms, f"{hist_n / ms / 1e6:.3g} Gvalues/s",
-           check_hist("numba_cuda", cp.asnumpy(counts), reference, ms, hist_n))
+           check_hist(case.name, "numba_cuda", cp.asnumpy(counts), reference, ms))
     hist = [None]
     ms = median_ms(lambda: hist.__setitem__(0, cp.histogram(x, bins=NBINS, range=(XMIN, XMAX))[0]),
                    sync=cp.cuda.Device().synchronize)
     report("histogram", "cupy", ms, f"{hist_n / ms / 1e6:.3g} Gvalues/s",
-           check_hist("cupy", cp.asnumpy(hist[0]), reference, ms, hist_n))
-
+           check_hist(case.name, "cupy", cp.asnumpy(hist[0]), reference, ms))
 
 
 if __name__ == "__main__":

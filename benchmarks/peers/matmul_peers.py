@@ -1,7 +1,7 @@
 """The peers of Unison's matmul_reduce benchmarks, timed on the same machine in the same run.
 
-docs/workloads.md section 5, at unison-bench's sizes (--scale=F, as unison-bench's; each of m, k, n
-times the cube root of F; default 1: the seed size m, k, n = 10000, 5000, 7000), float32:
+docs/workloads.md section 5, at the sizes of the run's cases (the manifest: peer_timing.cases;
+at the seed size m, k, n = 10000, 5000, 7000), float32:
   - CPU part (always; NumPy): numpy, NumPy's `(A @ B).sum(0)` (its BLAS's SGEMM, then a column
     sum) and reassociated `A.sum(0) @ B`; wall time (time.perf_counter), the median of at least
     three calls (more, up to 20, within about a second) after a warm-up;
@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from peer_timing import gpu_missing, median_cpu_ms, peer_args, record, scaled
+from peer_timing import cases, gpu_missing, median_cpu_ms, peer_args, record
 
 TPB = 16
 # Bound by gpu(): the GPU part alone needs CuPy and Numba's CUDA target.
@@ -61,9 +61,14 @@ def tutorial_matmul_reduce(A, B, out):
         cuda.atomic.add(out, y, sC[tx, ty])
 
 
-def sizes(scale):
-    """unison-bench's m, k, n at this scale (each side by the cube root of the scale)."""
-    return tuple(scaled(v, scale, dims=3) for v in (10000, 5000, 7000))
+def named_cases(where):
+    """The run's matmul_reduce cases on the CPU's backend or the GPU's (without a workspace), each
+    method's case name ("gemm", "reassociated", "tiled") by its m, k, n."""
+    found = {}
+    for method in ("gemm", "reassociated", "tiled"):
+        for c in cases("matmul_reduce", where, start=f"matmul_reduce/{method}/f32/"):
+            found.setdefault((c.m, c.k, c.n), {})[method] = c.name
+    return found
 
 
 def inputs(m, k, n):
@@ -85,17 +90,18 @@ def report(name, ms, got, ref, flops, case, peer):
 
 
 def cpu(scale):
-    m, k, n = sizes(scale)
-    A, B, ref = inputs(m, k, n)
-    print(f"# cpu: numpy {np.__version__}, m, k, n = {m}, {k}, {n} float32; median ms")
-    size = f"{m}x{k}x{n}"
-    out = {}
-    ms = median_cpu_ms(lambda: out.__setitem__("v", (A @ B).sum(0)), warmups=1)
-    report("numpy (A @ B).sum(0) [BLAS + sum]", ms, out["v"], ref, 2.0 * m * k * n,
-           f"matmul_reduce/gemm/f32/{size}", "numpy")
-    ms = median_cpu_ms(lambda: out.__setitem__("v", A.sum(0) @ B), warmups=1)
-    report("numpy A.sum(0) @ B [reassociated]", ms, out["v"], ref, 2.0 * (m * k + k * n),
-           f"matmul_reduce/reassociated/f32/{size}", "numpy")
+    for (m, k, n), names in named_cases("cpu").items():
+        A, B, ref = inputs(m, k, n)
+        print(f"# cpu: numpy {np.__version__}, m, k, n = {m}, {k}, {n} float32; median ms")
+        out = {}
+        if "gemm" in names:
+            ms = median_cpu_ms(lambda: out.__setitem__("v", (A @ B).sum(0)), warmups=1)
+            report("numpy (A @ B).sum(0) [BLAS + sum]", ms, out["v"], ref, 2.0 * m * k * n,
+                   names["gemm"], "numpy")
+        if "reassociated" in names:
+            ms = median_cpu_ms(lambda: out.__setitem__("v", A.sum(0) @ B), warmups=1)
+            report("numpy A.sum(0) @ B [reassociated]", ms, out["v"], ref, 2.0 * (m * k + k * n),
+                   names["reassociated"], "numpy")
 
 
 def gpu(scale, numba_kernel=True):
@@ -104,10 +110,13 @@ def gpu(scale, numba_kernel=True):
     from numba import cuda as numba_cuda, float32 as numba_float32
     cp, cuda, float32 = cupy, numba_cuda, numba_float32
     kernel = cuda.jit(tutorial_matmul_reduce)
-    m, k, n = sizes(scale)
+    for (m, k, n), names in named_cases("gpu").items():
+        gpu_size(kernel, m, k, n, names, numba_kernel)
+
+
+def gpu_size(kernel, m, k, n, names, numba_kernel):
     A, B, ref = inputs(m, k, n)
     dA, dB = cp.asarray(A), cp.asarray(B)
-    size = f"{m}x{k}x{n}"
     print(f"# {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, "
           f"m, k, n = {m}, {k}, {n} float32; median ms")
 
@@ -126,13 +135,15 @@ def gpu(scale, numba_kernel=True):
 
     gemm_flops = 2.0 * m * k * n
     out = {}
-    ms = median_ms(lambda: out.__setitem__("v", (dA @ dB).sum(0)), 10)
-    report("cupy (A @ B).sum(0) [cuBLAS + sum]", ms, cp.asnumpy(out["v"]), ref, gemm_flops,
-           f"matmul_reduce/gemm/f32/{size}", "cupy")
-    ms = median_ms(lambda: out.__setitem__("v", dA.sum(0) @ dB), 30)
-    report("cupy A.sum(0) @ B [reassociated]", ms, cp.asnumpy(out["v"]), ref,
-           2.0 * (m * k + k * n), f"matmul_reduce/reassociated/f32/{size}", "cupy")
-    if numba_kernel:
+    if "gemm" in names:
+        ms = median_ms(lambda: out.__setitem__("v", (dA @ dB).sum(0)), 10)
+        report("cupy (A @ B).sum(0) [cuBLAS + sum]", ms, cp.asnumpy(out["v"]), ref, gemm_flops,
+               names["gemm"], "cupy")
+    if "reassociated" in names:
+        ms = median_ms(lambda: out.__setitem__("v", dA.sum(0) @ dB), 30)
+        report("cupy A.sum(0) @ B [reassociated]", ms, cp.asnumpy(out["v"]), ref,
+               2.0 * (m * k + k * n), names["reassociated"], "cupy")
+    if numba_kernel and "tiled" in names:
         nout = cp.zeros(n, dtype=cp.float32)
         grid = ((m + TPB - 1) // TPB, (n + TPB - 1) // TPB)
 
@@ -142,7 +153,7 @@ def gpu(scale, numba_kernel=True):
 
         ms = median_ms(numba_call, 3)
         report("numba tutorial kernel (16x16, as written)", ms, cp.asnumpy(nout), ref, gemm_flops,
-               f"matmul_reduce/tiled/f32/{size}", "numba_cuda")
+               names["tiled"], "numba_cuda")
 
 
 def main():

@@ -1,12 +1,14 @@
-"""What the peer scripts share: their command line (--scale=F), unison-bench's sizes at that
-scale, wall-clock timing, whether a GPU stack is present, and the record of each result that
+"""What the peer scripts share: their command line (--scale=F), the run's cases and their sizes
+(its manifest), wall-clock timing, whether a GPU stack is present, and the record of each result that
 unison-bench reads into its table."""
 import csv
 import importlib
+import json
 import math
 import os
 import sys
 import time
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -35,23 +37,31 @@ def peer_args(parts=(), flags=(), argv=None):
     return scale, chosen, given
 
 
-def scaled(n, scale, least=1, dims=1):
-    """unison::bench::scaled: the size n times the scale (a side of a 2-D or 3-D shape times
-    its square or cube root), rounded half away from zero as llround does, at least `least`;
-    the same number as unison-bench's, so that a result lands on its case's row."""
-    x = float(n) * (scale if dims == 1 else math.pow(scale, 1.0 / dims))
-    whole = math.floor(x)
-    v = int(whole) + (1 if x - whole >= 0.5 else 0)
-    return max(v, least)
-
-
-def size_tag(n):
-    """unison::bench::size_tag: 100000000 -> "1e8" (powers of ten); other sizes as they are."""
-    m, e = n, 0
-    while m >= 10 and m % 10 == 0:
-        m //= 10
-        e += 1
-    return f"1e{e}" if m == 1 else str(n)
+def cases(function, where, kind="workload", with_copies=False, start=""):
+    """The cases of this unison-bench run that time `function`, as its manifest lists them (the
+    file UNISON_BENCH_MANIFEST names: unison-bench writes it and sets the variable for its
+    peers; by hand, `unison-bench --list --json > FILE` with the run's options): those of `kind`,
+    with or without the host copies, whose name starts with `start`, registered on the CPU's
+    backends (where="cpu": OpenMP's, else Serial's), the GPU's ("gpu": Cuda's) or the first of
+    the backends `where` names that has any (a tuple: ("Serial", "OpenMP")), in the manifest's
+    order. Each is a SimpleNamespace: `name` (the case, "hypot/1e6/device") and its
+    sizes by name (`n`, `rows`, ...) as integers. A peer times exactly these: no size or name is
+    rebuilt here."""
+    path = os.environ.get("UNISON_BENCH_MANIFEST")
+    if not path:
+        sys.exit(f"{os.path.basename(sys.argv[0])}: no manifest: run it from unison-bench, or set "
+                 "UNISON_BENCH_MANIFEST to the output of `unison-bench --list --json`")
+    with open(path) as f:
+        listed = [c for c in json.load(f)["cases"]
+                  if c["function"] == function and c["kind"] == kind
+                  and c["with_copies"] == with_copies and c["name"].startswith(start)]
+    order = {"cpu": ("OpenMP", "Serial"), "gpu": ("Cuda",)}.get(where, where)
+    for backend in order:
+        on = [c for c in listed if backend in c["backends"]]
+        if on:
+            return [SimpleNamespace(name=c["name"], **{k: int(v) for k, v in c["sizes"].items()})
+                    for c in on]
+    return []
 
 
 def median_wall_ms(fn, reps, sync=lambda: None):

@@ -1,5 +1,5 @@
 """Unison's own kernels called from Python (the `unison` module) on the cases of unison-bench,
-at its sizes (--scale=F, as unison-bench's; default 1: the seed sizes): the same kernel as the
+at the sizes of the run's cases (the manifest: peer_timing.cases): the same kernel as the
 C++ column beside it, so that the difference is what the Python call costs.
 
   - python_openmp: NumPy arrays (host memory: the OpenMP backend);
@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from peer_timing import gpu_missing, peer_args, record, relative_error, scaled, size_tag
+from peer_timing import cases, gpu_missing, peer_args, record, relative_error
 
 SQRT_2PI = math.sqrt(2 * math.pi)
 SAMPLE = 1_000_003  # the values checked against the float64 reference
@@ -77,72 +77,73 @@ def s(x):  # the sample checked, in float64
     return np.asarray(x[:SAMPLE], dtype=np.float64)
 
 
-def elementwise_cases(scale, rng):
+def elementwise_cases(where, rng):
     """(case, inputs (NumPy arrays), output dtype, call(u, inputs, out), reference of the
-    sample, tolerance) of the element-wise family, one at a time (the large ones are freed before
-    the next)."""
-    n = scaled(100_000, scale)
-    x = rng.integers(-10**12, 10**12, n, dtype=np.int64)
-    y = rng.integers(-10**12, 10**12, n, dtype=np.int64)
-    yield (f"add_int64/{size_tag(n)}/device", (x, y), np.int64,
-           lambda u, a, out: u.add(a[0], a[1], out=out), s(x) + s(y), 0)
-    x, y = uniform(rng, n, -1e3, 1e3), uniform(rng, n, -1e3, 1e3)
-    yield (f"add_float32/{size_tag(n)}/device", (x, y), np.float32,
-           lambda u, a, out: u.add(a[0], a[1], out=out), s(x) + s(y), 1e-5)
-    n = scaled(1_000_000, scale)
-    x, y = uniform(rng, n, -1e3, 1e3), uniform(rng, n, -1e3, 1e3)
-    yield (f"hypot/{size_tag(n)}/device", (x, y), np.float32,
-           lambda u, a, out: u.hypot(a[0], a[1], out=out), np.hypot(s(x), s(y)), 1e-5)
-    for seed_n in (1_000_000, 100_000_000):
-        n = scaled(seed_n, scale)
-        x = uniform(rng, n, -5, 5)
-        yield (f"gaussian_pdf/{size_tag(n)}/device", (x,), np.float32,
+    sample, tolerance) of the element-wise family at the sizes of the run's cases on `where`'s
+    backend, one at a time (the large ones are freed before the next)."""
+    for c in cases("add_int64", where):
+        x = rng.integers(-10**12, 10**12, c.n, dtype=np.int64)
+        y = rng.integers(-10**12, 10**12, c.n, dtype=np.int64)
+        yield (c.name, (x, y), np.int64, lambda u, a, out: u.add(a[0], a[1], out=out),
+               s(x) + s(y), 0)
+    for c in cases("add_float32", where):
+        x, y = uniform(rng, c.n, -1e3, 1e3), uniform(rng, c.n, -1e3, 1e3)
+        yield (c.name, (x, y), np.float32, lambda u, a, out: u.add(a[0], a[1], out=out),
+               s(x) + s(y), 1e-5)
+    for c in cases("hypot", where):
+        x, y = uniform(rng, c.n, -1e3, 1e3), uniform(rng, c.n, -1e3, 1e3)
+        yield (c.name, (x, y), np.float32, lambda u, a, out: u.hypot(a[0], a[1], out=out),
+               np.hypot(s(x), s(y)), 1e-5)
+    for c in cases("gaussian_pdf", where):
+        x = uniform(rng, c.n, -5, 5)
+        yield (c.name, (x,), np.float32,
                lambda u, a, out: u.gaussian_pdf(a[0], 0.0, 1.0, out=out),
                np.exp(-0.5 * s(x) ** 2) / SQRT_2PI, 1e-5)
     x = y = None
-    n = scaled(1_000_000, scale)
-    r, t = uniform(rng, n, 0, 3), uniform(rng, n, 0, 3)
-    rs, ts = s(r), s(t)
-    yield (f"polar_distance/{size_tag(n)}/device", (r, t), np.float32,
-           lambda u, a, out: u.polar_distance(a[0], a[1], a[1], a[0], out=out),
-           np.hypot(rs * np.cos(ts) - ts * np.cos(rs), rs * np.sin(ts) - ts * np.sin(rs)), 1e-5)
-    n = scaled(100_000, scale)
-    wave = rng.integers(-100, 100, n, dtype=np.int16)
-    yield (f"zero_suppress/{size_tag(n)}/device", (wave,), np.int16,
-           lambda u, a, out: u.zero_suppress(a[0], 15, out=out),
-           np.where(s(wave) < 15, 0.0, s(wave)), 0)
-    t, noise = uniform(rng, n, 0, 255), uniform(rng, n, 0.3, 0.7)
+    for c in cases("polar_distance", where):
+        r, t = uniform(rng, c.n, 0, 3), uniform(rng, c.n, 0, 3)
+        rs, ts = s(r), s(t)
+        yield (c.name, (r, t), np.float32,
+               lambda u, a, out: u.polar_distance(a[0], a[1], a[1], a[0], out=out),
+               np.hypot(rs * np.cos(ts) - ts * np.cos(rs), rs * np.sin(ts) - ts * np.sin(rs)),
+               1e-5)
+    for c in cases("zero_suppress", where):
+        wave = rng.integers(-100, 100, c.n, dtype=np.int16)
+        yield (c.name, (wave,), np.int16, lambda u, a, out: u.zero_suppress(a[0], 15, out=out),
+               np.where(s(wave) < 15, 0.0, s(wave)), 0)
     period = 100_000 / 23
-    yield (f"make_pulses/{size_tag(n)}/device", (t, noise), np.float32,
-           lambda u, a, out: u.make_pulses(a[0], a[1], period, 100.0, out=out),
-           np.maximum(np.sin(s(t) / np.float32(period)) - 0.3, 0) * 100 + s(noise), 1e-5)
-    n = scaled(100_000_000, scale)
-    x = uniform(rng, n, -3, 3)
-    yield (f"clip/{size_tag(n)}/device", (x,), np.float32,
-           lambda u, a, out: u.clip(a[0], -1.0, 1.0, out=out), np.clip(s(x), -1.0, 1.0), 1e-5)
-    x = None
-    for seed_n in (1_000_000, 100_000_000):
-        n = scaled(seed_n, scale)
-        g = uniform(rng, n, 0, 255)
-        w = uniform(rng, n, 0.3, 0.7)
+    for c in cases("make_pulses", where):
+        t, noise = uniform(rng, c.n, 0, 255), uniform(rng, c.n, 0.3, 0.7)
+        yield (c.name, (t, noise), np.float32,
+               lambda u, a, out: u.make_pulses(a[0], a[1], period, 100.0, out=out),
+               np.maximum(np.sin(s(t) / np.float32(period)) - 0.3, 0) * 100 + s(noise), 1e-5)
+    for c in cases("clip", where):
+        x = uniform(rng, c.n, -3, 3)
+        yield (c.name, (x,), np.float32, lambda u, a, out: u.clip(a[0], -1.0, 1.0, out=out),
+               np.clip(s(x), -1.0, 1.0), 1e-5)
+        x = None
+    separate = {c.n: c.name for c in cases("hidden_layer_separate", where)}
+    for c in cases("hidden_layer_fused", where):
+        g = uniform(rng, c.n, 0, 255)
+        w = uniform(rng, c.n, 0.3, 0.7)
         ref = np.tanh(s(g) / 255 * s(w))
-        for fusion in ("fused", "separate"):
-            yield (f"hidden_layer_{fusion}/{size_tag(n)}/device", (g, w), np.float32,
+        # (the separate form's case of the same size, where the run has it)
+        for fusion, name in (("fused", c.name), ("separate", separate.get(c.n))):
+            if name is None:
+                continue
+            yield (name, (g, w), np.float32,
                    lambda u, a, out, fusion=fusion: u.hidden_layer(a[0], a[1], out=out,
                                                                    fusion=fusion),
                    ref, 1e-5)
         g = w = None
 
 
-def crossover_cases(scale, rng):
-    n = 1000
-    while n <= 100_000_000:
-        m = scaled(n, scale)
-        x = uniform(rng, m, -5, 5)
-        yield (f"crossover/gaussian_pdf/{size_tag(m)}/device", (x,), np.float32,
+def crossover_cases(where, rng):
+    for c in cases("gaussian_pdf", where, kind="crossover"):
+        x = uniform(rng, c.n, -5, 5)
+        yield (c.name, (x,), np.float32,
                lambda u, a, out: u.gaussian_pdf(a[0], 0.0, 1.0, out=out),
                np.exp(-0.5 * s(x) ** 2) / SQRT_2PI, 1e-5)
-        n *= 10
 
 
 def unison_edges(xmin, xmax, bins):
@@ -154,16 +155,16 @@ def unison_edges(xmin, xmax, bins):
     return np.array([float(k * width + Fraction(xmin)) for k in range(bins)] + [xmax])
 
 
-def histogram_cases(scale, rng):
+def histogram_cases(where, rng):
     """The histogram of 1e8 normal values in 100 bins over [-4, 4): its measure is the sum over
     the bins of |count - the exact count|, exactly 0 (NumPy's histogram of the values in float64
     against Unison's edges; its last bin, unlike Unison's, includes xmax)."""
-    n = scaled(100_000_000, scale)
-    x = rng.standard_normal(n, dtype=np.float32)
-    ref, _ = np.histogram(x.astype(np.float64), bins=unison_edges(-4.0, 4.0, 100))
-    ref[-1] -= np.count_nonzero(x == 4.0)
-    yield (f"histogram/f32/{size_tag(n)}/bins100", (x,), ("counts", 100),
-           lambda u, a, out: u.histogram(a[0], -4.0, 4.0, out), ref, 0)
+    for c in cases("histogram", where, start="histogram/f32/"):
+        x = rng.standard_normal(c.n, dtype=np.float32)
+        ref, _ = np.histogram(x.astype(np.float64), bins=unison_edges(-4.0, 4.0, 100))
+        ref[-1] -= np.count_nonzero(x == 4.0)
+        yield (c.name, (x,), ("counts", 100),
+               lambda u, a, out: u.histogram(a[0], -4.0, 4.0, out), ref, 0)
 
 
 def run(part_cases, to_device, empty, wait, peer, unison):
@@ -208,13 +209,13 @@ def main():
     makers = {"elementwise": elementwise_cases, "crossover": crossover_cases,
               "histogram": histogram_cases}
 
-    def cases():
+    def part_cases(where):
         rng = np.random.default_rng(2026)
         for p in chosen:
-            yield from makers[p](scale, rng)
+            yield from makers[p](where, rng)
 
     if "openmp" in unison.backends():
-        run(cases(), lambda x: x, np.empty, lambda: None, "python_openmp", unison)
+        run(part_cases("cpu"), lambda x: x, np.empty, lambda: None, "python_openmp", unison)
     else:
         print("skipped python_openmp: the module has no OpenMP backend")
     why = gpu_missing()
@@ -227,7 +228,7 @@ def main():
     print("device:", cp.cuda.runtime.getDeviceProperties(0)["name"].decode())
     stream = cp.cuda.Stream(non_blocking=True)
     with stream:
-        run(cases(), cp.asarray, cp.empty, stream.synchronize, "python_cuda", unison)
+        run(part_cases("gpu"), cp.asarray, cp.empty, stream.synchronize, "python_cuda", unison)
         cp.get_default_memory_pool().free_all_blocks()
     return 0
 

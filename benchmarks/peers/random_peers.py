@@ -1,13 +1,13 @@
 """The peers of Unison's random-number benchmark (docs/workloads.md section 6), timed on the same
-machine in the same run, at unison-bench's size (--scale=F, as unison-bench's; default 1: the seed
-size).
+machine in the same run, at the sizes of the run's cases (the manifest: peer_timing.cases).
 
 monte_carlo_pi, 2e9 samples (at the seed size), beside unison-bench's monte_carlo_pi/<size>:
   - numba_cuda: the tutorial's kernel (xoroshiro128p_uniform_float32, a stream per thread),
     launched over the whole GPU (the tutorial's 24 blocks of 64 threads use 1.5k threads);
   - cupy: uniform points from cupy.random in chunks of 1e8, counted on the device;
-  - numba_cpu: @njit(parallel=True), a prange over per-thread blocks of samples (2e8 samples
-    with fewer than 8 threads: unison-bench's Serial size, else its 2e9).
+  - numba_cpu: @njit(parallel=True), a prange over per-thread blocks of samples (beside the
+    Serial backend's case, 2e8 samples at the seed size, with fewer than 8 threads; else beside
+    OpenMP's, 2e9).
 Each estimate is checked: pi within 5 standard errors.
 Median wall time (synchronized) of 5 calls after a warm-up.
 Usage: random_peers.py [gpu] [cpu] [--scale=F]
@@ -23,10 +23,7 @@ np.row_stack = np.vstack  # numba-cuda fails to import with NumPy 2.5 without it
 
 import numba
 from numba import njit, prange
-from peer_timing import median_wall_ms, record, run_chosen_parts, scaled
-
-PI_SAMPLES = 2_000_000_000  # the seed sizes (unison-bench's Serial runs monte_carlo_pi at 2e8)
-
+from peer_timing import cases, median_wall_ms, record, run_chosen_parts
 
 def median_ms(fn, reps=5, sync=lambda: None):
     return median_wall_ms(fn, reps, sync)
@@ -36,22 +33,14 @@ def report(workload, name, ms, rate, check):
     print(f"{workload:16s} {name:12s} {ms:10.3f} ms  {rate:14s} {check}", flush=True)
 
 
-def pi_case(samples):
-    """unison-bench's name of its monte_carlo_pi case of this many samples (its size as
-    benchmarks/cases/random.cpp writes it)."""
-    size = "2e9" if samples == 2_000_000_000 else "2e8" if samples == 200_000_000 else str(samples)
-    return f"monte_carlo_pi/{size}"
-
-
-def check_pi(name, estimate, samples, ms, case_samples=None):
-    """Prints nothing; records the result beside unison-bench's monte_carlo_pi/<size> of
-    case_samples (default: samples; a GPU peer rounds the samples down to a multiple of its
-    threads) in its measure (|estimate - pi| / pi against 5 standard errors of `samples`), and
-    returns the check's text."""
+def check_pi(case, name, estimate, samples, ms):
+    """Prints nothing; records the result beside unison-bench's `case` (a GPU peer rounds its
+    samples down to a multiple of its threads) in its measure (|estimate - pi| / pi against 5
+    standard errors of `samples`), and returns the check's text."""
     p = math.pi / 4
     se = 4 * math.sqrt(p * (1 - p) / samples)
     ok = abs(estimate - math.pi) < 5 * se
-    record(pi_case(case_samples or samples), name, ms, abs(estimate - math.pi) / math.pi,
+    record(case, name, ms, abs(estimate - math.pi) / math.pi,
            5 * se / math.pi)
     return f"{estimate:.7f} ({'pass' if ok else 'FAIL'}: {abs(estimate - math.pi) / se:.1f} s.e.)"
 
@@ -81,18 +70,21 @@ def nb_cpu_pi(samples, blocks):
 
 def cpu(scale):
     threads = numba.get_num_threads()
-    samples = scaled(PI_SAMPLES // 10 if threads < 8 else PI_SAMPLES, scale)
-    blocks = min(threads * 8, samples)
-    est = [0.0]
-    ms = median_ms(lambda: est.__setitem__(0, nb_cpu_pi(samples, blocks)))
-    report("monte_carlo_pi", "numba_cpu", ms, f"{samples / ms / 1e6:.3g} Gsamples/s",
-           check_pi("numba_cpu", est[0], samples, ms) + f" ({samples:.0e} samples, {threads} threads)")
+    # (beside Serial's case where Numba has fewer than 8 threads: OpenMP's takes 10 times the
+    # samples, seconds a call on a small machine)
+    for case in cases("monte_carlo_pi", ("Serial", "OpenMP") if threads < 8 else "cpu"):
+        samples = case.samples
+        blocks = min(threads * 8, samples)
+        est = [0.0]
+        ms = median_ms(lambda: est.__setitem__(0, nb_cpu_pi(samples, blocks)))
+        report("monte_carlo_pi", "numba_cpu", ms, f"{samples / ms / 1e6:.3g} Gsamples/s",
+               check_pi(case.name, "numba_cpu", est[0], samples, ms)
+               + f" ({samples:.0e} samples, {threads} threads)")
 
 
 def gpu(scale):
-    import cupy as cp
     from numba import cuda
-    from numba.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32
+    from numba.cuda.random import xoroshiro128p_uniform_float32
 
     @cuda.jit
     def compute_pi(rng_states, iterations, out):
@@ -105,8 +97,17 @@ def gpu(scale):
                 inside += 1
         out[thread_id] = 4.0 * inside / iterations
 
+    for case in cases("monte_carlo_pi", "gpu"):
+        gpu_case(case, compute_pi)
+
+
+def gpu_case(case, compute_pi):
+    import cupy as cp
+    from numba import cuda
+    from numba.cuda.random import create_xoroshiro128p_states
+
     sync = cuda.synchronize
-    pi_samples = scaled(PI_SAMPLES, scale)  # unison-bench's size on a GPU
+    pi_samples = case.samples
     # The whole GPU (132 SMs x 8 blocks x 4) at the seed size; fewer blocks where there are
     # fewer samples than threads, at least one sample each.
     threads_per_block = 256
@@ -118,7 +119,7 @@ def gpu(scale):
     ms = median_ms(lambda: compute_pi[blocks, threads_per_block](states, iterations, out), sync=sync)
     samples = iterations * threads
     report("monte_carlo_pi", "numba_cuda", ms, f"{samples / ms / 1e6:.3g} Gsamples/s",
-           check_pi("numba_cuda", float(out.copy_to_host().mean()), samples, ms, pi_samples))
+           check_pi(case.name, "numba_cuda", float(out.copy_to_host().mean()), samples, ms))
 
     chunk = 100_000_000
     result = [0.0]
@@ -134,8 +135,7 @@ def gpu(scale):
 
     ms = median_ms(cupy_pi, sync=cp.cuda.Device().synchronize)
     report("monte_carlo_pi", "cupy", ms, f"{pi_samples / ms / 1e6:.3g} Gsamples/s",
-           check_pi("cupy", result[0], pi_samples, ms))
-
+           check_pi(case.name, "cupy", result[0], pi_samples, ms))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The peers of Unison's row-wise benchmarks (docs/workloads.md section 2), on the same machine
-in the same run, at unison-bench's sizes (--scale=F, as unison-bench's; default 1: the seed sizes):
-l2_norm of 1e6 rows of 2 and of 1e4 rows of 1e3, and matmul_core of 1e5 products of 4 x 4 by
-4 x 4, float32 (the rows scaled, the row length and the 4 x 4 shapes not).
+in the same run, at the sizes of the run's cases (the manifest: peer_timing.cases; at the seed
+sizes, l2_norm of 1e6 rows of 2 and of 1e4 rows of 1e3, and matmul_core of 1e5 products of 4 x 4
+by 4 x 4), float32.
 
 CPU part (always; NumPy and Numba), on host arrays:
   - numba_cpu: the tutorial's gufuncs for Numba's parallel CPU target
@@ -22,8 +22,8 @@ import sys
 
 import numpy as np
 
-from peer_timing import (gpu_missing, median_cpu_ms, run_parts, median_wall_ms, numba_missing, peer_args,
-                         record, relative_error, scaled)
+from peer_timing import (cases, gpu_missing, median_cpu_ms, run_parts, median_wall_ms, numba_missing,
+                         peer_args, record, relative_error)
 
 
 def l2_norm_py(vec, out):
@@ -61,22 +61,24 @@ def report(name, ms, got, ref, nbytes, case, peer):
     record(case, peer, ms, err, 1e-5)
 
 
-def inputs(scale):
-    """The cases' data (the same on both parts): (rows, cols, V, float64 reference) for each
-    l2_norm, then (batch, A, B, float64 reference) for matmul_core."""
+def inputs(where):
+    """The data of the run's cases on the CPU's backend or the GPU's: (case, rows, cols, V,
+    float64 reference) for each l2_norm, and (case, batch, A, B, float64 reference) for each
+    matmul_core (its products 4 x 4 by 4 x 4)."""
     r = np.random.default_rng(24680)
-    norms = []
-    for rows, cols in ((scaled(1000000, scale), 2), (scaled(10000, scale), 1000)):
-        V = r.uniform(-1, 1, size=(rows, cols)).astype(np.float32)
-        norms.append((rows, cols, V, np.sqrt((V.astype(np.float64) ** 2).sum(1))))
-    b = scaled(100000, scale)
-    A = r.uniform(-1, 1, size=(b, 4, 4)).astype(np.float32)
-    B = r.uniform(-1, 1, size=(b, 4, 4)).astype(np.float32)
-    return norms, (b, A, B, np.matmul(A.astype(np.float64), B.astype(np.float64)))
+    norms, products = [], []
+    for c in cases("l2_norm", where):
+        V = r.uniform(-1, 1, size=(c.rows, c.cols)).astype(np.float32)
+        norms.append((c.name, c.rows, c.cols, V, np.sqrt((V.astype(np.float64) ** 2).sum(1))))
+    for c in cases("matmul_core", where):
+        A = r.uniform(-1, 1, size=(c.batch, c.m, c.n)).astype(np.float32)
+        B = r.uniform(-1, 1, size=(c.batch, c.n, c.p)).astype(np.float32)
+        products.append((c.name, c.batch, A, B, np.matmul(A.astype(np.float64), B.astype(np.float64))))
+    return norms, products
 
 
 def cpu(scale):
-    norms, (b, A, B, ref) = inputs(scale)
+    norms, products = inputs("cpu")
     why = numba_missing()
     if why:
         print(f"skipped the numba_cpu peers: {why}")
@@ -87,9 +89,8 @@ def cpu(scale):
         print(f"# cpu: numba {numba.__version__}, {numba.get_num_threads()} threads; median us per "
               "call")
     out = {}
-    for rows, cols, V, norm_ref in norms:
+    for case, rows, cols, V, norm_ref in norms:
         nbytes = 4.0 * (rows * cols + rows)
-        case = f"l2_norm/f32/{rows}x{cols}"
         res = np.empty(rows, np.float32)
         if l2_norm is not None:
             ms = median_cpu_ms(lambda: l2_norm(V, res))
@@ -98,45 +99,44 @@ def cpu(scale):
         ms = median_cpu_ms(lambda: out.__setitem__("v", np.linalg.norm(V, axis=1)), warmups=1)
         report(f"numpy linalg.norm(V, axis=1) {rows}x{cols}", ms, out["v"], norm_ref, nbytes, case,
                "numpy")
-    nbytes = 4.0 * 3 * b * 16
-    case = f"matmul_core/f32/{b}x4x4x4"
-    C = np.empty((b, 4, 4), np.float32)
-    if matmulcore is not None:
-        ms = median_cpu_ms(lambda: matmulcore(A, B, C))
-        report(f"numba parallel guvectorize matmulcore {b}x4x4x4", ms, C, ref, nbytes, case,
-               "numba_cpu")
-    ms = median_cpu_ms(lambda: np.matmul(A, B, out=C), warmups=1)
-    report(f"numpy matmul {b}x4x4x4", ms, C, ref, nbytes, case, "numpy")
+    for case, b, A, B, ref in products:
+        nbytes = 4.0 * (A.size + B.size + ref.size)
+        C = np.empty(ref.shape, np.float32)
+        if matmulcore is not None:
+            ms = median_cpu_ms(lambda: matmulcore(A, B, C))
+            report(f"numba parallel guvectorize matmulcore {b}x4x4x4", ms, C, ref, nbytes, case,
+                   "numba_cpu")
+        ms = median_cpu_ms(lambda: np.matmul(A, B, out=C), warmups=1)
+        report(f"numpy matmul {b}x4x4x4", ms, C, ref, nbytes, case, "numpy")
 
 
 def gpu(scale):
     import cupy as cp
     from numba import cuda
     l2_norm, matmulcore = gufuncs("cuda")
-    norms, (b, A, B, ref) = inputs(scale)
+    norms, products = inputs("gpu")
     print(f"# {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}; median us per call")
     sync_numba, sync_cupy = cuda.synchronize, cp.cuda.Device().synchronize
-    for rows, cols, V, norm_ref in norms:
+    for case, rows, cols, V, norm_ref in norms:
         nbytes = 4.0 * (rows * cols + rows)
         dv, cv = cuda.to_device(V), cp.asarray(V)
         out = {}
         ms = median_wall_ms(lambda: out.__setitem__("v", l2_norm(dv)), 20, sync_numba)
-        case = f"l2_norm/f32/{rows}x{cols}"
         report(f"numba guvectorize l2_norm {rows}x{cols}", ms, out["v"].copy_to_host(), norm_ref,
                nbytes, case, "numba_cuda")
         ms = median_wall_ms(lambda: out.__setitem__("v", cp.linalg.norm(cv, axis=1)), 20, sync_cupy)
         report(f"cupy linalg.norm(V, axis=1) {rows}x{cols}", ms, cp.asnumpy(out["v"]), norm_ref,
                nbytes, case, "cupy")
-    nbytes = 4.0 * 3 * b * 16
-    da, db = cuda.to_device(A), cuda.to_device(B)
-    ca, cb = cp.asarray(A), cp.asarray(B)
-    out = {}
-    ms = median_wall_ms(lambda: out.__setitem__("v", matmulcore(da, db)), 20, sync_numba)
-    case = f"matmul_core/f32/{b}x4x4x4"
-    report(f"numba guvectorize matmulcore {b}x4x4x4", ms, out["v"].copy_to_host(), ref, nbytes,
-           case, "numba_cuda")
-    ms = median_wall_ms(lambda: out.__setitem__("v", cp.matmul(ca, cb)), 20, sync_cupy)
-    report(f"cupy matmul {b}x4x4x4", ms, cp.asnumpy(out["v"]), ref, nbytes, case, "cupy")
+    for case, b, A, B, ref in products:
+        nbytes = 4.0 * (A.size + B.size + ref.size)
+        da, db = cuda.to_device(A), cuda.to_device(B)
+        ca, cb = cp.asarray(A), cp.asarray(B)
+        out = {}
+        ms = median_wall_ms(lambda: out.__setitem__("v", matmulcore(da, db)), 20, sync_numba)
+        report(f"numba guvectorize matmulcore {b}x4x4x4", ms, out["v"].copy_to_host(), ref, nbytes,
+               case, "numba_cuda")
+        ms = median_wall_ms(lambda: out.__setitem__("v", cp.matmul(ca, cb)), 20, sync_cupy)
+        report(f"cupy matmul {b}x4x4x4", ms, cp.asnumpy(out["v"]), ref, nbytes, case, "cupy")
 
 
 def main():

@@ -1,6 +1,6 @@
 """The peers of Unison's diffusion and convolution benchmarks, timed on the same machine in the
-same run (docs/workloads.md sections 3 and 4), at unison-bench's sizes (--scale=F, as
-unison-bench's; default 1: the seed sizes).
+same run (docs/workloads.md sections 3 and 4), at the sizes of the run's cases (the manifest:
+peer_timing.cases).
 
 Diffusion, 2000 x 2000 float32 at the seed size (the side scaled by the square root of F), time
 per step:
@@ -43,7 +43,7 @@ import time
 
 import numpy as np
 
-from peer_timing import gpu_missing, median_cpu_ms, peer_args, record, relative_error, scaled, size_tag
+from peer_timing import cases, gpu_missing, median_cpu_ms, peer_args, record, relative_error
 
 try:  # the CPU parts' Numba (without it, the numpy peer alone)
     import numba
@@ -207,7 +207,17 @@ def time_steps_graph(launch, chunk, steps):
     return cp.cuda.get_elapsed_time(start, end) / (steps // chunk * chunk) * 1e3
 
 
-def diffusion_gpu(kernels, f0, steps=2000):
+def streaming_cases(where):
+    """The run's every-step and final-only streaming diffusion cases (their 2000 x 2000 field at
+    the seed size) on `where`'s backend: (every_step, final_only), None where the run has none."""
+    def first(start):
+        found = cases("diffusion", where, start=start)
+        return found[0] if found else None
+    return first("diffusion/every_step/streaming/"), first("diffusion/final_only/streaming/")
+
+
+def diffusion_gpu(kernels, f0, every, final, steps=2000):
+    """The peers beside `every` and `final` (streaming_cases("gpu")) from the field f0."""
     n = f0.shape[0]
     size = f"{n}x{n}"
     nb_diffusion, nb_diffusion_nolapl = kernels["nb_diffusion"], kernels["nb_diffusion_nolapl"]
@@ -216,10 +226,12 @@ def diffusion_gpu(kernels, f0, steps=2000):
     ld = cuda.device_array_like(f0)
     us = time_steps_gpu(lambda s: nb_diffusion[blocks, (TPB, TPB)](fd, ld), steps)
     print(f"diffusion/every_step/numba_tutorial/{size} {us:9.2f} us/step   (racy: in place)")
-    record(f"diffusion/every_step/streaming/{size}", "numba_cuda", us / 1e3)  # racy: no check
+    if every:
+        record(every.name, "numba_cuda", us / 1e3)  # racy: no check
     us = time_steps_gpu(lambda s: nb_diffusion_nolapl[blocks, (TPB, TPB)](fd), steps)
     print(f"diffusion/final_only/numba_tutorial/{size} {us:9.2f} us/step   (racy: in place)")
-    record(f"diffusion/final_only/streaming/{size}", "numba_cuda", us / 1e3)
+    if final:
+        record(final.name, "numba_cuda", us / 1e3)
 
     kernel = cp.RawKernel(CUDA_C, "step", options=("-std=c++17",))
     a, b = cp.asarray(f0), cp.empty_like(cp.asarray(f0))
@@ -245,7 +257,8 @@ def diffusion_gpu(kernels, f0, steps=2000):
     ref_l = 4 * ref - p[:-2, 1:-1] - p[2:, 1:-1] - p[1:-1, :-2] - p[1:-1, 2:]
     err = np.abs(cp.asnumpy(lapl) - ref_l).max() / np.abs(ref_l).max()
     print(f"  cuda_c check: max relative error of the Laplacian {err:.2e}")
-    record(f"diffusion/every_step/streaming/{size}", "cuda_c", graph_us / 1e3)
+    if every:
+        record(every.name, "cuda_c", graph_us / 1e3)
 
 
 # The naive kernel of the sweep past the caches: one thread a cell, every neighbour read from
@@ -264,18 +277,18 @@ naive_step(const float* __restrict__ f, float* __restrict__ next, float* __restr
   next[c] = f[c] - coeff * l;
 }
 """
-# unison::bench::sizes_gpu_sides (benchmarks/cases/common.hpp): the GPU sides of the sweep.
-SIZES_GPU_SIDES = (2000, 4096, 8192, 16384)
-
-
-def diffusion_sizes_gpu(scale):
+def diffusion_sizes_gpu():
     """cuda_c_naive beside unison-bench --sizes: the naive kernel from a field uniform in [0.5, 1)
     at each GPU side of the sweep, every step (with the Laplacian) and final only, its steps
     captured in a CUDA graph of 20 and replayed (about a third of a second of steps a size); the
     every-step kernel checked over one step against a float64 reference computed by CuPy."""
     kernel = cp.RawKernel(NAIVE_C, "naive_step", options=("-std=c++17",))
-    for side in SIZES_GPU_SIDES:
-        n = scaled(side, scale, least=3, dims=2)
+    # (the sides of the run's sweep on the GPU, each with its every-step and final-only case)
+    sides = {}
+    for which in ("every_step", "final_only"):
+        for c in cases("diffusion", "gpu", kind="sizes", start=f"diffusion/sizes/{which}/"):
+            sides.setdefault(c.rows, {})[which] = c.name
+    for n, named in sorted(sides.items()):
         size = f"{n}x{n}"
         f0 = cp.random.default_rng(11).uniform(0.5, 1.0, (n, n), dtype=cp.float64).astype(cp.float32)
         bufs = [f0.copy(), cp.empty_like(f0)]
@@ -287,6 +300,9 @@ def diffusion_sizes_gpu(scale):
         chunk = 20
         total = max(100, int(2e4 * (2000 / n) ** 2)) // chunk * chunk
         for which, with_lapl in (("every_step", 1), ("final_only", 0)):
+            if which not in named:
+                continue
+
             def launch(s):
                 kernel(grid, block, (bufs[s % 2], bufs[(s + 1) % 2], lapl, np.int32(n), np.int32(n),
                                      COEFF, np.int32(with_lapl)))
@@ -305,7 +321,7 @@ def diffusion_sizes_gpu(scale):
                 del ref
             print(f"diffusion/sizes/{which}/{size} cuda_c_naive {us:9.2f} us/step"
                   + (f"   error {error:.2e}" if error is not None else ""))
-            record(f"diffusion/sizes/{which}/{size}", "cuda_c_naive", us / 1e3, error, tolerance)
+            record(named[which], "cuda_c_naive", us / 1e3, error, tolerance)
         del bufs, lapl, f0
         cp.get_default_memory_pool().free_all_blocks()
 
@@ -325,7 +341,7 @@ def nb_cpu_step(f, nxt, lapl, coeff):
             nxt[i, j] = c - coeff * l
 
 
-def diffusion_cpu(f0):
+def diffusion_cpu(f0, every):
     # Two windows of steps from the jagged field: 2-201, and 201-500, the steps unison_bench
     # times (a warm-up call and a calibration call of 100 steps each, then 3 timed calls). The
     # cost per step changes with the step: the diffusion fronts entering the field's zero
@@ -351,19 +367,19 @@ def diffusion_cpu(f0):
         print(f"diffusion/every_step/numba_cpu_parallel/{size} {us:9.2f} us/step   "
               f"(steps {first}-{last}, {numba.get_num_threads()} threads)")
     # The window unison-bench times (steps 201-500).
-    record(f"diffusion/every_step/streaming/{size}", "numba_cpu", us / 1e3)
+    record(every.name, "numba_cpu", us / 1e3)
 
 
-# unison-bench's convolve cases: (type, seed size, taps).
-CONVOLVE_CASES = ((np.float32, 100_000_000, 5), (np.float64, 1_000_000, 5),
-                  (np.float32, 10_000_000, 33), (np.float32, 10_000_000, 257))
-
-
-def convolve_case(dtype, seed_n, taps, scale):
-    """unison-bench's name of the case (its "direct" row) and its size at this scale."""
-    n = scaled(seed_n, scale, least=taps)
-    kind = "f32" if dtype == np.float32 else "f64"
-    return f"convolve/valid/{kind}/{size_tag(n)}/taps{taps}/direct", n
+def convolve_cases(where):
+    """The run's convolve cases on `where`'s backend (their "direct" rows, with the data on the
+    device): (case, NumPy type, n, taps); at the seed sizes float32 1e8 with 5 taps, float64 1e6
+    with 5, float32 1e7 with 33 and with 257."""
+    found = []
+    for dtype, kind in ((np.float32, "f32"), (np.float64, "f64")):
+        for c in cases("convolve", where, start=f"convolve/valid/{kind}/"):
+            if c.name.endswith("/direct"):
+                found.append((c, dtype))
+    return found
 
 
 @njit(parallel=True)
@@ -379,11 +395,11 @@ def nb_cpu_convolve(x, k, y, zero):
         y[i] = acc
 
 
-def convolve_cpu(scale):
+def convolve_cpu():
     if NUMBA_MISSING:
         print(f"skipped the numba_cpu peers: {NUMBA_MISSING}")
-    for dtype, seed_n, taps in CONVOLVE_CASES:
-        case, n = convolve_case(dtype, seed_n, taps, scale)
+    for c, dtype in convolve_cases("cpu"):
+        case, n, taps = c.name, c.n, c.taps
         rng = np.random.default_rng(1)
         x = rng.uniform(-1, 1, n).astype(dtype)
         k = rng.uniform(-1, 1, taps).astype(dtype)
@@ -426,9 +442,14 @@ def nb_conv(x, k, y):
             y[i - k.size + 1] += x[i - j] * k[j]
 
 
-def convolve_gpu(kernels, scale):
-    m = 5
-    case, n = convolve_case(np.float32, 100_000_000, m, scale)
+def convolve_gpu(kernels):
+    # (the float32 cases of 5 taps: 1e8 values at the seed size)
+    for c, dtype in convolve_cases("gpu"):
+        if dtype == np.float32 and c.taps == 5:
+            convolve_gpu_case(kernels, c.name, c.n, c.taps)
+
+
+def convolve_gpu_case(kernels, case, n, m):
     nb_conv = kernels["nb_conv"]
     rng = np.random.default_rng(1)
     x = cp.asarray(rng.uniform(-1, 1, n).astype(np.float32))
@@ -457,8 +478,8 @@ def main():
         return 0
     scale, what, _ = peer_args(parts=("gpu", "cpu", "convolve", "sizes"))
     what = what or ["gpu", "cpu", "convolve"]
-    n = scaled(SEED_N, scale, least=3, dims=2)
-    f0 = field(n) if "gpu" in what or "cpu" in what else None
+    gpu_every, gpu_final = streaming_cases("gpu") if "gpu" in what else (None, None)
+    cpu_every, _ = streaming_cases("cpu") if "cpu" in what else (None, None)
     kernels = None
     if "gpu" in what or "convolve" in what or "sizes" in what:
         why = gpu_missing()
@@ -468,16 +489,17 @@ def main():
             kernels = gpu_setup()
             print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
     print(f"scale {scale:g}; cpu threads: {numba.get_num_threads() if numba else '(no numba)'}")
-    if "gpu" in what and kernels:
-        diffusion_gpu(kernels, f0)
+    # (the start field at the side of the run's cases: 2000 at the seed size)
+    if "gpu" in what and kernels and (gpu_every or gpu_final):
+        diffusion_gpu(kernels, field((gpu_every or gpu_final).rows), gpu_every, gpu_final)
     if "sizes" in what and kernels:
-        diffusion_sizes_gpu(scale)
+        diffusion_sizes_gpu()
     if "convolve" in what:
-        convolve_cpu(scale)
+        convolve_cpu()
         if kernels:
-            convolve_gpu(kernels, scale)
-    if "cpu" in what:
-        diffusion_cpu(f0)
+            convolve_gpu(kernels)
+    if "cpu" in what and cpu_every:
+        diffusion_cpu(field(cpu_every.rows), cpu_every)
     return 0
 
 

@@ -29,7 +29,10 @@ echo "bench: exit $?"
 grep -E "_median" "$out/bench.log" | grep -E "Cuda|OpenMP" | sed "s#/iterations:3/repeats:5/manual_time_median##" \
   | awk '{printf "%-58s %10s %s  %s\n", $1, $2, $3, $6}'
 
-# PEERS: which peer scripts to run (benchmarks/peers/<name>_peers.py), all by default.
+# PEERS: which peer scripts to run (benchmarks/peers/<name>_peers.py), all by default, on the
+# cases of unison-bench's default run (its manifest).
+build/cuda/benchmarks/unison-bench --list --json > "$out/manifest.json"
+export UNISON_BENCH_MANIFEST=$out/manifest.json
 for peer in ${PEERS-elementwise stencil matmul rowwise random histogram}; do
   PYTHONUNBUFFERED=1 python3 benchmarks/peers/${peer}_peers.py 2>&1 | tee "$out/peers-$peer.log"
 done
