@@ -9,16 +9,30 @@
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
+#include <cstring>
+#include <iostream>
 
 #include "cases/common.hpp"
 
 int main(int argc, char** argv) {
   const bool flushed = unison::bench::flush_subnormals_if_asked();  // before Kokkos' threads
   Kokkos::ScopeGuard kokkos(argc, argv);
+  bool manifest = false;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--unison_manifest") == 0) {
+      manifest = true;
+      for (int j = i; j < argc; ++j) argv[j] = argv[j + 1];  // (argv[argc] is null)
+      --argc;
+      break;
+    }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   unison::bench::add_context(flushed);
   unison::bench::register_workloads([](const std::string&) { return true; });
+  if (manifest) {
+    unison::bench::write_manifest_json(std::cout);
+    return 0;
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

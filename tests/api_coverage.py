@@ -6,17 +6,25 @@ opens "unison::<function>", CONTRIBUTING.md): found in the public headers, inclu
 For each, this checks that
   - a test calls it: tests/test_*.cpp (the MPI component's: tests/mpi/);
   - a benchmark case calls it: benchmarks/cases/*.cpp (the MPI component's: benchmarks/mpi/);
+    and, given UNISON_BENCH (the unison_bench program), a case of its manifest names it among the
+    public functions it times ("api"; unison_bench --unison_manifest), and every name a case
+    gives there is a public function;
   - the Python module binds it in the binding file named after its header (python/src/<header>.cpp
     for include/unison/<header>.hpp), or docs/python.md's "C++ only" table names it with a reason.
 Prints what is missing and exits 1 if anything is.
 
-    api_coverage.py [ROOT]   (ROOT: the repository, default this file's parent's parent)
+    api_coverage.py [ROOT [UNISON_BENCH]]   (ROOT: the repository, default this file's parent's
+                                             parent)
 """
+import json
+import os
 import pathlib
 import re
+import subprocess
 import sys
 
 root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[1])
+bench = sys.argv[2] if len(sys.argv) > 2 else None
 
 
 def read(paths):
@@ -55,8 +63,20 @@ def calls(text, name):
     return re.search(pattern, text) is not None
 
 
+def manifest_api():
+    """{public function: [case names]} from unison_bench's manifest."""
+    out = subprocess.run([bench, "--unison_manifest"], check=True, capture_output=True, text=True,
+                         env={**os.environ, "OMP_PROC_BIND": "false"}).stdout
+    timed = {}
+    for case in json.loads(out)["cases"]:
+        for name in case["api"]:
+            timed.setdefault(name, []).append(case["name"])
+    return timed
+
+
 def main():
     fns = functions()
+    timed = manifest_api() if bench else None
     only = cpp_only()
     tests = read((root / "tests").glob("test_*.cpp"))
     mpi_tests = read((root / "tests/mpi").glob("*.cpp"))
@@ -71,6 +91,8 @@ def main():
         if not calls(mpi_benches if mpi else benches, name):
             missing.append(f"{name}: no benchmark case calls it "
                            f"({'benchmarks/mpi/' if mpi else 'benchmarks/cases/*.cpp'})")
+        if timed is not None and not mpi and name not in timed:
+            missing.append(f"{name}: no case of unison_bench's manifest times it (Case::api)")
         binding = root / "python/src" / f"{header}.cpp"
         bound = binding.exists() and re.search(rf'm\.def\(\s*"{name.split("::")[-1]}"', binding.read_text())
         if not bound and name not in only:
@@ -78,11 +100,14 @@ def main():
                            "\"C++ only\" table")
         if bound and name in only:
             missing.append(f"{name}: bound in python/src/{header}.cpp, yet in the \"C++ only\" table")
+    for name in sorted(set(timed or {}) - set(fns)):
+        missing.append(f"{name}: named by the manifest's case {timed[name][0]}, but no public function")
     for name in sorted(set(only) - set(fns)):
         missing.append(f"{name}: in docs/python.md's \"C++ only\" table, but no public function")
     for line in missing:
         print("api_coverage:", line)
-    print(f"api_coverage: {len(fns)} public functions, {len(only)} C++ only, {len(missing)} missing")
+    cases = f", {sum(map(len, timed.values()))} (case, function) pairs in the manifest" if timed else ""
+    print(f"api_coverage: {len(fns)} public functions, {len(only)} C++ only{cases}, {len(missing)} missing")
     return 1 if missing or not fns else 0
 
 

@@ -120,7 +120,9 @@ void write_manifest_json(std::ostream& out) {
   for (const auto& [c, backends] : manifest()) {
     out << sep << "    {\"name\": " << quoted(c.name) << ", \"family\": " << quoted(c.family)
         << ", \"function\": " << quoted(c.function) << ", \"kind\": " << quoted(kind_name(c.kind))
-        << ", \"with_copies\": " << (c.with_copies ? "true" : "false") << ",\n     \"backends\": [";
+        << ", \"with_copies\": " << (c.with_copies ? "true" : "false") << ", \"api\": [";
+    for (std::size_t i = 0; i < c.api.size(); ++i) out << (i ? ", " : "") << quoted(c.api[i]);
+    out << "],\n     \"backends\": [";
     for (std::size_t i = 0; i < backends.size(); ++i) out << (i ? ", " : "") << quoted(backends[i]);
     out << "], \"sizes\": {";
     for (std::size_t i = 0; i < c.sizes.size(); ++i)

@@ -129,6 +129,10 @@ struct Case {
         kind(kind_) {}
   std::string family, function, name;
   Kind kind = Kind::workload;
+  // The public functions a timed call runs, as their Kokkos Tools regions name them
+  // ("diffuse", "examples::lucas"; tests/api_coverage.py checks every public function has a
+  // case): empty for a ceiling of the machine measured by plain Kokkos (read, copy, fma).
+  std::vector<std::string> api;
   bool with_copies = false;  // timed with the host copies of its inputs and results
   // Its sizes as the peers need them to time the same work: ("n", 1e8), ("rows", 1000), ...
   std::vector<std::pair<std::string, double>> sizes;
@@ -154,7 +158,7 @@ struct ManifestEntry {
 };
 const std::vector<ManifestEntry>& manifest();
 void add_to_manifest(const Case& c, const std::string& backend);
-// The manifest as JSON: {"cases": [{"name", "family", "function", "kind", "with_copies",
+// The manifest as JSON: {"cases": [{"name", "family", "function", "kind", "with_copies", "api",
 // "backends", "sizes": {...}, "bytes", "flops", "units"}, ...]}.
 void write_manifest_json(std::ostream& out);
 

@@ -51,6 +51,7 @@ void add_convolve(std::size_t n, int taps, ConvolveAlgorithm algorithm, bool swe
                   : "convolve/valid/" + type + size + "/taps" + std::to_string(taps) + "/" +
                         (algorithm == ConvolveAlgorithm::direct ? "direct" : "tiled"),
             sweep ? Kind::sizes : Kind::workload);
+  info.api = {"convolve"};
   info.sizes = {{"n", double(n)}, {"taps", double(taps)}};
   info.bytes = double(n + len) * sizeof(T);
   info.flops = 2.0 * taps * len;
@@ -85,6 +86,7 @@ void add_crossover_convolve(std::int64_t n) {
     if (copies && std::is_same_v<Mem, Kokkos::HostSpace>) continue;
     Case info("convolve", "convolve", base + (copies ? "/with_copies" : "/device"),
               Kind::crossover);
+    info.api = {"convolve"};
     info.with_copies = copies;
     info.sizes = {{"n", double(n)}, {"taps", 5}};
     info.bytes = double(n + len) * sizeof(float);

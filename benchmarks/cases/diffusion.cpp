@@ -175,11 +175,13 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
                            std::to_string(n) + "x" + std::to_string(n);
   int steps = sweep ? sizes_steps<Exec>(n) : steps_per_call<Exec>();
   const int check_steps = sweep ? 4 : steps;
-  const bool uniform = variant.dense || sweep;
   Case info("diffusion", "diffusion", full,
             variant.probe ? Kind::probe
             : sweep       ? Kind::sizes
                           : Kind::workload);
+  const bool uniform = variant.dense || sweep;
+  info.api = {variant.history > 0 ? "diffuse_history" : "diffuse"};
+  if (variant.seed_run && !uniform) info.api.push_back("jagged_field");
   if (variant.seed_run) {
     if (!registers<Exec>(info)) return;
     steps = seed_run_steps<Exec>(n);
@@ -318,6 +320,7 @@ void add_crossover_diffusion(std::int64_t side) {
     if (copies && std::is_same_v<Mem, Kokkos::HostSpace>) continue;
     Case info("diffusion", "diffusion", base + (copies ? "/with_copies" : "/device"),
               Kind::crossover);
+    info.api = {"diffuse"};
     info.with_copies = copies;
     info.sizes = {{"rows", double(n)}, {"cols", double(n)}, {"steps", double(steps)}};
     info.bytes = double(n) * n * sizeof(float) * 3;

@@ -19,6 +19,7 @@ void register_diffusion_step() {
     using Mem = typename Exec::memory_space;
     const long n = long(scaled(2000, 3, 2));
     Case info("diffusion", "diffusion_step", "diffusion/probe/diffusion_step", Kind::probe);
+    info.api = {"diffusion_step"};
     info.sizes = {{"rows", double(n)}, {"cols", double(n)}};
     info.bytes = double(n) * n * sizeof(float) * 3;
     info.cells = double(n) * n;

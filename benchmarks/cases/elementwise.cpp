@@ -56,8 +56,8 @@ Check check_elementwise(const A& a, const B& b, const O& out, const Ref& ref, do
 // (`kind`: a seed workload, named "<function>/<n>/...", or a crossover sweep's size,
 // "crossover/<function>/<n>/...".)
 template <class Exec, class In, class Out = In, class F, class Ref>
-void add_elementwise(const std::string& function, std::size_t n, int inputs, double lo, double hi,
-                     F f, Ref ref, Kind kind = Kind::workload) {
+void add_elementwise(const std::string& function, const std::string& api, std::size_t n, int inputs,
+                     double lo, double hi, F f, Ref ref, Kind kind = Kind::workload) {
   n = std::size_t(scaled(std::int64_t(n)));
   using Mem = typename Exec::memory_space;
   const double bytes = double(n) * (inputs * sizeof(In) + sizeof(Out));
@@ -65,6 +65,7 @@ void add_elementwise(const std::string& function, std::size_t n, int inputs, dou
       (kind == Kind::crossover ? "crossover/" : "") + function + "/" + size_tag(n);
   const auto named = [&](const std::string& where) {
     Case info("elementwise", function, base + where, kind);
+    info.api = {api};
     info.with_copies = where == "/with_copies";
     info.sizes = {{"n", double(n)}};
     info.bytes = bytes;
@@ -105,8 +106,9 @@ void add_elementwise(const std::string& function, std::size_t n, int inputs, dou
 // `words`: the values per element that the function's kernels read and write in all (3: two
 // inputs and the output, in one pass), the case's bytes.
 template <class Exec, class F, class Ref>
-void add_host_capable(const std::string& function, std::size_t n, double lo_a, double hi_a,
-                      double lo_b, double hi_b, F f, Ref ref, int words = 3) {
+void add_host_capable(const std::string& function, const std::string& api, std::size_t n,
+                      double lo_a, double hi_a, double lo_b, double hi_b, F f, Ref ref,
+                      int words = 3) {
   n = std::size_t(scaled(std::int64_t(n)));
   const double bytes = double(n) * words * sizeof(float);
   const double saved = double(n) * 3 * sizeof(float);  // a, b and out
@@ -114,6 +116,7 @@ void add_host_capable(const std::string& function, std::size_t n, double lo_a, d
   auto add = [&](auto mem, const std::string& where, double moved) {
     using Mem = decltype(mem);
     Case info("elementwise", function, function + "/" + size_tag(n) + where);
+    info.api = {api};
     info.with_copies = where == "/with_copies";
     info.sizes = {{"n", double(n)}};
     info.bytes = moved;
@@ -234,6 +237,7 @@ void add_copy(std::size_t n, std::string tag = "", bool streams = false,
   using Mem = typename Exec::memory_space;
   auto add = [&](const std::string& how, auto copy) {
     Case peak("elementwise", "copy", "copy/" + tag + "/" + how + again, Kind::peak);
+    if (how == "transform") peak.api = {"transform"};
     peak.sizes = {{"n", double(n)}};
     peak.bytes = 2.0 * n * sizeof(float);
     add_case<Exec>(peak, [=](const Exec& exec) -> Call<Exec> {
@@ -359,6 +363,7 @@ void add_chunk_probe() {
   const std::size_t n = 100'000'000;
   const std::string shape = "_K" + std::to_string(K) + "_U" + std::to_string(U) + "/1e8/device";
   Case pdf("elementwise", "gaussian_pdf", "probe/gaussian_pdf" + shape, Kind::probe);
+  pdf.api = {"transform"};
   pdf.sizes = {{"n", double(n)}};
   pdf.bytes = 2.0 * n * sizeof(float);
   add_case<Exec>(pdf, [=](const Exec&) -> std::function<void(const Exec&)> {
@@ -370,6 +375,7 @@ void add_chunk_probe() {
     };
   });
   Case hidden("elementwise", "hidden_layer_fused", "probe/hidden_layer_fused" + shape, Kind::probe);
+  hidden.api = {"transform"};
   hidden.sizes = {{"n", double(n)}};
   hidden.bytes = 3.0 * n * sizeof(float);
   add_case<Exec>(hidden, [=](const Exec&) -> std::function<void(const Exec&)> {
@@ -397,40 +403,40 @@ void register_backend() {
   }
   const auto sum = [](double x, double y) { return x + y; };
   add_elementwise<Exec, std::int64_t>(
-      "add_int64", 100'000, 2, -1e12, 1e12,
+      "add_int64", "add", 100'000, 2, -1e12, 1e12,
       [](auto& e, auto& x, auto& y, auto& o) { unison::add(e, x, y, o); }, sum);
   add_elementwise<Exec, float>(
-      "add_float32", 100'000, 2, -1e3, 1e3,
+      "add_float32", "add", 100'000, 2, -1e3, 1e3,
       [](auto& e, auto& x, auto& y, auto& o) { unison::add(e, x, y, o); }, sum);
   add_elementwise<Exec, float>(
-      "hypot", 1'000'000, 2, -1e3, 1e3,
+      "hypot", "hypot", 1'000'000, 2, -1e3, 1e3,
       [](auto& e, auto& x, auto& y, auto& o) { unison::hypot(e, x, y, o); },
       [](double x, double y) { return std::hypot(x, y); });
   for (std::size_t n : {std::size_t(1'000'000), std::size_t(100'000'000)})
     add_elementwise<Exec, float>(
-        "gaussian_pdf", n, 1, -5, 5,
+        "gaussian_pdf", "gaussian_pdf", n, 1, -5, 5,
         [](auto& e, auto& x, auto&, auto& o) { unison::gaussian_pdf(e, x, 0.f, 1.f, o); },
         ref_gaussian_pdf);
   // polar_distance has four inputs; the two radii and the two angles share arrays here, which
   // reads half the bytes of four distinct arrays: counted as two inputs.
   add_elementwise<Exec, float>(
-      "polar_distance", 1'000'000, 2, 0, 3,
+      "polar_distance", "polar_distance", 1'000'000, 2, 0, 3,
       [](auto& e, auto& r, auto& t, auto& o) { unison::polar_distance(e, r, t, t, r, o); },
       [](double r, double t) {  // the points (r, t) and (t, r)
         const double dx = r * std::cos(t) - t * std::cos(r), dy = r * std::sin(t) - t * std::sin(r);
         return std::sqrt(dx * dx + dy * dy);
       });
   add_elementwise<Exec, std::int16_t>(
-      "zero_suppress", 100'000, 1, -100, 100,
+      "zero_suppress", "zero_suppress", 100'000, 1, -100, 100,
       [](auto& e, auto& w, auto&, auto& o) { unison::zero_suppress(e, w, std::int16_t(15), o); },
       [](double v, double) { return v < 15 ? 0.0 : v; });
   add_elementwise<Exec, float>(
-      "clip", 100'000'000, 1, -3, 3,
+      "clip", "clip", 100'000'000, 1, -3, 3,
       [](auto& e, auto& x, auto&, auto& o) { unison::clip(e, x, -1.f, 1.f, o); },
       [](double x, double) { return std::min(std::max(x, -1.0), 1.0); });
   const float period = float(100'000) / 23;
   add_host_capable<Exec>(
-      "make_pulses", 100'000, 0, 255, 0.3, 0.7,
+      "make_pulses", "make_pulses", 100'000, 0, 255, 0.3, 0.7,
       [=](auto& e, auto& t, auto& noise, auto& o) {
         unison::make_pulses(e, t, noise, period, 100.f, o);
       },
@@ -440,13 +446,13 @@ void register_backend() {
   const auto hidden = [](double g, double w) { return std::tanh(g / 255 * w); };
   for (std::size_t n : {std::size_t(1'000'000), std::size_t(100'000'000)}) {
     add_host_capable<Exec>(
-        "hidden_layer_fused", n, 0, 255, 0.3, 0.7,
+        "hidden_layer_fused", "hidden_layer", n, 0, 255, 0.3, 0.7,
         [](auto& e, auto& g, auto& w, auto& o) {
           unison::hidden_layer(e, g, w, o, unison::Fusion::fused);
         },
         hidden);
     add_host_capable<Exec>(
-        "hidden_layer_separate", n, 0, 255, 0.3, 0.7,
+        "hidden_layer_separate", "hidden_layer", n, 0, 255, 0.3, 0.7,
         [](auto& e, auto& g, auto& w, auto& o) {
           unison::hidden_layer(e, g, w, o, unison::Fusion::separate);
         },
@@ -474,7 +480,7 @@ void register_crossover_elementwise() {
     using Exec = typename decltype(backend)::type;
     for (std::size_t n = 1000; n <= 100'000'000; n *= 10)
       add_elementwise<Exec, float>(
-          "gaussian_pdf", n, 1, -5, 5,
+          "gaussian_pdf", "gaussian_pdf", n, 1, -5, 5,
           [](auto& e, auto& x, auto&, auto& o) { unison::gaussian_pdf(e, x, 0.f, 1.f, o); },
           ref_gaussian_pdf, Kind::crossover);
   });

@@ -52,6 +52,7 @@ void add_small() {
   using Mem = typename Exec::memory_space;
   const std::int64_t n = scaled(1000000);
   Case counter("examples", "atomic_counter", "atomic_counter/" + size_tag(n));
+  counter.api = {"examples::atomic_counter"};
   counter.sizes = {{"n", double(n)}};
   counter.cells = double(n);
   counter.cells_name = "Gadds/s";
@@ -73,6 +74,7 @@ void add_small() {
   const std::string image = std::to_string(h) + "x" + std::to_string(w);
   const std::int64_t sum_n = scaled(10000, 1, 2);
   Case gray32("examples", "rgb_to_grayscale", "rgb_to_grayscale/f32/" + image);
+  gray32.api = {"examples::rgb_to_grayscale"};
   gray32.sizes = {{"rows", double(h)}, {"cols", double(w)}};
   gray32.bytes = double(h * w * 4) * sizeof(float);
   gray32.time_unit = benchmark::kMicrosecond;
@@ -94,6 +96,7 @@ void add_small() {
     return call;
   });
   Case gray8("examples", "rgb_to_grayscale", "rgb_to_grayscale/u8/" + image);
+  gray8.api = {"examples::rgb_to_grayscale"};
   gray8.sizes = {{"rows", double(h)}, {"cols", double(w)}};
   gray8.bytes = double(h * w * 4);
   gray8.time_unit = benchmark::kMicrosecond;
@@ -115,6 +118,7 @@ void add_small() {
     return call;
   });
   Case sum("examples", "loop_sum", "loop_sum/" + size_tag(sum_n));
+  sum.api = {"examples::loop_sum"};
   sum.sizes = {{"n", double(sum_n)}};
   sum.cells = double(sum_n) * double(sum_n);
   sum.cells_name = "Gterms/s";
@@ -133,6 +137,7 @@ void add_small() {
         }};
   });
   Case lucas("examples", "lucas", "lucas/40");
+  lucas.api = {"examples::lucas"};
   lucas.sizes = {{"n", 40}};
   lucas.bytes = 41 * 8;
   lucas.time_unit = benchmark::kMicrosecond;

@@ -70,6 +70,7 @@ void add_matmul(MatmulMethod method, const char* method_name, bool workspace = f
   Case info("matmul", "matmul_reduce",
             std::string("matmul_reduce/") + method_name + (workspace ? "/workspace" : "") +
                 "/f32/" + size);
+  info.api = {"matmul_reduce"};
   info.sizes = {{"m", double(m)}, {"k", double(k)}, {"n", double(n)}};
   info.bytes = bytes;
   info.flops = flops;

@@ -82,10 +82,11 @@ struct MatmulProblem {
 };
 
 // `count` problems made by make(exec, i), one after another on one instance or each on its own.
-// The case is named <function>/overlap/<count>x<shape>/<instances or one_instance>.
+// The case is named <function>/overlap/<count>x<shape>/<instances or one_instance>; `api` is the
+// public function a problem runs.
 template <class Exec, class Make>
-void add_overlap(const std::string& family, const std::string& function, const std::string& shape,
-                 int count, bool separate, Make make) {
+void add_overlap(const std::string& family, const std::string& function, const std::string& api,
+                 const std::string& shape, int count, bool separate, Make make) {
   using Problem = decltype(make(std::declval<const Exec&>(), 0));
   using Expected = decltype(Kokkos::create_mirror_view_and_copy(
       Kokkos::HostSpace(), std::declval<const Problem&>().result()));
@@ -98,6 +99,7 @@ void add_overlap(const std::string& family, const std::string& function, const s
     std::vector<Expected> expected;
   };
   Case info(family, function, name);
+  info.api = {api};
   info.sizes = {{"problems", double(n)}};
   info.time_unit = benchmark::kMicrosecond;
   add_case<Exec>(info, [=](const Exec& exec) -> Call<Exec> {
@@ -159,7 +161,7 @@ void register_overlap_diffusion() {
     for (bool separate : {false, true})
       for (auto [side, steps] : {std::pair<std::int64_t, std::int64_t>{256, 50}, {1024, 20}})
         add_overlap<Exec>(
-            "diffusion", "diffusion",
+            "diffusion", "diffusion", "diffuse",
             std::to_string(side) + "x" + std::to_string(side) + "/steps" + std::to_string(steps), 8,
             separate, [side = side, steps = steps](const Exec& exec, int i) {
               return DiffusionProblem<Exec>(exec, i, side, steps);
@@ -172,7 +174,7 @@ void register_overlap_matmul() {
     using Exec = typename decltype(backend)::type;
     for (bool separate : {false, true})
       add_overlap<Exec>(
-          "matmul", "matmul_reduce", "128x2048x1024/tiled", 8, separate,
+          "matmul", "matmul_reduce", "matmul_reduce", "128x2048x1024/tiled", 8, separate,
           [](const Exec& exec, int i) { return MatmulProblem<Exec>(exec, i, 128, 2048, 1024); });
   });
 }

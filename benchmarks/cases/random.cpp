@@ -42,6 +42,7 @@ void add_monte_carlo() {
                            : samples == 200000000 ? "2e8"
                                                   : std::to_string(samples);
   Case info("random", "monte_carlo_pi", "monte_carlo_pi/" + size);
+  info.api = {"monte_carlo_pi"};
   info.sizes = {{"samples", double(samples)}};
   info.cells = double(samples);
   info.cells_name = "Gsamples/s";

@@ -20,6 +20,7 @@ void add_l2_norm(std::int64_t rows, std::int64_t cols) {
   rows = scaled(rows);
   const std::string size = std::to_string(rows) + "x" + std::to_string(cols);
   Case info("rowwise", "l2_norm", "l2_norm/f32/" + size);
+  info.api = {"l2_norm"};
   info.sizes = {{"rows", double(rows)}, {"cols", double(cols)}};
   info.bytes = double(rows * cols + rows) * sizeof(float);
   info.flops = 2.0 * double(rows * cols);
@@ -66,6 +67,7 @@ void add_matmul_core(std::int64_t batch, std::int64_t m, std::int64_t n, std::in
   const std::string size = std::to_string(batch) + "x" + std::to_string(m) + "x" +
                            std::to_string(n) + "x" + std::to_string(p);
   Case info("rowwise", "matmul_core", "matmul_core/f32/" + size);
+  info.api = {"matmul_core"};
   info.sizes = {{"batch", double(batch)}, {"m", double(m)}, {"n", double(n)}, {"p", double(p)}};
   info.bytes = double(batch * (m * n + n * p + m * p)) * sizeof(float);
   info.flops = 2.0 * double(batch * m * n * p);
