@@ -14,8 +14,8 @@ import sys
 FAMILIES = {"elementwise", "rowwise", "convolve", "diffusion", "matmul", "random", "histogram",
             "examples"}
 KINDS = {"workload", "peak", "crossover", "sizes"}
-FIELDS = {"name", "family", "function", "kind", "with_copies", "api", "backends", "sizes", "bytes",
-          "flops", "units"}
+FIELDS = {"name", "family", "function", "kind", "with_copies", "api", "headline", "backends", "sizes",
+          "bytes", "flops", "units"}
 
 
 def run(bench, *args):
@@ -80,6 +80,14 @@ def main():
         if not args:
             expect({c["family"] for c in cases if c["kind"] == "workload"} == FAMILIES,
                    f"{args}: families without a case")
+            # The report's headline: one workload case a family, with the data on the device,
+            # but for the small examples, which no tutorial's tool runs beside.
+            for family in FAMILIES:
+                head = [c for c in cases if c["family"] == family and c["headline"]]
+                expect(len(head) == (0 if family == "examples" else 1),
+                       f"{family}: headline cases {[c['name'] for c in head]}")
+                expect(all(c["kind"] == "workload" and not c["with_copies"] for c in head),
+                       f"{family}: a headline case that is no workload at the device")
     for f in failures:
         print("FAIL:", f)
     print(f"bench_manifest: {len(failures)} failures")

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "cgroup.hpp"
+#include "headline.hpp"
 #include "options.hpp"
 #include "peers.hpp"
 #include "report.hpp"
@@ -296,9 +297,10 @@ TEST(Suite, table_and_csv) {
   const std::string c = csv.str();
   EXPECT_EQ(c.substr(0, c.find('\n')),
             "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s,peak,peak_fraction,check,"
-            "error,tolerance,note");
+            "error,tolerance,note,function,kind,headline,peak_rate,peer");
   EXPECT_NE(c.find("\"diffusion\",\"diffusion/every_step/streaming/"
-                   "2000x2000\",\"OpenMP\",0.00025,0.0500,192,0,\"\",0.0000,\"\",0,0,\"\"\n"),
+                   "2000x2000\",\"OpenMP\",0.00025,0.0500,192,0,\"\",0.0000,\"\",0,0,\"\","
+                   "\"diffusion\",\"workload\",0,0,0\n"),
             std::string::npos)
       << c;
   EXPECT_EQ(std::count(c.begin(), c.end(), '\n'), 8);
@@ -392,6 +394,28 @@ TEST(Suite, peaks_and_notes) {
             "");  // the host link: no peak measured
   EXPECT_EQ(find("gaussian_pdf/1e8/with_copies", "Cuda").peak_fraction, 0.0);
   EXPECT_EQ(find("gaussian_pdf/1e8/device", "cupy").peak, "");
+  // Each fraction is the row's rate on its resource over that resource's ceiling (the roofline's
+  // point against its line), and the ceilings are the ones written for the roofline.
+  for (const Row& r : rows) {
+    if (r.peak.empty()) {
+      EXPECT_EQ(r.peak_rate, 0) << r.name;
+      continue;
+    }
+    EXPECT_DOUBLE_EQ(r.peak_rate / r.peak_ceiling, r.peak_fraction) << r.name << " " << r.backend;
+    EXPECT_DOUBLE_EQ(r.peak_rate, r.peak == "FMA" ? r.gflop_per_s : r.gb_per_s) << r.name;
+  }
+  EXPECT_DOUBLE_EQ(find("gaussian_pdf/1e8/device", "Cuda").peak_ceiling, 3000);
+  std::ostringstream ceilings;
+  unison::suite::write_ceilings_csv(ceilings, rows, levels);
+  EXPECT_EQ(ceilings.str(),
+            "backend,resource,rate,unit\n"
+            "\"OpenMP\",\"L2\",400,\"GB/s\"\n"
+            "\"OpenMP\",\"L3\",320,\"GB/s\"\n"
+            "\"OpenMP\",\"DRAM\",80,\"GB/s\"\n"
+            "\"OpenMP\",\"FMA\",2000,\"GFLOP/s\"\n"
+            "\"Cuda\",\"L2\",5000,\"GB/s\"\n"
+            "\"Cuda\",\"DRAM\",3000,\"GB/s\"\n"
+            "\"Cuda\",\"FMA\",45000,\"GFLOP/s\"\n");
 
   // A level with no copy of its own takes the next level's (a cache is no slower than what is
   // beyond it); a copy slower than the level beyond counts as that level's speed.
@@ -645,7 +669,8 @@ TEST(Suite, checks) {
   unison::suite::write_csv(csv, rows);
   const std::string c = csv.str();
   EXPECT_NE(c.find("\"hypot/1e6/"
-                   "device\",\"Cuda\",9e-06,0.0000,120,0,\"\",0.0000,\"fail\",0.002,1e-05,\"\"\n"),
+                   "device\",\"Cuda\",9e-06,0.0000,120,0,\"\",0.0000,\"fail\",0.002,1e-05,\"\","
+                   "\"hypot\",\"workload\",0,0,0\n"),
             std::string::npos)
       << c;
   EXPECT_NE(
@@ -842,10 +867,35 @@ TEST(Suite, report) {
   rows[1].checked = true, rows[1].error = 3, rows[1].tolerance = 0;  // a failed check
   rows[2].peer = true;
   rows[2].note = "a <note> & more";
+  rows[1].headline = rows[2].headline = true;
   std::ostringstream html;
-  unison::suite::write_report(html, rows, {"OpenMP", "numba_cpu"}, {{"CPU", "a <fast> one"}},
-                              {{"times.png", unison::suite::base64("PNG")}});
+  unison::suite::write_report(
+      html, rows, {"OpenMP", "numba_cpu"}, {{"CPU", "a <fast> one"}},
+      {{"diffusion.png", unison::suite::base64("PNG")},
+       {"headline.svg", "<?xml version=\"1.0\"?>\n<!DOCTYPE svg>\n<svg id=\"h\"></svg>\n"},
+       {"roofline_OpenMP.svg", "<svg id=\"r\"></svg>"},
+       {"times_histogram.svg", "<svg id=\"t\"></svg>"},
+       {"other.svg", "<svg id=\"o\"></svg>"}});
   const std::string h = html.str();
+  // First the headline chart (inline, without its XML prologue) and the findings, then the
+  // roofline, the checks and the machine; each family's figure after its table; the rest last.
+  const auto at = [&](const std::string& s) {
+    const auto i = h.find(s);
+    EXPECT_NE(i, std::string::npos) << s << "\n" << h;
+    return i;
+  };
+  EXPECT_LT(
+      at("<figure class=\"plot\" data-name=\"headline.svg\" id=\"headline-chart\"><svg id=\"h\">"),
+      at("<ul class=\"findings\">"));
+  EXPECT_EQ(h.find("<?xml"), std::string::npos);
+  EXPECT_LT(at("<ul class=\"findings\">"), at("<svg id=\"r\">"));
+  EXPECT_LT(at("<svg id=\"r\">"), at("<h2>Checks</h2>"));
+  EXPECT_LT(at("<h2>Checks</h2>"), at("<h2 id=\"machine\">"));
+  EXPECT_LT(at("data-family=\"histogram\""), at("<svg id=\"t\">"));
+  EXPECT_LT(at("data-family=\"diffusion\""), at("src=\"data:image/png;base64,UE5H\""));
+  EXPECT_LT(at("src=\"data:image/png;base64,UE5H\""), at("data-family=\"histogram\""));
+  EXPECT_LT(at("<h2 id=\"plots\">"), at("<svg id=\"o\">"));
+  EXPECT_NE(h.find("the fastest peer, numba_cpu"), std::string::npos) << h;
   // A table per family in the rows' order, its times, checks, the peer's column and the notes
   // escaped, the machine, the image embedded; one self-contained page.
   const auto diffusion = h.find("<table class=\"family\" data-family=\"diffusion\">"),
@@ -859,10 +909,87 @@ TEST(Suite, report) {
   EXPECT_NE(h.find("<th>numba_cpu</th>"), std::string::npos) << h;
   EXPECT_NE(h.find("a &lt;note&gt; &amp; more"), std::string::npos) << h;
   EXPECT_NE(h.find("a &lt;fast&gt; one"), std::string::npos) << h;
-  EXPECT_NE(h.find("src=\"data:image/png;base64,UE5H\""), std::string::npos) << h;
   EXPECT_EQ(h.find("<script"), std::string::npos);
   EXPECT_EQ(h.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(h.find("</html>"), std::string::npos);
+}
+
+TEST(Suite, headline) {
+  std::vector<Row> rows{
+      row("elementwise", "gaussian_pdf/1e8/device", "Serial", 400e-3, 0, 0, 0),
+      row("elementwise", "gaussian_pdf/1e8/device", "OpenMP", 40e-3, 0, 0, 0),
+      row("elementwise", "gaussian_pdf/1e8/device", "Cuda", 0.5e-3, 0, 0, 0),
+      row("elementwise", "gaussian_pdf/1e8/device", "cupy", 0.4e-3, 0, 0, 0),
+      row("elementwise", "gaussian_pdf/1e8/device", "numpy", 500e-3, 0, 0, 0),
+      row("elementwise", "gaussian_pdf/1e8/device", "numba_cpu", 100e-3, 0, 0, 0),
+      row("elementwise", "gaussian_pdf/1e8/device", "python_cuda", 0.6e-3, 0, 0, 0),
+      row("diffusion", "diffusion/every_step/streaming/2000x2000", "OpenMP", 300e-6, 0, 0, 0),
+      row("diffusion", "diffusion/every_step/streaming/2000x2000", "Cuda", 15e-6, 0, 0, 0),
+      row("diffusion", "diffusion/every_step/streaming/2000x2000", "numba_cpu", 600e-6, 0, 0, 0),
+      row("random", "monte_carlo_pi/2e9", "OpenMP", 0.2, 0, 0, 0),
+      row("elementwise", "hypot/1e6/device", "OpenMP", 10e-6, 0, 0, 0),  // not in the headline
+      row("elementwise", "hypot/1e6/device", "Cuda", 20e-6, 0, 0, 0),
+  };
+  for (Row& r : rows) {
+    r.headline = r.name.rfind("hypot", 0) != 0;
+    r.peer = r.backend != "Serial" && r.backend != "OpenMP" && r.backend != "Cuda";
+  }
+  rows[3].checked = true, rows[3].error = 1, rows[3].tolerance = 0;  // cupy's check failed
+  rows[1].checked = true, rows[1].error = 0, rows[1].tolerance = 1e-5;
+  const auto head = unison::suite::headline(rows);
+  ASSERT_EQ(head.size(), 3u);
+  // In the rows' order; the bars in the fixed order, each the baseline's time over its own.
+  EXPECT_EQ(head[0].name, "gaussian_pdf/1e8/device");
+  EXPECT_EQ(head[0].baseline, "numpy");
+  std::vector<std::string> order;
+  for (const auto& b : head[0].bars) order.push_back(b.implementation);
+  EXPECT_EQ(order, (std::vector<std::string>{"Serial", "OpenMP", "Cuda", "python_cuda", "numpy",
+                                             "numba_cpu", "cupy"}));
+  EXPECT_DOUBLE_EQ(head[0].bars[2].speedup, 1000);
+  EXPECT_TRUE(head[0].bars[6].failed);
+  EXPECT_FALSE(head[0].bars[1].failed);
+  // No NumPy form: over the tutorial's Numba code on the CPU; else over Serial, else the first.
+  EXPECT_EQ(head[1].baseline, "numba_cpu");
+  EXPECT_DOUBLE_EQ(head[1].bars[1].speedup, 40);
+  EXPECT_EQ(head[2].baseline, "OpenMP");
+  EXPECT_EQ(
+      unison::suite::headline_text(head[1]),
+      "diffusion, diffusion/every_step/streaming/2000x2000 (numba_cpu 600 us = 1x): OpenMP 2x, "
+      "Cuda 40x");
+  EXPECT_NE(unison::suite::headline_text(head[0]).find("cupy 1250x FAILED"), std::string::npos)
+      << unison::suite::headline_text(head[0]);
+  const auto f = unison::suite::findings(rows);
+  std::string all;
+  for (const auto& line : f) all += line + "\n";
+  // The largest GPU-over-CPU ratio, where the CPU is faster, Unison against the fastest peer
+  // (Python's calls of Unison are not peers), the checks.
+  for (const char* s :
+       {"The GPU is up to 80x faster than the CPU's fastest backend: gaussian_pdf/1e8/device, 500 "
+        "us "
+        "on Cuda against 40 ms on OpenMP.",
+        "The CPU is faster on 1 of the 3 workload cases both ran, most on hypot/1e6/device",
+        "elementwise (gaussian_pdf/1e8/device): Unison on Cuda (500 us) is 1.25x slower than the "
+        "fastest peer, cupy (400 us), whose check failed.",
+        "diffusion (diffusion/every_step/streaming/2000x2000): Unison on Cuda (15 us) is 40x "
+        "faster "
+        "than the fastest peer, numba_cpu (600 us).",
+        "All 1 of Unison's checks against the float64 reference passed.",
+        "1 of the peers' results failed their check: gaussian_pdf/1e8/device on cupy."})
+    EXPECT_NE(all.find(s), std::string::npos) << s << "\n" << all;
+  EXPECT_EQ(all.find("random ("), std::string::npos) << all;  // no peer: no sentence
+  // The table starts with the headline and the findings.
+  std::ostringstream t;
+  unison::suite::write_table(t, rows, {"Serial", "OpenMP", "Cuda"});
+  EXPECT_EQ(t.str().find("\nHeadline: "), 0u) << t.str();
+  EXPECT_LT(t.str().find("Findings:"), t.str().find("\nelementwise\n")) << t.str();
+  // A failed check of Unison's is named.
+  rows[1].error = 1;
+  all.clear();
+  for (const auto& line : unison::suite::findings(rows)) all += line + "\n";
+  EXPECT_NE(all.find("1 of Unison's 1 checks against the float64 reference FAILED: "
+                     "gaussian_pdf/1e8/device on OpenMP."),
+            std::string::npos)
+      << all;
 }
 
 TEST(Suite, base64) {  // RFC 4648's test vectors

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Checks unison-bench's report.html in a real browser: headless Chromium renders it, and
   - the rendered page (Chromium's DOM after loading) has a table of every family named,
-  - its screenshot is not blank: at least 2 % of its pixels differ from the most common one
-    (the background),
-  - at least MIN_PLOTS plots are embedded as images.
+  - the headline (its chart, <figure id="headline-chart">, where plots were drawn; else its
+    numbers, <section id="headline">) lies wholly on the first screen, 1400 x 900 pixels, as
+    Chromium lays the page out,
+  - the first screen's screenshot, saved beside the report as report-first-screen.png, is not
+    blank: at least 2 % of its pixels differ from the most common one (the background),
+  - at least MIN_PLOTS figures are embedded.
 
 Usage: check_report.py CHROMIUM REPORT_HTML MIN_PLOTS FAMILY...
 Exit code 0 when every check passes, 1 otherwise (each failure printed). Standard library only.
@@ -11,6 +14,7 @@ Exit code 0 when every check passes, 1 otherwise (each failure printed). Standar
 import collections
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -77,22 +81,48 @@ def main():
     for family in families:
         if not re.search(r'<table class="family" data-family="%s">\s*<tbody>\s*<tr><th>case</th>' % re.escape(family), dom.stdout):
             failures.append(f"the rendered page has no table of the family {family}")
-    plots = len(re.findall(r'<img [^>]*src="data:image/png;base64,', dom.stdout))
+    plots = len(re.findall(r'<figure class="plot"', dom.stdout))
     if plots < min_plots:
         failures.append(f"{plots} plots embedded, expected at least {min_plots}")
+    width, height = 1400, 900
     with tempfile.TemporaryDirectory() as tmp:
+        # Where Chromium lays the headline out: a copy of the page with a script that writes the
+        # box of the headline into the DOM it dumps.
+        probe = os.path.join(tmp, "probe.html")
+        with open(report, encoding="utf-8") as f:
+            page = f.read()
+        script = ("<script>const e = document.getElementById('headline-chart') || "
+                  "document.getElementById('headline'); const b = e && e.getBoundingClientRect(); "
+                  "document.body.setAttribute('data-headline-box', b ? [e.id, b.top, b.bottom, b.left, "
+                  "b.right].join(' ') : 'none');</script>")
+        with open(probe, "w", encoding="utf-8") as f:
+            f.write(page.replace("</body>", script + "</body>"))
+        laid = chromium(browser, f"--window-size={width},{height}", "--dump-dom", "file://" + probe)
+        box = re.search(r'data-headline-box="([^"]*)"', laid.stdout)
+        if not box or box.group(1) == "none":
+            failures.append("the page has no headline (#headline-chart or #headline)")
+        else:
+            name, top, bottom, left, right = box.group(1).split()
+            top, bottom, left, right = map(float, (top, bottom, left, right))
+            print(f"check_report: the headline (#{name}) lies at x {left:.0f}-{right:.0f}, "
+                  f"y {top:.0f}-{bottom:.0f} of the first screen's {width}x{height}")
+            if top < 0 or bottom > height or left < 0 or right > width or bottom - top < 50:
+                failures.append(f"the headline (#{name}, y {top:.0f}-{bottom:.0f}, x {left:.0f}-{right:.0f}) "
+                                f"is not wholly on the first screen, {width}x{height}")
         shot = os.path.join(tmp, "report.png")
-        run = chromium(browser, "--window-size=1280,1600", f"--screenshot={shot}", url)
+        run = chromium(browser, f"--window-size={width},{height}", f"--screenshot={shot}", url)
         if run.returncode != 0 or not os.path.exists(shot):
             failures.append(f"chromium --screenshot failed ({run.returncode}): {run.stderr.strip()[-300:]}")
         else:
+            shutil.copyfile(shot, os.path.join(os.path.dirname(report), "report-first-screen.png"))
             rows = png_pixels(shot)
             counts = collections.Counter(p for row in rows for p in row)
             total = sum(counts.values())
             background, most = counts.most_common(1)[0]
             drawn = 1 - most / total
-            print(f"check_report: screenshot {len(rows[0])}x{len(rows)}, {100 * drawn:.1f} % of its pixels "
-                  f"differ from the background {background}; {plots} plots embedded")
+            print(f"check_report: first screen {len(rows[0])}x{len(rows)} (report-first-screen.png), "
+                  f"{100 * drawn:.1f} % of its pixels differ from the background {background}; "
+                  f"{plots} plots embedded")
             if drawn < 0.02:
                 failures.append(f"the screenshot is blank: {100 * drawn:.2f} % of its pixels differ from the background")
     for f in failures:

@@ -183,8 +183,8 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
 std::map<std::string, unison::suite::CaseKind> manifest_kinds() {
   std::map<std::string, unison::suite::CaseKind> kinds;
   for (const auto& entry : unison::bench::manifest())
-    kinds[entry.c.name] = {entry.c.family, entry.c.function,
-                           unison::bench::kind_name(entry.c.kind)};
+    kinds[entry.c.name] = {entry.c.family, entry.c.function, unison::bench::kind_name(entry.c.kind),
+                           entry.c.headline};
   return kinds;
 }
 

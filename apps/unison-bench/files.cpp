@@ -17,7 +17,7 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows,
     out << "# " << key << ": " << v << "\n";
   }
   out << "workload,case,backend,median_s,spread,gb_per_s,gflop_per_s,peak,peak_fraction,check,"
-         "error,tolerance,note\n";
+         "error,tolerance,note,function,kind,headline,peak_rate,peer\n";
   char buf[240];
   for (const Row& r : rows) {
     std::snprintf(buf, sizeof buf, "%.6g,%.4f,%.6g,%.6g,\"%s\",%.4f,\"%s\",%.4g,%.4g", r.median_s,
@@ -29,7 +29,10 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows,
     std::string note = r.note;
     std::replace(note.begin(), note.end(), '"', '\'');
     out << '"' << r.workload << "\",\"" << r.name << "\",\"" << r.backend << "\"," << buf << ",\""
-        << note << "\"\n";
+        << note << "\",\"" << r.function << "\",\"" << r.kind << "\"," << (r.headline ? 1 : 0)
+        << ",";
+    std::snprintf(buf, sizeof buf, "%.6g,%d", r.peak_rate, r.peer ? 1 : 0);
+    out << buf << "\n";
   }
 }
 

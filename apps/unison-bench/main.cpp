@@ -99,11 +99,12 @@ int main(int argc, char** argv) {
       rows.push_back(r);
     }
   }
-  apply_peaks(rows, memory_levels());
+  const auto levels = memory_levels();
+  apply_peaks(rows, levels);
   advise(rows);
   print_table(rows, columns);
   const auto about = about_this_run(args);
-  if (!write_results(out, json, rows, about)) return 1;
+  if (!write_results(out, json, rows, about, levels)) return 1;
   if (std::find(opt.workloads.begin(), opt.workloads.end(), "diffusion") != opt.workloads.end())
     diffusion_images(opt.out, opt.backends.back());
   if (opt.plots) draw_plots(opt.out);

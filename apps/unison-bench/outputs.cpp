@@ -56,6 +56,25 @@ void diffusion_images(const std::string& out) {
                static_cast<long long>(steps), Exec::name(), out.c_str());
 }
 
+// The figures plot.py writes that are in `out`, in name order: headline.svg, roofline_*.svg,
+// times_*.svg, crossover.svg, diffusion.png.
+std::vector<std::string> figure_files(const std::filesystem::path& out) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(out, ec)) {
+    const std::string name = entry.path().filename().string();
+    const auto ends = [&](const char* tail) {
+      const std::string t = tail;
+      return name.size() >= t.size() && name.compare(name.size() - t.size(), t.size(), t) == 0;
+    };
+    if (name == "headline.svg" || name == "crossover.svg" || name == "diffusion.png" ||
+        ((name.rfind("roofline_", 0) == 0 || name.rfind("times_", 0) == 0) && ends(".svg")))
+      names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 }  // namespace
 
 void print_table(const std::vector<Row>& rows, const std::vector<std::string>& columns) {
@@ -76,15 +95,20 @@ void print_table(const std::vector<Row>& rows, const std::vector<std::string>& c
 
 bool write_results(const std::filesystem::path& out, const std::string& json,
                    const std::vector<Row>& rows,
-                   const std::vector<std::pair<std::string, std::string>>& about) {
+                   const std::vector<std::pair<std::string, std::string>>& about,
+                   const MemoryLevels& levels) {
   std::ofstream csv(out / "unison_bench.csv");
   unison::suite::write_csv(csv, rows, about);
   csv.close();
-  if (!csv) {
-    std::fprintf(stderr, "unison-bench: cannot write %s\n",
-                 (out / "unison_bench.csv").string().c_str());
-    return false;
-  }
+  std::ofstream ceilings(out / "ceilings.csv");
+  unison::suite::write_ceilings_csv(ceilings, rows, levels);
+  ceilings.close();
+  for (const auto& [file, ok] : {std::pair<const char*, bool>{"unison_bench.csv", bool(csv)},
+                                 {"ceilings.csv", bool(ceilings)}})
+    if (!ok) {
+      std::fprintf(stderr, "unison-bench: cannot write %s\n", (out / file).string().c_str());
+      return false;
+    }
   // The peers' results (the plain C loops' included) join Unison's in the JSON.
   if (std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.peer; })) {
     std::vector<unison::suite::Row> peers_of_json;
@@ -122,28 +146,32 @@ bool write_report_file(const std::filesystem::path& out,
                        const std::vector<unison::suite::Row>& rows,
                        const std::vector<std::string>& columns,
                        const std::vector<std::pair<std::string, std::string>>& about) {
-  std::vector<std::pair<std::string, std::string>> images;
-  for (const char* png : {"times.png", "peak.png", "crossover.png", "diffusion.png"}) {
-    std::ifstream in(out / png, std::ios::binary);
+  std::vector<Figure> figures;
+  for (const auto& name : figure_files(out)) {
+    std::ifstream in(out / name, std::ios::binary);
     if (!in) continue;
     std::ostringstream bytes;
     bytes << in.rdbuf();
-    images.push_back({png, unison::suite::base64(bytes.str())});
+    const bool svg = name.size() > 4 && name.compare(name.size() - 4, 4, ".svg") == 0;
+    figures.push_back({name, svg ? bytes.str() : unison::suite::base64(bytes.str())});
   }
   std::ofstream html(out / "report.html");
-  write_report(html, rows, columns, about, images);
+  write_report(html, rows, columns, about, figures);
   html.close();
   if (!html) {
     std::fprintf(stderr, "unison-bench: cannot write %s\n", (out / "report.html").string().c_str());
     return false;
   }
   std::fprintf(stderr, "unison-bench: report in %s (%zu plots embedded)\n",
-               (out / "report.html").string().c_str(), images.size());
+               (out / "report.html").string().c_str(), figures.size());
   return true;
 }
 
 // Draws the plots; says what happened (a missing Python or matplotlib is not an error).
 void draw_plots(const std::string& out) {
+  std::error_code ec;
+  for (const auto& name : figure_files(out)) std::filesystem::remove(out + "/" + name, ec);
+  std::filesystem::remove(out + "/plotted.json", ec);  // (the data the figures draw)
   const std::string script = plot_script();
   std::string why;
   const std::string python = find_python("matplotlib", why);

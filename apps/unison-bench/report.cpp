@@ -16,6 +16,7 @@ void describe(Row& row, const CaseKind& of) {
   row.workload = of.kind == "crossover" ? "crossover" : of.family;
   row.function = of.function;
   row.kind = of.kind;
+  row.headline = of.headline;
 }
 
 std::string format_time(double s) {

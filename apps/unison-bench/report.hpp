@@ -9,24 +9,27 @@
 
 namespace unison::suite {
 
-// What the manifest says of a case (unison::bench::Case): its family, the function it times and
-// its kind ("workload", "peak", "crossover", "sizes").
+// What the manifest says of a case (unison::bench::Case): its family, the function it times,
+// its kind ("workload", "peak", "crossover", "sizes") and whether it is its family's case in the
+// headline.
 struct CaseKind {
   std::string family, function, kind;
+  bool headline = false;
 };
 
 // One timed case on one backend, as the report shows it.
 struct Row {
-  std::string workload;  // the table's section: the case's family, "crossover" for a sweep's size
-  std::string function;  // the function it times; a peak's "copy", "read" or "fma"
-  std::string kind;      // as CaseKind
-  std::string name;      // the benchmark name without its backend ("diffusion/every_step/...")
-  std::string backend;   // "Serial", "OpenMP", "Cuda", or a peer's name ("numba_cuda", "cupy")
-  bool peer = false;     // a peer's result (benchmarks/peers/) beside the case, not Unison's
-  double median_s = 0;   // median time of one call (or one unit: a diffusion step)
-  double best_s = 0;     // the fastest repetition's time (0: not known; the median then)
-  double spread = 0;     // standard deviation over the repetitions, relative to the mean
-  double gb_per_s = 0;   // 0 where the case counts no bytes
+  std::string workload;   // the table's section: the case's family, "crossover" for a sweep's size
+  std::string function;   // the function it times; a peak's "copy", "read" or "fma"
+  std::string kind;       // as CaseKind
+  bool headline = false;  // its family's case in the headline (as CaseKind)
+  std::string name;       // the benchmark name without its backend ("diffusion/every_step/...")
+  std::string backend;    // "Serial", "OpenMP", "Cuda", or a peer's name ("numba_cuda", "cupy")
+  bool peer = false;      // a peer's result (benchmarks/peers/) beside the case, not Unison's
+  double median_s = 0;    // median time of one call (or one unit: a diffusion step)
+  double best_s = 0;      // the fastest repetition's time (0: not known; the median then)
+  double spread = 0;      // standard deviation over the repetitions, relative to the mean
+  double gb_per_s = 0;    // 0 where the case counts no bytes
   double gflop_per_s = 0;
   // Where the case's bytes live, as the case declares them (Google Benchmark counters of the
   // same names; 0: not declared): `working_set_bytes`, the arrays the case reads again call after
@@ -41,6 +44,10 @@ struct Row {
       peak;  // a memory level, "L2", "L3" or "DRAM" (GB/s against the backend's fastest
              // copy or read at the level the case's working set fits in), "FMA" (GFLOP/s against
              // its fma case: chains of fused multiply-adds) or "" (no peak measured)
+  // The row's rate on that resource (GB/s at the level, or GFLOP/s) and the resource's measured
+  // peak: peak_fraction = peak_rate / peak_ceiling. (A row that streams out_bytes to DRAM from a
+  // working set in a cache counts only the bytes of the one resource in its peak_rate.)
+  double peak_rate = 0, peak_ceiling = 0;
   std::string note;  // filled by advise: what to do about a slow figure, or ""
   // The check of the case's result against its float64 reference (unison::bench::Check): the
   // error in the case's measure and the tolerance it must not exceed; none for a case without
@@ -85,14 +92,23 @@ std::string format_time(double seconds);
 void write_table(std::ostream& out, const std::vector<Row>& rows,
                  const std::vector<std::string>& backends);
 
-// report.html: one self-contained page with the tables of write_table (a <table
-// class="family" data-family="<workload>"> per family, each time with its rate, fraction of
-// peak and check), the check summary, `about` (the machine and versions, as key and value) and
-// `images` (name, the PNG's bytes in base64) embedded as data: URLs.
+// A figure of plot.py for report.html: its file name ("headline.svg", "roofline_Cuda.svg",
+// "times_<family>.svg", "crossover.svg", "diffusion.png") and its content (an SVG's text, a
+// PNG's bytes in base64).
+struct Figure {
+  std::string name, content;
+};
+
+// report.html: one self-contained page that opens offline. First the headline (the figure
+// headline.svg, <figure id="headline-chart">, else its numbers as text; then the findings), the
+// rooflines (roofline_*.svg), the check summary and `about` (the machine and versions, as key
+// and value); then the tables of write_table (a <table class="family" data-family="<workload>">
+// per family, each time with its rate, fraction of peak and check), each followed by its
+// family's figures; any other figure last. SVGs are inline, PNGs data: URLs.
 void write_report(std::ostream& out, const std::vector<Row>& rows,
                   const std::vector<std::string>& backends,
                   const std::vector<std::pair<std::string, std::string>>& about,
-                  const std::vector<std::pair<std::string, std::string>>& images);
+                  const std::vector<Figure>& figures);
 
 // The base64 text of bytes (RFC 4648, with padding).
 std::string base64(const std::string& bytes);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <ostream>
 
 namespace unison::suite {
 
@@ -36,16 +37,27 @@ std::string level_of(const Row& row, const std::vector<Level>& levels) {
   return level_of(set_of(row), levels);
 }
 
-void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
+namespace {
+const std::vector<Level>& levels_of(const MemoryLevels& levels, const std::string& backend) {
   static const std::vector<Level> dram_only{{"DRAM", INFINITY}};
-  const auto levels_of = [&](const std::string& backend) -> const std::vector<Level>& {
-    const auto it = levels.find(backend);
-    return it == levels.end() ? dram_only : it->second;
-  };
-  // The streams' GB/s by backend and level, then every level at least as fast as the next one;
-  // and the working set of each level's smallest stream.
+  const auto it = levels.find(backend);
+  return it == levels.end() ? dram_only : it->second;
+}
+
+// The measured ceilings: the streams' GB/s by backend and level (every level at least as fast
+// as the next one), the working set of each level's smallest stream, the fma case's GFLOP/s.
+struct Ceilings {
   std::map<std::string, std::map<std::string, double>> stream, smallest;
   std::map<std::string, double> fma;  // by backend
+};
+
+Ceilings measured_ceilings(const std::vector<Row>& rows, const MemoryLevels& levels) {
+  Ceilings c;
+  auto &stream = c.stream, &smallest = c.smallest;
+  auto& fma = c.fma;
+  const auto levels_of = [&](const std::string& b) -> const std::vector<Level>& {
+    return suite::levels_of(levels, b);
+  };
   for (const Row& r : rows) {
     // (at its fastest repetition)
     const double faster = r.best_s > 0 && r.best_s < r.median_s ? r.median_s / r.best_s : 1;
@@ -68,9 +80,46 @@ void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
       if (outer > 0) at[l->name] = outer;
     }
   }
+  return c;
+}
+}  // namespace
+
+void write_ceilings_csv(std::ostream& out, const std::vector<Row>& rows,
+                        const MemoryLevels& levels) {
+  const Ceilings c = measured_ceilings(rows, levels);
+  out << "backend,resource,rate,unit\n";
+  std::vector<std::string> backends;
+  for (const Row& r : rows)
+    if (std::find(backends.begin(), backends.end(), r.backend) == backends.end())
+      backends.push_back(r.backend);
+  char buf[64];
+  for (const auto& b : backends) {
+    const auto s = c.stream.find(b);
+    if (s != c.stream.end())
+      for (const Level& l : levels_of(levels, b)) {
+        const auto at = s->second.find(l.name);
+        if (at == s->second.end()) continue;
+        std::snprintf(buf, sizeof buf, "%.6g", at->second);
+        out << '"' << b << "\",\"" << l.name << "\"," << buf << ",\"GB/s\"\n";
+      }
+    const auto f = c.fma.find(b);
+    if (f != c.fma.end()) {
+      std::snprintf(buf, sizeof buf, "%.6g", f->second);
+      out << '"' << b << "\",\"FMA\"," << buf << ",\"GFLOP/s\"\n";
+    }
+  }
+}
+
+void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
+  const auto levels_of = [&](const std::string& b) -> const std::vector<Level>& {
+    return suite::levels_of(levels, b);
+  };
+  Ceilings c = measured_ceilings(rows, levels);
+  auto &stream = c.stream, &smallest = c.smallest;
+  auto& fma = c.fma;
   const std::string copies = "/with_copies";  // bound by the host link, whose peak is not measured
   for (Row& r : rows) {
-    r.peak_fraction = 0;
+    r.peak_fraction = r.peak_rate = r.peak_ceiling = 0;
     r.peak.clear();
     if (r.name.size() > copies.size() &&
         r.name.compare(r.name.size() - copies.size(), copies.size(), copies) == 0)
@@ -83,6 +132,8 @@ void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
       if (peak != s->second.end() && gb_per_s / peak->second > r.peak_fraction) {
         r.peak_fraction = gb_per_s / peak->second;
         r.peak = level;
+        r.peak_rate = gb_per_s;
+        r.peak_ceiling = peak->second;
       }
     };
     const double traffic = traffic_of(r), out = out_of(r);
@@ -108,6 +159,8 @@ void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels) {
     if (f != fma.end() && r.gflop_per_s > 0 && r.gflop_per_s / f->second > r.peak_fraction) {
       r.peak_fraction = r.gflop_per_s / f->second;
       r.peak = "FMA";
+      r.peak_rate = r.gflop_per_s;
+      r.peak_ceiling = f->second;
     }
   }
 }

@@ -1,5 +1,6 @@
 #pragma once
 // The memory levels of each backend and each row's fraction of its measured peak.
+#include <iosfwd>
 #include <map>
 #include <string>
 #include <vector>
@@ -43,6 +44,12 @@ std::string level_of(const Row& row, const std::vector<Level>& levels);
 // None for a case timed with host copies ("/with_copies": the host link's peak is not measured),
 // or at a level no stream measured.
 void apply_peaks(std::vector<Row>& rows, const MemoryLevels& levels = {});
+
+// The ceilings apply_peaks sets the rows against, as CSV: "backend,resource,rate,unit", a line
+// per backend and memory level measured (innermost first; GB/s) and per fma case (resource
+// "FMA", GFLOP/s): the roofline's lines.
+void write_ceilings_csv(std::ostream& out, const std::vector<Row>& rows,
+                        const MemoryLevels& levels = {});
 
 // A fraction of a peak as the table shows it: "0.93 of L3", "1.0 of FMA".
 std::string fraction_text(const Row& row);

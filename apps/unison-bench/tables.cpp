@@ -8,6 +8,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "headline.hpp"
 #include "roofline.hpp"
 #include "workloads.hpp"
 
@@ -174,6 +175,14 @@ void write_table(std::ostream& out, const std::vector<Row>& rows,
     }
     return t;
   };
+  const auto head = headline(rows);
+  if (!head.empty()) {
+    out << "\nHeadline: each family's seed-size case, every implementation's speedup over NumPy "
+           "(where NumPy did not run it, over numba_cpu, else Serial)\n";
+    for (const auto& c : head) out << "  " << headline_text(c) << "\n";
+    out << "Findings:\n";
+    for (const auto& line : findings(rows)) out << "  " << line << "\n";
+  }
   for (const auto& sec : sections(rows, backends)) {
     out << "\n" << sec.workload << "\n";
     out << "  case" << std::string(width - 4, ' ') << cells(sec.columns, 16)
@@ -196,13 +205,46 @@ void write_table(std::ostream& out, const std::vector<Row>& rows,
   for (const auto& line : check_summary(rows)) out << line << "\n";
 }
 
+namespace {
+// A figure of plot.py, embedded: an SVG inline (its XML prologue left out), a PNG as a data: URL;
+// `id` names the figure element.
+void write_figure(std::ostream& out, const Figure& f, const std::string& id = "") {
+  out << "<figure class=\"plot\" data-name=\"" << html_escaped(f.name) << "\""
+      << (id.empty() ? "" : " id=\"" + id + "\"") << ">";
+  if (f.name.size() > 4 && f.name.compare(f.name.size() - 4, 4, ".svg") == 0) {
+    const auto at = f.content.find("<svg");
+    out << (at == std::string::npos ? std::string() : f.content.substr(at));
+  } else {
+    // (drawn at twice the pixels of the page's width: shown scaled down, at twice the density)
+    out << "<img alt=\"" << html_escaped(f.name)
+        << "\" style=\"max-width:100%\" src=\"data:image/png;base64," << f.content << "\">";
+  }
+  out << "</figure>\n";
+}
+}  // namespace
+
 void write_report(std::ostream& out, const std::vector<Row>& rows,
                   const std::vector<std::string>& backends,
                   const std::vector<std::pair<std::string, std::string>>& about,
-                  const std::vector<std::pair<std::string, std::string>>& images) {
+                  const std::vector<Figure>& figures) {
+  std::vector<bool> shown(figures.size(), false);
+  // The figures named `name` (a prefix where it ends in '*'), each once.
+  const auto show = [&](const std::string& name, const std::string& id = "") {
+    const bool prefix = !name.empty() && name.back() == '*';
+    const std::string stem = prefix ? name.substr(0, name.size() - 1) : name;
+    bool any = false;
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+      const bool match = prefix ? figures[i].name.rfind(stem, 0) == 0 : figures[i].name == stem;
+      if (shown[i] || !match) continue;
+      write_figure(out, figures[i], id);
+      shown[i] = any = true;
+    }
+    return any;
+  };
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<title>unison-bench report</title>\n<style>\n"
-         "body{font-family:sans-serif;margin:2em;color:#222}\n"
+         "body{font-family:sans-serif;margin:1em 2em;color:#222}\n"
+         "h1{font-size:1.4em;margin:0.2em 0}\n"
          "table{border-collapse:collapse;margin:0.5em 0 1em}\n"
          "th,td{border:1px solid #bbb;padding:0.25em "
          "0.6em;text-align:right;vertical-align:top;white-space:nowrap}\n"
@@ -211,8 +253,32 @@ void write_report(std::ostream& out, const std::vector<Row>& rows,
          "td small{color:#555;display:block}\n"
          ".fail{color:#b00;font-weight:bold}\n"
          ".ok{color:#070}\n"
-         "img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}\n"
+         "figure{margin:0.5em 0}\n"
+         "figure svg{max-width:100%;height:auto}\n"
+         "ul.findings{margin:0.3em 0;padding-left:1.2em;max-width:75em}\n"
          "</style>\n</head>\n<body>\n<h1>unison-bench</h1>\n";
+  // The headline: the chart, the findings; without plots, the chart's numbers as text.
+  const auto head = headline(rows);
+  if (!head.empty()) {
+    out << "<section id=\"headline\">\n";
+    if (!show("headline.svg", "headline-chart")) {
+      out << "<ul class=\"headline\">\n";
+      for (const auto& c : head) out << "<li>" << html_escaped(headline_text(c)) << "</li>\n";
+      out << "</ul>\n";
+    }
+    out << "<ul class=\"findings\">\n";
+    for (const auto& line : findings(rows)) out << "<li>" << html_escaped(line) << "</li>\n";
+    out << "</ul>\n</section>\n";
+  }
+  bool roofline = false;
+  for (const auto& f : figures) roofline = roofline || f.name.rfind("roofline", 0) == 0;
+  if (roofline) {
+    out << "<h2 id=\"roofline\">Roofline</h2>\n";
+    show("roofline*");
+  }
+  out << "<h2>Checks</h2>\n<ul>\n";
+  for (const auto& line : check_summary(rows)) out << "<li>" << html_escaped(line) << "</li>\n";
+  out << "</ul>\n";
   out << "<h2 id=\"machine\">Machine and versions</h2>\n<table class=\"about\">\n";
   for (const auto& [key, value] : about)
     out << "<tr><td>" << html_escaped(key) << "</td><td style=\"text-align:left\">"
@@ -225,9 +291,6 @@ void write_report(std::ostream& out, const std::vector<Row>& rows,
          "X's (above 1, X is faster; Cuda/python_cuda: what the Python call costs beyond the C++ "
          "call); peer/best: the fastest peer's time over Unison's "
          "fastest (above 1, Unison is faster).</p>\n";
-  out << "<h2>Checks</h2>\n<ul>\n";
-  for (const auto& line : check_summary(rows)) out << "<li>" << html_escaped(line) << "</li>\n";
-  out << "</ul>\n";
   for (const auto& sec : sections(rows, backends)) {
     out << "<h2 id=\"" << html_escaped(sec.workload) << "\">" << html_escaped(sec.workload)
         << "</h2>\n"
@@ -259,11 +322,16 @@ void write_report(std::ostream& out, const std::vector<Row>& rows,
       for (const auto& extra : sec.extra) out << "<li>" << html_escaped(extra) << "</li>\n";
       out << "</ul>\n";
     }
+    // The family's figures: its times; the crossover's lines; the diffusion's fields.
+    show("times_" + sec.workload + ".svg");
+    if (sec.workload == "crossover") show("crossover.svg");
+    if (sec.workload == "diffusion") show("diffusion.png");
   }
-  if (!images.empty()) out << "<h2 id=\"plots\">Plots</h2>\n";
-  for (const auto& [name, png_base64] : images)
-    out << "<figure><img alt=\"" << html_escaped(name) << "\" src=\"data:image/png;base64,"
-        << png_base64 << "\"><figcaption>" << html_escaped(name) << "</figcaption></figure>\n";
+  if (std::find(shown.begin(), shown.end(), false) != shown.end()) {
+    out << "<h2 id=\"plots\">Plots</h2>\n";
+    for (std::size_t i = 0; i < figures.size(); ++i)
+      if (!shown[i]) write_figure(out, figures[i]);
+  }
   out << "</body>\n</html>\n";
 }
 

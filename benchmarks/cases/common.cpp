@@ -122,7 +122,7 @@ void write_manifest_json(std::ostream& out) {
         << ", \"function\": " << quoted(c.function) << ", \"kind\": " << quoted(kind_name(c.kind))
         << ", \"with_copies\": " << (c.with_copies ? "true" : "false") << ", \"api\": [";
     for (std::size_t i = 0; i < c.api.size(); ++i) out << (i ? ", " : "") << quoted(c.api[i]);
-    out << "],\n     \"backends\": [";
+    out << "], \"headline\": " << (c.headline ? "true" : "false") << ",\n     \"backends\": [";
     for (std::size_t i = 0; i < backends.size(); ++i) out << (i ? ", " : "") << quoted(backends[i]);
     out << "], \"sizes\": {";
     for (std::size_t i = 0; i < c.sizes.size(); ++i)

@@ -133,6 +133,9 @@ struct Case {
   // ("diffuse", "examples::lucas"; tests/api_coverage.py checks every public function has a
   // case): empty for a ceiling of the machine measured by plain Kokkos (read, copy, fma).
   std::vector<std::string> api;
+  // The family's case in the report's headline: a seed size of its tutorial, where the
+  // tutorials' tools run too (one case a family).
+  bool headline = false;
   bool with_copies = false;  // timed with the host copies of its inputs and results
   // Its sizes as the peers need them to time the same work: ("n", 1e8), ("rows", 1000), ...
   std::vector<std::pair<std::string, double>> sizes;
@@ -147,6 +150,7 @@ struct Case {
     Case c = *this;
     c.name += "/with_copies";
     c.with_copies = true;
+    c.headline = false;
     return c;
   }
 };
@@ -159,7 +163,7 @@ struct ManifestEntry {
 const std::vector<ManifestEntry>& manifest();
 void add_to_manifest(const Case& c, const std::string& backend);
 // The manifest as JSON: {"cases": [{"name", "family", "function", "kind", "with_copies", "api",
-// "backends", "sizes": {...}, "bytes", "flops", "units"}, ...]}.
+// "headline", "backends", "sizes": {...}, "bytes", "flops", "units"}, ...]}.
 void write_manifest_json(std::ostream& out);
 
 // What unison_bench and unison-bench want of every registration (unison_bench: everything;

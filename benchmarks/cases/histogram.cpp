@@ -65,6 +65,7 @@ void add_histogram(std::int64_t seed_n = 100000000, bool sweep = false) {
       std::string(sweep ? "histogram/sizes/f32/" : "histogram/f32/") + size_tag(n) + "/bins100",
       sweep ? Kind::sizes : Kind::workload);
   info.api = {"histogram"};
+  info.headline = !sweep && seed_n == 100000000;
   info.sizes = {{"n", double(n)}, {"bins", 100}};
   info.bytes = double(n) * sizeof(float);
   info.cells = double(n);

@@ -68,6 +68,7 @@ void add_matmul_core(std::int64_t batch, std::int64_t m, std::int64_t n, std::in
                            std::to_string(n) + "x" + std::to_string(p);
   Case info("rowwise", "matmul_core", "matmul_core/f32/" + size);
   info.api = {"matmul_core"};
+  info.headline = true;
   info.sizes = {{"batch", double(batch)}, {"m", double(m)}, {"n", double(n)}, {"p", double(p)}};
   info.bytes = double(batch * (m * n + n * p + m * p)) * sizeof(float);
   info.flops = 2.0 * double(batch * m * n * p);
