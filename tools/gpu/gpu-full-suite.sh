@@ -8,8 +8,8 @@
 #                             (W: a comma-separated list of workload families instead;
 #                             DEFAULT=1: unison-bench's default, time-budgeted run instead of
 #                             --full --repetitions=3)
-# Results in $OUT: table.txt, progress.txt, the CSVs, report.html with the plots and the JSON in
-# report.tar.gz, and everything else in run.tar.gz.
+# Results in $OUT: table.txt, progress.txt, the CSVs, report.html with the figures, the JSON and
+# the rooflines' data in report.tar.gz, and everything else in run.tar.gz.
 set -u
 . "${BASH_SOURCE[0]%/*}/gpu-build.sh"
 if [ "${1:-build}" = build ]; then
@@ -33,5 +33,5 @@ echo "unison-bench $mode ${W:+--workloads=$W}: exit $? after $(( $(date +%s)-t0 
 cp /tmp/run/unison_bench.csv /tmp/run/peers.csv $OUT/ 2>/dev/null
 tar -C /tmp/run -czf $OUT/run.tar.gz . 2>/dev/null
 # The page and its plots apart (run.tar.gz, with the .npy results, can be too large to come back).
-(cd /tmp/run && tar -czf $OUT/report.tar.gz report.html *.png unison_bench.json peers 2>/dev/null)
+(cd /tmp/run && tar -czf $OUT/report.tar.gz report.html *.svg *.png unison_bench.json unison_bench.csv ceilings.csv plotted.json peers 2>/dev/null)
 grep -E "peers|checks" $OUT/table.txt | tail -3
