@@ -9,23 +9,45 @@
   - with --strict (a reference run's data, not a smoke run's noise): no point above its ceilings
     by more than the suite's 1.05.
 
-Usage: check_roofline.py RESULTS_DIR [--strict]
+Usage: check_roofline.py RESULTS_DIR [--strict] [--plot PLOT_PY]
+--plot: draw the figures afresh first, with PLOT_PY, from copies of RESULTS_DIR's unison_bench.csv
+and ceilings.csv in a temporary folder (a reference run's kept data, which holds no plotted.json).
 Exit code 0 when every check passes, 1 otherwise (each failure printed). Standard library only.
 """
 import csv
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 
 STRICT_LIMIT = 1.05
 
 
 def main(argv):
     args = [a for a in argv[1:] if a != "--strict"]
+    plot = None
+    if "--plot" in args and args.index("--plot") + 1 < len(args):
+        at = args.index("--plot")
+        plot = args[at + 1]
+        del args[at:at + 2]
     if len(args) != 1:
         print(__doc__)
         return 2
-    folder, strict = args[0], "--strict" in argv
+    if plot:
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in ("unison_bench.csv", "ceilings.csv"):
+                shutil.copyfile(os.path.join(args[0], name), os.path.join(tmp, name))
+            drawn = subprocess.run([sys.executable, plot, tmp], capture_output=True, text=True)
+            if drawn.returncode != 0:
+                print(f"check_roofline: FAIL: {plot} exited {drawn.returncode}: {drawn.stderr.strip()[-300:]}")
+                return 1
+            return check(tmp, "--strict" in argv)
+    return check(args[0], "--strict" in argv)
+
+
+def check(folder, strict):
     with open(os.path.join(folder, "unison_bench.csv"), newline="") as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     with open(os.path.join(folder, "ceilings.csv"), newline="") as f:

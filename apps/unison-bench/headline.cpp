@@ -75,6 +75,7 @@ std::string headline_text(const HeadlineCase& c) {
     line += sep + b.implementation + " " + times(b.speedup) + (b.failed ? " FAILED" : "");
     sep = ", ";
   }
+  if (c.bars.size() < 2) line += " no other implementation ran it";
   return line;
 }
 

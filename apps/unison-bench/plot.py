@@ -149,7 +149,7 @@ def plot_headline(plt, rows, out):
                    hatch="xx" if failed else None, linewidth=1.2 if failed else 0, zorder=3)
             ax.annotate(ratio_text(speedup) + (" check failed" if failed else ""), (x, speedup),
                         xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
-                        rotation=90, fontsize=7.5, color="#b00" if failed else "#333")
+                        rotation=90, fontsize=8, color="#b00" if failed else "#333")
             if r["backend"] not in used:
                 used.append(r["backend"])
             x += 1
@@ -160,7 +160,7 @@ def plot_headline(plt, rows, out):
     ax.set_yscale("log")
     ax.axhline(1, color="#444", linewidth=0.8, zorder=2)
     ax.set_xticks(ticks)
-    ax.set_xticklabels(labels, fontsize=7.5)
+    ax.set_xticklabels(labels, fontsize=8.5)
     ax.set_xlim(-0.8, x - 0.4)
     low, high = ax.get_ylim()
     ax.set_ylim(low, high * 30)  # room for the bars' labels
@@ -171,7 +171,7 @@ def plot_headline(plt, rows, out):
     from matplotlib.patches import Patch
     handles = [Patch(color=colour(b), label=b) for b in sorted(used, key=rank)]
     handles.append(Patch(facecolor="white", edgecolor="#b00", hatch="xx", label="check failed"))
-    ax.legend(handles=handles, fontsize=7.5, ncol=min(len(handles), 7), loc="upper left", frameon=False)
+    ax.legend(handles=handles, fontsize=8.5, ncol=min(len(handles), 7), loc="upper left", frameon=False)
     path = save(fig, os.path.join(out, "headline.svg"))
     plt.close(fig)
     return path
@@ -279,7 +279,7 @@ def plot_family_times(plt, rows, family, out):
     impls = sorted(ordered(r["backend"] for r in mine), key=rank)
     if not cases:
         return None
-    bar = 0.17  # inches per bar: a fixed height per case
+    bar = 0.19  # inches per bar: a fixed height per case
     per_case = [len([r for r in mine if r["case"] == c]) for c in cases]
     height = bar * (sum(per_case) + 0.6 * len(cases)) + 1.3
     fig, ax = plt.subplots(figsize=(10, height))
@@ -291,12 +291,12 @@ def plot_family_times(plt, rows, family, out):
             ax.barh(y + j, r["median_s"], height=0.85, color=colour(r["backend"]),
                     hatch="xx" if failed else None, edgecolor="#b00" if failed else "none", zorder=3)
             ax.annotate(time_text(r["median_s"]) + (" check failed" if failed else ""), (r["median_s"], y + j),
-                        xytext=(2, 0), textcoords="offset points", va="center", fontsize=7,
+                        xytext=(2, 0), textcoords="offset points", va="center", fontsize=8,
                         color="#b00" if failed else "#333")
         ticks.append(y + (n - 1) / 2)
         y += n + 0.6
     ax.set_yticks(ticks)
-    ax.set_yticklabels(cases, fontsize=8)
+    ax.set_yticklabels(cases, fontsize=9)
     ax.set_ylim(y - 0.4, -0.8)
     ax.set_xscale("log")
     left, right = ax.get_xlim()
@@ -307,7 +307,7 @@ def plot_family_times(plt, rows, family, out):
     ax.set_title(f"{family}: time per call of each case on each implementation", fontsize=10, loc="left")
     ax.grid(axis="x", alpha=0.3, zorder=0)
     from matplotlib.patches import Patch
-    ax.legend(handles=[Patch(color=colour(b), label=b) for b in impls], fontsize=7.5,
+    ax.legend(handles=[Patch(color=colour(b), label=b) for b in impls], fontsize=8.5,
               loc="lower center", bbox_to_anchor=(0.5, 1.02 + 0.35 / height), ncol=min(len(impls), 8), frameon=False)
     fig.tight_layout()
     path = save(fig, os.path.join(out, f"times_{family}.svg"))
