@@ -49,6 +49,8 @@ class CMakeBuild(build_ext):
         target = Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(built[0], target)
+        # What it is compiled for, which the package reads before it loads the module.
+        shutil.copyfile(build / "python" / "unison" / "_build_info.py", target.parent / "_build_info.py")
 
     @staticmethod
     def _suffixes():

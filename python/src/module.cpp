@@ -62,6 +62,9 @@ PYBIND11_MODULE(_unison, m) {
 
   up::initialize();
   m.attr("version") = unison::version();
+  m.attr("kokkos_version") = std::to_string(KOKKOS_VERSION / 10000) + "." +
+                             std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+                             std::to_string(KOKKOS_VERSION % 100);
   m.attr("initialised_kokkos") = up::initialised_here;
   py::list known;
   for (const char* name : up::known_backends) known.append(name);

@@ -94,7 +94,7 @@ def make_stand_in(real):
     stand_in = types.ModuleType("unison")
     stand_in.__dict__.update({k: getattr(real, k) for k in dir(real) if not k.startswith("__")})
     stand_in.stream = stream
-    passthrough = {"backends", "finalize", "convolve_extent"}
+    passthrough = {"backends", "finalize", "convolve_extent", "build_info"}
 
     def wrap(name, fn):
         def call(*args, **kwargs):

@@ -20,7 +20,57 @@ import operator as _operator
 import os as _os
 import sys as _sys
 
-from . import _unison
+from . import _build_info
+
+# The CPU flags (as Linux's /proc/cpuinfo names them) of the compiler's instruction-set macros
+# that _build_info.MACROS lists.
+_CPU_FLAGS = {
+    "SSE": "sse", "SSE2": "sse2", "SSE3": "pni", "SSSE3": "ssse3", "SSE4_1": "sse4_1",
+    "SSE4_2": "sse4_2", "POPCNT": "popcnt", "AVX": "avx", "AVX2": "avx2", "FMA": "fma",
+    "F16C": "f16c", "BMI": "bmi1", "BMI2": "bmi2", "LZCNT": "abm", "MOVBE": "movbe",
+    "AVX512F": "avx512f", "AVX512CD": "avx512cd", "AVX512BW": "avx512bw", "AVX512DQ": "avx512dq",
+    "AVX512VL": "avx512vl", "AVX512IFMA": "avx512ifma", "AVX512VBMI": "avx512vbmi",
+    "AVX512VBMI2": "avx512_vbmi2", "AVX512VNNI": "avx512_vnni", "AVX512BITALG": "avx512_bitalg",
+    "AVX512VPOPCNTDQ": "avx512_vpopcntdq", "AVX512BF16": "avx512_bf16",
+    "AVX512FP16": "avx512_fp16", "AVXVNNI": "avx_vnni", "GFNI": "gfni", "VAES": "vaes",
+    "VPCLMULQDQ": "vpclmulqdq", "PCLMUL": "pclmulqdq", "AES": "aes", "SHA": "sha_ni",
+    "ADX": "adx", "RDRND": "rdrand", "RDSEED": "rdseed",
+}
+
+
+def _missing_instruction_sets(cpuinfo="/proc/cpuinfo"):
+    """The instruction sets the compiled module may use that this CPU lacks, by the flags line of
+    Linux's /proc/cpuinfo (none where it cannot be read or has no such line: other systems and
+    other architectures are not checked)."""
+    try:
+        with open(cpuinfo) as f:
+            flags = next((line.split(":", 1)[1].split() for line in f
+                          if line.startswith("flags") and ":" in line), None)
+    except OSError:
+        return []
+    if flags is None:
+        return []
+    have = set(flags)
+    return [m for m in _build_info.MACROS if m in _CPU_FLAGS and _CPU_FLAGS[m] not in have]
+
+
+# Before the compiled module is loaded: on a CPU without its instructions it would end the
+# process with an illegal instruction. (UNISON_SKIP_CPU_CHECK=1 skips the check, for a kernel too
+# old to list a flag that its CPU has.)
+_missing = _missing_instruction_sets() if _os.environ.get("UNISON_SKIP_CPU_CHECK") != "1" else []
+if _missing:
+    _arch = f"-march={_build_info.ARCH}" if _build_info.ARCH else "the compiler's default"
+    raise ImportError(
+        f"unison: this build of the module is compiled for {_arch}"
+        f"{' (the CPU of the machine that built it)' if _build_info.ARCH == 'native' else ''} and "
+        f"uses instructions this CPU lacks: {', '.join(_missing)} (/proc/cpuinfo has no "
+        f"{', '.join(_CPU_FLAGS[m] for m in _missing)}); loading it would end the process with "
+        "an illegal instruction. Build the module on this machine (`pip install "
+        "--no-build-isolation .` in Unison's source tree), or once for every machine it must run "
+        "on: UNISON_CMAKE_ARGS=-DUNISON_HOST_ARCH=x86-64-v3 (AVX2 and FMA, x86-64 CPUs since "
+        "about 2015; docs/python.md).")
+
+from . import _unison  # noqa: E402  (after the check above)
 
 __version__ = _unison.version
 
@@ -29,13 +79,30 @@ __all__ = [
     "hidden_layer", "l2_norm", "matmul_core", "histogram", "monte_carlo_pi", "diffusion_step",
     "diffuse", "diffuse_history", "jagged_field", "convolve", "convolve_extent",
     "matmul_reduce", "backends", "finalize", "release_temporary_memory", "temporary_memory_bytes",
-    "serial_below",
+    "serial_below", "build_info",
 ]
 
 backends = _unison.backends
 finalize = _unison.finalize
 release_temporary_memory = _unison.release_temporary_memory
 temporary_memory_bytes = _unison.temporary_memory_bytes
+
+
+def build_info():
+    """What this build of the module is compiled for, as a dict: "version" (Unison's), "arch"
+    (the -march value; "" for the compiler's default), "instruction_sets" (the compiler's
+    instruction-set macros for it: "AVX2", "AVX512F", ...; the import checks the CPU has them),
+    "backends" (as backends()), "cuda_architectures" (CMake's, "" without Cuda),
+    "kokkos_version" and "compiler"."""
+    return {
+        "version": __version__,
+        "arch": _build_info.ARCH,
+        "instruction_sets": list(_build_info.MACROS),
+        "backends": list(backends()),
+        "cuda_architectures": _build_info.CUDA_ARCHITECTURES,
+        "kokkos_version": _unison.kokkos_version,
+        "compiler": _build_info.COMPILER,
+    }
 
 
 def serial_below(elements=None):
