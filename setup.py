@@ -62,6 +62,7 @@ setup(
     version=project_version(),
     packages=["unison"],
     package_dir={"unison": "python/unison"},
+    package_data={"unison": ["__init__.pyi", "py.typed"]},  # its types
     ext_modules=[Extension("unison._unison", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
 )

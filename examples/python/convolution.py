@@ -5,14 +5,17 @@
 """
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
 import unison
 
-xp = np
+xp: Any = np  # NumPy, or CuPy with --cupy: the same calls on either
 if "--cupy" in sys.argv:
-    import cupy as xp
+    import cupy
+
+    xp = cupy
 
 rng = np.random.default_rng(1)
 x = xp.asarray(rng.standard_normal(10_000_000).astype(np.float32))

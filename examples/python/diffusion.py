@@ -5,14 +5,17 @@
 """
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
 import unison
 
-xp = np
+xp: Any = np  # NumPy, or CuPy with --cupy: the same calls on either
 if "--cupy" in sys.argv:
-    import cupy as xp
+    import cupy
+
+    xp = cupy
 
 f = unison.jagged_field(xp.empty((2000, 2000), dtype=xp.float32))  # the seed image, in place
 t0 = time.perf_counter()

@@ -5,14 +5,17 @@
 """
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
 import unison
 
-xp = np
+xp: Any = np  # NumPy, or CuPy with --cupy: the same calls on either
 if "--cupy" in sys.argv:
-    import cupy as xp
+    import cupy
+
+    xp = cupy
 
 x = xp.asarray(np.random.default_rng(2).standard_normal(10_000_000).astype(np.float32))
 t0 = time.perf_counter()

@@ -1,0 +1,69 @@
+"""The package's types (unison/__init__.pyi) against the functions themselves: every function of
+__all__ typed, with the parameters it has."""
+import ast
+import inspect
+import pathlib
+
+import unison
+
+STUB = pathlib.Path(unison.__file__).with_name("__init__.pyi")
+if not STUB.exists():  # (the build tree holds no stub: the source's)
+    STUB = pathlib.Path(__file__).resolve().parents[1] / "unison" / "__init__.pyi"
+
+
+def stub_functions():
+    """{name: [its ast.FunctionDef, one per overload]} of the stub."""
+    found = {}
+    for node in ast.parse(STUB.read_text()).body:
+        if isinstance(node, ast.FunctionDef):
+            found.setdefault(node.name, []).append(node)
+    return found
+
+
+def parameters(node):
+    """(name, kind, has a default, the default's value or ...) of a stub function's parameters."""
+    a = node.args
+    out = []
+    positional = a.posonlyargs + a.args
+    defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    for arg, default in zip(positional, defaults):
+        out.append((arg.arg, "POSITIONAL_OR_KEYWORD", default))
+    if a.vararg:
+        out.append((a.vararg.arg, "VAR_POSITIONAL", None))
+    for arg, default in zip(a.kwonlyargs, a.kw_defaults):
+        out.append((arg.arg, "KEYWORD_ONLY", default))
+    if a.kwarg:
+        out.append((a.kwarg.arg, "VAR_KEYWORD", None))
+    return out
+
+
+def test_the_package_says_it_is_typed():
+    assert (pathlib.Path(__file__).resolve().parents[1] / "unison" / "py.typed").exists()
+
+
+def test_every_function_is_typed_with_its_parameters():
+    stub = stub_functions()
+    assert set(unison.__all__) <= set(stub), set(unison.__all__) - set(stub)
+    for name in unison.__all__:
+        real = getattr(unison, name)
+        try:
+            signature = inspect.signature(real)
+        except ValueError:  # a compiled function: its stub takes nothing
+            assert all(parameters(n) == [] for n in stub[name]), name
+            continue
+        params = list(signature.parameters.values())
+        if len(stub[name]) > 1:  # overloads: each one's keywords are the function's
+            names = {p.name for p in params}
+            for node in stub[name]:
+                for arg, kind, _ in parameters(node):
+                    assert kind != "KEYWORD_ONLY" or arg in names, (name, arg)
+            continue
+        typed = parameters(stub[name][0])
+        assert [(t[0], t[1]) for t in typed] == [(p.name, p.kind.name) for p in params], name
+        for (arg, _, default), p in zip(typed, params):
+            assert (default is None) == (p.default is inspect.Parameter.empty), (name, arg)
+            if isinstance(default, ast.Constant) and default.value is not Ellipsis:
+                assert default.value == p.default, (name, arg, default.value, p.default)
+        for node in stub[name]:
+            assert node.returns is not None, name
+            assert all(a.annotation is not None for a in node.args.args + node.args.kwonlyargs), name
