@@ -63,6 +63,7 @@ setup(
     packages=["unison"],
     package_dir={"unison": "python/unison"},
     package_data={"unison": ["__init__.pyi", "py.typed"]},  # its types
+    exclude_package_data={"unison": ["_build_info.py.in"]},  # (the build's template)
     ext_modules=[Extension("unison._unison", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
 )
