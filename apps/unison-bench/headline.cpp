@@ -151,11 +151,12 @@ std::vector<std::string> findings(const std::vector<Row>& rows) {
     }
     if (!mine || !peer) continue;
     const double r = peer->seconds / mine->seconds;
-    std::snprintf(buf, sizeof buf,
-                  "%s (%s): Unison on %s (%s) is %s %s the fastest peer, %s (%s)%s.",
+    const std::string how = r > 1 / 1.05 && r < 1.05 ? "about as fast as"
+                            : r >= 1                 ? times(r) + " faster than"
+                                                     : times(1 / r) + " slower than";
+    std::snprintf(buf, sizeof buf, "%s (%s): Unison on %s (%s) is %s the fastest peer, %s (%s)%s.",
                   c.family.c_str(), c.name.c_str(), mine->implementation.c_str(),
-                  format_time(mine->seconds).c_str(), times(r >= 1 ? r : 1 / r).c_str(),
-                  r >= 1 ? "faster than" : "slower than", peer->implementation.c_str(),
+                  format_time(mine->seconds).c_str(), how.c_str(), peer->implementation.c_str(),
                   format_time(peer->seconds).c_str(), peer->failed ? ", whose check failed" : "");
     out.push_back(buf);
   }

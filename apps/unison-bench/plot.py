@@ -155,8 +155,15 @@ def plot_headline(plt, rows, out):
             x += 1
         ticks.append((start + x - 1) / 2)
         over = "" if base["backend"] == "numpy" else f"\n(over {base['backend']}:\nno NumPy form)"
-        labels.append(f"{family}\n{wrapped(case, max(14, int(5.2 * len(mine))))}{over}")
-        x += 0.8
+        labels.append(f"{family}\n{wrapped(case, max(15, int(5.2 * len(mine))))}{over}")
+        # (a group of few bars keeps the room of three for its label)
+        x += 0.8 + max(0, 3 - len(mine))
+        ticks[-1] += max(0, 3 - len(mine)) / 2
+        x_shift = max(0, 3 - len(mine)) / 2
+        for patch in ax.patches[-len(mine):]:
+            patch.set_x(patch.get_x() + x_shift)
+        for text in ax.texts[-len(mine):]:
+            text.xy = (text.xy[0] + x_shift, text.xy[1])
     ax.set_yscale("log")
     ax.axhline(1, color="#444", linewidth=0.8, zorder=2)
     ax.set_xticks(ticks)
