@@ -7,6 +7,9 @@
 
 namespace unison {
 
+/// \defgroup convolve Convolution
+/// \{
+
 /// The output of np.convolve(x, k, mode) for x of length n and k of length m (1 <= m <= n):
 ///  - full:  length n + m - 1, y[i] = sum_j x[i - j] * k[j] over the j that index both arrays;
 ///  - same:  length n, the middle of full, starting at (m - 1) / 2;
@@ -19,9 +22,16 @@ enum class ConvolveMode { full, same, valid };
 /// same result (on every backend, where the backends' FMA instructions round alike: IEEE).
 enum class ConvolveAlgorithm { automatic, direct, tiled };
 
-/// Length of np.convolve(x, k, mode)'s result for n = len(x), m = len(k), 1 <= m <= n.
+/// Length of np.convolve(x, k, mode)'s result.
+///
+/// \param n     len(x).
+/// \param m     len(k), 1 <= m <= n.
+/// \param mode  the convolution's mode.
+/// \return n + m - 1 (full), n (same) or n - m + 1 (valid).
 constexpr std::int64_t convolve_extent(std::int64_t n, std::int64_t m, ConvolveMode mode) {
   return mode == ConvolveMode::full ? n + m - 1 : mode == ConvolveMode::same ? n : n - m + 1;
 }
+
+/// \}
 
 }  // namespace unison

@@ -23,6 +23,9 @@
 
 namespace unison {
 
+/// \defgroup core Errors, version and temporary memory
+/// \{
+
 /// The seed Unison's defaults use, the tutorials' (jagged_field's, and the Python module's
 /// monte_carlo_pi's).
 inline constexpr std::uint64_t default_seed = 3966789;
@@ -46,6 +49,8 @@ class io_error : public invalid_argument {
 };
 
 /// The library's version, "MAJOR.MINOR.PATCH".
+///
+/// \return "MAJOR.MINOR.PATCH".
 std::string version();
 
 /// Frees the temporary memory that Unison keeps between calls. The forms of its functions that
@@ -62,6 +67,10 @@ std::string version();
 void release_temporary_memory();
 
 /// The bytes of temporary memory that Unison holds now, in every memory space together.
+///
+/// \return the bytes held.
 std::size_t temporary_memory_bytes();
+
+/// \}
 
 }  // namespace unison

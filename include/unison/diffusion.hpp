@@ -42,15 +42,26 @@
 
 namespace unison {
 
+/// \addtogroup diffusion
+/// \{
+
 /// One diffusion step: f_next = f - coeff * lapl, lapl = the Laplacian of f (header comment).
 /// f, f_next, lapl: rank-2 Views of one floating-point type and equal extents, accessible from
 /// `exec`, any layout (tiles run along LayoutRight's rows or LayoutLeft's columns). f_next and
 /// lapl are only written. Asynchronous on `exec`.
-/// Throws unison::invalid_argument for unequal extents, f_next or lapl overlapping f or each
+/// \throws unison::invalid_argument for unequal extents, f_next or lapl overlapping f or each
 /// other (f is read by neighbouring cells while the step runs: it is never updated in place),
 /// or a coeff that is not finite.
+///
 /// Kernels: "unison::diffusion::streaming", "unison::diffusion::tiled" or
 /// "unison::diffusion::plain", by algorithm (StencilAlgorithm).
+///
+/// \param exec       the execution space instance the kernels run on.
+/// \param f          the field: a rank-2 View of float or double.
+/// \param f_next     the field after the step: f's value type and extents.
+/// \param lapl       the step's Laplacian: f's value type and extents.
+/// \param coeff      the diffusion coefficient, finite.
+/// \param algorithm  the kernel (StencilAlgorithm); all give bitwise the same result.
 template <class Exec, class F, class FN, class L>
 void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lapl, double coeff,
                     StencilAlgorithm algorithm = StencilAlgorithm::automatic) {
@@ -81,6 +92,10 @@ void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lap
 }
 
 /// diffusion_step on f_next's default execution space instance.
+///
+/// \param f, f_next, lapl, coeff, algorithm  as diffusion_step(exec, f, f_next, lapl, coeff,
+///                                          algorithm).
+/// \throws unison::invalid_argument as that form.
 template <class F, class FN, class L>
 void diffusion_step(const F& f, const FN& f_next, const L& lapl, double coeff,
                     StencilAlgorithm algorithm = StencilAlgorithm::automatic) {
@@ -103,13 +118,22 @@ void diffusion_step(const F& f, const FN& f_next, const L& lapl, double coeff,
 /// from the temporary memory Unison keeps for `exec`
 /// (release_temporary_memory): only the first call on an instance, or one with a larger field,
 /// allocates (a larger field first waits for the work on `exec` and frees the smaller buffer).
-/// Throws unison::invalid_argument for unequal extents, lapl overlapping f, negative steps, a
+/// \throws unison::invalid_argument for unequal extents, lapl overlapping f, negative steps, a
 /// coeff that is not finite, or options that do not apply (steps_per_pass > 1 with every_step
 /// or with the plain algorithm, > 2 with the streaming one in strips, a tile that does not fit in
 /// the backend's team scratch, negative extents or strip rows, strip_prefetch outside 0 to 4).
+///
 /// Kernels: "unison::diffusion::streaming" (two steps per pass: "unison::diffusion::streaming2"),
 /// "unison::diffusion::tiled", "unison::diffusion::blocked" (tiled, several steps per pass),
 /// "unison::diffusion::plain".
+///
+/// \param exec       the execution space instance the kernels run on.
+/// \param f          the field: a rank-2 View of float or double, advanced in place.
+/// \param steps      the number of steps, at least 0.
+/// \param coeff      the diffusion coefficient, finite.
+/// \param lapl       the Laplacian: f's value type and extents, not overlapping f.
+/// \param which      every step's Laplacian, or the last step's only.
+/// \param options    the algorithm, tile, steps per pass and strip settings (DiffusionOptions).
 template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
              Laplacian which = Laplacian::every_step, const DiffusionOptions& options = {}) {
@@ -123,7 +147,13 @@ void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, con
 /// LayoutRight for a strided f, in f's memory space; type unison::DiffusionBuffer<F>), for
 /// control of the memory: when f is contiguous this takes no temporary memory (asynchronous on
 /// exec, like every other call). The buffer's contents on return are unspecified.
-/// Throws as diffuse does, and if the buffer's extents differ from f's or it overlaps f or lapl.
+/// \throws as diffuse does, and if the buffer's extents differ from f's or it overlaps f or lapl.
+///
+/// \param exec       the execution space instance the kernels run on.
+/// \param f          the field, advanced in place.
+/// \param buffer     the caller's buffer: a contiguous View of f's extents and layout.
+/// \param steps, coeff, lapl, which, options  as diffuse(exec, f, steps, coeff, lapl, which,
+///                                          options).
 template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer, std::int64_t steps,
              double coeff, const L& lapl, Laplacian which = Laplacian::every_step,
@@ -138,6 +168,12 @@ void diffuse(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer, std
 /// is enqueued: step counts from 1; field (a const View) holds the field after `step` steps and
 /// lapl that step's Laplacian, both valid in stream order on `exec` until the next step. The
 /// callback runs on the host and may enqueue work of its own on exec (copy lapl out, say).
+///
+/// \param exec       the execution space instance the kernels run on.
+/// \param f, steps, coeff, lapl  as diffuse(exec, f, steps, coeff, lapl, which, options).
+/// \param on_step    the host callable on_step(step, field, lapl) called after each step.
+/// \param options    as diffuse's.
+/// \throws unison::invalid_argument as diffuse does.
 template <class Exec, class F, class L, class OnStep,
           class = std::enable_if_t<!std::is_same_v<std::decay_t<OnStep>, Laplacian>>>
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
@@ -165,10 +201,20 @@ void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, con
 /// LayoutRight f): a LayoutRight history for a LayoutRight field.
 /// Asynchronous on `exec`, with temporary memory as diffuse's; f ends holding the field after
 /// `steps` steps. steps == 0 changes nothing and calls nothing.
-/// Throws unison::invalid_argument as diffuse does, and for a history whose planes are not f's
+/// \throws unison::invalid_argument as diffuse does, and for a history whose planes are not f's
 /// extents or that has none, a history overlapping f, or steps_per_pass > 1 where the
 /// algorithm runs one step per pass (> 2 in strips).
+///
 /// Kernels: "unison::diffusion::history" (the CPU streaming form in row blocks), else diffuse's.
+///
+/// \param exec       the execution space instance the kernels run on.
+/// \param f           the field, advanced in place.
+/// \param steps       the number of steps, at least 0.
+/// \param coeff       the diffusion coefficient, finite.
+/// \param history     the planes: a rank-3 View (planes, nx, ny) of f's value type.
+/// \param on_history  the host callable on_history(first, count, field, history) called after
+///                    each group of steps.
+/// \param options     as diffuse's.
 template <class Exec, class F, class H, class OnHistory>
 void diffuse_history(const Exec& exec, const F& f, std::int64_t steps, double coeff,
                      const H& history, OnHistory&& on_history,
@@ -181,6 +227,12 @@ void diffuse_history(const Exec& exec, const F& f, std::int64_t steps, double co
 /// diffuse_history with a caller's buffer (as diffuse's buffer form): when f is contiguous this
 /// takes no temporary memory. Throws as diffuse_history does,
 /// and if the buffer's extents differ from f's or it overlaps f or history.
+///
+/// \param exec       the execution space instance the kernels run on.
+/// \param f           the field, advanced in place.
+/// \param buffer      the caller's buffer, as diffuse's buffer form.
+/// \param steps, coeff, history, on_history, options  as diffuse_history(exec, f, steps,
+///                                                   coeff, history, on_history, options).
 template <class Exec, class F, class H, class OnHistory>
 void diffuse_history(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer,
                      std::int64_t steps, double coeff, const H& history, OnHistory&& on_history,
@@ -189,5 +241,7 @@ void diffuse_history(const Exec& exec, const F& f, const DiffusionBuffer<F>& buf
   detail::diffusion::diffuse_history("unison::diffuse_history", exec, f, steps, coeff, history,
                                      options, std::forward<OnHistory>(on_history), &buffer);
 }
+
+/// \}
 
 }  // namespace unison

@@ -11,6 +11,9 @@
 
 namespace unison {
 
+/// \defgroup diffusion Diffusion
+/// \{
+
 /// Which kernel advances the field: `plain` is the reference (one cell per index, neighbours
 /// read from memory with bounds checks; a thread per cell on a GPU, a block of whole rows per
 /// thread on a CPU); `tiled` stages a tile and its halo in team scratch
@@ -32,7 +35,7 @@ enum class Laplacian { every_step, final_only };
 /// Tuning of diffuse(); zero means the backend's choice (DiffusionTuning in
 /// unison/backends/tuning.hpp).
 struct DiffusionOptions {
-  StencilAlgorithm algorithm = StencilAlgorithm::automatic;
+  StencilAlgorithm algorithm = StencilAlgorithm::automatic;  ///< the kernel
   int tile_rows = 0;       ///< tile extent across the field's contiguous axis
   int tile_cols = 0;       ///< tile extent along the contiguous axis
   int steps_per_pass = 0;  ///< temporal blocking: diffuse with Laplacian::final_only (tiled;
@@ -58,5 +61,7 @@ using DiffusionBuffer =
                  std::conditional_t<std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft>,
                                     Kokkos::LayoutLeft, Kokkos::LayoutRight>,
                  typename F::memory_space>;
+
+/// \}
 
 }  // namespace unison

@@ -40,31 +40,134 @@
 
 namespace unison {
 
+/// \defgroup elementwise Element-wise functions
+/// \{
+
 /// The element-wise operations as device functors. Each is written once for a value type V:
 /// out's value type T on GPUs (and for integers), a pack of T's on CPUs (unison::transform calls
 /// them a vector register of elements at a time); T names the value type they are used with.
 namespace ops {
-#define UNISON_DETAIL_OP(Name, params, expr)    \
-  template <class T>                            \
-  struct Name {                                 \
-    using unison_packs = void;                  \
-    template <class V>                          \
-    KOKKOS_FUNCTION V operator() params const { \
-      return expr;                              \
-    }                                           \
-  };
-UNISON_DETAIL_OP(Add, (V x, V y), x + y)
-UNISON_DETAIL_OP(Hypot, (V x, V y), math::hypot(x, y))
-UNISON_DETAIL_OP(GaussianPdf, (V x, V mean, V sigma), math::gaussian_pdf(x, mean, sigma))
-UNISON_DETAIL_OP(PolarDistance, (V r1, V t1, V r2, V t2), math::polar_distance(r1, t1, r2, t2))
-UNISON_DETAIL_OP(ZeroSuppress, (V v, V threshold), math::zero_suppress(v, threshold))
-UNISON_DETAIL_OP(Clip, (V x, V lo, V hi), math::clip(x, lo, hi))
-UNISON_DETAIL_OP(Pulse, (V t, V period, V amplitude), math::pulse(t, period, amplitude))
-UNISON_DETAIL_OP(Normalize, (V g), math::normalize(g))
-UNISON_DETAIL_OP(Multiply, (V x, V y), x* y)
-UNISON_DETAIL_OP(Activate, (V v), math::activate(v))
-UNISON_DETAIL_OP(HiddenNeuron, (V g, V w), math::hidden_neuron(g, w))
-#undef UNISON_DETAIL_OP
+/// The functor of add: x + y.
+template <class T>
+struct Add {
+  using unison_packs = void;  ///< it takes packs of values on CPUs
+  /// \param x, y  values, or CPU packs of values.
+  /// \return x + y.
+  template <class V>
+  KOKKOS_FUNCTION V operator()(V x, V y) const {
+    return x + y;
+  }
+};
+/// The functor of hypot: math::hypot(x, y).
+template <class T>
+struct Hypot {
+  using unison_packs = void;  ///< it takes packs of values on CPUs
+  /// \param x, y  values, or CPU packs of values.
+  /// \return math::hypot(x, y).
+  template <class V>
+  KOKKOS_FUNCTION V operator()(V x, V y) const {
+    return math::hypot(x, y);
+  }
+};
+/// The functor of gaussian_pdf: math::gaussian_pdf(x, mean, sigma).
+template <class T>
+struct GaussianPdf {
+  using unison_packs = void;  ///< it takes packs of values on CPUs
+  /// \param x, mean, sigma  values, or CPU packs of values.
+  /// \return math::gaussian_pdf(x, mean, sigma).
+  template <class V>
+  KOKKOS_FUNCTION V operator()(V x, V mean, V sigma) const {
+    return math::gaussian_pdf(x, mean, sigma);
+  }
+};
+/// The functor of polar_distance: math::polar_distance(r1, t1, r2, t2).
+template <class T>
+struct PolarDistance {
+  using unison_packs = void;  ///< it takes packs of values on CPUs
+  /// \param r1, t1, r2, t2  values, or CPU packs of values.
+  /// \return math::polar_distance(r1, t1, r2, t2).
+  template <class V>
+  KOKKOS_FUNCTION V operator()(V r1, V t1, V r2, V t2) const {
+    return math::polar_distance(r1, t1, r2, t2);
+  }
+};
+/// The functor of zero_suppress: math::zero_suppress(v, threshold).
+template <class T>
+struct ZeroSuppress {
+  using unison_packs = void;  ///< it takes packs of values on CPUs
+  /// \param v, threshold  values, or CPU packs of values.
+  /// \return math::zero_suppress(v, threshold).
+  template <class V>
+  KOKKOS_FUNCTION V operator()(V v, V threshold) const {
+    return math::zero_suppress(v, threshold);
+  }
+};
+/// The functor of clip: math::clip(x, lo, hi).
+template <class T>
+struct Clip {
+  using unison_packs = void;  ///< it takes packs of values on CPUs
+  /// \param x, lo, hi  values, or CPU packs of values.
+  /// \return math::clip(x, lo, hi).
+  template <class V>
+  KOKKOS_FUNCTION V operator()(V x, V lo, V hi) const {
+    return math::clip(x, lo, hi);
+  }
+};
+/// The functor of make_pulses' first kernel: math::pulse(t, period, amplitude).
+template <class T>
+struct Pulse {
+  using unison_packs = void;  ///< it takes packs of values on CPUs
+  /// \param t, period, amplitude  values, or CPU packs of values.
+  /// \return math::pulse(t, period, amplitude).
+  template <class V>
+  KOKKOS_FUNCTION V operator()(V t, V period, V amplitude) const {
+    return math::pulse(t, period, amplitude);
+  }
+};
+/// The functor of hidden_layer's first separate pass: math::normalize(g).
+template <class T>
+struct Normalize {
+  using unison_packs = void;  ///< it takes packs of values on CPUs
+  /// \param g  values, or CPU packs of values.
+  /// \return math::normalize(g).
+  template <class V>
+  KOKKOS_FUNCTION V operator()(V g) const {
+    return math::normalize(g);
+  }
+};
+/// The functor of hidden_layer's second separate pass: x * y.
+template <class T>
+struct Multiply {
+  using unison_packs = void;  ///< it takes packs of values on CPUs
+  /// \param x, y  values, or CPU packs of values.
+  /// \return x* y.
+  template <class V>
+  KOKKOS_FUNCTION V operator()(V x, V y) const {
+    return x * y;
+  }
+};
+/// The functor of hidden_layer's third separate pass: math::activate(v).
+template <class T>
+struct Activate {
+  using unison_packs = void;  ///< it takes packs of values on CPUs
+  /// \param v  values, or CPU packs of values.
+  /// \return math::activate(v).
+  template <class V>
+  KOKKOS_FUNCTION V operator()(V v) const {
+    return math::activate(v);
+  }
+};
+/// The functor of hidden_layer's fused kernel: math::hidden_neuron(g, w).
+template <class T>
+struct HiddenNeuron {
+  using unison_packs = void;  ///< it takes packs of values on CPUs
+  /// \param g, w  values, or CPU packs of values.
+  /// \return math::hidden_neuron(g, w).
+  template <class V>
+  KOKKOS_FUNCTION V operator()(V g, V w) const {
+    return math::hidden_neuron(g, w);
+  }
+};
 }  // namespace ops
 
 namespace detail {
@@ -73,11 +176,22 @@ template <class Out>
 using value_t = typename Out::non_const_value_type;
 }  // namespace detail
 
-/// out = x + y (any arithmetic type: int64 and float32 in the benchmarks). A scalar x or y is
-/// converted to out's value type, so it must be a value of that type: for an integer out, a
-/// whole number within its range (not 0.5, 1e30 or NaN); for a floating-point out, NaN, an
-/// infinity or a number within its range (NaN and infinities are data: they propagate). Else
-/// unison::invalid_argument.
+/// out = x + y, element by element (any arithmetic type: int64 and float32 in the benchmarks).
+///
+/// \param exec  the execution space instance the kernel runs on; the call returns without
+///              waiting.
+/// \param x, y  Views of out's rank and extents, any layout, accessible from exec, or arithmetic
+///              scalars. A scalar is converted to out's value type, so it must be a value of that
+///              type: for an integer out, a whole number within its range (not 0.5, 1e30 or
+///              NaN); for a floating-point out, NaN, an infinity or a number within its range
+///              (NaN and infinities are data: they propagate).
+/// \param out   the result: a rank-1 or rank-2 View of arithmetic values, any layout, accessible
+///              from exec; it may be an input itself (in place).
+/// \throws unison::invalid_argument if a scalar is not a value of out's value type, a View's
+///         extents differ from out's, or a View overlaps out other than being it; nothing is
+///         written then.
+///
+/// Kernel "unison::elementwise::add"; temporary memory: none.
 template <class Exec, class X, class Y, class Out>
 void add(const Exec& exec, const X& x, const Y& y, const Out& out) {
   const detail::Region region("unison::add");
@@ -94,7 +208,17 @@ void add(const Exec& exec, const X& x, const Y& y, const Out& out) {
                                  ops::Add<detail::value_t<Out>>{}, x, y);
 }
 
-/// out = sqrt(x² + y²), computed without overflow (unison::math::hypot).
+/// out = sqrt(x² + y²), element by element, computed without overflow (unison::math::hypot).
+///
+/// \param exec  the execution space instance the kernel runs on; the call returns without
+///              waiting.
+/// \param x, y  Views of out's rank and extents, accessible from exec, or scalars.
+/// \param out   the result: a rank-1 or rank-2 View of floating-point values, accessible from
+///              exec; it may be an input itself.
+/// \throws unison::invalid_argument if a View's extents differ from out's or a View overlaps out
+///         other than being it.
+///
+/// Kernel "unison::elementwise::hypot"; temporary memory: none.
 template <class Exec, class X, class Y, class Out>
 void hypot(const Exec& exec, const X& x, const Y& y, const Out& out) {
   const detail::Region region("unison::hypot");
@@ -105,11 +229,22 @@ void hypot(const Exec& exec, const X& x, const Y& y, const Out& out) {
                                  out, ops::Hypot<detail::value_t<Out>>{}, x, y);
 }
 
-/// out = the normal density with the given mean and sigma at x (unison::math::gaussian_pdf).
-/// A scalar sigma must be positive and finite, and stay so in out's value type (1e300 or 1e-300
-/// for float out would not); a scalar mean must be finite in out's value type (a NaN or
-/// infinite mean makes every element NaN or 0): else unison::invalid_argument. Values of Views
-/// (x, and mean or sigma given as Views) are data: NaN propagates element by element.
+/// out = the normal density with the given mean and sigma at x, element by element
+/// (unison::math::gaussian_pdf).
+///
+/// \param exec  the execution space instance the kernel runs on; the call returns without
+///              waiting.
+/// \param x      a View of out's rank and extents, accessible from exec, or a scalar.
+/// \param mean   a scalar, finite in out's value type, or a View like x.
+/// \param sigma  a scalar, positive and finite in out's value type (1e300 or 1e-300 for a float
+///               out is not), or a View like x.
+/// \param out    the result: a rank-1 or rank-2 View of floating-point values, accessible from
+///               exec; it may be an input itself.
+/// \throws unison::invalid_argument if a scalar mean or sigma is out of those bounds, a View's
+///         extents differ from out's, or a View overlaps out other than being it. Values of
+///         Views are data: NaN propagates element by element.
+///
+/// Kernel "unison::elementwise::gaussian_pdf"; temporary memory: none.
 template <class Exec, class X, class M, class S, class Out>
 void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, const Out& out) {
   const detail::Region region("unison::gaussian_pdf");
@@ -135,6 +270,18 @@ void gaussian_pdf(const Exec& exec, const X& x, const M& mean, const S& sigma, c
 /// out = distance between the points (rho1, theta1) and (rho2, theta2) given in polar form
 /// (unison::math::polar_distance: on CPUs, for angles within +-1024 radians, one sine and one
 /// cosine of the angles' difference per element; else the two points' cartesian forms).
+///
+/// \param exec  the execution space instance the kernel runs on; the call returns without
+///              waiting.
+/// \param rho1, theta1  the first point's radius and angle (radians): Views of out's rank and
+///                      extents, accessible from exec, or scalars.
+/// \param rho2, theta2  the second point's, likewise.
+/// \param out           the result: a rank-1 or rank-2 View of floating-point values; it may be
+///                      an input itself.
+/// \throws unison::invalid_argument if a View's extents differ from out's or a View overlaps out
+///         other than being it.
+///
+/// Kernel "unison::elementwise::polar_distance"; temporary memory: none.
 template <class Exec, class R1, class T1, class R2, class T2, class Out>
 void polar_distance(const Exec& exec, const R1& rho1, const T1& theta1, const R2& rho2,
                     const T2& theta2, const Out& out) {
@@ -154,6 +301,17 @@ void polar_distance(const Exec& exec, const R1& rho1, const T1& theta1, const R2
 /// number within its range (2.5 or 1e9 for int16 would be truncated or undefined); for a
 /// floating-point out, an infinity is fine (-inf keeps everything, +inf suppresses every finite
 /// value). Else unison::invalid_argument. A waveform given as a scalar is data.
+///
+/// \param exec  the execution space instance the kernel runs on; the call returns without
+///              waiting.
+/// \param waveform   a View of out's rank and extents, accessible from exec, or a scalar.
+/// \param threshold  a scalar value of out's value type, or a View like waveform.
+/// \param out        the result: a rank-1 or rank-2 View of arithmetic values; it may be an
+///                   input itself.
+/// \throws unison::invalid_argument if a scalar threshold is NaN or not a value of out's value
+///         type, a View's extents differ from out's, or a View overlaps out other than being it.
+///
+/// Kernel "unison::elementwise::zero_suppress"; temporary memory: none.
 template <class Exec, class W, class T, class Out>
 void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, const Out& out) {
   const detail::Region region("unison::zero_suppress");
@@ -175,7 +333,19 @@ void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, cons
 /// NaN x stays NaN. lo and hi are scalars or Views like x. Scalar bounds must be values of out's
 /// value type (not NaN; for an integer out, whole numbers within its range), and lo <= hi when
 /// both are scalars; else unison::invalid_argument. Where View bounds give lo > hi, hi (as
-/// NumPy). Kernel: "unison::elementwise::clip".
+/// NumPy).
+///
+/// \param exec  the execution space instance the kernel runs on; the call returns without
+///              waiting.
+/// \param x       a View of out's rank and extents, accessible from exec, or a scalar.
+/// \param lo, hi  the bounds: scalars or Views like x.
+/// \param out     the result: a rank-1 or rank-2 View of arithmetic values; it may be an input
+///                itself.
+/// \throws unison::invalid_argument if a scalar bound is NaN or not a value of out's value type,
+///         lo > hi as scalars, a View's extents differ from out's, or a View overlaps out other
+///         than being it.
+///
+/// Kernel "unison::elementwise::clip"; temporary memory: none.
 template <class Exec, class X, class Lo, class Hi, class Out>
 void clip(const Exec& exec, const X& x, const Lo& lo, const Hi& hi, const Out& out) {
   const detail::Region region("unison::clip");
@@ -204,6 +374,20 @@ void clip(const Exec& exec, const X& x, const Lo& lo, const Hi& hi, const Out& o
 /// accessible from exec the call waits until out holds the result; otherwise it is
 /// asynchronous. period must be non-zero and finite, amplitude finite (NaN or an infinity would
 /// make every element NaN): else unison::invalid_argument.
+///
+/// \param exec       the execution space instance the kernels run on.
+/// \param t          the times: a rank-1 View of out's extent, any memory space.
+/// \param noise      the noise added: a rank-1 View of out's extent, any memory space.
+/// \param period     non-zero and finite.
+/// \param amplitude  finite.
+/// \param out        the result: a rank-1 View of floating-point values, any memory space; it may
+///                   be t or noise itself.
+/// \throws unison::invalid_argument if the extents differ, period or amplitude is out of bounds,
+///         or out overlaps an input other than being it; unison::allocation_error if a copy or
+///         the temporary cannot be allocated.
+///
+/// Kernels "unison::elementwise::make_pulses" and "unison::elementwise::add"; temporary memory:
+/// the copies of what exec cannot access, and out's length where out is noise itself.
 template <class Exec, class TV, class NV, class Out>
 void make_pulses(const Exec& exec, const TV& t, const NV& noise,
                  typename Out::non_const_value_type period,
@@ -265,9 +449,11 @@ void make_pulses(const Exec& exec, const TV& t, const NV& noise,
       });
 }
 
-/// How hidden_layer runs: one fused kernel (one pass over memory) or the tutorial's three
-/// kernels normalize, weigh, activate (three passes over out).
-enum class Fusion { fused, separate };
+/// How hidden_layer runs.
+enum class Fusion {
+  fused,    ///< one fused kernel: one pass over memory
+  separate  ///< the tutorial's three kernels normalize, weigh, activate: three passes over out
+};
 
 namespace detail::elementwise {
 // hidden_layer's work (the public forms open its region).
@@ -339,8 +525,21 @@ void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const
 /// unison::math::hidden_neuron. Rank-1 Views of equal extent in any memory space, like
 /// make_pulses: inputs exec cannot read are copied in once, and an out that exec cannot write
 /// (the result "in host memory") receives one copy, the call then waiting until it holds the
-/// result. Kernels: "unison::elementwise::hidden_layer" (fused) or
-/// "unison::elementwise::{normalize,weigh,activate}" (separate).
+/// result.
+///
+/// \param exec        the execution space instance the kernels run on.
+/// \param greyscales  rank-1 View of out's extent, any memory space.
+/// \param weights     rank-1 View of out's extent, any memory space.
+/// \param out         the result: a rank-1 View of floating-point values, any memory space; it
+///                    may be an input itself.
+/// \param fusion      one fused kernel or the tutorial's three.
+/// \throws unison::invalid_argument if the extents differ, fusion is unknown, or out overlaps an
+///         input other than being it; unison::allocation_error if a copy or the temporary cannot
+///         be allocated.
+///
+/// Kernels "unison::elementwise::hidden_layer" (fused) or
+/// "unison::elementwise::{normalize,weigh,activate}" (separate); temporary memory: the copies
+/// of what exec cannot access, and out's length where out is weights itself (separate).
 template <class Exec, class G, class W, class Out>
 void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const Out& out,
                   Fusion fusion = Fusion::fused) {
@@ -348,28 +547,51 @@ void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const
   detail::elementwise::hidden_layer(exec, greyscales, weights, out, fusion);
 }
 
-// The same functions on out's default execution space.
+/// add on out's default execution space instance.
+///
+/// \param x, y, out  as add(exec, x, y, out).
+/// \throws unison::invalid_argument as that form.
 template <class X, class Y, class Out>
 void add(const X& x, const Y& y, const Out& out) {
   add(typename Out::execution_space{}, x, y, out);
 }
+/// hypot on out's default execution space instance.
+///
+/// \param x, y, out  as hypot(exec, x, y, out).
+/// \throws unison::invalid_argument as that form.
 template <class X, class Y, class Out>
 void hypot(const X& x, const Y& y, const Out& out) {
   hypot(typename Out::execution_space{}, x, y, out);
 }
+/// gaussian_pdf on out's default execution space instance.
+///
+/// \param x, mean, sigma, out  as gaussian_pdf(exec, x, mean, sigma, out).
+/// \throws unison::invalid_argument as that form.
 template <class X, class M, class S, class Out>
 void gaussian_pdf(const X& x, const M& mean, const S& sigma, const Out& out) {
   gaussian_pdf(typename Out::execution_space{}, x, mean, sigma, out);
 }
+/// polar_distance on out's default execution space instance.
+///
+/// \param rho1, theta1, rho2, theta2, out  as polar_distance(exec, rho1, theta1, rho2, theta2,
+/// out). \throws unison::invalid_argument as that form.
 template <class R1, class T1, class R2, class T2, class Out>
 void polar_distance(const R1& rho1, const T1& theta1, const R2& rho2, const T2& theta2,
                     const Out& out) {
   polar_distance(typename Out::execution_space{}, rho1, theta1, rho2, theta2, out);
 }
+/// zero_suppress on out's default execution space instance.
+///
+/// \param waveform, threshold, out  as zero_suppress(exec, waveform, threshold, out).
+/// \throws unison::invalid_argument as that form.
 template <class W, class T, class Out>
 void zero_suppress(const W& waveform, const T& threshold, const Out& out) {
   zero_suppress(typename Out::execution_space{}, waveform, threshold, out);
 }
+/// clip on out's default execution space instance.
+///
+/// \param x, lo, hi, out  as clip(exec, x, lo, hi, out).
+/// \throws unison::invalid_argument as that form.
 template <class X, class Lo, class Hi, class Out>
 void clip(const X& x, const Lo& lo, const Hi& hi, const Out& out) {
   clip(typename Out::execution_space{}, x, lo, hi, out);
@@ -378,6 +600,12 @@ void clip(const X& x, const Lo& lo, const Hi& hi, const Out& out) {
 /// hidden_layer returning a new host View with the result (the tutorial's "return a host
 /// array"); waits until it holds the result. On a GPU it frees a device temporary at the end
 /// (Kokkos then fences every instance of the backend).
+///
+/// \param exec, greyscales, weights, fusion  as hidden_layer(exec, greyscales, weights, out,
+///                                           fusion).
+/// \return a new host View of weights' extent holding the result.
+/// \throws unison::invalid_argument as that form; unison::allocation_error if the result
+///         cannot be allocated.
 template <class Exec, class G, class W>
 Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace> hidden_layer(
     const Exec& exec, const G& greyscales, const W& weights, Fusion fusion = Fusion::fused) {
@@ -389,5 +617,7 @@ Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace> hidden_layer(
   exec.fence("unison::elementwise::hidden_layer: result in host memory");
   return out;
 }
+
+/// \}
 
 }  // namespace unison

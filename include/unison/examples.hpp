@@ -22,12 +22,20 @@
 
 namespace unison::examples {
 
+/// \defgroup examples The tutorials' small examples
+/// \{
+
 /// gray(i, j) = 0.299 R + 0.587 G + 0.114 B for every pixel of rgb (h x w x 3, channels R, G, B
 /// along the last axis), computed in float. rgb: a rank-3 View of float or std::uint8_t, any
 /// layout, with 3 channels; gray: a rank-2 View of h x w, float or double (the luminance) or,
 /// for std::uint8_t input, std::uint8_t (rounded to nearest). Asynchronous on `exec`;
-/// deterministic. Throws unison::invalid_argument when rgb's last extent is not 3, gray is not
+/// deterministic.
+/// \throws unison::invalid_argument when rgb's last extent is not 3, gray is not
 /// h x w, or gray overlaps rgb. Kernel: "unison::examples::rgb_to_grayscale".
+///
+/// \param exec  the execution space instance the kernels run on.
+/// \param rgb   the image: a rank-3 View (rows, cols, 3).
+/// \param gray  the result: a rank-2 View (rows, cols).
 template <class Exec, class RV, class GV>
 void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
   const detail::Region region("unison::examples::rgb_to_grayscale");
@@ -92,8 +100,12 @@ inline constexpr std::int64_t loop_sum_max_n = 77936;
 /// to double and multiplied by 0.1 once. Up to n = 13777 the integer is exact in double, so the
 /// result is the exact sum times the double nearest 0.1, rounded once: for n = 10000, exactly
 /// 249950002500000.0. Returns on the host: waits for the result on `exec`.
-/// Throws unison::invalid_argument when n < 0 or n > loop_sum_max_n. Kernel:
+/// \throws unison::invalid_argument when n < 0 or n > loop_sum_max_n. Kernel:
 /// "unison::examples::loop_sum".
+///
+/// \param exec  the execution space instance the kernels run on.
+/// \param n     the loops' extent, 0 to loop_sum_max_n.
+/// \return the sum.
 template <class Exec>
 double loop_sum(const Exec& exec, std::int64_t n) {
   const detail::Region region("unison::examples::loop_sum");
@@ -113,6 +125,8 @@ double loop_sum(const Exec& exec, std::int64_t n) {
 /// The largest index whose Lucas number T holds exactly: L(0) = 2, L(1) = 1, L(i) = L(i - 1) +
 /// L(i - 2). For an integer type, L(i) <= its maximum; for a floating-point one, L(i) < 2^digits
 /// (every integer up to there is exact).
+///
+/// \return the largest index whose Lucas number fits in std::int64_t.
 template <class T>
 std::int64_t lucas_max_index() {
   static_assert(std::is_arithmetic_v<T>);
@@ -134,10 +148,13 @@ std::int64_t lucas_max_index() {
 /// out(i) = L(i), the i-th Lucas number (L(0) = 2, L(1) = 1, L(i) = L(i - 1) + L(i - 2)), for
 /// every i < out.extent(0), each computed independently by its own work item (L(40) =
 /// 228826127). out: a rank-1 View of an arithmetic type, overwritten. Asynchronous on `exec`.
-/// Throws unison::invalid_argument when out.extent(0) - 1 exceeds lucas_max_index<T>() (the
+/// \throws unison::invalid_argument when out.extent(0) - 1 exceeds lucas_max_index<T>() (the
 /// value would overflow T, or for floating point not be exact): 44 for int32, 46 for uint32, 90
 /// for int64, 92 for uint64, 34 for float, 76 for double, or when out's elements are not distinct
 /// memory (a stride of 0, rows that overlap). Kernel: "unison::examples::lucas".
+///
+/// \param exec  the execution space instance the kernels run on.
+/// \param out   the numbers: a rank-1 View of an arithmetic type; out(i) = L(i).
 template <class Exec, class OV>
 void lucas(const Exec& exec, const OV& out) {
   const detail::Region region("unison::examples::lucas");
@@ -175,8 +192,13 @@ void lucas(const Exec& exec, const OV& out) {
 /// n work items each add 1 to one counter with an atomic; returns the total, which is n (the
 /// tutorials' race example: with a plain `+= 1` concurrent updates are lost). Returns on the
 /// host: waits for the result on `exec` (its counter is temporary memory Unison keeps for
-/// `exec`: release_temporary_memory). Throws unison::invalid_argument when n < 0. Kernel:
+/// `exec`: release_temporary_memory).
+/// \throws unison::invalid_argument when n < 0. Kernel:
 /// "unison::examples::atomic_counter".
+///
+/// \param exec  the execution space instance the kernels run on.
+/// \param n     the number of increments, at least 0.
+/// \return the counter's final value.
 template <class Exec>
 std::int64_t atomic_counter(const Exec& exec, std::int64_t n) {
   const detail::Region region("unison::examples::atomic_counter");
@@ -199,5 +221,7 @@ std::int64_t atomic_counter(const Exec& exec, std::int64_t n) {
   exec.fence("unison::examples::atomic_counter: the result");
   return total;
 }
+
+/// \}
 
 }  // namespace unison::examples

@@ -19,6 +19,9 @@
 
 namespace unison {
 
+/// \addtogroup field
+/// \{
+
 /// Fills f (a rank-2 View of float or double, any layout, accessible from exec) with the jagged
 /// image for `seed`: smooth value noise in [0, 1), with the cells at or below the
 /// `zero_fraction` quantile set to exactly 0 (ties at the threshold go to zero, so the share of
@@ -27,9 +30,16 @@ namespace unison {
 /// Waits on `exec` while the threshold is found on the host (about 30 counting passes); the
 /// final write is asynchronous. The noise array ("unison::field::noise") is temporary memory
 /// Unison keeps for `exec` (release_temporary_memory).
-/// Throws unison::invalid_argument for zero_fraction outside [0, 1].
+/// \throws unison::invalid_argument for zero_fraction outside [0, 1].
+///
 /// Kernels: "unison::field::jagged_noise", "unison::field::jagged_count",
 /// "unison::field::jagged_write".
+///
+/// \param exec           the execution space instance the kernels run on.
+/// \param f              the field: a rank-2 View of float or double, any layout, accessible
+///                       from exec.
+/// \param seed           the noise's seed.
+/// \param zero_fraction  the share of cells set to 0, in [0, 1].
 template <class Exec, class F>
 void jagged_field(const Exec& exec, const F& f, std::uint64_t seed = default_seed,
                   double zero_fraction = jagged_default_zero_fraction) {
@@ -38,5 +48,7 @@ void jagged_field(const Exec& exec, const F& f, std::uint64_t seed = default_see
                               std::int64_t(f.extent(0)) * std::int64_t(f.extent(1)),
                               [](std::int64_t count) { return count; });
 }
+
+/// \}
 
 }  // namespace unison

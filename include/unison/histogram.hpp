@@ -4,6 +4,7 @@
 /// scratch memory merged once.
 ///
 /// Common contract: see unison/core.hpp. Counts are integers: exact and deterministic.
+///
 /// Kernels: "unison::histogram::zero", "unison::histogram::bins".
 
 #include <cmath>
@@ -21,6 +22,9 @@
 #include <unison/detail/histogram/dispatch.hpp>
 
 namespace unison {
+
+/// \defgroup histogram Histogram
+/// \{
 
 /// counts(k) = the number of elements of x in bin k, for nbins = counts.extent(0) equal bins
 /// over [xmin, xmax): bin k holds the values v with e_k <= v < e_{k+1}, where e_k = xmin + k w,
@@ -40,12 +44,20 @@ namespace unison {
 /// scratch memory (HistogramTuning::max_scratch_bytes), every value is added to counts by a
 /// global atomic. Each value's bin is found from the estimate (v - xmin) / w, checked against
 /// the edges and, where it is off (by a bin or, with coinciding edges, by many), searched for
-/// among the edges in at most about 2 log2(nbins) comparisons. Asynchronous on `exec`. Throws
-/// unison::invalid_argument when counts is empty, xmin or xmax is not finite, xmin >= xmax,
+/// among the edges in at most about 2 log2(nbins) comparisons. Asynchronous on `exec`.
+/// \throws unison::invalid_argument when counts is empty, xmin or xmax is not finite, xmin >= xmax,
 /// xmax - xmin overflows double (e.g. [-1e308, 1e308)), the range is too narrow for its bins
 /// (w below 1 / DBL_MAX, about 5.6e-309, e.g. [0, 1e-310): 1 / w would overflow; subnormal w
 /// above that are valid), x has more elements than counts' type can count, or counts overlaps x.
+///
 /// Kernels: "unison::histogram::zero", "unison::histogram::bins".
+///
+/// \param exec  the execution space instance the kernels run on.
+/// \param x       the values: a rank-1 View of float or double, any layout.
+/// \param xmin    the lower edge of the first bin, finite.
+/// \param xmax    the upper edge of the last bin, finite, above xmin.
+/// \param counts  the counts: a rank-1 View of a 32- or 64-bit integer type, one element a
+///                bin, overwritten.
 template <class Exec, class XV, class CV>
 void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV& counts) {
   const detail::Region region("unison::histogram");
@@ -84,9 +96,14 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
 }
 
 /// histogram on counts' default execution space instance.
+///
+/// \param x, xmin, xmax, counts  as histogram(exec, x, xmin, xmax, counts).
+/// \throws unison::invalid_argument as that form.
 template <class XV, class CV>
 void histogram(const XV& x, double xmin, double xmax, const CV& counts) {
   histogram(typename CV::execution_space(), x, xmin, xmax, counts);
 }
+
+/// \}
 
 }  // namespace unison

@@ -12,9 +12,16 @@
 
 namespace unison::math {
 
+/// \addtogroup elementwise
+/// \{
+
 namespace detail {
 /// hypot with the larger magnitude factored out: big sqrt(1 + (small / big)²), for big >= small
 /// >= 0 (or NaN). big infinite gives inf; big 0 or NaN gives big + small (0, or the NaN).
+///
+/// \param big    the larger magnitude.
+/// \param small  the smaller magnitude.
+/// \return big sqrt(1 + (small / big)²).
 template <class T>
 KOKKOS_INLINE_FUNCTION T hypot_scaled(T big, T small) {
   using S = backends::scalar_of_t<T>;
@@ -31,6 +38,9 @@ KOKKOS_INLINE_FUNCTION T hypot_scaled(T big, T small) {
 /// overflow nor lose the result's precision to underflow, take sqrt(fma(big, big, small²))
 /// instead: no division, and an error below 1.25 ulp (the vector divide and square root share
 /// one unit, and polar_distance spent a third of its time there).
+///
+/// \param x, y  the legs: values, or CPU packs of values.
+/// \return sqrt(x² + y²).
 template <class T>
 KOKKOS_INLINE_FUNCTION T hypot(T x, T y) {
   x = backends::abs(x);
@@ -54,6 +64,11 @@ KOKKOS_INLINE_FUNCTION T hypot(T x, T y) {
 
 /// Density of the normal distribution N(mean, sigma²) at x:
 /// exp(-((x - mean) / sigma)² / 2) / (sigma sqrt(2 pi)).
+///
+/// \param x      where the density is taken.
+/// \param mean   the distribution's mean.
+/// \param sigma  its standard deviation, positive.
+/// \return the density at x.
 template <class T>
 KOKKOS_INLINE_FUNCTION T gaussian_pdf(T x, T mean, T sigma) {
   using S = backends::scalar_of_t<T>;
@@ -65,11 +80,15 @@ KOKKOS_INLINE_FUNCTION T gaussian_pdf(T x, T mean, T sigma) {
 /// A point in the plane.
 template <class T>
 struct Cartesian {
-  T x;
-  T y;
+  T x;  ///< its abscissa
+  T y;  ///< its ordinate
 };
 
 /// (rho cos theta, rho sin theta): the polar-to-cartesian step of polar_distance.
+///
+/// \param rho    the radius.
+/// \param theta  the angle, in radians.
+/// \return the point (x, y).
 template <class T>
 KOKKOS_INLINE_FUNCTION Cartesian<T> polar_to_cartesian(T rho, T theta) {
   return {rho * backends::cos(theta), rho * backends::sin(theta)};
@@ -77,6 +96,10 @@ KOKKOS_INLINE_FUNCTION Cartesian<T> polar_to_cartesian(T rho, T theta) {
 
 namespace detail {
 /// The distance of the two points' cartesian forms, each from polar_to_cartesian.
+///
+/// \param rho1, theta1  the first point's radius and angle (radians).
+/// \param rho2, theta2  the second point's.
+/// \return the distance.
 template <class T>
 KOKKOS_INLINE_FUNCTION T polar_distance_cartesian(T rho1, T theta1, T rho2, T theta2) {
   const Cartesian<T> a = polar_to_cartesian(rho1, theta1);
@@ -89,6 +112,10 @@ KOKKOS_INLINE_FUNCTION T polar_distance_cartesian(T rho1, T theta1, T rho2, T th
 /// of each. d is s + e exactly (s the rounded difference, e its rounding error, Knuth's
 /// two-sum), and cos d, sin d are taken as cos s - e sin s, sin s + e cos s: the error left is
 /// e^2 / 2, below 2^-27 while both angles are within +-1024 (|e| <= 2^-13 there).
+///
+/// \param rho1, theta1  the first point's radius and angle (radians).
+/// \param rho2, theta2  the second point's.
+/// \return the distance.
 template <class T>
 KOKKOS_INLINE_FUNCTION T polar_distance_rotated(T rho1, T theta1, T rho2, T theta2) {
   const T s = theta2 - theta1;
@@ -108,6 +135,10 @@ KOKKOS_INLINE_FUNCTION T polar_distance_rotated(T rho1, T theta1, T rho2, T thet
 /// angles, infinities and NaN included, and every scalar (GPU) call go through the two points'
 /// cartesian coordinates (a GPU call is memory-bound: it keeps this form and its results).
 /// Each element's form depends on its own angles only.
+///
+/// \param rho1, theta1  the first point's radius and angle (radians).
+/// \param rho2, theta2  the second point's.
+/// \return the distance.
 template <class T>
 KOKKOS_INLINE_FUNCTION T polar_distance(T rho1, T theta1, T rho2, T theta2) {
   if constexpr (backends::is_pack_v<T>) {
@@ -123,6 +154,10 @@ KOKKOS_INLINE_FUNCTION T polar_distance(T rho1, T theta1, T rho2, T theta2) {
 }
 
 /// v below threshold becomes 0; v otherwise.
+///
+/// \param v          the value.
+/// \param threshold  the least value kept.
+/// \return 0 if v < threshold, else v.
 template <class T>
 KOKKOS_INLINE_FUNCTION T zero_suppress(T v, T threshold) {
   return v < threshold ? T{} : v;
@@ -130,6 +165,10 @@ KOKKOS_INLINE_FUNCTION T zero_suppress(T v, T threshold) {
 
 /// x limited to [lo, hi]: lo where x < lo, hi where x > hi, x otherwise (NaN stays NaN). Where
 /// lo > hi, hi (as NumPy's clip).
+///
+/// \param x       the value.
+/// \param lo, hi  the bounds.
+/// \return x limited to [lo, hi].
 template <class T>
 KOKKOS_INLINE_FUNCTION T clip(T x, T lo, T hi) {
   const T above = x < lo ? lo : x;
@@ -137,6 +176,11 @@ KOKKOS_INLINE_FUNCTION T clip(T x, T lo, T hi) {
 }
 
 /// max(sin(t / period) - 0.3, 0) * amplitude.
+///
+/// \param t          the time.
+/// \param period     the period, non-zero.
+/// \param amplitude  the pulse's height.
+/// \return max(sin(t / period) - 0.3, 0) * amplitude.
 template <class T>
 KOKKOS_INLINE_FUNCTION T pulse(T t, T period, T amplitude) {
   using S = backends::scalar_of_t<T>;
@@ -144,21 +188,36 @@ KOKKOS_INLINE_FUNCTION T pulse(T t, T period, T amplitude) {
   return (s > S(0) ? s : T{}) * amplitude;
 }
 
-/// One neuron of the tutorial's hidden layer: activate(weigh(normalize(grey), weight)), where
-/// normalize is grey / 255, weigh multiplies by the weight and activate is
-/// (e^v - e^-v) / (e^v + e^-v), evaluated as tanh(v), which equals it and, unlike the quotient
-/// of exponentials, does not overflow to NaN for |v| > 88 in float.
+/// The hidden layer's first step: a greyscale value in [0, 255] taken to [0, 1].
+///
+/// \param grey  the greyscale value.
+/// \return grey / 255.
 template <class T>
 KOKKOS_INLINE_FUNCTION T normalize(T grey) {
   return grey / backends::scalar_of_t<T>(255);
 }
+
+/// The hidden layer's activation: (e^v - e^-v) / (e^v + e^-v), evaluated as tanh(v), which
+/// equals it and, unlike the quotient of exponentials, does not overflow to NaN for |v| > 88 in
+/// float.
+///
+/// \param v  the weighted value.
+/// \return tanh(v).
 template <class T>
 KOKKOS_INLINE_FUNCTION T activate(T v) {
   return backends::tanh(v);
 }
+
+/// One neuron of the tutorial's hidden layer: activate(normalize(grey) * weight).
+///
+/// \param grey    the greyscale value, in [0, 255].
+/// \param weight  its weight.
+/// \return tanh(grey / 255 * weight).
 template <class T>
 KOKKOS_INLINE_FUNCTION T hidden_neuron(T grey, T weight) {
   return activate(normalize(grey) * weight);
 }
+
+/// \}
 
 }  // namespace unison::math

@@ -29,9 +29,14 @@
 
 namespace unison {
 
+/// \addtogroup matmul
+/// \{
+
 /// What KokkosBlas::gemm runs on for execution space Exec in this build: "cuBLAS", "rocBLAS" (a
 /// Kokkos Kernels built with it, on HIP), "host BLAS" (a BLAS library found at configure time,
 /// e.g. OpenBLAS) or "Kokkos Kernels" (its own kernel).
+///
+/// \return "cuBLAS", "rocBLAS", "host BLAS" or "Kokkos Kernels".
 template <class Exec>
 std::string matmul_gemm_library() {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOSKERNELS_ENABLE_TPL_CUBLAS)
@@ -52,8 +57,13 @@ std::string matmul_gemm_library() {
 /// about k * (m / 64 + 1) + n * k / 64 elements on a GPU, and 2k doubles (the column sums of A
 /// that overflowed, summed again); for gemm A.B (m x n) and its partial column sums. What a
 /// workspace given to matmul_reduce must hold at least. T = float, the default, gives a size
-/// that serves double too (at most twice what double needs). Throws unison::invalid_argument
+/// that serves double too (at most twice what double needs).
+/// \throws unison::invalid_argument
 /// for a negative extent, an unknown method, or a size in bytes that does not fit in 63 bits.
+///
+/// \param m, k, n  the extents: A is m x k, B is k x n.
+/// \param method   the method (MatmulMethod).
+/// \return the elements of T the workspace must hold.
 template <class Exec, class T = float>
 std::int64_t matmul_reduce_workspace_size(std::int64_t m, std::int64_t k, std::int64_t n,
                                           MatmulMethod method = MatmulMethod::automatic) {
@@ -85,13 +95,20 @@ std::int64_t matmul_reduce_workspace_size(std::int64_t m, std::int64_t k, std::i
 /// NaN and infinities in A or B are data: they propagate as IEEE arithmetic does, to the
 /// elements of out whose terms they enter (NaN, or +-inf where no inf - inf or 0 * inf meets
 /// them; which of the two can differ between methods, whose sums differ).
-/// Throws unison::invalid_argument, before anything runs, when A's columns are not B's rows,
+/// \throws unison::invalid_argument before anything runs when A's columns are not B's rows,
 /// out's length is not B's columns, out overlaps A or B, the gemm method is asked for with
 /// layouts it does not take, or the temporary memory would not fit in the memory free in exec's
 /// memory space (or its size in bytes would not fit in 63 bits).
+///
 /// Kernels: "unison::matmul_reduce::tiled" (tiled), "unison::matmul_reduce::{a,b}_{partials,sum}"
 /// (reassociated), KokkosBlas::gemm's and "unison::matmul_reduce::product_{partials,sum}" (gemm),
 /// "unison::matmul_reduce::fill".
+///
+/// \param exec       the execution space instance the kernels run on.
+/// \param A          the left factor: a rank-2 View (m x k) of float or double.
+/// \param B          the right factor: a rank-2 View (k x n) of A's value type.
+/// \param out        the column sums: a rank-1 View of length n, overwritten.
+/// \param method     the method (MatmulMethod).
 template <class Exec, class AV, class BV, class OV>
 void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
                    MatmulMethod method = MatmulMethod::automatic) {
@@ -123,8 +140,13 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
 /// overwritten). Every method is then asynchronous on `exec` and allocates nothing: what a loop
 /// that calls matmul_reduce many times wants (each allocation and free of GPU memory synchronizes
 /// the device). The workspace must not be used by anything else until the work on `exec` is done.
-/// Throws unison::invalid_argument as the other form does, and when the workspace is too small or
+/// \throws unison::invalid_argument as the other form does, and when the workspace is too small or
 /// overlaps A, B or out.
+///
+/// \param exec       the execution space instance the kernels run on.
+/// \param A, B, out, method  as matmul_reduce(exec, A, B, out, method).
+/// \param workspace  the caller's temporary memory: a contiguous rank-1 View of out's value
+///                   type, of at least matmul_reduce_workspace_size elements.
 template <class Exec, class AV, class BV, class OV, class WV>
 void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out, MatmulMethod method,
                    const WV& workspace) {
@@ -152,10 +174,15 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out, Ma
 }
 
 /// matmul_reduce on out's default execution space instance.
+///
+/// \param A, B, out, method  as matmul_reduce(exec, A, B, out, method).
+/// \throws unison::invalid_argument as that form.
 template <class AV, class BV, class OV>
 void matmul_reduce(const AV& A, const BV& B, const OV& out,
                    MatmulMethod method = MatmulMethod::automatic) {
   matmul_reduce(typename OV::execution_space(), A, B, out, method);
 }
+
+/// \}
 
 }  // namespace unison

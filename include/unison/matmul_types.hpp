@@ -5,6 +5,9 @@
 
 namespace unison {
 
+/// \defgroup matmul Matmul-reduce
+/// \{
+
 /// How matmul_reduce computes out = 1^T (A B), and the range of values each one handles (T: the
 /// value type; every method gives out[j] = +-inf where the exact value is beyond T's range):
 ///  - tiled: A.B one tile at a time in team scratch (MatmulTuning in unison/backends/tuning.hpp),
@@ -29,5 +32,7 @@ namespace unison {
 /// Sums of products below T's normal range (about 1e-38 for float, 1e-308 for double) lose
 /// relative precision with every method, as IEEE arithmetic does.
 enum class MatmulMethod { automatic, tiled, gemm, reassociated };
+
+/// \}
 
 }  // namespace unison

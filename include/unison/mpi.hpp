@@ -51,13 +51,22 @@ struct PlanAccess;  // the tests' access to a plan (tests/mpi/plan_access.hpp)
 
 namespace unison::mpi {
 
+/// \addtogroup mpi
+/// \{
+
 /// Splits a field of nx x ny cells over the ranks of `comm` (collective). dims {0, 0}: the grid
 /// of blocks with the shortest halo ((dims[0] - 1) * ny + (dims[1] - 1) * nx cells) among those
 /// whose blocks all hold at least one row and one column; one of dims 0: the other is given and
 /// must divide the number of ranks; both given: their product must be the number of ranks.
-/// Throws unison::invalid_argument (on every rank) for comm MPI_COMM_NULL, extents or dims
+/// \throws unison::invalid_argument (on every rank) for comm MPI_COMM_NULL, extents or dims
 /// that differ between ranks, a negative dim, dims whose product is not the number of ranks,
 /// or a field with fewer rows or columns than blocks along that axis.
+///
+/// \param comm  the communicator (duplicated for Unison's messages).
+/// \param nx    the field's rows.
+/// \param ny    the field's columns.
+/// \param dims  the grid of blocks: {0, 0}, one given, or both given.
+/// \return this rank's Decomposition.
 Decomposition decompose(MPI_Comm comm, std::int64_t nx, std::int64_t ny,
                         std::array<int, 2> dims = {0, 0});
 
@@ -84,7 +93,7 @@ Decomposition decompose(MPI_Comm comm, std::int64_t nx, std::int64_t ny,
 /// that the model in docs/scaling.md says is fastest for the slowest rank. The result does not
 /// depend on k: every depth gives bitwise unison::diffuse's result.
 ///
-/// Throws unison::invalid_argument (on every rank, see the file's comment) for a Decomposition
+/// \throws unison::invalid_argument (on every rank, see the file's comment) for a Decomposition
 /// not made by decompose() (this rank only), f whose extents are not the block's, an unknown
 /// transport, Transport::device on a GPU with an MPI that is not GPU-aware, a negative
 /// halo_depth or one deeper than the thinnest block along a split axis, options that differ
@@ -102,20 +111,28 @@ Decomposition decompose(MPI_Comm comm, std::int64_t nx, std::int64_t ny,
 template <class Exec, class F>
 class DiffusionPlan {
  public:
+  /// Makes the plan; collective over d.comm, every rank with the same options.
+  ///
+  /// \param exec     the execution space instance its kernels run on.
+  /// \param d        the decomposition, from decompose().
+  /// \param f        a field of the plan's type: this rank's block of d.
+  /// \param options  the transport, the overlap and the halos' depth (ExchangeOptions).
+  /// \throws unison::invalid_argument as the class's comment says.
   DiffusionPlan(const Exec& exec, const Decomposition& d, const F& f,
                 const ExchangeOptions& options = {})
       : plan_(exec, d, f, options) {}
   DiffusionPlan(const DiffusionPlan&) = delete;
   DiffusionPlan& operator=(const DiffusionPlan&) = delete;
 
-  /// The halos' depth in use (1 for a block without neighbours).
+  /// \return the halos' depth in use (1 for a block without neighbours).
   int halo_depth() const { return plan_.halo_depth(); }
-  /// How the halos reach MPI: Transport::device (the Views' own memory) or Transport::host
-  /// (pinned host memory).
+  /// \return how the halos reach MPI: Transport::device (the Views' own memory) or
+  /// Transport::host (pinned host memory).
   Transport transport() const { return plan_.transport(); }
-  /// The times the depth was chosen from, on this rank (zeros unless halo_depth was 0 and the
-  /// block has neighbours).
+  /// \return the times the depth was chosen from, on this rank (zeros unless halo_depth was 0
+  /// and the block has neighbours).
   const HaloTimes& measured() const { return plan_.measured(); }
+  /// \return the decomposition the plan serves.
   const Decomposition& decomposition() const { return plan_.decomposition(); }
 
   /// Advances the distributed field by `steps` diffusion steps (unison::diffuse's step: the
@@ -135,9 +152,16 @@ class DiffusionPlan {
   /// The result is bitwise that of unison::diffuse on the whole field on the same backend, for
   /// every decomposition and depth: each cell sees the same neighbour values and the same
   /// arithmetic. Blocks: returns once the work is done, the block in f.
-  /// Throws unison::invalid_argument (on every rank) for f or lapl whose extents are not the
+  /// \throws unison::invalid_argument (on every rank) for f or lapl whose extents are not the
   /// block's, lapl overlapping f, negative steps, a coeff that is not finite, an unknown Laplacian
   /// choice, or steps, coeff or which differing between ranks.
+  ///
+  /// \param f      this rank's block of the field, advanced in place.
+  /// \param steps  the number of steps, at least 0.
+  /// \param coeff  the diffusion coefficient, finite.
+  /// \param lapl   this block's Laplacian: f's value type and extents.
+  /// \param which  every step's Laplacian, or the last step's only.
+  ///
   /// Kernels: "unison::mpi::diffusion::copy_in" (f into the plan), then
   /// "unison::mpi::diffusion::{interior,edges,block}" (the interior, the cells around it, every
   /// cell of a step at once), "unison::mpi::diffusion::{pack,unpack}" (halos).
@@ -160,6 +184,13 @@ class DiffusionPlan {
 /// calls made more than once are cheaper on a plan). Arguments, checks, result and kernels as
 /// DiffusionPlan's; the call's checks are agreed once (one MPI_Allreduce), before the plan is
 /// made, so that a refused call allocates nothing.
+///
+/// \param exec     the execution space instance the kernels run on.
+/// \param d        the decomposition, from decompose().
+/// \param f        this rank's block of the field, advanced in place.
+/// \param steps, coeff, lapl, which  as DiffusionPlan::diffuse.
+/// \param options  as DiffusionPlan's.
+/// \throws unison::invalid_argument as DiffusionPlan's constructor and diffuse.
 template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t steps, double coeff,
              const L& lapl, Laplacian which = Laplacian::every_step,
@@ -176,10 +207,18 @@ void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t 
 /// Fills this rank's block f (local_nx x local_ny of d) with its part of the jagged image that
 /// unison::jagged_field(exec, whole, seed, zero_fraction) writes into the whole field: the same
 /// values, bit for bit. The count of zeros is agreed over the ranks (about 30 MPI_Allreduce of
-/// one integer). Collective over d.comm; blocks. Throws unison::invalid_argument (on every rank)
+/// one integer). Collective over d.comm; blocks.
+/// \throws unison::invalid_argument (on every rank)
 /// as unison::jagged_field does, and for f whose extents are not the block's or a seed or
 /// zero_fraction that differs between ranks.
+///
 /// Kernels: unison::jagged_field's.
+///
+/// \param exec           the execution space instance the kernels run on.
+/// \param d              the decomposition, from decompose().
+/// \param f              this rank's block: a rank-2 View of float or double.
+/// \param seed           the noise's seed, the same on every rank.
+/// \param zero_fraction  the share of cells set to 0, in [0, 1], the same on every rank.
 template <class Exec, class F>
 void jagged_field(const Exec& exec, const Decomposition& d, const F& f,
                   std::uint64_t seed = unison::default_seed,
@@ -222,12 +261,21 @@ void jagged_field(const Exec& exec, const Decomposition& d, const F& f,
 /// transport allows, else through pinned host memory. The result equals the single-rank one
 /// within rounding (the sums are grouped by rank, then as the MPI library adds them).
 /// Types, layouts and methods as unison::matmul_reduce. Blocks: returns with out final.
-/// Throws unison::invalid_argument (on every rank) for comm MPI_COMM_NULL (this rank only),
+/// \throws unison::invalid_argument (on every rank) for comm MPI_COMM_NULL (this rank only),
 /// any check of unison::matmul_reduce on any rank (memory for its temporaries included: out is
 /// then unspecified on the ranks whose part had run), an unknown transport, Transport::device
 /// on a GPU with an MPI that is not GPU-aware, n above 2^31 - 1, or k, n, the method or the
 /// transport differing between ranks.
+///
 /// Kernels: unison::matmul_reduce's.
+///
+/// \param exec       the execution space instance the kernels run on.
+/// \param comm       the communicator.
+/// \param A          this rank's rows of A: a rank-2 View (m_r x k).
+/// \param B          the whole B (k x n), the same on every rank.
+/// \param out        the column sums of the whole product: a rank-1 View of length n.
+/// \param method     the method of unison::matmul_reduce, the same on every rank.
+/// \param transport  how out's data reaches MPI (Transport).
 template <class Exec, class AV, class BV, class OV>
 void matmul_reduce(const Exec& exec, MPI_Comm comm, const AV& A, const BV& B, const OV& out,
                    MatmulMethod method = MatmulMethod::automatic,
@@ -292,5 +340,7 @@ void matmul_reduce(const Exec& exec, MPI_Comm comm, const AV& A, const BV& B, co
   }
   exec.fence("unison::mpi::matmul_reduce: sums");
 }
+
+/// \}
 
 }  // namespace unison::mpi

@@ -21,6 +21,9 @@
 
 namespace unison {
 
+/// \defgroup npy .npy files
+/// \{
+
 /// Reads a 2-D array of T (float: dtype "<f4"; double: "<f8") from a .npy file into a new host
 /// View of the file's shape, labelled "unison::npy::array". Fortran-order files are transposed
 /// into the View's row-major layout. Copy it to a device with Kokkos::create_mirror_view_and_copy.
@@ -34,11 +37,14 @@ namespace unison {
 /// shape with a zero extent, such as (2^50, 0), is an empty View of that shape, made without
 /// walking its rows.
 ///
-/// Throws unison::invalid_argument, whose message starts with "unison::read_npy: " and names the
+/// \throws unison::invalid_argument whose message starts with "unison::read_npy: " and names the
 /// path, if the path is empty, the file is not a .npy file, its header is longer than 65536 bytes
 /// or malformed, it is truncated, has bytes after the data, is big-endian, has another dtype or
 /// another rank than 2; throws unison::io_error (an unison::invalid_argument) if the file cannot
 /// be opened or read or is a directory. Nothing is returned then.
+///
+/// \param path  the file.
+/// \return a new host View holding the array.
 template <class T>
 Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> read_npy(const std::string& path) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
@@ -83,10 +89,13 @@ Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> read_npy(const std::st
 /// permissions. A symbolic link at path is followed: its target is replaced (or created) and the
 /// link kept.
 ///
-/// Throws unison::invalid_argument, whose message starts with "unison::write_npy: " and names the
+/// \throws unison::invalid_argument whose message starts with "unison::write_npy: " and names the
 /// path, if the path is empty or ends in '/', or names (through links) a directory or another
 /// file that is not a regular file (a device, a pipe); throws unison::io_error (an
 /// unison::invalid_argument) if the file cannot be written.
+///
+/// \param path  the file, replaced if it exists.
+/// \param v     the array: a rank-1 or rank-2 View of a supported value type.
 template <class V>
 void write_npy(const std::string& path, const V& v) {
   static_assert(Kokkos::is_view_v<V> && V::rank() >= 1 && V::rank() <= 3,
@@ -128,5 +137,7 @@ void write_npy(const std::string& path, const V& v) {
   detail::write_npy(fn, path, descr, shape, reinterpret_cast<const char*>(host.data()),
                     host.size() * sizeof(T));
 }
+
+/// \}
 
 }  // namespace unison

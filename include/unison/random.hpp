@@ -20,14 +20,24 @@
 
 namespace unison {
 
+/// \addtogroup random
+/// \{
+
 /// An estimate of pi: 4 times the fraction of `samples` points of the unit square that fall
 /// inside the quarter circle x^2 + y^2 < 1, drawn from `sequence` from its position on, two
 /// points per value (its high and its low 32 bits: each the centre of a cell of a 2^16 x 2^16
 /// grid, tested exactly in integers; the grid itself is within 1.5e-8 of pi, relative); the
 /// sequence then stands (samples + 1) / 2 values further on. The estimate depends only on the
 /// sequence's seed and position and on `samples`: the same on every run, every backend and
-/// every thread count. Returns on the host: waits for the result on `exec`. Throws
-/// unison::invalid_argument when samples < 1. Kernel: "unison::random::monte_carlo_pi".
+/// every thread count. Returns on the host: waits for the result on `exec`.
+///
+/// \param exec      the execution space instance the kernel runs on.
+/// \param samples   the number of points, at least 1.
+/// \param sequence  the random sequence, advanced by (samples + 1) / 2 values.
+/// \return the estimate of pi.
+/// \throws unison::invalid_argument when samples < 1.
+///
+/// Kernel: "unison::random::monte_carlo_pi".
 template <class Exec>
 double monte_carlo_pi(const Exec& exec, std::int64_t samples, RandomSequence& sequence) {
   const detail::Region region("unison::monte_carlo_pi");
@@ -55,10 +65,17 @@ double monte_carlo_pi(const Exec& exec, std::int64_t samples, RandomSequence& se
 
 /// monte_carlo_pi from the start of RandomSequence(seed): the same seed gives the same estimate
 /// on every backend and thread count.
+///
+/// \param exec, samples  as monte_carlo_pi(exec, samples, sequence).
+/// \param seed           the sequence's seed.
+/// \return the estimate of pi.
+/// \throws unison::invalid_argument when samples < 1.
 template <class Exec>
 double monte_carlo_pi(const Exec& exec, std::int64_t samples, std::uint64_t seed) {
   RandomSequence sequence(seed);
   return monte_carlo_pi(exec, samples, sequence);
 }
+
+/// \}
 
 }  // namespace unison

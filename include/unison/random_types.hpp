@@ -11,6 +11,9 @@
 
 namespace unison {
 
+/// \defgroup random Random numbers
+/// \{
+
 /// A counter-based random sequence: value i of the sequence of seed s is SplitMix64's output
 /// for the counter key + (i + 1) * 0x9e3779b97f4a7c15 (the golden-ratio increment), with key =
 /// the mix of s. Each value is a function of the seed and its index alone, so a kernel's work
@@ -22,25 +25,38 @@ namespace unison {
 /// so a second call draws new numbers. Building one costs nothing: no memory, no seeding.
 class RandomSequence {
  public:
-  static constexpr std::uint64_t increment = 0x9e3779b97f4a7c15ull;
+  static constexpr std::uint64_t increment = 0x9e3779b97f4a7c15ull;  ///< the counter's step
 
+  /// \param seed  the sequence's seed; its position starts at 0.
   explicit RandomSequence(std::uint64_t seed) : key_(detail::random::mix64(seed)) {}
 
   /// Value i of the sequence with this key (callable in kernels).
+  ///
+  /// \param key  a sequence's key().
+  /// \param i    the value's index.
+  /// \return the value.
   KOKKOS_FORCEINLINE_FUNCTION static std::uint64_t value(std::uint64_t key, std::uint64_t i) {
     return detail::random::mix64(key + (i + 1) * increment);
   }
   /// Value i of this sequence.
+  ///
+  /// \param i  the value's index.
+  /// \return the value.
   std::uint64_t operator[](std::uint64_t i) const { return value(key_, i); }
+  /// \return the key: the mix of the seed.
   std::uint64_t key() const { return key_; }
-  /// The index of the next value a function will draw.
+  /// \return the index of the next value a function will draw.
   std::uint64_t position() const { return position_; }
   /// Moves the position n values on.
+  ///
+  /// \param n  the number of values.
   void advance(std::uint64_t n) { position_ += n; }
 
  private:
   std::uint64_t key_;
   std::uint64_t position_ = 0;
 };
+
+/// \}
 
 }  // namespace unison

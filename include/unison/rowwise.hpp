@@ -1,7 +1,7 @@
 #pragma once
 /// \file unison/rowwise.hpp
-/// The row-wise family (docs/workloads.md section 2, the tutorials' @guvectorize gufuncs): l2_norm
-/// over the last axis of a matrix, and matmul_core, a batch of small matrix products.
+/// The row-wise family (docs/workloads.md section 2, the tutorials' `\@guvectorize` gufuncs):
+/// l2_norm over the last axis of a matrix, and matmul_core, a batch of small matrix products.
 ///
 /// Common contract (see unison/core.hpp): the execution space instance comes first, the work is
 /// enqueued on it and the call returns without waiting; inputs are checked on the host before
@@ -23,6 +23,9 @@
 
 namespace unison {
 
+/// \defgroup rowwise Row-wise functions
+/// \{
+
 /// out(i) = sqrt(sum over j of V(i, j)^2) for every row i of V (n x k): the Euclidean norm of
 /// each row. V: a rank-2 View of float or double, any layout; out: a rank-1 View of the same
 /// value type, length n, overwritten. Both accessible from `exec`. float rows are summed in
@@ -30,8 +33,13 @@ namespace unison {
 /// overflows or underflows is summed again scaled by its largest magnitude (so the norm is
 /// right for elements from about 1e-300 to 1e300; all-zero rows are read twice). A row with a
 /// NaN gives NaN; one with an infinity (and no NaN) gives inf; k = 0 gives zeros, like NumPy.
-/// Asynchronous on `exec`; deterministic. Throws unison::invalid_argument when out's length is
+/// Asynchronous on `exec`; deterministic.
+/// \throws unison::invalid_argument when out's length is
 /// not V's rows or out overlaps V. Kernel: "unison::rowwise::l2_norm".
+///
+/// \param exec  the execution space instance the kernels run on.
+/// \param V     the rows: a rank-2 View of float or double, any layout.
+/// \param out   the norms: a rank-1 View of V's value type, one element a row.
 template <class Exec, class VV, class OV>
 void l2_norm(const Exec& exec, const VV& V, const OV& out) {
   const detail::Region region("unison::l2_norm");
@@ -58,6 +66,9 @@ void l2_norm(const Exec& exec, const VV& V, const OV& out) {
 }
 
 /// l2_norm on out's default execution space instance.
+///
+/// \param V, out  as l2_norm(exec, V, out).
+/// \throws unison::invalid_argument as that form.
 template <class VV, class OV>
 void l2_norm(const VV& V, const OV& out) {
   l2_norm(typename OV::execution_space(), V, out);
@@ -69,9 +80,15 @@ void l2_norm(const VV& V, const OV& out) {
 /// overwritten (zeros when n = 0). Asynchronous on `exec`; deterministic. One work item per
 /// row of each product, reading A(q)'s row and B(q) through the caches: made for the
 /// small products of the tutorials' gufunc (4 x 4), not for large ones (matmul_reduce's tiled
-/// kernel and KokkosBlas::gemm are). Throws unison::invalid_argument when the batch extents
+/// kernel and KokkosBlas::gemm are).
+/// \throws unison::invalid_argument when the batch extents
 /// differ, A's columns are not B's rows, C is not b x m x p, or C overlaps A or B. Kernel:
 /// "unison::rowwise::matmul_core".
+///
+/// \param exec  the execution space instance the kernels run on.
+/// \param A     the left factors: a rank-3 View (batch, m, n) of float or double.
+/// \param B     the right factors: a rank-3 View (batch, n, p) of A's value type.
+/// \param C     the products: a rank-3 View (batch, m, p) of A's value type.
 template <class Exec, class AV, class BV, class CV>
 void matmul_core(const Exec& exec, const AV& A, const BV& B, const CV& C) {
   const detail::Region region("unison::matmul_core");
@@ -108,9 +125,14 @@ void matmul_core(const Exec& exec, const AV& A, const BV& B, const CV& C) {
 }
 
 /// matmul_core on C's default execution space instance.
+///
+/// \param A, B, C  as matmul_core(exec, A, B, C).
+/// \throws unison::invalid_argument as that form.
 template <class AV, class BV, class CV>
 void matmul_core(const AV& A, const BV& B, const CV& C) {
   matmul_core(typename CV::execution_space(), A, B, C);
 }
+
+/// \}
 
 }  // namespace unison

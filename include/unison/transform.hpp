@@ -18,6 +18,9 @@
 
 namespace unison {
 
+/// \defgroup transform The generic element-wise transform
+/// \{
+
 /// out = f(args...) element by element: out(i) = f(a(i), b(i), ...) for rank 1, out(i, j) =
 /// f(a(i, j), ...) for rank 2.
 ///
@@ -31,7 +34,8 @@ namespace unison {
 /// \param args  Views with out's rank and extents, accessible from exec, or arithmetic scalars
 ///              that stand for an array of that value.
 ///
-/// out may be the very same View as an input (in place). Throws unison::invalid_argument if a
+/// out may be the very same View as an input (in place).
+/// \throws unison::invalid_argument if a
 /// View's extents differ from out's or a View overlaps out in any other way. Empty Views do
 /// nothing.
 template <class Exec, class Out, class F, class... Args>
@@ -54,6 +58,9 @@ struct TransformShape {
 
 /// transform(exec, out, f, args...) in the work shape `Shape` (TransformShape); the same
 /// results, checks and kernel label.
+///
+/// \param exec, out, f, args  as transform(exec, out, f, args...).
+/// \throws unison::invalid_argument as that form.
 template <int Vector, int Unroll, class Exec, class Out, class F, class... Args>
 void transform(TransformShape<Vector, Unroll>, const Exec& exec, const Out& out, const F& f,
                const Args&... args) {
@@ -62,10 +69,15 @@ void transform(TransformShape<Vector, Unroll>, const Exec& exec, const Out& out,
 }
 
 /// transform on out's default execution space.
+///
+/// \param out, f, args  as transform(exec, out, f, args...).
+/// \throws unison::invalid_argument as that form.
 template <class Out, class F, class... Args>
 std::enable_if_t<Kokkos::is_view_v<Out>> transform(const Out& out, const F& f,
                                                    const Args&... args) {
   transform(typename Out::execution_space{}, out, f, args...);
 }
+
+/// \}
 
 }  // namespace unison

@@ -656,7 +656,7 @@ def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream
     counted in it), range (x.min(), x.max()) when not given. Differs from NumPy: bins is a
     number of equal bins (not edges), and the edges are Unison's exact ones (below).
 
-    Unison's: histogram(x, xmin, xmax, counts=None, *, bins=None) counts into counts (int64 or
+    Unison's: ``histogram(x, xmin, xmax, counts=None, *, bins=None)`` counts into counts (int64 or
     int32, its length the number of bins) or a new int64 array of `bins` counts, and returns
     the counts; every bin is half open: xmax is not counted.
 
