@@ -62,6 +62,8 @@ namespace unison {
 /// \param lapl       the step's Laplacian: f's value type and extents.
 /// \param coeff      the diffusion coefficient, finite.
 /// \param algorithm  the kernel (StencilAlgorithm); all give bitwise the same result.
+///
+/// Temporary memory: none.
 template <class Exec, class F, class FN, class L>
 void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lapl, double coeff,
                     StencilAlgorithm algorithm = StencilAlgorithm::automatic) {
@@ -174,6 +176,8 @@ void diffuse(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer, std
 /// \param on_step    the host callable on_step(step, field, lapl) called after each step.
 /// \param options    as diffuse's.
 /// \throws unison::invalid_argument as diffuse does.
+///
+/// Asynchronous on exec, with temporary memory as diffuse's; kernels as diffuse's.
 template <class Exec, class F, class L, class OnStep,
           class = std::enable_if_t<!std::is_same_v<std::decay_t<OnStep>, Laplacian>>>
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
@@ -233,6 +237,8 @@ void diffuse_history(const Exec& exec, const F& f, std::int64_t steps, double co
 /// \param buffer      the caller's buffer, as diffuse's buffer form.
 /// \param steps, coeff, history, on_history, options  as diffuse_history(exec, f, steps,
 ///                                                   coeff, history, on_history, options).
+///
+/// Asynchronous on exec; kernels as diffuse_history's.
 template <class Exec, class F, class H, class OnHistory>
 void diffuse_history(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer,
                      std::int64_t steps, double coeff, const H& history, OnHistory&& on_history,

@@ -540,6 +540,9 @@ void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const
 /// Kernels "unison::elementwise::hidden_layer" (fused) or
 /// "unison::elementwise::{normalize,weigh,activate}" (separate); temporary memory: the copies
 /// of what exec cannot access, and out's length where out is weights itself (separate).
+///
+/// Asynchronous on exec where out is accessible from it; otherwise the call waits until out
+/// holds the result.
 template <class Exec, class G, class W, class Out>
 void hidden_layer(const Exec& exec, const G& greyscales, const W& weights, const Out& out,
                   Fusion fusion = Fusion::fused) {
@@ -606,6 +609,9 @@ void clip(const X& x, const Lo& lo, const Hi& hi, const Out& out) {
 /// \return a new host View of weights' extent holding the result.
 /// \throws unison::invalid_argument as that form; unison::allocation_error if the result
 ///         cannot be allocated.
+///
+/// Kernels as hidden_layer(exec, greyscales, weights, out, fusion)'s; memory: the returned View,
+/// and the copies that form makes.
 template <class Exec, class G, class W>
 Kokkos::View<typename W::non_const_value_type*, Kokkos::HostSpace> hidden_layer(
     const Exec& exec, const G& greyscales, const W& weights, Fusion fusion = Fusion::fused) {

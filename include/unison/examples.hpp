@@ -36,6 +36,8 @@ namespace unison::examples {
 /// \param exec  the execution space instance the kernels run on.
 /// \param rgb   the image: a rank-3 View (rows, cols, 3).
 /// \param gray  the result: a rank-2 View (rows, cols).
+///
+/// Temporary memory: none.
 template <class Exec, class RV, class GV>
 void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
   const detail::Region region("unison::examples::rgb_to_grayscale");
@@ -106,6 +108,8 @@ inline constexpr std::int64_t loop_sum_max_n = 77936;
 /// \param exec  the execution space instance the kernels run on.
 /// \param n     the loops' extent, 0 to loop_sum_max_n.
 /// \return the sum.
+///
+/// Temporary memory: none (the reduction's result comes back through Kokkos).
 template <class Exec>
 double loop_sum(const Exec& exec, std::int64_t n) {
   const detail::Region region("unison::examples::loop_sum");

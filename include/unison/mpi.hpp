@@ -191,6 +191,8 @@ class DiffusionPlan {
 /// \param steps, coeff, lapl, which  as DiffusionPlan::diffuse.
 /// \param options  as DiffusionPlan's.
 /// \throws unison::invalid_argument as DiffusionPlan's constructor and diffuse.
+///
+/// Blocks until the work is done; memory: a DiffusionPlan's, made and freed in the call.
 template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t steps, double coeff,
              const L& lapl, Laplacian which = Laplacian::every_step,
@@ -219,6 +221,8 @@ void diffuse(const Exec& exec, const Decomposition& d, const F& f, std::int64_t 
 /// \param f              this rank's block: a rank-2 View of float or double.
 /// \param seed           the noise's seed, the same on every rank.
 /// \param zero_fraction  the share of cells set to 0, in [0, 1], the same on every rank.
+///
+/// Memory: the block's noise array ("unison::field::noise"), freed before it returns.
 template <class Exec, class F>
 void jagged_field(const Exec& exec, const Decomposition& d, const F& f,
                   std::uint64_t seed = unison::default_seed,

@@ -38,6 +38,8 @@ namespace unison {
 /// \throws unison::invalid_argument when samples < 1.
 ///
 /// Kernel: "unison::random::monte_carlo_pi".
+///
+/// Temporary memory: none (the count comes back through Kokkos's reduction).
 template <class Exec>
 double monte_carlo_pi(const Exec& exec, std::int64_t samples, RandomSequence& sequence) {
   const detail::Region region("unison::monte_carlo_pi");
@@ -70,6 +72,9 @@ double monte_carlo_pi(const Exec& exec, std::int64_t samples, RandomSequence& se
 /// \param seed           the sequence's seed.
 /// \return the estimate of pi.
 /// \throws unison::invalid_argument when samples < 1.
+///
+/// Returns on the host: waits for the result on exec. Kernel and memory as the form with a
+/// RandomSequence.
 template <class Exec>
 double monte_carlo_pi(const Exec& exec, std::int64_t samples, std::uint64_t seed) {
   RandomSequence sequence(seed);

@@ -40,6 +40,8 @@ namespace unison {
 /// \param exec  the execution space instance the kernels run on.
 /// \param V     the rows: a rank-2 View of float or double, any layout.
 /// \param out   the norms: a rank-1 View of V's value type, one element a row.
+///
+/// Temporary memory: none.
 template <class Exec, class VV, class OV>
 void l2_norm(const Exec& exec, const VV& V, const OV& out) {
   const detail::Region region("unison::l2_norm");
@@ -89,6 +91,8 @@ void l2_norm(const VV& V, const OV& out) {
 /// \param A     the left factors: a rank-3 View (batch, m, n) of float or double.
 /// \param B     the right factors: a rank-3 View (batch, n, p) of A's value type.
 /// \param C     the products: a rank-3 View (batch, m, p) of A's value type.
+///
+/// Temporary memory: none.
 template <class Exec, class AV, class BV, class CV>
 void matmul_core(const Exec& exec, const AV& A, const BV& B, const CV& C) {
   const detail::Region region("unison::matmul_core");

@@ -38,6 +38,8 @@ namespace unison {
 /// \throws unison::invalid_argument if a
 /// View's extents differ from out's or a View overlaps out in any other way. Empty Views do
 /// nothing.
+///
+/// Temporary memory: none.
 template <class Exec, class Out, class F, class... Args>
 std::enable_if_t<Kokkos::is_execution_space_v<Exec>> transform(const Exec& exec, const Out& out,
                                                                const F& f, const Args&... args) {
@@ -61,6 +63,8 @@ struct TransformShape {
 ///
 /// \param exec, out, f, args  as transform(exec, out, f, args...).
 /// \throws unison::invalid_argument as that form.
+///
+/// Asynchronous on exec; temporary memory: none.
 template <int Vector, int Unroll, class Exec, class Out, class F, class... Args>
 void transform(TransformShape<Vector, Unroll>, const Exec& exec, const Out& out, const F& f,
                const Args&... args) {
