@@ -136,6 +136,7 @@ void add_host_capable(const std::string& function, const std::string& api, std::
 
 // The identity, for the copy by unison::transform (on a CPU, of a value or a pack of them).
 struct Identity {
+  using unison_packs = void;  // packs on CPUs: the kernels' path, streaming stores included
   template <class T>
   KOKKOS_FUNCTION T operator()(const T& a) const {
     return a;
@@ -226,9 +227,10 @@ void add_read(std::size_t n, const std::string& tag, const std::string& again = 
 // The measured ceiling: a device-to-device copy (bytes read + bytes written) of n floats, named
 // "copy/<tag>/device" (tag: the size, "1e8", or the memory level it is sized for, "L2"), by
 // Kokkos::deep_copy; and "copy/<tag>/transform", by unison::transform, whose CPU kernels store
-// past the caches where the arrays are larger than half the last-level cache (as every
-// CPU kernel of Unison does), where deep_copy's stores first read each line they write; and the
-// read of the same n floats (add_read). The peak of a level is the fastest of the three.
+// past the caches where the arrays span half the last-level cache or more (as every CPU kernel
+// of Unison does: its out_bytes, so that its working set is its input alone), where
+// deep_copy's stores first read each line they write; and the read of the same 2n floats
+// (add_read). The peak of a level is the fastest of the three.
 template <class Exec>
 void add_copy(std::size_t n, std::string tag = "", bool streams = false,
               const std::string& again = "") {
@@ -237,7 +239,7 @@ void add_copy(std::size_t n, std::string tag = "", bool streams = false,
     tag = size_tag(std::int64_t(n));
   }
   using Mem = typename Exec::memory_space;
-  auto add = [&](const std::string& how, auto copy) {
+  auto add = [&](const std::string& how, double out_bytes, auto copy) {
     Case peak("elementwise", "copy", "copy/" + tag + "/" + how + again, Kind::peak);
     if (how == "transform") peak.api = {"transform"};
     peak.sizes = {{"n", double(n)}};
@@ -245,22 +247,25 @@ void add_copy(std::size_t n, std::string tag = "", bool streams = false,
     add_case<Exec>(peak, [=](const Exec& exec) -> Call<Exec> {
       auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
       Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
-      return {[=](const Exec& e) { copy(e, out, a); },
-              [=](const Exec&) {  // bit for bit
-                Check c = check_elementwise<float>(
-                    a, decltype(a)(), out, [](double x, double) { return x; }, 0);
-                c.tolerance = 0;
-                c.save = nullptr;
-                return c;
-              }};
+      Call<Exec> call{[=](const Exec& e) { copy(e, out, a); },
+                      [=](const Exec&) {  // bit for bit
+                        Check c = check_elementwise<float>(
+                            a, decltype(a)(), out, [](double x, double) { return x; }, 0);
+                        c.tolerance = 0;
+                        c.save = nullptr;
+                        return c;
+                      }};
+      call.out_bytes = out_bytes;
+      return call;
     });
   };
-  add("device",
+  add("device", 0,
       [](const Exec& e, const auto& out, const auto& a) { Kokkos::deep_copy(e, out, a); });
   if (!streams) return;
-  add("transform", [](const Exec& e, const auto& out, const auto& a) {
-    unison::transform(e, out, Identity{}, a);
-  });
+  add("transform", streamed_out<Exec>(2.0 * n * sizeof(float), double(n) * sizeof(float)),
+      [](const Exec& e, const auto& out, const auto& a) {
+        unison::transform(e, out, Identity{}, a);
+      });
   add_read<Exec>(2 * n, tag, again);  // the copy's footprint
 }
 
@@ -268,7 +273,9 @@ void add_copy(std::size_t n, std::string tag = "", bool streams = false,
 // read/<level>/device), sized from the machine (not scaled): at L2 the arrays fill half of the
 // L2s (a thread's share of them in its own); at each level beyond, 1.25 times the capacity of
 // the level before it (at most half its own): the fastest working set that the inner level
-// cannot hold, so that no case whose data outgrow the inner level moves them faster.
+// cannot hold, so that no case whose data outgrow the inner level moves them faster. At DRAM,
+// each array alone is 1.25 times the caches: a copy whose results are stored past them keeps
+// only its input there, and a smaller one reads it from the last-level cache.
 // again: "" or "/again", the same streams once more at the end of the run (unison-bench keeps
 // the faster of the two measures: the machine's load varies during a run).
 template <class Exec>
@@ -277,6 +284,7 @@ void add_level_copies(const std::string& again = "") {
   for (const auto& level : memory_levels(Exec::name())) {
     double bytes = level.name == "L2" ? 0.5 * level.bytes : 1.25 * inner;
     if (std::isfinite(level.bytes)) bytes = std::min(bytes, 0.5 * level.bytes);
+    else bytes *= 2;  // (DRAM)
     inner = level.bytes;
     if (bytes > 0)
       add_copy<Exec>(std::size_t(bytes / (2 * sizeof(float))), level.name, true, again);
