@@ -7,7 +7,10 @@
 #                             (Numba CPU and CUDA, NumPy, CuPy), 3 repetitions, the plots
 #                             (W: a comma-separated list of workload families instead;
 #                             DEFAULT=1: unison-bench's default, time-budgeted run instead of
-#                             --full --repetitions=3)
+#                             --full --repetitions=3; B: a build folder carried from another
+#                             machine instead of build/cuda, e.g. the cuda preset configured
+#                             with -DUNISON_HOST_ARCH=sapphirerapids, targets unison-bench and
+#                             unison_bench)
 # Results in $OUT: table.txt, progress.txt, the CSVs, report.html with the figures, the JSON and
 # the rooflines' data in report.tar.gz, and everything else in run.tar.gz.
 set -u
@@ -21,14 +24,15 @@ if [ "${1:-build}" = build ]; then
   gzip -f $OUT/tests-full.txt
   exit 0
 fi
-mkdir -p build/cuda/share/unison && cp apps/unison-bench/plot.py build/cuda/share/unison/
-rm -rf build/cuda/share/unison/peers && cp -r benchmarks/peers build/cuda/share/unison/peers
+b=${B:-build/cuda}
+mkdir -p $b/share/unison && cp apps/unison-bench/plot.py $b/share/unison/
+rm -rf $b/share/unison/peers && cp -r benchmarks/peers $b/share/unison/peers
 python3 -c "import numba, numpy; print('numba', numba.__version__, 'numpy', numpy.__version__)"
 (nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core") > $OUT/machine.txt
 t0=$(date +%s)
 mode="--full --repetitions=3"
 [ "${DEFAULT:-0}" = 1 ] && mode=""
-PYTHONUNBUFFERED=1 timeout ${T_SUITE:-570} build/cuda/benchmarks/unison-bench --out=/tmp/run ${W:+--workloads=$W} $mode --results-limit=0 > $OUT/table.txt 2> $OUT/progress.txt
+PYTHONUNBUFFERED=1 timeout ${T_SUITE:-570} $b/benchmarks/unison-bench --out=/tmp/run ${W:+--workloads=$W} $mode --results-limit=0 > $OUT/table.txt 2> $OUT/progress.txt
 echo "unison-bench $mode ${W:+--workloads=$W}: exit $? after $(( $(date +%s)-t0 )) s" | tee -a $OUT/table.txt
 cp /tmp/run/unison_bench.csv /tmp/run/peers.csv $OUT/ 2>/dev/null
 tar -C /tmp/run -czf $OUT/run.tar.gz . 2>/dev/null
