@@ -125,6 +125,23 @@ def save(fig, path):
     return path
 
 
+def fit_texts_in(fig, ax):
+    """Raises a log y axis's top until every text drawn in the axes (the bars' labels) ends
+    below it."""
+    import math
+    for _ in range(3):
+        fig.canvas.draw()
+        box = ax.get_window_extent()
+        top = max((t.get_window_extent().y1 for t in ax.texts), default=box.y1)
+        if top <= box.y1 - 2:
+            return
+        low, high = ax.get_ylim()
+        decades = math.log10(high / low)
+        # the pixels above the frame, as decades at the axis's scale after the change
+        over = (top - box.y1 + 6) / box.height
+        ax.set_ylim(low, high * 10 ** (decades * over / max(0.05, 1 - over)))
+
+
 def plot_headline(plt, rows, out):
     """The headline chart: speedup over NumPy (else Serial) per family's headline case."""
     cases = ordered(r["case"] for r in rows if r["headline"] and r["median_s"] > 0)
@@ -137,8 +154,11 @@ def plot_headline(plt, rows, out):
         base = next((r for b in ("numpy", "numba_cpu", "Serial") for r in mine if r["backend"] == b),
                     mine[0])
         groups.append((mine[0]["workload"], case, base, mine))
-    width = max(9.0, 1.1 + 0.36 * sum(len(g[3]) for g in groups) + 0.5 * len(groups))
-    fig, ax = plt.subplots(figsize=(min(width, 14.5), 4.4))
+    units = sum(max(3, len(g[3])) + 0.8 for g in groups)  # the x axis: a unit per bar
+    width = min(14.5, max(9.0, 2.4 + 0.36 * units))
+    fig, ax = plt.subplots(figsize=(width, 4.4))
+    # a group's label wraps to the width of its bars: about 13 characters of 8.5 points an inch
+    chars_per_unit = (width - 2.4) / units * 13
     x, ticks, labels, used = 0.0, [], [], []
     for family, case, base, mine in groups:
         start = x
@@ -155,7 +175,8 @@ def plot_headline(plt, rows, out):
             x += 1
         ticks.append((start + x - 1) / 2)
         over = "" if base["backend"] == "numpy" else f"\n(over {base['backend']}:\nno NumPy form)"
-        labels.append(f"{family}\n{wrapped(case, max(15, int(5.2 * len(mine))))}{over}")
+        room = max(10, int(chars_per_unit * (max(3, len(mine)) + 0.6)))
+        labels.append(f"{family}\n{wrapped(case, room)}{over}")
         # (a group of few bars keeps the room of three for its label)
         x += 0.8 + max(0, 3 - len(mine))
         ticks[-1] += max(0, 3 - len(mine)) / 2
@@ -170,7 +191,8 @@ def plot_headline(plt, rows, out):
     ax.set_xticklabels(labels, fontsize=8.5)
     ax.set_xlim(-0.8, x - 0.4)
     low, high = ax.get_ylim()
-    ax.set_ylim(low, high * 30)  # room for the bars' labels
+    ax.set_ylim(low, high)
+    fit_texts_in(fig, ax)
     ax.set_ylabel("speedup over NumPy (x, log scale)", fontsize=9)
     ax.set_title("Each family's seed-size case: every implementation's speedup over NumPy on this "
                  "machine (higher is faster)", fontsize=10, loc="left")
@@ -178,7 +200,8 @@ def plot_headline(plt, rows, out):
     from matplotlib.patches import Patch
     handles = [Patch(color=colour(b), label=b) for b in sorted(used, key=rank)]
     handles.append(Patch(facecolor="white", edgecolor="#b00", hatch="xx", label="check failed"))
-    ax.legend(handles=handles, fontsize=8.5, ncol=min(len(handles), 7), loc="upper left", frameon=False)
+    ax.legend(handles=handles, fontsize=8.5, loc="upper left", bbox_to_anchor=(1.005, 1),
+              frameon=False)
     path = save(fig, os.path.join(out, "headline.svg"))
     plt.close(fig)
     return path
