@@ -70,7 +70,7 @@ def main():
                    f"{what}: a peak that counts nothing")
             expect(c["with_copies"] == c["name"].endswith("/with_copies"), f"{what}: with_copies")
             if c["kind"] == "peak":
-                expect(c["function"] in {"copy", "read", "fma"}, f"{what}: a peak of {c['function']}")
+                expect(c["function"] in {"copy", "read", "add", "fma"}, f"{what}: a peak of {c['function']}")
         kinds = {c["kind"] for c in cases}
         expect("peak" in kinds, f"{args}: no peak")
         expect(("crossover" in kinds) == ("--crossover" in args), f"{args}: crossover cases")

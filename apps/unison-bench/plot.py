@@ -10,7 +10,7 @@ there, as SVG with its text kept as text (crisp at any zoom, searchable in the p
                  hatched and marked "check failed" where its result failed its check;
   roofline_<backend>.svg  for each Unison backend: each case that counts flops at its
                  arithmetic intensity (flops per byte) and GFLOP/s, under the ceilings measured
-                 in the same run (each memory level's copy rate, the FMA rate); each case that
+                 in the same run (each memory level's fastest stream, the FMA rate); each case that
                  counts bytes only at its GB/s, beside each level's rate; the marker says the
                  family, the colour the ceiling the case is set against (its fraction of peak
                  in the tables is its distance to that ceiling);
@@ -253,14 +253,19 @@ def plot_roofline(plt, rows, backend, ceilings, out):
         else:
             p["x_drawn"] = p["x"]
     grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
-    for name, rate in levels:
+    above = None  # the rate of the line whose label was drawn above it
+    for name, rate in levels:  # (innermost first: each at least as fast as the next)
         ys = [min(rate * x, fma) if fma else rate * x for x in grid]
         left.plot(grid, ys, color=CEILING_COLOURS.get(name, "#555"), linewidth=1.2,
-                  label=f"{name} copy {rate_text(rate)}")
+                  label=f"{name} stream {rate_text(rate)}")
         right.axhline(rate, color=CEILING_COLOURS.get(name, "#555"), linewidth=1.2)
+        # a label above its line, or below it where the line above is close (labels apart)
+        below = above is not None and above / rate < 1.6
         right.annotate(f"{name} {rate_text(rate)}", (1, rate), xycoords=("axes fraction", "data"),
-                       xytext=(-2, 2), textcoords="offset points", ha="right", va="bottom", fontsize=7.5,
+                       xytext=(-2, -2 if below else 2), textcoords="offset points", ha="right",
+                       va="top" if below else "bottom", fontsize=7.5,
                        color=CEILING_COLOURS.get(name, "#555"))
+        above = None if below else rate
     if fma:
         left.axhline(fma, color=CEILING_COLOURS["FMA"], linewidth=1.2, linestyle="--",
                      label=f"FMA {rate_text(fma, 'GFLOP/s')}")

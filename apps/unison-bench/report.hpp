@@ -20,7 +20,7 @@ struct CaseKind {
 // One timed case on one backend, as the report shows it.
 struct Row {
   std::string workload;   // the table's section: the case's family, "crossover" for a sweep's size
-  std::string function;   // the function it times; a peak's "copy", "read" or "fma"
+  std::string function;   // the function it times; a peak's "copy", "read", "add" or "fma"
   std::string kind;       // as CaseKind
   bool headline = false;  // its family's case in the headline (as CaseKind)
   std::string name;       // the benchmark name without its backend ("diffusion/every_step/...")

@@ -28,7 +28,8 @@ double set_of(const Row& row) {
   return set > 0 ? set : traffic_of(row);
 }
 bool is_stream(const Row& r) {
-  return r.kind == "peak" && (r.function == "copy" || r.function == "read") && r.gb_per_s > 0;
+  return r.kind == "peak" &&
+         (r.function == "copy" || r.function == "read" || r.function == "add") && r.gb_per_s > 0;
 }
 }  // namespace
 

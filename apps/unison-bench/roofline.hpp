@@ -32,10 +32,10 @@ std::string level_of(const Row& row, const std::vector<Level>& levels);
 // with one ceiling per resource: the fraction is the largest of the row's rate on each resource
 // it uses over that resource's peak, and Row::peak names that resource.
 // - Memory: the GB/s of the backend's fastest stream at a level (the peak cases of the
-//   functions "copy" and "read" whose own working set is at that level by level_of; a level is at
-//   least as fast as those beyond it, so a level without a stream of its own takes the next
-//   one's), taken at the stream's fastest repetition (best_s). A row's bytes (at its median) are
-//   set against the level of the largest stream whose working set is at most the row's (the
+//   functions "copy", "read" and "add" whose own working set is at that level by level_of; a
+//   level is at least as fast as those beyond it, so a level without a stream of its own takes the
+//   next one's), taken at the stream's fastest repetition (best_s). A row's bytes (at its median)
+//   are set against the level of the largest stream whose working set is at most the row's (the
 //   innermost level measured where there is none), except its out_bytes, which are set against
 //   DRAM: a row that declares out_bytes uses two resources at once (its inputs from a cache, its
 //   results to memory); where its level is DRAM too, all its bytes are set against DRAM.

@@ -114,7 +114,7 @@ using Setup = std::function<Call<Exec>(const Exec&)>;
 // results are matched by.
 enum class Kind {
   workload,   // a seed workload of docs/workloads.md
-  peak,       // a ceiling of the machine: a stream ("copy", "read") or the fma case
+  peak,       // a ceiling of the machine: a stream ("copy", "read", "add") or the fma case
   crossover,  // a size of a sweep for where the GPU overtakes the CPU (--crossover)
   sizes,      // a size of the sweep past the caches (--sizes)
   probe,      // an exploration probe (unison_bench only)

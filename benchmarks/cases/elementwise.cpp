@@ -143,26 +143,17 @@ struct Identity {
   }
 };
 
-// The sum of the n floats of a, read once: a work item sums `chunk` values (on a CPU 8192
-// consecutive ones, 32 KiB, in vectors into four sums, so that an item's final sums and its share
-// of the reduction cost little beside its loads; on a GPU 8, strided), the items' sums in double.
-// The read ceiling of a memory level: a case that mostly reads (a reduction) can move its bytes
-// faster than a copy.
+// The sum of the n floats of a, read once, on a CPU: a work item sums `chunk` consecutive
+// values (8192, 32 KiB; in vectors into four sums, so that an item's final sums and its share of
+// the reduction cost little beside its loads), the items' sums in double. The read ceiling of a
+// memory level: a case that mostly reads (a reduction) can move its bytes faster than a copy.
 template <class V, class A>
 struct ReadSum {
-  // values a work item reads: on a CPU `chunk` consecutive ones, on a GPU `chunk` strided by
-  // `items` (a warp's loads contiguous, several in flight)
-  static constexpr std::int64_t chunk = unison::backends::is_pack_v<V> ? 8192 : 8;
+  static constexpr std::int64_t chunk = 8192;
   A a;
-  std::int64_t n, items;
+  std::int64_t n;
   KOKKOS_FUNCTION void operator()(std::int64_t item, double& total) const {
     float sum = 0;
-    if constexpr (!unison::backends::is_pack_v<V>) {
-      for (std::int64_t k = 0; k < chunk; ++k)
-        if (item + k * items < n) sum += a(item + k * items);
-      total += sum;
-      return;
-    }
     const std::int64_t begin = item * chunk;
     const std::int64_t end = begin + chunk < n ? begin + chunk : n;
 #if UNISON_BACKENDS_HOST_VECTORS
@@ -187,6 +178,48 @@ struct ReadSum {
   }
 };
 
+// The same sum on a GPU: each team of `team` threads reads blocks of team * loads 16-byte chunks
+// (4 floats), blocks league_rank, league_rank + league_size, ...: in a block, thread t reads the
+// chunks t, t + team, t + 2 team, ..., so that each of a warp's loads is 512 contiguous bytes,
+// and has `loads` of them in flight before it adds. The league is a few teams per
+// multiprocessor (teams_for), not a team per block: Kokkos ends each team's share of the
+// reduction with a step that teams take one at a time, which tens of thousands of teams made
+// slower than the loads (2e8 floats on an H100 with a team per block: 1.5 TB/s from 24,000
+// teams, 2.0 TB/s from 12,000 of twice the loads; about 12 ns a team).
+// A thread sums a block in float and its blocks in double; Kokkos sums the threads' sums.
+template <class A>
+struct ReadChunks {
+  static constexpr int team = 256, loads = 8, width = 4;
+  static constexpr std::int64_t block = std::int64_t(team) * loads * width;  // floats
+  using value_type = double;  // (operator() takes any team member)
+  A a;
+  std::int64_t n;
+  template <class Exec>
+  static int teams_for(const Exec& exec, std::int64_t n) {
+    const std::int64_t resident = std::max<std::int64_t>(1, exec.concurrency() / (4 * team));
+    return int(std::max<std::int64_t>(1, std::min((n + block - 1) / block, resident)));
+  }
+  template <class Member>
+  KOKKOS_FUNCTION void operator()(const Member& m, double& total) const {
+    using Chunk = unison::detail::Chunk<float, width>;
+    const std::int64_t whole = n / block;
+    double sum = 0;
+    for (std::int64_t b = m.league_rank(); b < whole; b += m.league_size()) {
+      const Chunk* p = reinterpret_cast<const Chunk*>(a.data() + b * block) + m.team_rank();
+      Chunk c[loads];
+      UNISON_DETAIL_UNROLL_ON_DEVICE
+      for (int j = 0; j < loads; ++j) c[j] = p[j * team];
+      float part = 0;
+      UNISON_DETAIL_UNROLL_ON_DEVICE
+      for (int j = 0; j < loads; ++j) part += (c[j].v[0] + c[j].v[1]) + (c[j].v[2] + c[j].v[3]);
+      sum += part;
+    }
+    if (m.league_rank() == m.league_size() - 1)  // the values past the whole blocks
+      for (std::int64_t i = whole * block + m.team_rank(); i < n; i += team) sum += a(i);
+    total += sum;
+  }
+};
+
 // The read ceiling: "read/<tag>/device", the sum of n floats (the bytes read) by ReadSum.
 template <class Exec>
 void add_read(std::size_t n, const std::string& tag, const std::string& again = "") {
@@ -202,13 +235,21 @@ void add_read(std::size_t n, const std::string& tag, const std::string& again = 
   add_case<Exec>(peak, [=](const Exec& exec) -> Call<Exec> {
     auto a = random_view<float, Mem>(n, 0, 1, "unison::bench::a");
     Kokkos::View<double, Mem> total(Kokkos::view_alloc(exec, "unison::bench::out"));
-    const std::int64_t chunk = ReadSum<V, decltype(a)>::chunk;
-    const std::int64_t items = (std::int64_t(n) + chunk - 1) / chunk;
     return {[=](const Exec& e) {
-              Kokkos::parallel_reduce(
-                  "unison::bench::read",
-                  Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(e, 0, items),
-                  ReadSum<V, decltype(a)>{a, std::int64_t(n), items}, total);
+              if constexpr (host_memory_v<Exec>) {
+                using Read = ReadSum<V, decltype(a)>;
+                const std::int64_t items = (std::int64_t(n) + Read::chunk - 1) / Read::chunk;
+                Kokkos::parallel_reduce(
+                    "unison::bench::read",
+                    Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(e, 0, items),
+                    Read{a, std::int64_t(n)}, total);
+              } else {
+                using Read = ReadChunks<decltype(a)>;
+                const int teams = Read::teams_for(e, std::int64_t(n));
+                Kokkos::parallel_reduce("unison::bench::read",
+                                        Kokkos::TeamPolicy<Exec>(e, teams, Read::team),
+                                        Read{a, std::int64_t(n)}, total);
+              }
             },
             [=](const Exec&) {  // the sum within float's relative rounding of each chunk
               auto ha = host_copy(a);
@@ -224,13 +265,43 @@ void add_read(std::size_t n, const std::string& tag, const std::string& again = 
   });
 }
 
+// STREAM's Add, out = a + b, by unison::transform over the same bytes as the copy of n floats
+// (three arrays of 2n/3): "add/<tag>/transform". A case that reads two arrays for each one it
+// writes can move its bytes faster than a copy: a GPU's memory serves reads faster than writes.
+// Its CPU kernels store past the caches as the copy's do.
+template <class Exec>
+void add_add(std::size_t n, const std::string& tag, const std::string& again) {
+  using Mem = typename Exec::memory_space;
+  const std::size_t m = 2 * n / 3;
+  Case peak("elementwise", "add", "add/" + tag + "/transform" + again, Kind::peak);
+  peak.api = {"transform"};
+  peak.sizes = {{"n", double(m)}};
+  peak.bytes = 3.0 * m * sizeof(float);
+  add_case<Exec>(peak, [=](const Exec& exec) -> Call<Exec> {
+    auto a = random_view<float, Mem>(m, 0, 1, "unison::bench::a");
+    auto b = random_view<float, Mem>(m, 0, 1, "unison::bench::b");
+    Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), m);
+    Call<Exec> call{
+        [=](const Exec& e) { unison::transform(e, out, unison::ops::Add<float>{}, a, b); },
+        [=](const Exec&) {
+          Check c = check_elementwise<float>(
+              a, b, out, [](double x, double y) { return x + y; }, 0);
+          c.save = nullptr;
+          return c;
+        }};
+    call.out_bytes = streamed_out<Exec>(3.0 * m * sizeof(float), double(m) * sizeof(float));
+    return call;
+  });
+}
+
 // The measured ceiling: a device-to-device copy (bytes read + bytes written) of n floats, named
 // "copy/<tag>/device" (tag: the size, "1e8", or the memory level it is sized for, "L2"), by
-// Kokkos::deep_copy; and "copy/<tag>/transform", by unison::transform, whose CPU kernels store
-// past the caches where the arrays span half the last-level cache or more (as every CPU kernel
-// of Unison does: its out_bytes, so that its working set is its input alone), where
-// deep_copy's stores first read each line they write; and the read of the same 2n floats
-// (add_read). The peak of a level is the fastest of the three.
+// Kokkos::deep_copy; with `streams` (a level's streams), "copy/<tag>/transform", by
+// unison::transform, whose CPU kernels store past the caches where the arrays span half the
+// last-level cache or more (as every CPU kernel of Unison does: its out_bytes, so that its
+// working set is its input alone), where deep_copy's stores first read each line they write;
+// and always the read of the same 2n floats (add_read) and the Add of the same bytes (add_add).
+// The peak of a level is the fastest.
 template <class Exec>
 void add_copy(std::size_t n, std::string tag = "", bool streams = false,
               const std::string& again = "") {
@@ -261,23 +332,24 @@ void add_copy(std::size_t n, std::string tag = "", bool streams = false,
   };
   add("device", 0,
       [](const Exec& e, const auto& out, const auto& a) { Kokkos::deep_copy(e, out, a); });
-  if (!streams) return;
-  add("transform", streamed_out<Exec>(2.0 * n * sizeof(float), double(n) * sizeof(float)),
-      [](const Exec& e, const auto& out, const auto& a) {
-        unison::transform(e, out, Identity{}, a);
-      });
+  if (streams)
+    add("transform", streamed_out<Exec>(2.0 * n * sizeof(float), double(n) * sizeof(float)),
+        [](const Exec& e, const auto& out, const auto& a) {
+          unison::transform(e, out, Identity{}, a);
+        });
   add_read<Exec>(2 * n, tag, again);  // the copy's footprint
+  add_add<Exec>(n, tag, again);
 }
 
-// The streams of each level of memory_levels (copy/<level>/device and /transform, and
-// read/<level>/device), sized from the machine (not scaled): at L2 the arrays fill half of the
-// L2s (a thread's share of them in its own); at each level beyond, 1.25 times the capacity of
-// the level before it (at most half its own): the fastest working set that the inner level
-// cannot hold, so that no case whose data outgrow the inner level moves them faster. At DRAM,
-// each array alone is 1.25 times the caches: a copy whose results are stored past them keeps
-// only its input there, and a smaller one reads it from the last-level cache.
-// again: "" or "/again", the same streams once more at the end of the run (unison-bench keeps
-// the faster of the two measures: the machine's load varies during a run).
+// The streams of each level of memory_levels (copy/<level>/device and /transform,
+// read/<level>/device and add/<level>/transform), sized from the machine (not scaled): at L2 the
+// arrays fill half of the L2s (a thread's share of them in its own); at each level beyond, 1.25
+// times the capacity of the level before it (at most half its own): the fastest working set that
+// the inner level cannot hold, so that no case whose data outgrow the inner level moves them
+// faster. At DRAM, each array alone is 1.25 times the caches: a copy whose results are stored past
+// them keeps only its input there, and a smaller one reads it from the last-level cache. again: ""
+// or "/again", the same streams once more at the end of the run (unison-bench keeps the faster of
+// the two measures: the machine's load varies during a run).
 template <class Exec>
 void add_level_copies(const std::string& again = "") {
   double inner = 0;
