@@ -20,6 +20,7 @@
 #include <map>
 #include <sstream>
 #include <system_error>
+#include <utility>
 
 namespace unison::detail {
 namespace {

@@ -2,6 +2,7 @@
 // multiply, for every class of x (zeros, subnormals, the smallest normals, the lanes either side
 // of the bound where the computation changes way, normals, infinities, NaN) and coefficients
 // inside and outside the range where it avoids the multiply.
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>

@@ -2,6 +2,7 @@
 #include "cgroup.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 

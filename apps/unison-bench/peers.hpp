@@ -1,6 +1,7 @@
 #pragma once
 // The peers that run beside the chosen workloads, and their results read back as rows.
 #include <iosfwd>
+#include <istream>
 #include <map>
 #include <string>
 #include <vector>

@@ -3,6 +3,7 @@
 // rows: their checks, the crossover lines, the notes, and the reporters: the terminal table,
 // report.html, the CSV and the JSON.
 #include <iosfwd>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>

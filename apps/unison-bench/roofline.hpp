@@ -2,6 +2,7 @@
 // The memory levels of each backend and each row's fraction of its measured peak.
 #include <iosfwd>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 

@@ -4,9 +4,11 @@
 #include "dlpack.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #if defined(KOKKOS_ENABLE_CUDA)

@@ -11,9 +11,12 @@
 #include <Kokkos_Core.hpp>
 
 #include <array>
+#include <cstddef>
 #include <deque>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 namespace unison::python {
 

@@ -12,7 +12,9 @@
 
 #include "../src/dlpack.hpp"
 
+#include <cctype>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace py = pybind11;

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ratio>
 #include <string>
 #include <unison/diffusion.hpp>
 #include <vector>

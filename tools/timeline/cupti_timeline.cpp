@@ -13,6 +13,7 @@
 #include <cxxabi.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>

@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <list>
 #include <mutex>
 #include <string>

@@ -6,6 +6,7 @@
 // buffer and unpack the receive buffer into its ghost cells.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>

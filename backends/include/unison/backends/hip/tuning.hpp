@@ -11,6 +11,7 @@
 /// - HIP's launch bounds take no "blocks per multiprocessor" that caps registers as CUDA's do.
 /// docs/tuning.md says how to measure them once an AMD GPU is at hand.
 
+#include <cstddef>
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>

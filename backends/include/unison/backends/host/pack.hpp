@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include <Kokkos_Core.hpp>
 

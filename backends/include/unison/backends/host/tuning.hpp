@@ -3,6 +3,7 @@
 /// The families' launch parameters on CPUs (Serial, OpenMP, Threads): what each means is in
 /// unison/backends/tuning.hpp; comments here say why a value was chosen.
 
+#include <cstddef>
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
