@@ -648,6 +648,13 @@ TEST(Suite, checks) {
   Row off = rows[2];
   off.error = 1;  // one value miscounted against an exact reference
   EXPECT_FALSE(off.passed());
+  // A check that judged another call than the timed one fails, whatever its error.
+  Row other = rows[0];
+  other.as_timed = false;
+  EXPECT_FALSE(other.passed());
+  EXPECT_EQ(unison::suite::check_text(other), "FAIL not the timed call");
+  EXPECT_EQ(unison::suite::check_summary({other})[0],
+            "hypot/1e6/device on OpenMP: the check judged other calls than the timed one");
 
   const auto summary = unison::suite::check_summary(rows);
   ASSERT_EQ(summary.size(), 2u);

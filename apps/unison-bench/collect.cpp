@@ -127,6 +127,8 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
           s.row.checked = true;
           s.row.error = err->second.value;
           s.row.tolerance = tol->second.value;
+          const auto timed = run.counters.find("check_as_timed");
+          s.row.as_timed = timed == run.counters.end() || timed->second.value != 0;
         }
         const std::string check = unison::suite::check_text(s.row);
         const std::string count =

@@ -140,6 +140,7 @@ std::string check_text(const Row& r) {
   if (!r.checked) return "";
   char buf[64];
   if (r.passed()) std::snprintf(buf, sizeof buf, "ok %.2g", r.error);
+  else if (!r.as_timed) std::snprintf(buf, sizeof buf, "FAIL not the timed call");
   else std::snprintf(buf, sizeof buf, "FAIL %.2g > %.2g", r.error, r.tolerance);
   return buf;
 }
@@ -157,8 +158,12 @@ std::vector<std::string> check_summary(const std::vector<Row>& rows) {
       ++passed;
     } else {
       ++failed;
-      std::snprintf(buf, sizeof buf, "%s on %s: error %.3g > tolerance %.3g", r.name.c_str(),
-                    r.backend.c_str(), r.error, r.tolerance);
+      if (!r.as_timed)
+        std::snprintf(buf, sizeof buf, "%s on %s: the check judged other calls than the timed one",
+                      r.name.c_str(), r.backend.c_str());
+      else
+        std::snprintf(buf, sizeof buf, "%s on %s: error %.3g > tolerance %.3g", r.name.c_str(),
+                      r.backend.c_str(), r.error, r.tolerance);
       lines.push_back(buf);
     }
   }

@@ -52,10 +52,12 @@ struct Row {
   std::string note;  // filled by advise: what to do about a slow figure, or ""
   // The check of the case's result against its float64 reference (unison::bench::Check): the
   // error in the case's measure and the tolerance it must not exceed; none for a case without
-  // a reference (the crossover sweeps, say).
+  // a reference (the crossover sweeps, say). `as_timed`: the check judged the call the row
+  // times (benchmarks/cases/call_trace.hpp); a check of another call fails, whatever its error.
   bool checked = false;
   double error = 0, tolerance = 0;
-  bool passed() const { return !checked || error <= tolerance; }
+  bool as_timed = true;
+  bool passed() const { return !checked || (as_timed && error <= tolerance); }
 };
 
 // A row's workload, function and kind from the manifest's entry of its case.

@@ -15,11 +15,14 @@
 // 40 ms of calls, whichever is more.
 //
 // Checks: a case may come with a check of its result against a float64 host reference
-// (docs/workloads.md), run once per case after its first repetition's timing (from the last timed
-// call's output, or, for a case whose calls carry state such as a diffusion, from a fresh call).
-// It reports the counters "check_error" and "check_tolerance" (pass: error <= tolerance) and,
-// on the backend settings().results_backend names, writes the case's inputs and result as .npy
-// files under settings().results_dir.
+// (docs/workloads.md), run once per case after its first repetition's timing. It judges the
+// result of a timed call: the last one, or, for a case whose calls carry state such as a
+// diffusion (Call::restart), the timed call made once more from the case's fresh start. The check
+// itself makes no Unison call: the suite records it (call_trace.hpp), and a check that called
+// Unison, which would judge a call the suite never timed (other steps, sizes or options), fails.
+// It reports the counters "check_error", "check_tolerance" and "check_as_timed" (pass: error <=
+// tolerance, as timed) and, on the backend settings().results_backend names, writes the case's
+// inputs and result as .npy files under settings().results_dir.
 
 #include <algorithm>
 #include <array>
@@ -49,6 +52,7 @@
 #include <unison/npy.hpp>
 
 #include "../../testing/reference.hpp"
+#include "call_trace.hpp"
 
 namespace unison::bench {
 
@@ -62,6 +66,9 @@ struct Check {
   double error = 0, tolerance = 0;
   double bytes = 0;
   std::function<void(const std::filesystem::path& folder)> save;
+  // Whether the check judged the timed call, making no Unison call of its own (report_check
+  // sets it).
+  bool as_timed = true;
 };
 
 // An integer result against its exact value: the count of values off (pass: none).
@@ -73,11 +80,15 @@ inline Check check_exact(std::int64_t off) {
 
 // What setup returns: the call to time, the check of its result (empty: none), and the host
 // copies a "with_copies" twin of the case makes around each call (add_case_and_copies): its
-// inputs in from host memory before, its results out to host memory after.
+// inputs in from host memory before, its results out to host memory after. `restart`, for a
+// case whose calls carry state (a diffusion continues its field): puts back the state the check's
+// call starts from (and keeps what the check needs of it, the start field); the suite then makes
+// the timed call once more, and the check judges its result.
 template <class Exec>
 struct Call {
   std::function<void(const Exec&)> run;
   std::function<Check(const Exec&)> check;
+  std::function<void(const Exec&)> restart;
   std::vector<std::function<void(const Exec&)>> copy_in, copy_out;
   // Where the call's bytes live, for the suite's fractions of the peaks (0: not declared; per
   // unit, as the case's bytes): the arrays it reads again call after call, and the bytes its
@@ -201,7 +212,19 @@ void report_check(benchmark::State& state, const std::string& name, const Call<E
                   const Exec& exec, std::optional<Check>& memo) {
   if (!call.check || !settings().checks) return;
   if (!memo) {
-    memo = call.check(exec);
+    if (call.restart) {  // the timed call once more, from the case's fresh start
+      call.restart(exec);
+      call.run(exec);
+    }
+    exec.fence();
+    // The check judges that call's result: it makes no Unison call of its own.
+    const CallTrace own = trace_calls([&] { memo = call.check(exec); });
+    memo->as_timed = own.calls.empty();
+    if (!memo->as_timed)
+      std::fprintf(stderr,
+                   "unison-bench: %s/%s: the check made Unison calls of its own instead of judging "
+                   "the timed call: %s\n",
+                   name.c_str(), Exec::name(), describe(own).c_str());
     const Settings& want = settings();
     if (!want.results_dir.empty() && want.results_backend == Exec::name() && memo->save &&
         memo->bytes <= want.results_limit) {
@@ -222,6 +245,7 @@ void report_check(benchmark::State& state, const std::string& name, const Call<E
   const double big = std::numeric_limits<double>::max();
   state.counters["check_error"] = std::isfinite(memo->error) ? memo->error : big;
   state.counters["check_tolerance"] = memo->tolerance;
+  state.counters["check_as_timed"] = memo->as_timed ? 1 : 0;
 }
 
 // `units`: what one call counts as (steps of a time loop, say); the reported time, bytes and

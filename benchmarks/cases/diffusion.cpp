@@ -8,12 +8,13 @@
 // bytes per cell); Gcells/s counts cells updated. The working set is the two fields (8 bytes per
 // cell); on a CPU backend the kernels other than `plain` write each step's Laplacian past the
 // caches (non-temporal stores), which the suite's fractions of the peaks count against memory
-// (Call::out_bytes). Checks: a case by one call from a fresh jagged field against the float64
-// reference of its steps (the probes are not checked). On a GPU the cases (not the probes) also
-// have a "with_copies" twin: the start field in from host memory and the field and Laplacian out,
+// (Call::out_bytes). Checks: a case by its timed call (the same steps, the seed run's 10,000 or
+// the "/steps<N>" its name states) from a fresh start field, against the float64 reference of
+// those steps (the probes are not checked). On a GPU the cases (not the probes) also have a
+// "with_copies" twin: the start field in from host memory and the field and Laplacian out,
 // around every call's steps. The sweep past the caches (unison-bench --sizes,
 // register_sizes_diffusion): "diffusion/sizes/<every_step|final_only>/<n>x<n>" from a uniform
-// field at the sides of common.hpp, checked over 4 steps, without a with_copies twin.
+// field at the sides of common.hpp, without a with_copies twin.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -98,8 +99,7 @@ struct Variant {
   // no repetitions of 100-step calls that continue one field).
   bool seed_run = false;
   // The sweep past the caches (--sizes): a field of this side (scaled) instead of 2000, uniform as
-  // `dense`, named "diffusion/sizes/<name>/<n>x<n>", calls of sizes_steps steps, checked over 4
-  // steps (the float64 reference of a call's steps at 16384^2 would take minutes).
+  // `dense`, named "diffusion/sizes/<name>/<n>x<n>", calls of sizes_steps steps.
   std::int64_t sizes_side = 0;
   // An exploration probe ("diffusion/probe/..."; unison_bench only), without a host-copies twin.
   bool probe = false;
@@ -176,7 +176,6 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
   const std::string full = std::string(sweep ? "diffusion/sizes/" : "diffusion/") + name + "/" +
                            std::to_string(n) + "x" + std::to_string(n);
   int steps = sweep ? sizes_steps<Exec>(n) : steps_per_call<Exec>();
-  const int check_steps = sweep ? 4 : steps;
   Case info("diffusion", "diffusion", full,
             variant.probe ? Kind::probe
             : sweep       ? Kind::sizes
@@ -249,18 +248,16 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
     };
     const auto run = [=](const Exec& e) { run_steps(e, steps); };
     if (!variant.npy.empty() || variant.dense) return run;  // probes: not checked
-    // One call (of check_steps) from a fresh start field, against the float64 reference.
+    // The timed call from a fresh start field (restart), against the float64 reference of its
+    // steps from that field.
+    auto f0 = Kokkos::create_mirror(Kokkos::WithoutInitializing, Kokkos::HostSpace(), f);
     Call<Exec> call{run, [=](const Exec& e) {
-                      start(e);
-                      auto f0 = Kokkos::create_mirror(Kokkos::HostSpace(), f);
-                      Kokkos::deep_copy(e, f0, f);
-                      run_steps(e, check_steps);
                       e.fence();
-                      const auto& ref = diffusion_reference(f0, check_steps, 0.25);
+                      const auto& ref = diffusion_reference(f0, steps, 0.25);
                       auto hf = host_copy(f);
                       Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> hl;
                       if (variant.history > 0)
-                        hl = host_copy(Kokkos::subview(history, (check_steps - 1) % variant.history,
+                        hl = host_copy(Kokkos::subview(history, (steps - 1) % variant.history,
                                                        Kokkos::ALL, Kokkos::ALL));
                       else hl = host_copy(lapl);
                       const auto at = [n](const auto& v) {
@@ -272,7 +269,7 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
                       Check c;
                       c.error = std::max(relative_error(std::int64_t(n) * n, at(hf), in(ref.field)),
                                          relative_error(std::int64_t(n) * n, at(hl), in(ref.lapl)));
-                      c.tolerance = diffusion_tolerance(check_steps);
+                      c.tolerance = diffusion_tolerance(steps);
                       c.bytes = 3 * cells * sizeof(float);
                       c.save = [=](const std::filesystem::path& folder) {
                         save_npy(folder, "initial", f0);
@@ -281,6 +278,10 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
                       };
                       return c;
                     }};
+    call.restart = [=](const Exec& e) {
+      start(e);
+      Kokkos::deep_copy(e, f0, f);
+    };
     call.working_set_bytes = fields;
     call.out_bytes = out_bytes;
     // With copies: the start field in, the field and the Laplacian (or its planes) out.
