@@ -239,8 +239,11 @@ bool self_overlapping(const V& v) {
   std::size_t count = 0;
   for (std::size_t r = 0; r < V::rank(); ++r)
     if (v.extent(r) > 1) all[count++] = {std::int64_t(v.stride(r)), std::int64_t(v.extent(r))};
+  // By insertion (at most 8 axes; std::sort here draws a false -Warray-bounds from GCC 13, which
+  // follows its 16-element threshold into this 8-element array).
+  for (std::size_t i = 1; i < count; ++i)
+    for (std::size_t j = i; j > 0 && all[j] < all[j - 1]; --j) std::swap(all[j], all[j - 1]);
   const auto axes = all.data();
-  std::sort(axes, axes + count);
   if (axes[0].first == 0) return true;
   if (count == 1) return false;
   if (count == 2) {
