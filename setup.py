@@ -39,13 +39,18 @@ class CMakeBuild(build_ext):
             if shutil.which("ninja"):
                 args += ["-G", "Ninja"]
             args += shlex.split(os.environ.get("UNISON_CMAKE_ARGS", ""))
-        subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), *args], check=True)
-        subprocess.run(["cmake", "--build", str(build), "--target", "unison_python"], check=True)
-        # The module as CMake built it (python/unison/_unison<suffix>), under pip's name for it.
-        built = [p for p in (build / "python" / "unison").glob("_unison*")
+        if not getattr(self, "_unison_built", False):  # (one build makes both modules)
+            subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), *args], check=True)
+            subprocess.run(["cmake", "--build", str(build), "--target", "unison_python"],
+                           check=True)
+            self._unison_built = True
+        # The module as CMake built it (python/unison/_unison<suffix>, _cpu<suffix>), under pip's
+        # name for it.
+        name = ext.name.split(".")[-1]
+        built = [p for p in (build / "python" / "unison").glob(f"{name}.*")
                  if p.name.endswith(tuple(self._suffixes()))]
         if len(built) != 1:
-            sys.exit(f"unison: expected one built module in {build}/python/unison, found {built}")
+            sys.exit(f"unison: expected one built {name} in {build}/python/unison, found {built}")
         target = Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(built[0], target)
@@ -64,6 +69,8 @@ setup(
     package_dir={"unison": "python/unison"},
     package_data={"unison": ["__init__.pyi", "py.typed"]},  # its types
     exclude_package_data={"unison": ["_build_info.py.in"]},  # (the build's template)
-    ext_modules=[Extension("unison._unison", sources=[])],
+    # _unison (the kernels, compiled for the build machine's CPU) and _cpu (what this CPU has,
+    # asked before _unison is loaded; compiled for any CPU of the architecture).
+    ext_modules=[Extension("unison._unison", sources=[]), Extension("unison._cpu", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
 )

@@ -38,10 +38,23 @@ _CPU_FLAGS = {
 }
 
 
+def _cpu_instruction_sets():
+    """{macro: supported} for the instruction sets this CPU and its operating system support, by
+    the CPU's own word (cpuid and xgetbv, asked by the small module _cpu, which is compiled for
+    the compiler's baseline so that any CPU of the architecture loads it); None where that
+    module is not there or knows no instruction set of this architecture."""
+    try:
+        from . import _cpu
+    except ImportError:
+        return None
+    return dict(_cpu.instruction_sets()) or None
+
+
 def _missing_instruction_sets(cpuinfo="/proc/cpuinfo"):
     """The instruction sets the compiled module may use that this CPU lacks, by the flags line of
     Linux's /proc/cpuinfo (none where it cannot be read or has no such line: other systems and
-    other architectures are not checked)."""
+    other architectures are not checked). The import asks the CPU itself first
+    (_cpu_instruction_sets): a kernel's list can lack a feature the CPU has."""
     try:
         with open(cpuinfo) as f:
             flags = next((line.split(":", 1)[1].split() for line in f
@@ -55,17 +68,24 @@ def _missing_instruction_sets(cpuinfo="/proc/cpuinfo"):
 
 
 # Before the compiled module is loaded: on a CPU without its instructions it would end the
-# process with an illegal instruction. (UNISON_SKIP_CPU_CHECK=1 skips the check, for a kernel too
-# old to list a flag that its CPU has.)
-_missing = _missing_instruction_sets() if _os.environ.get("UNISON_SKIP_CPU_CHECK") != "1" else []
+# process with an illegal instruction. (UNISON_SKIP_CPU_CHECK=1 skips the check, should it be
+# wrong.)
+_missing, _said = [], ""
+if _os.environ.get("UNISON_SKIP_CPU_CHECK") != "1":
+    _sets = _cpu_instruction_sets()
+    if _sets is not None:
+        _missing = [m for m in _build_info.MACROS if _sets.get(m) is False]
+        _said = "by the CPU's cpuid and xgetbv"
+    else:
+        _missing = _missing_instruction_sets()
+        _said = f"/proc/cpuinfo has no {', '.join(_CPU_FLAGS[m] for m in _missing)}"
 if _missing:
     _arch = f"-march={_build_info.ARCH}" if _build_info.ARCH else "the compiler's default"
     raise ImportError(
         f"unison: this build of the module is compiled for {_arch}"
         f"{' (the CPU of the machine that built it)' if _build_info.ARCH == 'native' else ''} and "
-        f"uses instructions this CPU lacks: {', '.join(_missing)} (/proc/cpuinfo has no "
-        f"{', '.join(_CPU_FLAGS[m] for m in _missing)}); loading it would end the process with "
-        "an illegal instruction. Build the module on this machine (`pip install "
+        f"uses instructions this CPU lacks: {', '.join(_missing)} ({_said}); loading it would end "
+        "the process with an illegal instruction. Build the module on this machine (`pip install "
         "--no-build-isolation .` in Unison's source tree), or once for every machine it must run "
         "on: UNISON_CMAKE_ARGS=-DUNISON_HOST_ARCH=x86-64-v3 (AVX2 and FMA, x86-64 CPUs since "
         "about 2015; docs/python.md).")
