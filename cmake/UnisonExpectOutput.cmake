@@ -5,9 +5,10 @@
 # For the thread-placement tests, with THREADS set: the command runs in a clean environment
 # (OMP_PROC_BIND, OMP_PLACES, OMP_NUM_THREADS, OMP_THREAD_LIMIT, OPENBLAS_CORETYPE and unison-bench's own
 # variables removed), then with ENV (a ;-list of NAME=VALUE) set, behind PREFIX (a ;-list: a
-# command such as "taskset;-c;0"); its output must then say "CPUs: <CPUS> available" and
-# "OpenMP threads: <THREADS> ", and carry a "WARNING: " line exactly when the two differ. THREADS
-# and CPUS are numbers, or "nproc": the CPUs this test may use (nproc without OMP_NUM_THREADS).
+# command such as "taskset;-c;0"); its standard error must then say "unison-bench: CPUs: <CPUS>
+# available" and "unison-bench: OpenMP threads: <THREADS> ", and carry a "unison-bench: WARNING: "
+# line exactly when the two differ. THREADS and CPUS are numbers, or "nproc": the CPUs this test
+# may use (nproc without OMP_NUM_THREADS).
 #   cmake "-DCOMMAND=prog;--arg" "-DMATCH=regex1;regex2" -P UnisonExpectOutput.cmake
 set(_command ${COMMAND})
 set(_match ${MATCH})
@@ -22,7 +23,8 @@ if(DEFINED THREADS)
   set(_command env -u OMP_PROC_BIND -u OMP_PLACES -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT -u OPENBLAS_CORETYPE
                -u UNISON_BENCH_PLACED -u UNISON_BENCH_BLAS_FALLBACK -u UNISON_BENCH_REEXEC
                -u UNISON_BENCH_THREADS_LIMITED -u UNISON_BENCH_CGROUP_ROOT ${ENV} ${PREFIX} ${COMMAND})
-  list(APPEND _match "(^|\n)CPUs: ${CPUS} available" "(^|\n)OpenMP threads: ${THREADS} ")
+  set(_threads_match "(^|\n)unison-bench: CPUs: ${CPUS} available"
+                     "(^|\n)unison-bench: OpenMP threads: ${THREADS} ")
 endif()
 execute_process(COMMAND ${_command} RESULT_VARIABLE _code OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
 if(NOT _code STREQUAL "0")
@@ -34,10 +36,15 @@ foreach(_regex IN LISTS _match)
   endif()
 endforeach()
 if(DEFINED THREADS)
-  if(THREADS EQUAL CPUS AND _out MATCHES "(^|\n)WARNING: ")
-    message(FATAL_ERROR "a warning where the threads and CPUs agree:\n${_out}")
-  elseif(NOT THREADS EQUAL CPUS AND NOT _out MATCHES "(^|\n)WARNING: the OpenMP backend runs")
-    message(FATAL_ERROR "no warning where ${THREADS} threads run on ${CPUS} CPUs:\n${_out}")
+  foreach(_regex IN LISTS _threads_match)
+    if(NOT _err MATCHES "${_regex}")
+      message(FATAL_ERROR "the standard error does not match '${_regex}':\n${_err}")
+    endif()
+  endforeach()
+  if(THREADS EQUAL CPUS AND _err MATCHES "(^|\n)unison-bench: WARNING: ")
+    message(FATAL_ERROR "a warning where the threads and CPUs agree:\n${_err}")
+  elseif(NOT THREADS EQUAL CPUS AND NOT _err MATCHES "(^|\n)unison-bench: WARNING: the OpenMP backend runs")
+    message(FATAL_ERROR "no warning where ${THREADS} threads run on ${CPUS} CPUs:\n${_err}")
   endif()
 endif()
 message(STATUS "every expected line found")

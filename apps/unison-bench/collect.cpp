@@ -194,11 +194,7 @@ std::vector<Row> run_cases(const Options& opt) {
   auto& settings = unison::bench::settings();
   std::vector<unison::suite::Row> rows_of_cases;
   const int repetitions = settings.repetitions > 0 ? settings.repetitions : 3;
-  std::fprintf(stderr, "unison-bench: CPUs: %s\n", cpus_line().c_str());
-  if (!openmp_line().empty())
-    std::fprintf(stderr, "unison-bench: OpenMP threads: %s\n", openmp_line().c_str());
-  if (!threads_warning().empty())
-    std::fprintf(stderr, "unison-bench: WARNING: %s\n", threads_warning().c_str());
+  say_cpus_and_threads();
   std::fprintf(stderr,
                "unison-bench: workloads %s; backends %s; scale %g; %s; %d cases of %d repetitions; "
                "results in %s\n",

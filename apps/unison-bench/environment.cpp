@@ -149,6 +149,14 @@ std::string threads_warning() {
          ": the threads share CPUs, and its times understate this machine's CPU";
 }
 
+void say_cpus_and_threads() {
+  std::fprintf(stderr, "unison-bench: CPUs: %s\n", cpus_line().c_str());
+  if (!openmp_line().empty())
+    std::fprintf(stderr, "unison-bench: OpenMP threads: %s\n", openmp_line().c_str());
+  if (!threads_warning().empty())
+    std::fprintf(stderr, "unison-bench: WARNING: %s\n", threads_warning().c_str());
+}
+
 // The NVIDIA driver's version ("580.159.04"), from /proc/driver/nvidia/version; "" without one.
 std::string gpu_driver() {
   std::ifstream in("/proc/driver/nvidia/version");

@@ -36,6 +36,9 @@ cpu_set_t allowed_cpus();
 std::string cpus_line();
 std::string openmp_line();
 std::string threads_warning();
+// The three on standard error, each after "unison-bench: " (the warning only where there is one):
+// what a run prints before its first case, and --list before its list.
+void say_cpus_and_threads();
 std::string gpu_driver();
 std::string thread_placement();
 std::string host_blas_line();

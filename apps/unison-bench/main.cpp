@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (opt.list) {
+    say_cpus_and_threads();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;
