@@ -598,7 +598,7 @@ def _no_bound(fn, x, out, lower):
 def clip(x, lo, hi, out=None, *, backend=None, stream=None):
     """x limited to [lo, hi], as NumPy's clip (float32, float64, int32, int64): lo or hi may be
     None (no bound on that side), numbers or arrays broadcast with x; where lo > hi the result
-    is hi. Differs from NumPy: a NaN bound is refused (NumPy gives NaN everywhere)."""
+    is hi, and a NaN in x or in a bound gives NaN, as NumPy (since 1.25)."""
     if lo is None and hi is None:
         raise ValueError("unison.clip: lo and hi are both None; give at least one bound")
     if lo is None:
