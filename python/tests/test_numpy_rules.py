@@ -204,14 +204,44 @@ def test_histogram_numpy_form_edges_cases():
     with pytest.raises(ValueError, match=r"unison.histogram: the range of x, \[nan, nan\], is not "
                                          r"finite: give range="):
         unison.histogram(np.array([1.0, np.nan]))
-    with pytest.raises(TypeError, match=r"unison.histogram: bins is a sequence"):
-        unison.histogram(np.ones(3), [0, 1, 2])
+    with pytest.raises(TypeError, match=r"unison.histogram: bins is the string 'auto': NumPy's "
+                                        r"bin estimators are not supported"):
+        unison.histogram(np.ones(3), "auto")
+    with pytest.raises(ValueError, match=r"unison.histogram: bins as edges must be a rank-1 "
+                                         r"array of at least 2 edges; got shape \(1,\)"):
+        unison.histogram(np.ones(3), [1.0])
+    with pytest.raises(ValueError, match=r"unison::histogram: edges must not decrease: edges\(1\) "
+                                         r"= 2 is above edges\(2\) = 1"):
+        unison.histogram(np.ones(3), [0, 2, 1])
+    with pytest.raises(ValueError, match=r"unison::histogram: edges\(0\) is NaN"):
+        unison.histogram(np.ones(3), np.array([np.nan, 1.0]))
     with pytest.raises(TypeError, match=r"unison.histogram: bins is 2.7, not an integer"):
         unison.histogram(np.ones(3), 2.7)
     with pytest.raises(TypeError, match=r"unison.histogram: bins is 2.7, not an integer"):
         unison.histogram(np.ones(3), 0.0, 1.0, bins=2.7)
     with pytest.raises(ValueError, match=r"unison.histogram: range is \(2.0, 1.0\)"):
         unison.histogram(np.ones(3), range=(2, 1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_histogram_edges_as_numpy(rng, dtype):
+    # bins as edges: NumPy's counts and its edges as given, with values on the edges (float32
+    # values beside float64 edges), zero-width bins, infinite outer edges, NaN and values outside.
+    edges = np.sort(rng.standard_normal(41))
+    edges[5] = edges[6] = edges[4]
+    x = (rng.standard_normal(10007) * 1.3).astype(dtype)
+    x[:41] = edges.astype(dtype)
+    x[41:82] = np.nextafter(edges.astype(dtype), dtype(np.inf))
+    x[-1], x[-2], x[-3] = np.nan, np.inf, -np.inf
+    for bins in (edges, list(edges), np.concatenate(([-np.inf], edges, [np.inf])),
+                 edges[::2], [0, 1, 2, 3]):
+        want, want_edges = np.histogram(x[np.isfinite(x) | np.isinf(x)], bins)
+        got, got_edges = unison.histogram(x, bins)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(got_edges, want_edges)
+    got, _ = unison.histogram(x[::3], bins=edges, counts=np.zeros(40, np.int32))
+    np.testing.assert_array_equal(got, np.histogram(x[::3][~np.isnan(x[::3])], edges)[0])
 
 
 # --- refusals that name the caller's own argument --------------------------------------------
@@ -229,6 +259,19 @@ def test_input_dtype_refusals_name_the_input(bad, what):
         unison.convolve(bad, bad[:2])
     with pytest.raises(TypeError, match=rf"unison.diffuse: f \({what}"):
         unison.diffuse(bad.reshape(2, 2), 1, 0.1)
+
+
+def test_byte_order_refusal_says_so():
+    # Outputs and operands taken by the buffer protocol: the message names the byte order.
+    swapped = np.ones(4, ">f8")
+    with pytest.raises(TypeError, match=r"unison.add: out has non-native byte order "
+                                        r"\(buffer format '>d'\)"):
+        unison.add(np.ones(4), 1.0, out=swapped)
+    with pytest.raises(TypeError, match=r"unison.clip: lo has non-native byte order"):
+        unison.clip(np.ones(4), swapped, 2.0)
+    with pytest.raises(TypeError, match=r"unison.histogram: counts has non-native byte order "
+                                        r"\(buffer format '>q'\)"):
+        unison.histogram(np.ones(4), 0.0, 1.0, np.zeros(3, ">i8"))
 
 
 def test_refusals_name_the_argument():

@@ -673,8 +673,10 @@ def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream
 
     NumPy's: histogram(x, bins=10, range=None) returns (counts, edges) as np.histogram does:
     int64 counts, float64 edges, the last bin closed (a value equal to the upper edge is
-    counted in it), range (x.min(), x.max()) when not given. Differs from NumPy: bins is a
-    number of equal bins (not edges), and the edges are Unison's exact ones (below).
+    counted in it), range (x.min(), x.max()) when not given; bins a number of equal bins or an
+    array of edges (non-decreasing, compared with the values as float64; returned as given).
+    Differs from NumPy: equal bins have Unison's exact edges (below), and NumPy's bin
+    estimators ('auto', 'fd', ...) are not supported.
 
     Unison's: ``histogram(x, xmin, xmax, counts=None, *, bins=None)`` counts into counts (int64 or
     int32, its length the number of bins) or a new int64 array of `bins` counts, and returns
@@ -702,9 +704,11 @@ def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream
             raise TypeError(f"unison.{fn}: bins given twice")
         bins = args[0]
     bins = 10 if bins is None else bins
-    if isinstance(bins, (list, tuple, str)) or _is_array(bins) and getattr(bins, "ndim", 0) != 0:
-        raise TypeError(f"unison.{fn}: bins is a sequence; Unison takes a number of equal bins "
-                        "(np.histogram's bins as edges are not supported)")
+    if isinstance(bins, str):
+        raise TypeError(f"unison.{fn}: bins is the string {bins!r}: NumPy's bin estimators are "
+                        "not supported; give a number of equal bins or an array of edges")
+    if isinstance(bins, (list, tuple)) or _is_array(bins) and getattr(bins, "ndim", 0) != 0:
+        return _histogram_over_edges(x, bins, counts, backend, stream)
     bins = _integer(fn, "bins", bins, 1)
     x = _input(fn, "x", x)
     _require(fn, "x", x, _FLOATS, (1,))
@@ -750,6 +754,36 @@ def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream
         return c, torch.tensor(edges, dtype=torch.float64, device=c.device)
     import numpy
     return c, numpy.asarray(edges, dtype=numpy.float64)
+
+
+def _histogram_over_edges(x, bins, counts, backend, stream):
+    """NumPy's form with bins an array of edges: (counts, the edges as given, in x's library)."""
+    fn = "histogram"
+    x = _input(fn, "x", x)
+    _require(fn, "x", x, _FLOATS, (1,))
+    lib = _library(x)
+    if lib == "cupy":
+        import cupy
+        given = cupy.asarray(bins)
+        edges = cupy.ascontiguousarray(given, dtype=cupy.float64)
+    elif lib == "torch":
+        import torch
+        given = torch.as_tensor(bins, device=x.device)
+        edges = given.to(torch.float64).contiguous()
+    else:
+        import numpy
+        given = numpy.asarray(bins)
+        edges = numpy.ascontiguousarray(given, dtype=numpy.float64)
+    if given.ndim != 1 or given.shape[0] < 2:
+        raise ValueError(f"unison.{fn}: bins as edges must be a rank-1 array of at least 2 "
+                         f"edges; got shape {tuple(given.shape)}")
+    if counts is None:
+        counts = _empty(x, (edges.shape[0] - 1,), dtype=_int64_of(x))
+    else:
+        _check_class(fn, "counts", counts)
+    _unison.histogram_over_edges(x, edges, counts, _backend(fn, backend),
+                                 _stream_of(stream, [x, counts]))
+    return counts, given
 
 
 def _next_double(v):

@@ -1,7 +1,7 @@
 # The types of the unison package's functions, for editors and type checkers (mypy, pyright).
 # python/tests/test_typing.py checks that every function of __all__ is here with the parameters
 # it has (names, kinds, defaults).
-from typing import Any, Callable, Literal, Optional, Tuple, Union, overload
+from typing import Any, Callable, Literal, Optional, Sequence, Tuple, Union, overload
 
 # An array Unison works on in place: NumPy, CuPy, PyTorch or Numba, or any object that speaks
 # DLPack, the CUDA Array Interface or the buffer protocol.
@@ -58,7 +58,7 @@ def matmul_core(A: Array, B: Array, out: Optional[Array] = None, *, backend: Bac
 # NumPy's form, histogram(x, bins=10, range=None) -> (counts, edges); Unison's,
 # histogram(x, xmin, xmax, counts=None, *, bins=None) -> counts.
 @overload
-def histogram(x: Array, *, bins: Optional[int] = None,
+def histogram(x: Array, *, bins: Union[int, Sequence[float], Array, None] = None,
               range: Optional[Tuple[Number, Number]] = None, backend: Backend = None,
               stream: Stream = None) -> Tuple[Array, Array]: ...
 @overload
