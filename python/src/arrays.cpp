@@ -472,9 +472,10 @@ bool from_buffer(py::handle obj, const std::string& fn, ArrayRef& a) {
   if (!dtype_from_typestr(format, view->itemsize, a.dtype)) {
     // ('>' and '!': big-endian, which dtype_from_typestr refuses on this little-endian host)
     const bool swapped = !format.empty() && (format[0] == '>' || format[0] == '!');
-    refuse_type(fn, a.name + (swapped ? " has non-native byte order (buffer format '"
-                                      : " has buffer format '") +
-                        format + (swapped ? "')" : "'") + ", which Unison does not take");
+    refuse_type(
+        fn, a.name +
+                (swapped ? " has non-native byte order (buffer format '" : " has buffer format '") +
+                format + (swapped ? "')" : "'") + ", which Unison does not take");
   }
   std::array<std::int64_t, 8> sh{}, st{};
   if (view->ndim > max_rank)
