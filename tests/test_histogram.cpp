@@ -452,7 +452,82 @@ void test_histogram_edges() {
   check_edges<Exec, double, double, std::int32_t>(values, edges, false, "tenths");
 }
 
+// Weighted histograms over given edges: the bins as host_edges_bin, each sum against a long
+// double reference, and bit for bit against the documented order of additions (chunks of
+// weighted_chunk(n, nbins) values added in x's order, then the chunks in order, in double): the
+// same bits on every backend and thread count. Float and double values, weights and sums;
+// strided Views.
+template <class Exec, class T, class W, class S>
+void check_weighted(std::size_t n, std::int64_t nbins, bool strided, const std::string& what) {
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  auto rng = engine();
+  std::normal_distribution<double> normal(0, 1.5);
+  std::vector<double> edges(nbins + 1);
+  for (auto& v : edges) v = normal(rng);
+  std::sort(edges.begin(), edges.end());
+  std::vector<T> values(n);
+  std::vector<W> weights(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    values[i] = T(normal(rng));
+    weights[i] = W(std::ldexp(normal(rng), int(rng() % 20) - 10));  // magnitudes 2^-10 to 2^10
+  }
+  if (n > 10) values[3] = std::numeric_limits<T>::quiet_NaN(), values[7] = T(edges.back());
+  Kokkos::View<T*, Mem> xbuf;
+  Kokkos::View<double*, Mem> ebuf;
+  Kokkos::View<W*, Mem> wbuf;
+  const auto x = put<Mem>(values, strided, xbuf);
+  const auto e = put<Mem>(edges, false, ebuf);
+  const auto w = put<Mem>(weights, strided, wbuf);
+  Kokkos::View<S*, Mem> sums("sums", nbins);
+  Kokkos::deep_copy(sums, S(7));
+  unison::histogram(exec, x, e, w, sums);
+  exec.fence();
+  const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
+  const std::int64_t chunk = unison::detail::histogram::weighted_chunk(std::int64_t(n), nbins);
+  std::vector<double> total(nbins, 0.0);
+  std::vector<long double> ref(nbins, 0.0L), mag(nbins, 0.0L);
+  for (std::size_t c0 = 0; c0 < n; c0 += std::size_t(chunk)) {
+    std::vector<double> part(nbins, 0.0);
+    for (std::size_t i = c0; i < std::min(n, c0 + std::size_t(chunk)); ++i) {
+      const std::int64_t k = host_edges_bin(double(values[i]), edges);
+      if (k < 0) continue;
+      part[k] += double(weights[i]);
+      ref[k] += (long double)weights[i];
+      mag[k] += std::fabs((long double)weights[i]);
+    }
+    for (std::int64_t k = 0; k < nbins; ++k) total[k] += part[k];
+  }
+  int bad = 0;
+  for (std::int64_t k = 0; k < nbins; ++k) {
+    const S want = S(total[k]);
+    const S have = got(k);
+    const bool same = std::memcmp(&want, &have, sizeof(S)) == 0;
+    const double err = std::fabs(double(have) - double(ref[k]));
+    const double tol = 4 * std::numeric_limits<S>::epsilon() * double(mag[k]);
+    if ((!same || err > tol) && ++bad <= 5)
+      ADD_FAILURE() << what << (strided ? ", strided" : "") << ": bin " << k << " got "
+                    << double(have) << ", the documented order gives " << double(want)
+                    << ", long double " << double(ref[k]);
+  }
+}
+
+template <class Exec>
+void test_histogram_weighted() {
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1001), std::size_t(300007)}) {
+    for (std::int64_t nbins : {1, 7, 100}) {
+      const std::string what = "n = " + std::to_string(n) + ", " + std::to_string(nbins) + " bins";
+      check_weighted<Exec, float, float, float>(n, nbins, false, what + ", float");
+      check_weighted<Exec, double, double, double>(n, nbins, n == 1001, what + ", double");
+      check_weighted<Exec, float, double, double>(n, nbins, false, what + ", float x");
+    }
+  }
+  // Bins many enough that the chunks grow past 2^14 values (at most 2^24 partial sums).
+  check_weighted<Exec, double, double, double>(300007, 2000, false, "2000 bins");
+}
+
 TYPED_TEST(Histogram, counts) { test_histogram<TypeParam>(); }
+TYPED_TEST(Histogram, weighted) { test_histogram_weighted<TypeParam>(); }
 TYPED_TEST(Histogram, edges) { test_histogram_edges<TypeParam>(); }
 TYPED_TEST(Histogram, narrow_bins) { test_histogram_narrow_bins<TypeParam>(); }
 TYPED_TEST(Histogram, extreme_ranges) {
@@ -562,6 +637,40 @@ void test_histogram_edges() {
   EXPECT_TRUE(all_equal(counts, 0.0));
 }
 
+// the weighted histogram: weights' extent, sums' extent, overlaps, the edges' check; a refused
+// call writes nothing; empty x: sums zeroed.
+template <class Exec>
+void test_histogram_weighted() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  const char* fn = "unison::histogram";
+  Kokkos::View<float*, Mem> x("x", 10), w("w", 10), w9("w9", 9), empty("empty", 0);
+  Kokkos::View<double*, Mem> edges("edges", 5), sums("sums", 4), three("three", 3);
+  auto h = Kokkos::create_mirror_view(edges);
+  for (int k = 0; k < 5; ++k) h(k) = k;
+  Kokkos::deep_copy(edges, h);
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, edges, w9, sums); }, fn,
+                             {"weights is 9, expected 10"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, edges, w, three); }, fn,
+                             {"sums has 3 elements, expected 4"}));
+  Kokkos::View<double*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> on_w(
+      reinterpret_cast<double*>(w.data()), 4);
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::histogram(exec, x, edges, w, on_w); }, fn, {"sums", "weights"}));
+  Kokkos::deep_copy(sums, 7.0);
+  h(2) = nan_d;
+  Kokkos::deep_copy(edges, h);
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::histogram(exec, x, edges, w, sums); }, fn, {"edges(2) is NaN"}));
+  exec.fence();
+  EXPECT_TRUE(all_equal(sums, 7.0));
+  h(2) = 2;
+  Kokkos::deep_copy(edges, h);
+  unison::histogram(exec, empty, edges, Kokkos::subview(w, std::pair(0, 0)), sums);
+  exec.fence();
+  EXPECT_TRUE(all_equal(sums, 0.0));
+}
+
 }  // namespace preconditions
 
 template <class Exec>
@@ -570,6 +679,9 @@ TYPED_TEST_SUITE(HistogramPreconditions, Backends, BackendName);
 TYPED_TEST(HistogramPreconditions, histogram) { preconditions::test_histogram<TypeParam>(); }
 TYPED_TEST(HistogramPreconditions, histogram_edges) {
   preconditions::test_histogram_edges<TypeParam>();
+}
+TYPED_TEST(HistogramPreconditions, histogram_weighted) {
+  preconditions::test_histogram_weighted<TypeParam>();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -605,6 +717,11 @@ void test_histogram() {
   Kokkos::deep_copy(many, hm);
   twice("200003 edges' bins", c, d,
         [&](const auto& counts) { unison::histogram(exec, y, many, counts); });
+  // Weighted: the documented order of additions (Histogram.weighted checks it bit for bit).
+  Kokkos::View<double*, Mem<Exec>> ws("ws", 300007), s("s", 101), t("t", 101);
+  fill(ws, uniform<double>(-1, 1));
+  twice("101 weighted bins", s, t,
+        [&](const auto& sums) { unison::histogram(exec, x, edges, ws, sums); });
 }
 
 }  // namespace determinism
@@ -630,12 +747,14 @@ void test_labels(const Exec& exec) {
   Kokkos::View<double*, Mem> edges("edges", 11), many_edges("many_edges", (1 << 22) + 1);
   Kokkos::deep_copy(exec, edges, 0.5);  // (equal edges: valid, bins of zero width)
   Kokkos::deep_copy(exec, many_edges, 0.5);
+  Kokkos::View<double*, Mem> sums("sums", 10);
   exec.fence();
   auto seen = record([&] {
     unison::histogram(exec, x, 0.0, 1.0, counts);
     unison::histogram(exec, x, 0.0, 1.0, many);  // the global-atomics kernel
     unison::histogram(exec, x, edges, counts);
     unison::histogram(exec, x, many_edges, many);  // the global-atomics kernel
+    unison::histogram(exec, x, edges, x, sums);    // weighted
     exec.fence();
   });
   expect_on(exec, seen);
@@ -647,10 +766,15 @@ void test_labels(const Exec& exec) {
        {"unison::histogram",
         {"unison::histogram::check_edges", "unison::histogram::zero", "unison::histogram::edges"}},
        {"unison::histogram",
-        {"unison::histogram::check_edges", "unison::histogram::zero", "unison::histogram::edges"}}},
+        {"unison::histogram::check_edges", "unison::histogram::zero", "unison::histogram::edges"}},
+       {"unison::histogram",
+        {"unison::histogram::check_edges", "unison::histogram::weighted_chunks",
+         "unison::histogram::weighted_sums"}}},
       {"unison::histogram::"});
-  for (const char* k : {"kernel unison::histogram::zero", "kernel unison::histogram::bins",
-                        "kernel unison::histogram::check_edges", "kernel unison::histogram::edges"})
+  for (const char* k :
+       {"kernel unison::histogram::zero", "kernel unison::histogram::bins",
+        "kernel unison::histogram::check_edges", "kernel unison::histogram::edges",
+        "kernel unison::histogram::weighted_chunks", "kernel unison::histogram::weighted_sums"})
     EXPECT_TRUE(has_label(seen, k)) << k;
 }
 

@@ -6,7 +6,9 @@
 /// Common contract: see unison/core.hpp. Counts are integers: exact and deterministic.
 ///
 /// Kernels: "unison::histogram::zero", "unison::histogram::bins"; over given edges
-/// "unison::histogram::check_edges", "unison::histogram::zero", "unison::histogram::edges".
+/// "unison::histogram::check_edges", "unison::histogram::zero", "unison::histogram::edges";
+/// weighted "unison::histogram::check_edges", "unison::histogram::weighted_chunks",
+/// "unison::histogram::weighted_sums".
 
 #include <cmath>
 #include <cstdint>
@@ -135,7 +137,7 @@ void histogram(const XV& x, double xmin, double xmax, const CV& counts) {
 /// \param counts  the counts: a rank-1 View of a 32- or 64-bit integer type, one element a bin
 ///                (edges.extent(0) - 1), overwritten.
 template <class Exec, class XV, class EV, class CV,
-          class = std::enable_if_t<Kokkos::is_execution_space_v<Exec> && Kokkos::is_view_v<EV>>>
+          std::enable_if_t<Kokkos::is_execution_space_v<Exec> && Kokkos::is_view_v<EV>, int> = 0>
 void histogram(const Exec& exec, const XV& x, const EV& edges, const CV& counts) {
   const detail::Region region("unison::histogram");
   static_assert(Kokkos::is_view_v<XV> && XV::rank() == 1 &&
@@ -164,23 +166,86 @@ void histogram(const Exec& exec, const XV& x, const EV& edges, const CV& counts)
                   std::numeric_limits<Count>::max(), ")");
   detail::check_disjoint(fn, "counts", counts, "x", x);
   detail::check_disjoint(fn, "counts", counts, "edges", edges);
-  const std::int64_t bad = detail::histogram::first_bad_edge(exec, edges);
-  if (bad < nedges) {
-    auto e = Kokkos::create_mirror_view_and_copy(
-        Kokkos::HostSpace(),
-        Kokkos::subview(edges, std::make_pair(bad, bad + 2 < nedges ? bad + 2 : nedges)));
-    detail::require(!std::isnan(double(e(0))), fn, "edges(", bad, ") is NaN");
-    detail::require(false, fn, "edges must not decrease: edges(", bad, ") = ", double(e(0)),
-                    " is above edges(", bad + 1, ") = ", double(e(1)));
-  }
+  detail::histogram::check_edges(fn, exec, edges);
   detail::histogram::histogram_edges_launch(fn, exec, x, edges, counts);
+}
+
+/// sums(k) = the sum of the weights of the elements of x in bin k between given edges, as NumPy's
+/// histogram with `bins` an array of edges and `weights`: the bins of histogram(exec, x, edges,
+/// counts) (the last bin closed), each value adding its weight. Deterministic: the same bits on
+/// every backend and for any number of threads. x is cut into chunks whose size depends on the
+/// number of values and bins alone (at least 2^14 values); one thread adds a chunk's weights in
+/// x's order, and each bin's sum adds the chunks' partial sums in chunk order, all in double
+/// (then converted to sums' type). x, edges: as that form; weights: a rank-1 View of float or
+/// double with x's extent, any layout (NaN and infinite weights are summed as they are); sums: a
+/// rank-1 View of float or double, one element a bin, overwritten. The edges are first checked
+/// on `exec` (a reduction, which the call waits for); the sums are asynchronous on `exec`.
+/// Temporary memory: the partial sums, chunks x bins doubles (at most 128 MiB, or one row of
+/// bins), from Unison's temporary memory of `exec`.
+/// \throws unison::invalid_argument as histogram(exec, x, edges, counts) for the edges, when
+/// weights' extent differs from x's, sums' extent is not one less than edges', sums overlaps
+/// x, edges or weights, or the temporary memory cannot be had.
+///
+/// Kernels: "unison::histogram::check_edges", "unison::histogram::weighted_chunks",
+/// "unison::histogram::weighted_sums".
+///
+/// \param exec     the execution space instance the kernels run on.
+/// \param x        the values: a rank-1 View of float or double, any layout.
+/// \param edges    the bins' edges: a rank-1 View of float or double, non-decreasing, not NaN.
+/// \param weights  each value's weight: a rank-1 View of float or double, x's extent.
+/// \param sums     the sums: a rank-1 View of float or double, one element a bin
+///                 (edges.extent(0) - 1), overwritten.
+template <class Exec, class XV, class EV, class WV, class SV,
+          std::enable_if_t<Kokkos::is_execution_space_v<Exec> && Kokkos::is_view_v<EV> &&
+                               Kokkos::is_view_v<WV>,
+                           int> = 0>
+void histogram(const Exec& exec, const XV& x, const EV& edges, const WV& weights, const SV& sums) {
+  const detail::Region region("unison::histogram");
+  static_assert(Kokkos::is_view_v<XV> && XV::rank() == 1 &&
+                    std::is_floating_point_v<typename XV::non_const_value_type>,
+                "unison::histogram: x must be a rank-1 View of float or double");
+  static_assert(EV::rank() == 1 && std::is_floating_point_v<typename EV::non_const_value_type>,
+                "unison::histogram: edges must be a rank-1 View of float or double");
+  static_assert(WV::rank() == 1 && std::is_floating_point_v<typename WV::non_const_value_type>,
+                "unison::histogram: weights must be a rank-1 View of float or double");
+  static_assert(Kokkos::is_view_v<SV> && SV::rank() == 1 &&
+                    !std::is_const_v<typename SV::value_type> &&
+                    std::is_floating_point_v<typename SV::value_type>,
+                "unison::histogram: sums must be a rank-1 View of non-const float or double");
+  static_assert(detail::accessible_v<Exec, XV> && detail::accessible_v<Exec, EV> &&
+                    detail::accessible_v<Exec, WV> && detail::accessible_v<Exec, SV>,
+                "unison::histogram: x, edges, weights and sums must be accessible from the "
+                "execution space");
+  constexpr const char* fn = "unison::histogram";
+  const std::int64_t nedges = edges.extent(0), nbins = sums.extent(0);
+  detail::require(nedges >= 2, fn, "edges has ", nedges,
+                  " elements: at least 2 are needed (one bin)");
+  detail::require(nbins == nedges - 1, fn, "sums has ", nbins, " elements, expected ", nedges - 1,
+                  " (one a bin: edges' ", nedges, " less one)");
+  detail::check_extents(fn, "weights", weights, x, "x");
+  detail::check_disjoint(fn, "sums", sums, "x", x);
+  detail::check_disjoint(fn, "sums", sums, "edges", edges);
+  detail::check_disjoint(fn, "sums", sums, "weights", weights);
+  detail::histogram::check_edges(fn, exec, edges);
+  detail::histogram::histogram_weighted_launch(fn, exec, x, edges, weights, sums);
+}
+
+/// The weighted histogram over given edges on sums' default execution space instance.
+///
+/// \param x, edges, weights, sums  as histogram(exec, x, edges, weights, sums).
+/// \throws unison::invalid_argument as that form.
+template <class XV, class EV, class WV, class SV,
+          std::enable_if_t<Kokkos::is_view_v<XV> && Kokkos::is_view_v<EV> && Kokkos::is_view_v<WV>,
+                           int> = 0>
+void histogram(const XV& x, const EV& edges, const WV& weights, const SV& sums) {
+  histogram(typename SV::execution_space(), x, edges, weights, sums);
 }
 
 /// histogram over given edges on counts' default execution space instance.
 ///
 /// \param x, edges, counts  as histogram(exec, x, edges, counts).
 /// \throws unison::invalid_argument as that form.
-template <class XV, class EV, class CV, class = std::enable_if_t<Kokkos::is_view_v<EV>>>
+template <class XV, class EV, class CV, std::enable_if_t<Kokkos::is_view_v<EV>, int> = 0>
 void histogram(const XV& x, const EV& edges, const CV& counts) {
   histogram(typename CV::execution_space(), x, edges, counts);
 }

@@ -69,6 +69,33 @@ void histogram_over_edges(py::object x, py::object edges, py::object counts, con
   }
 }
 
+// The weighted histogram over given edges (float64): sums of the weights' dtype.
+void histogram_weighted(py::object x, py::object edges, py::object weights, py::object sums,
+                        const string& backend, py::object stream) {
+  Call call("unison.histogram", call_options(backend, stream));
+  const ArrayRef& s = call.array(sums, "sums", Role::output);
+  call.require_rank(s, 1);
+  const ArrayRef& xa = call.array(x, "x", Role::input);
+  call.require_rank(xa, 1);
+  const ArrayRef& ea = call.array(edges, "bins", Role::input);
+  call.require_rank(ea, 1);
+  if (ea.dtype != Dtype::float64)
+    refuse_type(call.fn(), ea.describe() + ": expected float64 edges");
+  const ArrayRef& wa = call.array(weights, "weights", Role::input, s);
+  call.require_rank(wa, 1);
+  on_float(call.fn(), xa, [&](auto z) {
+    using X = decltype(z);
+    on_float(call.fn(), s, [&](auto t) {
+      using T = decltype(t);
+      call.run([&](const auto& exec) {
+        using S = space_of<std::decay_t<decltype(exec)>>;
+        unison::histogram(exec, view_of<const X, 1, S>(xa), view_of<const double, 1, S>(ea),
+                          view_of<const T, 1, S>(wa), view_of<T, 1, S>(s));
+      });
+    });
+  });
+}
+
 // The edges histogram places values against: e_k = fma(k, w, xmin) in double, e_bins = xmax.
 py::list histogram_edges(double xmin, double xmax, std::int64_t bins) {
   py::list edges;
@@ -85,6 +112,8 @@ void bind_histogram(py::module_& m) {
   m.def("histogram", &histogram, arg("x"), arg("xmin"), arg("xmax"), arg("counts"), arg("backend"),
         arg("stream"));
   m.def("_histogram_edges", &histogram_edges, arg("xmin"), arg("xmax"), arg("bins"));
+  m.def("histogram_weighted", &histogram_weighted, arg("x"), arg("edges"), arg("weights"),
+        arg("sums"), arg("backend"), arg("stream"));
   m.def("histogram_over_edges", &histogram_over_edges, arg("x"), arg("edges"), arg("counts"),
         arg("backend"), arg("stream"));
 }

@@ -244,6 +244,51 @@ def test_histogram_edges_as_numpy(rng, dtype):
     np.testing.assert_array_equal(got, np.histogram(x[::3][~np.isnan(x[::3])], edges)[0])
 
 
+def _fsum_histogram(x, edges, w):
+    """Each bin's weights summed exactly (math.fsum), the bins by NumPy's rule for edges."""
+    import math
+    e = np.asarray(edges, np.float64)
+    v = x.astype(np.float64)
+    k = np.searchsorted(e, v, side="right") - 1
+    k[v == e[-1]] = len(e) - 2
+    inside = (v >= e[0]) & (v <= e[-1])
+    return np.array([math.fsum(w[inside & (k == b)].astype(np.float64)) for b in range(len(e) - 1)])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_histogram_weights_and_density_as_numpy(rng, dtype):
+    # weights= sums in the weights' dtype, added in double: each within a rounding of the exact
+    # sum (NumPy's own are in the weights' dtype, by cumulative sums); density= is NumPy's
+    # counts / widths / total. With equal bins and with edges.
+    x = rng.standard_normal(20011).astype(dtype)
+    w = rng.uniform(-1, 2, x.shape).astype(dtype)
+    edges = np.sort(rng.standard_normal(33))
+    x[:33] = edges.astype(dtype)
+    eps = np.finfo(dtype).eps
+    for bins, rng_ in ((17, None), (17, (-2.0, 2.5)), (edges, None), (list(edges[::3]), None)):
+        want, want_edges = np.histogram(x, bins, range=rng_, weights=w)
+        got, got_edges = unison.histogram(x, bins, range=rng_, weights=w)
+        assert got.dtype == want.dtype == dtype
+        exact = _fsum_histogram(x, got_edges, w)
+        scale = np.abs(w).sum() * 1e-12 if dtype == np.float64 else 0
+        np.testing.assert_allclose(got, exact, rtol=eps, atol=scale)
+        if not isinstance(bins, int):
+            np.testing.assert_array_equal(got_edges, want_edges)
+        # density: counts as NumPy's (the same bins), weighted sums by NumPy's formula
+        want_d, _ = np.histogram(x, got_edges, density=True)
+        got_d, d_edges = unison.histogram(x, bins, range=rng_, density=True)
+        np.testing.assert_array_equal(d_edges, got_edges)
+        np.testing.assert_allclose(got_d, want_d, rtol=1e-14)
+        got_wd, _ = unison.histogram(x, bins, range=rng_, weights=w, density=True)
+        widths = np.diff(got_edges).astype(np.float64)
+        np.testing.assert_allclose(got_wd, got / widths / got.sum(), rtol=1e-14)
+    with pytest.raises(ValueError, match=r"unison.histogram: weights \(.*\) should have x's "
+                                         r"shape \(20011,\)"):
+        unison.histogram(x, 10, weights=w[:5])
+    with pytest.raises(TypeError, match=r"weights= and density= are NumPy's form's"):
+        unison.histogram(x, 0.0, 1.0, bins=4, weights=w)
+
+
 # --- refusals that name the caller's own argument --------------------------------------------
 
 @pytest.mark.parametrize("bad,what", [

@@ -668,13 +668,17 @@ def matmul_core(A, B, out=None, *, backend=None, stream=None):
     return out
 
 
-def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream=None):
+def histogram(x, *args, bins=None, range=None, counts=None, weights=None, density=None,
+              backend=None, stream=None):
     """Counts of x (rank 1, float32 or float64) in equal bins, in two forms.
 
     NumPy's: histogram(x, bins=10, range=None) returns (counts, edges) as np.histogram does:
     int64 counts, float64 edges, the last bin closed (a value equal to the upper edge is
     counted in it), range (x.min(), x.max()) when not given; bins a number of equal bins or an
-    array of edges (non-decreasing, compared with the values as float64; returned as given).
+    array of edges (non-decreasing, compared with the values as float64; returned as given);
+    weights (an array like x, float32 or float64) sums each bin's weights instead of counting,
+    in the weights' dtype (added in double, in an order that gives the same bits on every
+    backend and thread count); density=True divides by the bin widths and the total, as NumPy.
     Differs from NumPy: equal bins have Unison's exact edges (below), and NumPy's bin
     estimators ('auto', 'fd', ...) are not supported.
 
@@ -697,6 +701,9 @@ def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream
             if counts is not None:
                 raise TypeError(f"unison.{fn}: counts given twice")
             counts = args[2]
+        if weights is not None or density is not None:
+            raise TypeError(f"unison.{fn}: weights= and density= are NumPy's form's: "
+                            "histogram(x, bins, range=..., weights=..., density=...)")
         return _histogram_counts(x, args[0], args[1], counts, bins, backend, stream)
     # NumPy's form
     if args:
@@ -708,7 +715,7 @@ def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream
         raise TypeError(f"unison.{fn}: bins is the string {bins!r}: NumPy's bin estimators are "
                         "not supported; give a number of equal bins or an array of edges")
     if isinstance(bins, (list, tuple)) or _is_array(bins) and getattr(bins, "ndim", 0) != 0:
-        return _histogram_over_edges(x, bins, counts, backend, stream)
+        return _density(*_histogram_over_edges(x, bins, counts, weights, backend, stream), density)
     bins = _integer(fn, "bins", bins, 1)
     x = _input(fn, "x", x)
     _require(fn, "x", x, _FLOATS, (1,))
@@ -734,6 +741,10 @@ def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream
                              "upper one")
     if lo == hi:  # NumPy's rule for a range of one value
         lo, hi = lo - 0.5, hi + 0.5
+    if weights is not None:  # over the same exact edges, the last bin closed
+        sums, _ = _histogram_over_edges(x, _unison._histogram_edges(lo, hi, bins), counts,
+                                        weights, backend, stream)
+        return _density(sums, _edges_like(sums, _unison._histogram_edges(lo, hi, bins)), density)
     c = _histogram_counts(x, lo, hi, counts, bins, backend, stream)
     # the closed last bin: the values equal to hi, counted in [hi, the next double above hi)
     # (by the array's library where that bin is too narrow for the kernel: hi within 1e-292 of 0)
@@ -744,20 +755,41 @@ def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream
         c[-1:] += top
     else:
         c[-1:] += int((x == hi).sum())
-    edges = _unison._histogram_edges(lo, hi, bins)
+    return _density(c, _edges_like(c, _unison._histogram_edges(lo, hi, bins)), density)
+
+
+def _edges_like(c, edges):
+    """The edges (a list of floats) as a float64 array of c's library and device."""
     lib = _library(c)
     if lib == "cupy":
         import cupy
-        return c, cupy.asarray(edges, dtype=cupy.float64)
+        return cupy.asarray(edges, dtype=cupy.float64)
     if lib == "torch":
         import torch
-        return c, torch.tensor(edges, dtype=torch.float64, device=c.device)
+        return torch.tensor(edges, dtype=torch.float64, device=c.device)
     import numpy
-    return c, numpy.asarray(edges, dtype=numpy.float64)
+    return numpy.asarray(edges, dtype=numpy.float64)
 
 
-def _histogram_over_edges(x, bins, counts, backend, stream):
-    """NumPy's form with bins an array of edges: (counts, the edges as given, in x's library)."""
+def _density(c, edges, density):
+    """(c, edges), or with density NumPy's c / widths / c.sum() (float64 for counts)."""
+    if not density:
+        return c, edges
+    lib = _library(c)
+    if lib == "torch":
+        import torch
+        widths = torch.diff(edges.to(torch.float64))
+        n = c if c.dtype.is_floating_point else c.to(torch.float64)
+    else:
+        xp = __import__(lib) if lib == "cupy" else __import__("numpy")
+        widths = xp.diff(edges).astype(xp.float64)
+        n = c
+    return n / widths / n.sum(), edges
+
+
+def _histogram_over_edges(x, bins, counts, weights, backend, stream):
+    """NumPy's form with bins an array of edges: (counts, or with weights their sums, and the
+    edges as given, in x's library)."""
     fn = "histogram"
     x = _input(fn, "x", x)
     _require(fn, "x", x, _FLOATS, (1,))
@@ -777,6 +809,19 @@ def _histogram_over_edges(x, bins, counts, backend, stream):
     if given.ndim != 1 or given.shape[0] < 2:
         raise ValueError(f"unison.{fn}: bins as edges must be a rank-1 array of at least 2 "
                          f"edges; got shape {tuple(given.shape)}")
+    if weights is not None:
+        if counts is not None:
+            raise TypeError(f"unison.{fn}: counts= and weights= given: the weights' sums go "
+                            "into a new array")
+        weights = _input(fn, "weights", weights)
+        _require(fn, "weights", weights, _FLOATS, (1,))
+        if tuple(weights.shape) != tuple(x.shape):
+            raise ValueError(f"unison.{fn}: {_describe('weights', weights)} should have x's shape "
+                             f"{tuple(x.shape)}")
+        sums = _empty(weights, (edges.shape[0] - 1,))
+        _unison.histogram_weighted(x, edges, weights, sums, _backend(fn, backend),
+                                   _stream_of(stream, [x, sums]))
+        return sums, given
     if counts is None:
         counts = _empty(x, (edges.shape[0] - 1,), dtype=_int64_of(x))
     else:

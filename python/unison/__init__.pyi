@@ -59,7 +59,8 @@ def matmul_core(A: Array, B: Array, out: Optional[Array] = None, *, backend: Bac
 # histogram(x, xmin, xmax, counts=None, *, bins=None) -> counts.
 @overload
 def histogram(x: Array, *, bins: Union[int, Sequence[float], Array, None] = None,
-              range: Optional[Tuple[Number, Number]] = None, backend: Backend = None,
+              range: Optional[Tuple[Number, Number]] = None, weights: Optional[Array] = None,
+              density: Optional[bool] = None, backend: Backend = None,
               stream: Stream = None) -> Tuple[Array, Array]: ...
 @overload
 def histogram(x: Array, xmin: Number, xmax: Number, counts: Optional[Array] = None, *,

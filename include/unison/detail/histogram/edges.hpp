@@ -11,6 +11,8 @@
 #include <unison/backends/memory.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>
+#include <unison/detail/temporary.hpp>
+#include <utility>
 
 namespace unison::detail::histogram {
 
@@ -100,6 +102,49 @@ struct HistogramEdgesGlobal {
   }
 };
 
+// Weighted histograms, deterministic: x is cut into chunks of `chunk` values that depend on n and
+// nbins alone (weighted_chunk), never on the backend or its threads; each chunk's sums are added
+// value by value in x's order by one thread (HistogramWeightedChunks), and each bin's sum adds
+// the chunks' partial sums in chunk order (HistogramWeightedSums), in double: the same additions
+// in the same order, so the same bits, on every backend and for any number of threads.
+// At least 2^14 values a chunk, more where the partial sums (chunks x nbins doubles) would pass
+// 2^24 (128 MiB).
+inline std::int64_t weighted_chunk(std::int64_t n, std::int64_t nbins) {
+  std::int64_t chunk = std::int64_t(1) << 14;
+  while (chunk < n && ((n + chunk - 1) / chunk) * nbins > (std::int64_t(1) << 24)) chunk *= 2;
+  return chunk;
+}
+
+template <class X, class E, class W, class P>
+struct HistogramWeightedChunks {
+  X x;
+  E edges;
+  W weights;
+  P partial;  // chunks x nbins
+  std::int64_t n, nbins, chunk;
+  KOKKOS_FUNCTION void operator()(std::int64_t c) const {
+    for (std::int64_t k = 0; k < nbins; ++k) partial(c, k) = 0;
+    const std::int64_t begin = c * chunk, end = begin + chunk < n ? begin + chunk : n;
+    const auto at = [&](std::int64_t j) { return double(edges(j)); };
+    for (std::int64_t i = begin; i < end; ++i) {
+      const std::int64_t k = edges_bin(double(x(i)), nbins, at);
+      if (k >= 0) partial(c, k) += double(weights(i));
+    }
+  }
+};
+
+template <class P, class S>
+struct HistogramWeightedSums {
+  P partial;
+  S sums;
+  std::int64_t chunks;
+  KOKKOS_FUNCTION void operator()(std::int64_t k) const {
+    double sum = 0;
+    for (std::int64_t c = 0; c < chunks; ++c) sum += partial(c, k);
+    sums(k) = typename S::non_const_value_type(sum);
+  }
+};
+
 // The first k in [0, nedges) where the edges stop being a non-decreasing sequence of numbers
 // (e_k NaN, or e_k > e_{k+1}), or nedges where they are one; a reduction on exec, waited for.
 template <class Exec, class E>
@@ -116,6 +161,20 @@ std::int64_t first_bad_edge(const Exec& exec, const E& edges) {
       },
       Kokkos::Min<std::int64_t>(first));
   return first;
+}
+
+// Refuses edges that are not a non-decreasing sequence of numbers, naming the first bad one.
+template <class Exec, class E>
+void check_edges(const char* fn, const Exec& exec, const E& edges) {
+  const std::int64_t nedges = edges.extent(0);
+  const std::int64_t bad = first_bad_edge(exec, edges);
+  if (bad >= nedges) return;
+  const auto e = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(),
+      Kokkos::subview(edges, std::make_pair(bad, bad + 2 < nedges ? bad + 2 : nedges)));
+  require(!(double(e(0)) != double(e(0))), fn, "edges(", bad, ") is NaN");
+  fail(fn, "edges must not decrease: edges(", bad, ") = ", double(e(0)), " is above edges(",
+       bad + 1, ") = ", double(e(1)));
 }
 
 // Enqueues counts = 0, then the counts of x in the bins between `edges` on exec (checked by the
@@ -159,6 +218,24 @@ void histogram_edges_launch(const char* fn, const Exec& exec, const XV& x, const
                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
                          HistogramEdgesGlobal<XV, EV, CV>{x, edges, counts, nbins});
   }
+}
+
+// Enqueues sums = the weights of x in the bins between `edges` on exec (checked by the caller),
+// deterministically (weighted_chunk); fn names the public function in errors.
+template <class Exec, class XV, class EV, class WV, class SV>
+void histogram_weighted_launch(const char* fn, const Exec& exec, const XV& x, const EV& edges,
+                               const WV& weights, const SV& sums) {
+  const std::int64_t nbins = sums.extent(0), n = x.extent(0);
+  const std::int64_t chunk = weighted_chunk(n, nbins), chunks = n > 0 ? (n + chunk - 1) / chunk : 0;
+  using Partial = Kokkos::View<double**, Kokkos::LayoutRight, typename Exec::memory_space>;
+  const auto partial = temporary<Partial>(fn, "the partial sums", exec,
+                                          "unison::histogram::partial_sums", chunks, nbins);
+  using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  Kokkos::parallel_for("unison::histogram::weighted_chunks", Range(exec, 0, chunks),
+                       HistogramWeightedChunks<XV, EV, WV, Partial>{x, edges, weights, partial.view,
+                                                                    n, nbins, chunk});
+  Kokkos::parallel_for("unison::histogram::weighted_sums", Range(exec, 0, nbins),
+                       HistogramWeightedSums<Partial, SV>{partial.view, sums, chunks});
 }
 
 }  // namespace unison::detail::histogram
