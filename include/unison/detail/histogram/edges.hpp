@@ -19,17 +19,19 @@ namespace unison::detail::histogram {
 // The bin of v among nbins + 1 edges e_0 <= e_1 <= ... <= e_nbins (edge(k) = e_k), by NumPy's
 // rule for given edges: the k with e_k <= v < e_{k+1}, and the last bin closed (e_{nbins-1} <= v
 // <= e_nbins); -1 for v outside [e_0, e_nbins] or NaN. Of equal edges, v is counted after the
-// last one, so that a bin of zero width stays empty. Bisection keeps e_lo <= v < e_hi: at most
-// ceil(log2(nbins)) comparisons after the two range checks.
+// last one, so that a bin of zero width stays empty. Bisection: ceil(log2(nbins)) comparisons
+// after the two range checks.
 template <class Edge>
 KOKKOS_FORCEINLINE_FUNCTION std::int64_t edges_bin(double v, std::int64_t nbins, const Edge& edge) {
   if (!(v >= edge(0) && v <= edge(nbins))) return -1;
   if (!(v < edge(nbins))) return nbins - 1;
-  std::int64_t lo = 0, hi = nbins;
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (v < edge(mid)) hi = mid;
-    else lo = mid;
+  // e_lo <= v < e_(lo + len): halve len, moving lo up where e_(lo + half) <= v (a select, not a
+  // branch: a CPU core does not mispredict it).
+  std::int64_t lo = 0, len = nbins;
+  while (len > 1) {
+    const std::int64_t half = len / 2;
+    lo = v < edge(lo + half) ? lo : lo + half;
+    len -= half;
   }
   return lo;
 }
