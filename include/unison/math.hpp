@@ -183,8 +183,8 @@ template <class T>
 KOKKOS_INLINE_FUNCTION T clip(T x, T lo, T hi) {
   // (x < lo) | (lo != lo): lo where it is NaN too (a comparison with NaN is false). On packs,
   // both are lane masks and `?:` selects lane by lane.
-  const T above = (x < lo) | (lo != lo) ? lo : x;
-  return (above > hi) | (hi != hi) ? hi : above;
+  const T above = ((x < lo) | (lo != lo)) ? lo : x;
+  return ((above > hi) | (hi != hi)) ? hi : above;
 }
 
 /// max(sin(t / period) - 0.3, 0) * amplitude.
