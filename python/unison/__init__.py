@@ -816,8 +816,8 @@ def _histogram_over_edges(x, bins, counts, weights, backend, stream):
         weights = _input(fn, "weights", weights)
         _require(fn, "weights", weights, _FLOATS, (1,))
         if tuple(weights.shape) != tuple(x.shape):
-            raise ValueError(f"unison.{fn}: {_describe('weights', weights)} should have x's shape "
-                             f"{tuple(x.shape)}")
+            raise ValueError(f"unison.{fn}: {_describe('weights', weights)} should have the same "
+                             f"shape as x, {tuple(x.shape)}")
         sums = _empty(weights, (edges.shape[0] - 1,))
         _unison.histogram_weighted(x, edges, weights, sums, _backend(fn, backend),
                                    _stream_of(stream, [x, sums]))
