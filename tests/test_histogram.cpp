@@ -445,6 +445,28 @@ void test_histogram_edges() {
   check_edges_of_type<Exec, double, double>("double values, double edges");
   check_edges_of_type<Exec, float, float>("float values, float edges");
   check_edges_of_type<Exec, double, float>("double values, float edges");
+  // Integer values, compared as doubles (int64 beyond 2^53 rounded first, as NumPy does), with
+  // and without weights.
+  {
+    std::vector<double> e = {-1e18, -5.5, 0, 0, 3, 9007199254740993.0, 1e18};
+    std::vector<std::int64_t> v = {-1000000000000000000,
+                                   -6,
+                                   -5,
+                                   0,
+                                   1,
+                                   2,
+                                   3,
+                                   4,
+                                   9007199254740992,
+                                   9007199254740993,
+                                   999999999999999999,
+                                   1000000000000000000,
+                                   std::numeric_limits<std::int64_t>::max()};
+    check_edges<Exec, std::int64_t, double, std::int64_t>(v, e, false, "int64 values");
+    std::vector<std::int32_t> w = {-7, -6, -5, 0, 1, 2, 3, 4, 2147483647, -2147483647 - 1};
+    check_edges<Exec, std::int32_t, double, std::int32_t>(w, {-6, -5, 0, 0, 3, 4}, true,
+                                                          "int32 values");
+  }
   // Equal bins given as edges count as the equal-bins form, but for the closed last bin.
   std::vector<double> values, edges;
   for (int i = 0; i <= 10; ++i) edges.push_back(i / 10.0);
@@ -522,6 +544,7 @@ void test_histogram_weighted() {
       check_weighted<Exec, float, double, double>(n, nbins, false, what + ", float x");
     }
   }
+  check_weighted<Exec, std::int64_t, double, double>(300007, 7, true, "int64 values");
   // Bins many enough that the chunks grow past 2^14 values (at most 2^24 partial sums).
   check_weighted<Exec, double, double, double>(300007, 2000, false, "2000 bins");
 }

@@ -114,9 +114,10 @@ void histogram(const XV& x, double xmin, double xmax, const CV& counts) {
 /// last bin closed (edges(nbins - 1) <= v <= edges(nbins)), for nbins = counts.extent(0) bins and
 /// nbins + 1 edges, non-decreasing. Values outside [edges(0), edges(nbins)] and NaN are not
 /// counted; a value equal to several edges is counted in the bin after the last of them, so that
-/// bins of zero width stay empty. Edges may be infinite. Every value is compared exactly, as the
-/// double it is, with the edges as doubles (float edges converted exactly). x: a rank-1 View of
-/// float or double, any layout; edges: a rank-1 View of float or double, any layout; counts: a
+/// bins of zero width stay empty. Edges may be infinite. Every value is compared as a double with
+/// the edges as doubles (float edges converted exactly; integers beyond 2^53 rounded to a double
+/// first, as NumPy compares them). x: a rank-1 View of numbers (floating-point or integer), any
+/// layout; edges: a rank-1 View of float or double, any layout; counts: a
 /// rank-1 View of a 32- or 64-bit integer type, overwritten. All accessible from `exec`. Exact
 /// and deterministic. Each value's bin is found by bisection among the edges (at most
 /// ceil(log2(nbins)) comparisons); where the edges and the bins fit in a team's scratch memory
@@ -132,7 +133,7 @@ void histogram(const XV& x, double xmin, double xmax, const CV& counts) {
 /// "unison::histogram::edges".
 ///
 /// \param exec    the execution space instance the kernels run on.
-/// \param x       the values: a rank-1 View of float or double, any layout.
+/// \param x       the values: a rank-1 View of numbers (floating-point or integer), any layout.
 /// \param edges   the bins' edges: a rank-1 View of float or double, non-decreasing, not NaN.
 /// \param counts  the counts: a rank-1 View of a 32- or 64-bit integer type, one element a bin
 ///                (edges.extent(0) - 1), overwritten.
@@ -141,8 +142,10 @@ template <class Exec, class XV, class EV, class CV,
 void histogram(const Exec& exec, const XV& x, const EV& edges, const CV& counts) {
   const detail::Region region("unison::histogram");
   static_assert(Kokkos::is_view_v<XV> && XV::rank() == 1 &&
-                    std::is_floating_point_v<typename XV::non_const_value_type>,
-                "unison::histogram: x must be a rank-1 View of float or double");
+                    std::is_arithmetic_v<typename XV::non_const_value_type> &&
+                    !std::is_same_v<typename XV::non_const_value_type, bool>,
+                "unison::histogram: x must be a rank-1 View of numbers (floating-point or "
+                "integer)");
   static_assert(EV::rank() == 1 && std::is_floating_point_v<typename EV::non_const_value_type>,
                 "unison::histogram: edges must be a rank-1 View of float or double");
   static_assert(
@@ -190,7 +193,7 @@ void histogram(const Exec& exec, const XV& x, const EV& edges, const CV& counts)
 /// "unison::histogram::weighted_sums".
 ///
 /// \param exec     the execution space instance the kernels run on.
-/// \param x        the values: a rank-1 View of float or double, any layout.
+/// \param x        the values: a rank-1 View of numbers (floating-point or integer), any layout.
 /// \param edges    the bins' edges: a rank-1 View of float or double, non-decreasing, not NaN.
 /// \param weights  each value's weight: a rank-1 View of float or double, x's extent.
 /// \param sums     the sums: a rank-1 View of float or double, one element a bin
@@ -202,8 +205,10 @@ template <class Exec, class XV, class EV, class WV, class SV,
 void histogram(const Exec& exec, const XV& x, const EV& edges, const WV& weights, const SV& sums) {
   const detail::Region region("unison::histogram");
   static_assert(Kokkos::is_view_v<XV> && XV::rank() == 1 &&
-                    std::is_floating_point_v<typename XV::non_const_value_type>,
-                "unison::histogram: x must be a rank-1 View of float or double");
+                    std::is_arithmetic_v<typename XV::non_const_value_type> &&
+                    !std::is_same_v<typename XV::non_const_value_type, bool>,
+                "unison::histogram: x must be a rank-1 View of numbers (floating-point or "
+                "integer)");
   static_assert(EV::rank() == 1 && std::is_floating_point_v<typename EV::non_const_value_type>,
                 "unison::histogram: edges must be a rank-1 View of float or double");
   static_assert(WV::rank() == 1 && std::is_floating_point_v<typename WV::non_const_value_type>,

@@ -36,6 +36,15 @@ void histogram(py::object x, double xmin, double xmax, py::object counts, const 
   }
 }
 
+// The value type of x for the forms over given edges: floating-point or 32/64-bit integer.
+template <class F>
+void on_values(const std::string& fn, const ArrayRef& a, F&& f) {
+  if (a.dtype == Dtype::int32) return f(std::int32_t{});
+  if (a.dtype == Dtype::int64) return f(std::int64_t{});
+  if (a.dtype == Dtype::float32 || a.dtype == Dtype::float64) return on_float(fn, a, f);
+  refuse_type(fn, a.describe() + ": expected float32, float64, int32 or int64");
+}
+
 // histogram over given edges (float64, the wrapper's conversion of NumPy's bins array).
 void histogram_over_edges(py::object x, py::object edges, py::object counts, const string& backend,
                           py::object stream) {
@@ -50,7 +59,7 @@ void histogram_over_edges(py::object x, py::object edges, py::object counts, con
     refuse_type(call.fn(), ea.describe() + ": expected float64 edges");
   auto with_counts = [&](auto t) {
     using T = decltype(t);
-    on_float(call.fn(), xa, [&](auto z) {
+    on_values(call.fn(), xa, [&](auto z) {
       using X = decltype(z);
       call.run([&](const auto& exec) {
         using S = space_of<std::decay_t<decltype(exec)>>;
@@ -83,7 +92,7 @@ void histogram_weighted(py::object x, py::object edges, py::object weights, py::
     refuse_type(call.fn(), ea.describe() + ": expected float64 edges");
   const ArrayRef& wa = call.array(weights, "weights", Role::input, s);
   call.require_rank(wa, 1);
-  on_float(call.fn(), xa, [&](auto z) {
+  on_values(call.fn(), xa, [&](auto z) {
     using X = decltype(z);
     on_float(call.fn(), s, [&](auto t) {
       using T = decltype(t);

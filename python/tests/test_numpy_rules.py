@@ -289,6 +289,25 @@ def test_histogram_weights_and_density_as_numpy(rng, dtype):
         unison.histogram(x, 0.0, 1.0, bins=4, weights=w)
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_histogram_integer_values_as_numpy(rng, dtype):
+    # Integer values, compared with the edges as float64 (as NumPy compares them), with equal
+    # bins (Unison's exact edges), given edges, weights and density.
+    x = rng.integers(-50, 50, 10007).astype(dtype)
+    for bins in (7, 100, [-60, -10.5, 0, 0, 3, 49]):
+        got, edges = unison.histogram(x, bins)
+        np.testing.assert_array_equal(got, np.histogram(x, edges)[0])
+        if not isinstance(bins, int):
+            np.testing.assert_array_equal(edges, np.asarray(bins))
+    w = rng.uniform(0, 1, x.shape)
+    got, edges = unison.histogram(x, 9, weights=w, density=True)
+    np.testing.assert_allclose(got, np.histogram(x, edges, weights=w, density=True)[0],
+                               rtol=1e-12)
+    big = np.array([2**53, 2**53 + 1, 2**62, -2**62], np.int64)
+    np.testing.assert_array_equal(unison.histogram(big, [-2.0**62, 2.0**53, 2.0**62])[0],
+                                  np.histogram(big, [-2.0**62, 2.0**53, 2.0**62])[0])
+
+
 # --- refusals that name the caller's own argument --------------------------------------------
 
 @pytest.mark.parametrize("bad,what", [

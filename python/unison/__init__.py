@@ -670,7 +670,8 @@ def matmul_core(A, B, out=None, *, backend=None, stream=None):
 
 def histogram(x, *args, bins=None, range=None, counts=None, weights=None, density=None,
               backend=None, stream=None):
-    """Counts of x (rank 1, float32 or float64) in equal bins, in two forms.
+    """Counts of x (rank 1: float32 or float64; in NumPy's form int32 and int64 too) in equal bins
+    or between given edges, in two forms.
 
     NumPy's: histogram(x, bins=10, range=None) returns (counts, edges) as np.histogram does:
     int64 counts, float64 edges, the last bin closed (a value equal to the upper edge is
@@ -718,7 +719,7 @@ def histogram(x, *args, bins=None, range=None, counts=None, weights=None, densit
         return _density(*_histogram_over_edges(x, bins, counts, weights, backend, stream), density)
     bins = _integer(fn, "bins", bins, 1)
     x = _input(fn, "x", x)
-    _require(fn, "x", x, _FLOATS, (1,))
+    _require(fn, "x", x, _ARITH, (1,))
     if range is None:
         if x.shape[0] == 0:
             lo, hi = 0.0, 1.0
@@ -741,7 +742,8 @@ def histogram(x, *args, bins=None, range=None, counts=None, weights=None, densit
                              "upper one")
     if lo == hi:  # NumPy's rule for a range of one value
         lo, hi = lo - 0.5, hi + 0.5
-    if weights is not None:  # over the same exact edges, the last bin closed
+    if weights is not None or _numpy_dtype(x).kind in "iu":
+        # over the same exact edges, the last bin closed (weights; integer values)
         sums, _ = _histogram_over_edges(x, _unison._histogram_edges(lo, hi, bins), counts,
                                         weights, backend, stream)
         return _density(sums, _edges_like(sums, _unison._histogram_edges(lo, hi, bins)), density)
@@ -792,7 +794,7 @@ def _histogram_over_edges(x, bins, counts, weights, backend, stream):
     edges as given, in x's library)."""
     fn = "histogram"
     x = _input(fn, "x", x)
-    _require(fn, "x", x, _FLOATS, (1,))
+    _require(fn, "x", x, _ARITH, (1,))
     lib = _library(x)
     if lib == "cupy":
         import cupy
