@@ -16,6 +16,22 @@
 namespace unison::bench {
 namespace {
 
+// n normal float32 values (the same for a size on every backend: Kokkos' XorShift64 pool, seed 7).
+template <class Exec>
+Kokkos::View<float*, typename Exec::memory_space> normal_values(const Exec& exec, std::int64_t n) {
+  Kokkos::View<float*, typename Exec::memory_space> x(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("unison::bench::x")), n);
+  Kokkos::Random_XorShift64_Pool<typename Exec::device_type> pool(7);
+  Kokkos::parallel_for(
+      "unison::bench::normal", Kokkos::RangePolicy<Exec>(exec, 0, n),
+      KOKKOS_LAMBDA(std::int64_t i) {
+        auto g = pool.get_state();
+        x(i) = float(g.normal());
+        pool.free_state(g);
+      });
+  return x;
+}
+
 // Counts against a host count by the documented edges (e_k = fma(k, width, xmin), e_nbins =
 // xmax; each value's bin found by bisection over them): the sum over the bins of |count -
 // reference count|, exactly 0 to pass.
@@ -133,16 +149,7 @@ void add_histogram(std::int64_t seed_n = 100000000, bool sweep = false) {
     else add_case_and_copies<Exec>(info, setup);
   };
   add(Setup<Exec>([=](const Exec& exec) -> Call<Exec> {
-    Kokkos::View<float*, Mem> x(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("unison::bench::x")), n);
-    Kokkos::Random_XorShift64_Pool<typename Exec::device_type> pool(7);
-    Kokkos::parallel_for(
-        "unison::bench::normal", Kokkos::RangePolicy<Exec>(exec, 0, n),
-        KOKKOS_LAMBDA(std::int64_t i) {
-          auto g = pool.get_state();
-          x(i) = float(g.normal());
-          pool.free_state(g);
-        });
+    const auto x = normal_values(exec, n);
     Kokkos::View<std::int64_t*, Mem> counts(
         Kokkos::view_alloc(exec, std::string("unison::bench::counts")), 100);
     exec.fence();
@@ -153,22 +160,6 @@ void add_histogram(std::int64_t seed_n = 100000000, bool sweep = false) {
     copy_out(call, counts);
     return call;
   }));
-}
-
-// 1e8 normal float32 values (scaled), as the equal-bins case makes them.
-template <class Exec>
-Kokkos::View<float*, typename Exec::memory_space> normal_values(const Exec& exec, std::int64_t n) {
-  Kokkos::View<float*, typename Exec::memory_space> x(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("unison::bench::x")), n);
-  Kokkos::Random_XorShift64_Pool<typename Exec::device_type> pool(7);
-  Kokkos::parallel_for(
-      "unison::bench::normal", Kokkos::RangePolicy<Exec>(exec, 0, n),
-      KOKKOS_LAMBDA(std::int64_t i) {
-        auto g = pool.get_state();
-        x(i) = float(g.normal());
-        pool.free_state(g);
-      });
-  return x;
 }
 
 // The 101 edges of the equal-bins case (e_k = fma(k, width, -4), e_100 = 4), given as an array:

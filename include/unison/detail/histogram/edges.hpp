@@ -11,6 +11,7 @@
 #include <unison/backends/memory.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>
+#include <unison/detail/histogram/bins.hpp>
 #include <unison/detail/temporary.hpp>
 #include <utility>
 
@@ -198,18 +199,7 @@ void histogram_edges_launch(const char* fn, const Exec& exec, const XV& x, const
   int copies = Tuning::copies;
   while (copies > 1 && Teams::scratch_bytes(copies, nbins) > room) copies /= 2;
   if (nbins < INT32_MAX && Teams::scratch_bytes(copies, nbins) <= room) {
-    // Teams as histogram_launch makes them: enough to fill the device (GPU) or one per thread
-    // (CPU), each with a block of at least min_per_team values, at most 2^32 - 1 (a private
-    // counter cannot overflow).
-    std::int64_t league =
-        std::int64_t(exec.concurrency()) * Tuning::teams_per_thread / Tuning::team_size;
-    if (league < 1) league = 1;
-    const std::int64_t by_size = (n + Tuning::min_per_team - 1) / Tuning::min_per_team;
-    if (league > by_size) league = by_size;
-    std::int64_t per_team = (n + league - 1) / league;
-    if (per_team > std::int64_t(UINT32_MAX)) per_team = UINT32_MAX;
-    league = (n + per_team - 1) / per_team;
-    require(league <= INT32_MAX, fn, "x has ", n, " elements, more than one launch can cover");
+    const auto [league, per_team] = team_blocks(fn, exec, n);  // as histogram_launch's
     Policy policy(exec, int(league), Tuning::team_size);
     policy.set_scratch_size(Tuning::scratch_level,
                             Kokkos::PerTeam(Teams::scratch_bytes(copies, nbins)));
