@@ -48,8 +48,8 @@ def test_broadcast_refusals():
     with pytest.raises(ValueError, match=r"unison.add: the shapes do not broadcast together: "
                                          r"x \(3, 4\), y \(3,\)"):
         unison.add(x, np.ones(3))
-    with pytest.raises(ValueError, match=r"unison.add: out has shape \(4,\), but the inputs "
-                                         r"broadcast to \(3, 4\)"):
+    with pytest.raises(ValueError, match=r"unison.add: non-broadcastable output: out has "
+                                         r"shape \(4,\), but the inputs broadcast to \(3, 4\)"):
         unison.add(x, 1.0, out=np.ones(4))
 
 
@@ -201,14 +201,18 @@ def test_histogram_numpy_form_edges_cases():
         np.testing.assert_array_equal(c, np.histogram(v, 2)[0])
     c, e = unison.histogram(np.zeros(0), 3)
     assert list(c) == [0, 0, 0] and e[0] == 0 and e[-1] == 1
-    with pytest.raises(ValueError, match=r"unison.histogram: the range of x, \[nan, nan\], is not "
+    with pytest.raises(ValueError, match=r"unison.histogram: the autodetected range of x, "
+                                         r"\[nan, nan\], is not "
                                          r"finite: give range="):
         unison.histogram(np.array([1.0, np.nan]))
-    with pytest.raises(TypeError, match=r"unison.histogram: bins is the string 'auto': NumPy's "
-                                        r"bin estimators are not supported"):
-        unison.histogram(np.ones(3), "auto")
-    with pytest.raises(ValueError, match=r"unison.histogram: bins as edges must be a rank-1 "
-                                         r"array of at least 2 edges; got shape \(1,\)"):
+    with pytest.raises(ValueError, match=r"unison.histogram: bins is 'mad', not one of NumPy's "
+                                         r"estimators: 'auto', 'fd'"):
+        unison.histogram(np.ones(3), "mad")
+    with pytest.raises(TypeError, match=r"unison.histogram: bins is 'auto': NumPy's automated "
+                                        r"estimation .* not supported for weighted data"):
+        unison.histogram(np.ones(3), "auto", weights=np.ones(3))
+    with pytest.raises(ValueError, match=r"unison.histogram: bins as edges must be 1d, an array "
+                                         r"of at least 2 edges; got shape \(1,\)"):
         unison.histogram(np.ones(3), [1.0])
     with pytest.raises(ValueError, match=r"unison::histogram: edges must not decrease: edges\(1\) "
                                          r"= 2 is above edges\(2\) = 1"):
@@ -448,3 +452,89 @@ def test_long_calls_in_chunks_have_the_same_bits(rng):
         one = unison.monte_carlo_pi(samples, seed=11)
         assert in_chunks_of(1000, lambda: unison.monte_carlo_pi(samples, seed=11)) == one
         assert in_chunks_of(999, lambda: unison.monte_carlo_pi(samples, seed=11)) == one
+
+
+@pytest.mark.parametrize("estimator", ["auto", "fd", "doane", "scott", "stone", "rice",
+                                       "sturges", "sqrt"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_histogram_estimators_as_numpy(rng, estimator, dtype):
+    # NumPy's estimators: the same edges as np.histogram_bin_edges, bit for bit, and the counts
+    # over them; on fresh data of odd sizes, with and without a range
+    for n in (1, 2, 7, 1001):
+        x = (rng.normal(size=n) * 40).astype(dtype)
+        for r in (None, (-30.5, 20.25)):
+            want_c, want_e = np.histogram(x, estimator, range=r)
+            c, e = unison.histogram(x, estimator, range=r)
+            assert e.dtype == want_e.dtype and np.array_equal(e, want_e), (estimator, n, r)
+            np.testing.assert_array_equal(c, want_c)
+            assert np.array_equal(unison.histogram_bin_edges(x, estimator, range=r), want_e)
+
+
+def test_histogram_bin_edges_of_equal_bins_and_edges(rng):
+    x = rng.normal(size=101)
+    c, e = unison.histogram(x, 9, range=(-2, 3))
+    np.testing.assert_array_equal(unison.histogram_bin_edges(x, 9, range=(-2, 3)), e)
+    edges = [-1.0, 0.0, 0.5, 4.0]
+    np.testing.assert_array_equal(unison.histogram_bin_edges(x, edges), edges)
+    with pytest.raises(ValueError, match=r"unison.histogram_bin_edges: the supplied range, "
+                                         r"\[0.0, inf\], is not finite"):
+        unison.histogram_bin_edges(x, 3, range=(0, np.inf))
+
+
+@pytest.mark.parametrize("fn", [unison.add, unison.hypot])
+def test_ufunc_keywords(rng, fn):
+    x, y = rng.normal(size=(5, 3)), rng.normal(size=3)
+    want = fn(x, y)  # the keywords change nothing for arrays of one dtype
+    for casting in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        np.testing.assert_array_equal(fn(x, y, casting=casting, dtype=np.float64), want)
+    np.testing.assert_array_equal(fn(x, y, dtype="float64", where=True), want)
+    with pytest.raises(ValueError, match=r"casting is 'sometimes': casting must be one of 'no'"):
+        fn(x, y, casting="sometimes")
+    with pytest.raises(TypeError, match=r"dtype=float32 asks for a conversion of the float64 "
+                                        r"arrays of the call \(Unison converts nothing\)"):
+        fn(x, y, dtype=np.float32)
+    with pytest.raises(TypeError, match=r"where= is not supported \(only where=True"):
+        fn(x, y, where=x > 0)
+    out = np.zeros((5, 3))
+    with pytest.raises(TypeError, match=r"where= is not supported"):
+        fn(x, y, out=out, where=False)
+    assert not out.any()  # refused before anything is written
+    with pytest.raises(TypeError, match=r"dtype=int32 asks for a conversion"):
+        unison.clip(x, -0.5, 0.5, dtype=np.int32)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_arrays_take_python_ints_they_hold(dtype):
+    info = np.iinfo(dtype)
+    x = np.array([info.min + 1, -3, 0, 5, info.max - 7], dtype=dtype)
+    for big in (info.max - 2, info.min + 3, 2**53 + 1, -(2**53) - 1):
+        if not info.min <= big <= info.max:
+            continue
+        np.testing.assert_array_equal(unison.clip(x, big, None), np.clip(x, big, None))
+        np.testing.assert_array_equal(unison.clip(x, None, big), np.clip(x, None, big))
+        np.testing.assert_array_equal(unison.add(np.zeros(3, dtype), big),
+                                      np.zeros(3, dtype) + np.array(big, dtype))
+    with pytest.raises(ValueError, match=rf"unison.add: y is {2**70}, which {dtype} cannot hold"):
+        unison.add(x, 2**70)
+    with pytest.raises(TypeError, match=rf"unison.clip: lo is the float 0.5 and the arrays are "
+                                        rf"{dtype}: NumPy's result would be float64"):
+        unison.clip(x, 0.5, 3)
+    with pytest.raises(TypeError, match=r"the arrays are .*: NumPy's result would be float64"):
+        unison.clip(x, np.float64(0), 3)  # a NumPy float scalar too
+
+
+def test_convolve_modes_as_numpy(rng):
+    x, k = rng.normal(size=37), rng.normal(size=5)
+    for code, word in ((0, "valid"), (1, "same"), (2, "full")):
+        np.testing.assert_array_equal(unison.convolve(x, k, code), unison.convolve(x, k, word))
+        assert unison.convolve_extent(37, 5, code) == unison.convolve_extent(37, 5, word)
+    for short, word in (("f", "full"), ("S", "same"), ("Valid", "valid")):
+        with pytest.warns(DeprecationWarning, match=rf"mode '{short}' taken as '{word}'"):
+            np.testing.assert_array_equal(unison.convolve(x, k, short),
+                                          unison.convolve(x, k, word))
+    with pytest.raises(ValueError, match=r"mode is -1, expected 0 \(valid\), 1 \(same\) or 2"):
+        unison.convolve(x, k, -1)
+    with pytest.raises(TypeError, match=r"mode is None, expected 'full', 'same' or 'valid'"):
+        unison.convolve(x, k, None)
+    with pytest.raises(ValueError, match=r"mode is 'middle', expected 'full', 'same' or"):
+        unison.convolve(x, k, "middle")
