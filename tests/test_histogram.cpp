@@ -341,7 +341,217 @@ void check_extreme_ranges(const std::string& type) {
   }
 }
 
+// The bin of v among edges e by NumPy's rule for given edges (np.histogram with an array of
+// bins): e_k <= v < e_{k+1}, the last bin closed, of equal edges the bin after the last; by
+// std::upper_bound, not by the kernel's bisection.
+std::int64_t host_edges_bin(double v, const std::vector<double>& e) {
+  const std::int64_t nbins = std::int64_t(e.size()) - 1;
+  if (!(v >= e[0] && v <= e[nbins])) return -1;
+  if (v == e[nbins]) return nbins - 1;
+  return std::int64_t(std::upper_bound(e.begin(), e.begin() + nbins, v) - e.begin()) - 1;
+}
+
+// A View of the values, contiguous or (strided) every other element of a buffer twice as long.
+template <class Mem, class T>
+Kokkos::View<T*, Kokkos::LayoutStride, Mem> put(const std::vector<T>& values, bool strided,
+                                                Kokkos::View<T*, Mem>& keep) {
+  const std::size_t n = values.size(), step = strided ? 2 : 1;
+  keep = Kokkos::View<T*, Mem>("unison::test::values", n * step);
+  auto h = Kokkos::create_mirror_view(keep);
+  for (std::size_t i = 0; i < n; ++i) h(i * step) = values[i];
+  Kokkos::deep_copy(keep, h);
+  return Kokkos::View<T*, Kokkos::LayoutStride, Mem>(keep.data(), Kokkos::LayoutStride(n, step));
+}
+
+template <class Exec, class T, class E, class Count>
+void check_edges(const std::vector<T>& values, const std::vector<E>& edges, bool strided,
+                 const std::string& what) {
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  Kokkos::View<T*, Mem> xbuf;
+  Kokkos::View<E*, Mem> ebuf;
+  const auto x = put<Mem>(values, strided, xbuf);
+  const auto e = put<Mem>(edges, strided, ebuf);
+  const std::int64_t nbins = std::int64_t(edges.size()) - 1;
+  Kokkos::View<Count*, Mem> counts("counts", nbins);
+  Kokkos::deep_copy(counts, Count(7));  // overwritten, not added to
+  unison::histogram(exec, x, e, counts);
+  exec.fence();
+  auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  const std::vector<double> de(edges.begin(), edges.end());
+  std::vector<std::int64_t> want(nbins, 0);
+  for (T v : values) {
+    const std::int64_t k = host_edges_bin(double(v), de);
+    if (k >= 0) ++want[k];
+  }
+  int bad = 0;
+  for (std::int64_t k = 0; k < nbins; ++k)
+    if (std::int64_t(got(k)) != want[k] && ++bad <= 5)
+      ADD_FAILURE() << what << (strided ? ", strided" : "") << ": bin " << k << " got "
+                    << std::int64_t(got(k)) << ", expected " << want[k];
+}
+
+// Histograms over given edges: random sorted edges (some equal: bins of zero width; infinite
+// outer edges), values on and beside every edge (float values next to double edges), outside
+// them, infinities and NaN; float and double values and edges, 32- and 64-bit counts,
+// contiguous and strided Views, odd sizes, the per-team kernel and (more bins than a team's
+// scratch holds) the global atomics.
+template <class Exec, class T, class E>
+void check_edges_of_type(const std::string& type) {
+  auto rng = engine();
+  std::normal_distribution<double> normal(0, 2);
+  for (std::int64_t nbins : {1, 2, 7, 100, 1000, 200003}) {
+    std::vector<E> edges(nbins + 1);
+    for (auto& v : edges) v = E(normal(rng));
+    if (nbins >= 7) {
+      edges[3] = edges[4];  // equal edges: a bin of zero width
+      edges[5] = edges[4];
+    }
+    std::sort(edges.begin(), edges.end());
+    if (nbins == 100) {
+      edges.front() = -std::numeric_limits<E>::infinity();
+      edges.back() = std::numeric_limits<E>::infinity();
+    }
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1001), std::size_t(300007)}) {
+      if (nbins == 200003 && n < 300007) continue;
+      std::vector<T> values(n);
+      for (auto& v : values) v = T(normal(rng) * 1.2);
+      // Values on the edges and next to them (in T), outside, infinite and NaN.
+      for (std::size_t i = 0; i + 4 < n && i / 4 < std::size_t(nbins + 1); i += 4) {
+        const T on = T(edges[i / 4]);
+        values[i] = on;
+        values[i + 1] = std::nextafter(on, std::numeric_limits<T>::infinity());
+        values[i + 2] = std::nextafter(on, -std::numeric_limits<T>::infinity());
+      }
+      if (n > 8) {
+        values[n - 1] = std::numeric_limits<T>::quiet_NaN();
+        values[n - 2] = std::numeric_limits<T>::infinity();
+        values[n - 3] = -std::numeric_limits<T>::infinity();
+        values[n - 4] = T(edges.back());   // the last edge: in the last bin
+        values[n - 5] = T(edges.front());  // the first edge: in the first bin
+        values[n - 6] = T(1e30);
+      }
+      const std::string what =
+          type + ", " + std::to_string(nbins) + " bins, n = " + std::to_string(n);
+      check_edges<Exec, T, E, std::int64_t>(values, edges, false, what);
+      check_edges<Exec, T, E, std::int32_t>(values, edges, n == 1001, what + ", int32");
+    }
+  }
+}
+
+template <class Exec>
+void test_histogram_edges() {
+  check_edges_of_type<Exec, float, double>("float values, double edges");
+  check_edges_of_type<Exec, double, double>("double values, double edges");
+  check_edges_of_type<Exec, float, float>("float values, float edges");
+  check_edges_of_type<Exec, double, float>("double values, float edges");
+  // Integer values, compared as doubles (int64 beyond 2^53 rounded first, as NumPy does), with
+  // and without weights.
+  {
+    std::vector<double> e = {-1e18, -5.5, 0, 0, 3, 9007199254740993.0, 1e18};
+    std::vector<std::int64_t> v = {-1000000000000000000,
+                                   -6,
+                                   -5,
+                                   0,
+                                   1,
+                                   2,
+                                   3,
+                                   4,
+                                   9007199254740992,
+                                   9007199254740993,
+                                   999999999999999999,
+                                   1000000000000000000,
+                                   std::numeric_limits<std::int64_t>::max()};
+    check_edges<Exec, std::int64_t, double, std::int64_t>(v, e, false, "int64 values");
+    std::vector<std::int32_t> w = {-7, -6, -5, 0, 1, 2, 3, 4, 2147483647, -2147483647 - 1};
+    check_edges<Exec, std::int32_t, double, std::int32_t>(w, {-6, -5, 0, 0, 3, 4}, true,
+                                                          "int32 values");
+  }
+  // Equal bins given as edges count as the equal-bins form, but for the closed last bin.
+  std::vector<double> values, edges;
+  for (int i = 0; i <= 10; ++i) edges.push_back(i / 10.0);
+  for (int i = 0; i <= 1000; ++i) values.push_back(i / 1000.0);
+  check_edges<Exec, double, double, std::int32_t>(values, edges, false, "tenths");
+}
+
+// Weighted histograms over given edges: the bins as host_edges_bin, each sum against a long
+// double reference, and bit for bit against the documented order of additions (chunks of
+// weighted_chunk(n, nbins) values added in x's order, then the chunks in order, in double): the
+// same bits on every backend and thread count. Float and double values, weights and sums;
+// strided Views.
+template <class Exec, class T, class W, class S>
+void check_weighted(std::size_t n, std::int64_t nbins, bool strided, const std::string& what) {
+  Exec exec;
+  using Mem = typename Exec::memory_space;
+  auto rng = engine();
+  std::normal_distribution<double> normal(0, 1.5);
+  std::vector<double> edges(nbins + 1);
+  for (auto& v : edges) v = normal(rng);
+  std::sort(edges.begin(), edges.end());
+  std::vector<T> values(n);
+  std::vector<W> weights(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    values[i] = T(normal(rng));
+    weights[i] = W(std::ldexp(normal(rng), int(rng() % 20) - 10));  // magnitudes 2^-10 to 2^10
+  }
+  if (n > 10) values[3] = std::numeric_limits<T>::quiet_NaN(), values[7] = T(edges.back());
+  Kokkos::View<T*, Mem> xbuf;
+  Kokkos::View<double*, Mem> ebuf;
+  Kokkos::View<W*, Mem> wbuf;
+  const auto x = put<Mem>(values, strided, xbuf);
+  const auto e = put<Mem>(edges, false, ebuf);
+  const auto w = put<Mem>(weights, strided, wbuf);
+  Kokkos::View<S*, Mem> sums("sums", nbins);
+  Kokkos::deep_copy(sums, S(7));
+  unison::histogram(exec, x, e, w, sums);
+  exec.fence();
+  const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
+  const std::int64_t chunk = unison::detail::histogram::weighted_chunk(std::int64_t(n), nbins);
+  std::vector<double> total(nbins, 0.0);
+  std::vector<long double> ref(nbins, 0.0L), mag(nbins, 0.0L);
+  for (std::size_t c0 = 0; c0 < n; c0 += std::size_t(chunk)) {
+    std::vector<double> part(nbins, 0.0);
+    for (std::size_t i = c0; i < std::min(n, c0 + std::size_t(chunk)); ++i) {
+      const std::int64_t k = host_edges_bin(double(values[i]), edges);
+      if (k < 0) continue;
+      part[k] += double(weights[i]);
+      ref[k] += (long double)weights[i];
+      mag[k] += std::fabs((long double)weights[i]);
+    }
+    for (std::int64_t k = 0; k < nbins; ++k) total[k] += part[k];
+  }
+  int bad = 0;
+  for (std::int64_t k = 0; k < nbins; ++k) {
+    const S want = S(total[k]);
+    const S have = got(k);
+    const bool same = std::memcmp(&want, &have, sizeof(S)) == 0;
+    const double err = std::fabs(double(have) - double(ref[k]));
+    const double tol = 4 * std::numeric_limits<S>::epsilon() * double(mag[k]);
+    if ((!same || err > tol) && ++bad <= 5)
+      ADD_FAILURE() << what << (strided ? ", strided" : "") << ": bin " << k << " got "
+                    << double(have) << ", the documented order gives " << double(want)
+                    << ", long double " << double(ref[k]);
+  }
+}
+
+template <class Exec>
+void test_histogram_weighted() {
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1001), std::size_t(300007)}) {
+    for (std::int64_t nbins : {1, 7, 100}) {
+      const std::string what = "n = " + std::to_string(n) + ", " + std::to_string(nbins) + " bins";
+      check_weighted<Exec, float, float, float>(n, nbins, false, what + ", float");
+      check_weighted<Exec, double, double, double>(n, nbins, n == 1001, what + ", double");
+      check_weighted<Exec, float, double, double>(n, nbins, false, what + ", float x");
+    }
+  }
+  check_weighted<Exec, std::int64_t, double, double>(300007, 7, true, "int64 values");
+  // Bins many enough that the chunks grow past 2^14 values (at most 2^24 partial sums).
+  check_weighted<Exec, double, double, double>(300007, 2000, false, "2000 bins");
+}
+
 TYPED_TEST(Histogram, counts) { test_histogram<TypeParam>(); }
+TYPED_TEST(Histogram, weighted) { test_histogram_weighted<TypeParam>(); }
+TYPED_TEST(Histogram, edges) { test_histogram_edges<TypeParam>(); }
 TYPED_TEST(Histogram, narrow_bins) { test_histogram_narrow_bins<TypeParam>(); }
 TYPED_TEST(Histogram, extreme_ranges) {
   check_extreme_ranges<TypeParam, double>("double");
@@ -399,12 +609,103 @@ void test_histogram() {
   EXPECT_TRUE(all_equal(counts, 0.0));
 }
 
+// histogram over given edges: too few edges, counts' extent, NaN and decreasing edges (the first
+// named), overlaps; a refused call writes nothing; empty x: counts zeroed.
+template <class Exec>
+void test_histogram_edges() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  const char* fn = "unison::histogram";
+  Kokkos::View<float*, Mem> x("x", 10), empty("empty", 0);
+  Kokkos::View<double*, Mem> edges("edges", 5), one("one", 1);
+  Kokkos::View<std::int32_t*, Mem> counts("counts", 4), three("three", 3);
+  auto h = Kokkos::create_mirror_view(edges);
+  const auto set = [&](std::initializer_list<double> e) {
+    int k = 0;
+    for (double v : e) h(k++) = v;
+    Kokkos::deep_copy(edges, h);
+  };
+  set({0, 1, 2, 3, 4});
+  EXPECT_TRUE(throws_invalid(
+      [&] { unison::histogram(exec, x, one, Kokkos::subview(counts, std::pair(0, 0))); }, fn,
+      {"edges has 1 elements: at least 2 are needed"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, edges, three); }, fn,
+                             {"counts has 3 elements, expected 4"}));
+  set({0, 1, nan_d, 3, 4});
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::histogram(exec, x, edges, counts); }, fn, {"edges(2) is NaN"}));
+  set({0, 1, 2, 3, nan_d});
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::histogram(exec, x, edges, counts); }, fn, {"edges(4) is NaN"}));
+  set({0, 1, 5, 3, 2});
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, edges, counts); }, fn,
+                             {"edges must not decrease: edges(2) = 5 is above edges(3) = 3"}));
+  set({0, 1, 2, 3, 4});
+  // counts over the edges' own bytes, and over x's
+  Kokkos::View<std::int32_t*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> on_edges(
+      reinterpret_cast<std::int32_t*>(edges.data()), 4),
+      on_x(reinterpret_cast<std::int32_t*>(x.data()), 4);
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, edges, on_edges); }, fn,
+                             {"counts", "edges"}));
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::histogram(exec, x, edges, on_x); }, fn, {"counts", "x"}));
+  Kokkos::deep_copy(counts, 7);
+  set({0, 1, 2, 3, -inf_d});
+  EXPECT_ANY_THROW(unison::histogram(exec, x, edges, counts));
+  exec.fence();
+  EXPECT_TRUE(all_equal(counts, 7.0));
+  set({0, 1, 2, 3, 4});
+  unison::histogram(exec, empty, edges, counts);
+  exec.fence();
+  EXPECT_TRUE(all_equal(counts, 0.0));
+}
+
+// the weighted histogram: weights' extent, sums' extent, overlaps, the edges' check; a refused
+// call writes nothing; empty x: sums zeroed.
+template <class Exec>
+void test_histogram_weighted() {
+  using Mem = typename Exec::memory_space;
+  Exec exec;
+  const char* fn = "unison::histogram";
+  Kokkos::View<float*, Mem> x("x", 10), w("w", 10), w9("w9", 9), empty("empty", 0);
+  Kokkos::View<double*, Mem> edges("edges", 5), sums("sums", 4), three("three", 3);
+  auto h = Kokkos::create_mirror_view(edges);
+  for (int k = 0; k < 5; ++k) h(k) = k;
+  Kokkos::deep_copy(edges, h);
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, edges, w9, sums); }, fn,
+                             {"weights is 9, expected 10"}));
+  EXPECT_TRUE(throws_invalid([&] { unison::histogram(exec, x, edges, w, three); }, fn,
+                             {"sums has 3 elements, expected 4"}));
+  Kokkos::View<double*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> on_w(
+      reinterpret_cast<double*>(w.data()), 4);
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::histogram(exec, x, edges, w, on_w); }, fn, {"sums", "weights"}));
+  Kokkos::deep_copy(sums, 7.0);
+  h(2) = nan_d;
+  Kokkos::deep_copy(edges, h);
+  EXPECT_TRUE(
+      throws_invalid([&] { unison::histogram(exec, x, edges, w, sums); }, fn, {"edges(2) is NaN"}));
+  exec.fence();
+  EXPECT_TRUE(all_equal(sums, 7.0));
+  h(2) = 2;
+  Kokkos::deep_copy(edges, h);
+  unison::histogram(exec, empty, edges, Kokkos::subview(w, std::pair(0, 0)), sums);
+  exec.fence();
+  EXPECT_TRUE(all_equal(sums, 0.0));
+}
+
 }  // namespace preconditions
 
 template <class Exec>
 struct HistogramPreconditions : ::testing::Test {};
 TYPED_TEST_SUITE(HistogramPreconditions, Backends, BackendName);
 TYPED_TEST(HistogramPreconditions, histogram) { preconditions::test_histogram<TypeParam>(); }
+TYPED_TEST(HistogramPreconditions, histogram_edges) {
+  preconditions::test_histogram_edges<TypeParam>();
+}
+TYPED_TEST(HistogramPreconditions, histogram_weighted) {
+  preconditions::test_histogram_weighted<TypeParam>();
+}
 
 // ---------------------------------------------------------------------------------------------
 // Determinism (tests/determinism.hpp): each function run twice, the results compared bitwise.
@@ -426,6 +727,24 @@ void test_histogram() {
   Kokkos::View<std::int64_t*, Mem<Exec>> c("c", 200003), d("d", 200003);
   twice("200003 bins", c, d,
         [&](const auto& counts) { unison::histogram(exec, y, -3, 3, counts); });
+  // Over given edges: per-team histograms, and the global atomics.
+  Kokkos::View<double*, Mem<Exec>> edges("edges", 102), many("many", 200004);
+  auto h = Kokkos::create_mirror_view(edges);
+  for (int k = 0; k < 102; ++k) h(k) = -3 + 6.0 * k / 101;
+  Kokkos::deep_copy(edges, h);
+  Kokkos::View<std::int32_t*, Mem<Exec>> e("e", 101), f("f", 101);
+  twice("101 edges' bins", e, f,
+        [&](const auto& counts) { unison::histogram(exec, x, edges, counts); });
+  auto hm = Kokkos::create_mirror_view(many);
+  for (int k = 0; k < 200004; ++k) hm(k) = -3 + 6.0 * k / 200003;
+  Kokkos::deep_copy(many, hm);
+  twice("200003 edges' bins", c, d,
+        [&](const auto& counts) { unison::histogram(exec, y, many, counts); });
+  // Weighted: the documented order of additions (Histogram.weighted checks it bit for bit).
+  Kokkos::View<double*, Mem<Exec>> ws("ws", 300007), s("s", 101), t("t", 101);
+  fill(ws, uniform<double>(-1, 1));
+  twice("101 weighted bins", s, t,
+        [&](const auto& sums) { unison::histogram(exec, x, edges, ws, sums); });
 }
 
 }  // namespace determinism
@@ -448,18 +767,37 @@ void test_labels(const Exec& exec) {
   Kokkos::View<float*, Mem> x("x", 1000);
   Kokkos::View<std::int32_t*, Mem> counts("counts", 10), many("many", 1 << 22);
   exec.fence();
+  Kokkos::View<double*, Mem> edges("edges", 11), many_edges("many_edges", (1 << 22) + 1);
+  Kokkos::deep_copy(exec, edges, 0.5);  // (equal edges: valid, bins of zero width)
+  Kokkos::deep_copy(exec, many_edges, 0.5);
+  Kokkos::View<double*, Mem> sums("sums", 10);
+  exec.fence();
   auto seen = record([&] {
     unison::histogram(exec, x, 0.0, 1.0, counts);
     unison::histogram(exec, x, 0.0, 1.0, many);  // the global-atomics kernel
+    unison::histogram(exec, x, edges, counts);
+    unison::histogram(exec, x, many_edges, many);  // the global-atomics kernel
+    unison::histogram(exec, x, edges, x, sums);    // weighted
     exec.fence();
   });
   expect_on(exec, seen);
   expect_unison_labels(seen.labels);
-  expect_calls(seen,
-               {{"unison::histogram", {"unison::histogram::zero", "unison::histogram::bins"}},
-                {"unison::histogram", {"unison::histogram::zero", "unison::histogram::bins"}}},
-               {"unison::histogram::"});
-  for (const char* k : {"kernel unison::histogram::zero", "kernel unison::histogram::bins"})
+  expect_calls(
+      seen,
+      {{"unison::histogram", {"unison::histogram::zero", "unison::histogram::bins"}},
+       {"unison::histogram", {"unison::histogram::zero", "unison::histogram::bins"}},
+       {"unison::histogram",
+        {"unison::histogram::check_edges", "unison::histogram::zero", "unison::histogram::edges"}},
+       {"unison::histogram",
+        {"unison::histogram::check_edges", "unison::histogram::zero", "unison::histogram::edges"}},
+       {"unison::histogram",
+        {"unison::histogram::check_edges", "unison::histogram::weighted_chunks",
+         "unison::histogram::weighted_sums"}}},
+      {"unison::histogram::"});
+  for (const char* k :
+       {"kernel unison::histogram::zero", "kernel unison::histogram::bins",
+        "kernel unison::histogram::check_edges", "kernel unison::histogram::edges",
+        "kernel unison::histogram::weighted_chunks", "kernel unison::histogram::weighted_sums"})
     EXPECT_TRUE(has_label(seen, k)) << k;
 }
 

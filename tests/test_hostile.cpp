@@ -472,7 +472,8 @@ TYPED_TEST(Hostile, elementwise_float_and_double) {
         [&](const auto& out, const auto& x, const auto& lo, const auto& hi) {
           unison::clip(exec, x, lo, hi, out);
         },
-        [](double x, double lo, double hi) {  // NaN x stays NaN; lo > hi gives hi
+        [](double x, double lo, double hi) {  // NumPy's: a NaN anywhere gives NaN; lo > hi: hi
+          if (std::isnan(x) || std::isnan(lo) || std::isnan(hi)) return x + lo + hi;
           const double above = x < lo ? lo : x;
           return above > hi ? hi : above;
         },

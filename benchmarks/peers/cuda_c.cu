@@ -6,7 +6,8 @@
      unison-cuda-c [--scale=F] PART...
 
    PART: histogram (1e8 normal float32 values into 100 bins over [-4, 4) by CUB's
-   DeviceHistogram::HistogramEven; with the part "sizes" also at 1e5 to 1e8 values, the sweep of
+   DeviceHistogram::HistogramEven, and over the same 101 edges given as levels by
+   DeviceHistogram::HistogramRange; with the part "sizes" also at 1e5 to 1e8 values, the sweep of
    unison-bench --sizes), random (monte_carlo_pi of 2e9 samples by a fused cuRAND
    Philox4x32-10 kernel, four uniform numbers a call, two points), matmul (matmul_reduce of 10000 x
    5000 x 7000 float32: cublasSgemm into an m x n matrix allocated once, then its column sums by
@@ -148,6 +149,71 @@ int multiprocessors() {
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   return sms;
+}
+
+// histogram/edges/f32/1e8/bins100: the equal-bins case's 101 edges (e_k = fma(k, width, -4) in
+// double, e_100 = 4) given as levels to cub::DeviceHistogram::HistogramRange. Its levels are of
+// the samples' type: each the smallest float at or above its edge, so that a float compares with
+// it as with the edge. CUB's last bin is half open (NumPy's and Unison's closed one also counts a
+// value of exactly 4): the check counts by Unison's rule.
+void run_histogram_range(cudaStream_t s) {
+  const int sms = multiprocessors();
+  const std::int64_t n = scaled(100000000, 1, 1);
+  const int nbins = 100;
+  const double width = 8.0 / nbins;
+  std::vector<double> edges(nbins + 1);
+  std::vector<float> levels(nbins + 1);
+  for (int k = 0; k <= nbins; ++k) {
+    edges[k] = k == nbins ? 4.0 : std::fma(double(k), width, -4.0);
+    float t = float(edges[k]);
+    if (double(t) < edges[k]) t = std::nextafter(t, INFINITY);
+    levels[k] = t;
+  }
+  float* x = nullptr;
+  float* d_levels = nullptr;
+  int* counts = nullptr;
+  CHECK(cudaMalloc(&x, n * sizeof(float)));
+  CHECK(cudaMalloc(&d_levels, (nbins + 1) * sizeof(float)));
+  CHECK(cudaMalloc(&counts, nbins * sizeof(int)));
+  CHECK(cudaMemcpyAsync(d_levels, levels.data(), (nbins + 1) * sizeof(float),
+                        cudaMemcpyHostToDevice, s));
+  fill_normal<<<sms * 8, 256, 0, s>>>(x, n, 7);
+  CHECK(cudaGetLastError());
+  std::size_t bytes = 0;
+  CHECK(cub::DeviceHistogram::HistogramRange(nullptr, bytes, x, counts, nbins + 1, d_levels, n, s));
+  void* temp = nullptr;
+  CHECK(cudaMalloc(&temp, bytes));
+  const double t = median_seconds(s, [&] {
+    CHECK(cub::DeviceHistogram::HistogramRange(temp, bytes, x, counts, nbins + 1, d_levels, n, s));
+  });
+  std::vector<float> hx(n);
+  std::vector<int> got(nbins);
+  CHECK(cudaMemcpyAsync(hx.data(), x, n * sizeof(float), cudaMemcpyDeviceToHost, s));
+  CHECK(cudaMemcpyAsync(got.data(), counts, nbins * sizeof(int), cudaMemcpyDeviceToHost, s));
+  CHECK(cudaStreamSynchronize(s));
+  std::vector<std::int64_t> ref(nbins, 0);
+  for (const float f : hx) {
+    const double v = f;
+    if (!(v >= edges[0] && v <= edges[nbins])) continue;
+    int lo = v == edges[nbins] ? nbins - 1 : 0, hi = nbins;  // edges[lo] <= v < edges[hi]
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      (v >= edges[mid] ? lo : hi) = mid;
+    }
+    ++ref[lo];
+  }
+  std::int64_t off = 0;
+  for (int k = 0; k < nbins; ++k) off += std::llabs(got[k] - ref[k]);
+  const std::string name = "histogram/edges/f32/" + size_tag(n) + "/bins100";
+  std::printf(
+      "%-40s %10.4f ms  %7.1f GB/s  cub::DeviceHistogram::HistogramRange; %lld counts off "
+      "the edges' (%s)\n",
+      name.c_str(), t * 1e3, n * 4.0 / t / 1e9, (long long)off, off ? "FAIL" : "pass");
+  record(name, t, double(off), 0);
+  CHECK(cudaFree(temp));
+  CHECK(cudaFree(counts));
+  CHECK(cudaFree(d_levels));
+  CHECK(cudaFree(x));
 }
 
 // histogram/f32/1e8/bins100
@@ -371,8 +437,10 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   const bool sizes = std::find(parts.begin(), parts.end(), "sizes") != parts.end();
   for (const auto& part : parts) {
-    if (part == "histogram") run_histogram(s);
-    else if (part == "random") run_random(s);
+    if (part == "histogram") {
+      run_histogram(s);
+      run_histogram_range(s);
+    } else if (part == "random") run_random(s);
     else if (part == "matmul") matmul(s);
   }
   // The sweep past the caches: unison::bench::sizes_counts (benchmarks/cases/common.hpp).

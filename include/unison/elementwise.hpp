@@ -330,10 +330,10 @@ void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, cons
 }
 
 /// out = x limited to [lo, hi] (NumPy's clip): lo where x < lo, hi where x > hi, x otherwise; a
-/// NaN x stays NaN. lo and hi are scalars or Views like x. Scalar bounds must be values of out's
-/// value type (not NaN; for an integer out, whole numbers within its range), and lo <= hi when
-/// both are scalars; else unison::invalid_argument. Where View bounds give lo > hi, hi (as
-/// NumPy).
+/// NaN in x or in a bound (scalar or View) gives NaN there, as NumPy (since 1.25). lo and hi are
+/// scalars or Views like x. Scalar bounds must be values of out's value type (for an integer out,
+/// whole numbers within its range; for a floating-point out, NaN is one), and not lo > hi when both
+/// are scalars; else unison::invalid_argument. Where View bounds give lo > hi, hi (as NumPy).
 ///
 /// \param exec  the execution space instance the kernel runs on; the call returns without
 ///              waiting.
@@ -341,9 +341,9 @@ void zero_suppress(const Exec& exec, const W& waveform, const T& threshold, cons
 /// \param lo, hi  the bounds: scalars or Views like x.
 /// \param out     the result: a rank-1 or rank-2 View of arithmetic values; it may be an input
 ///                itself.
-/// \throws unison::invalid_argument if a scalar bound is NaN or not a value of out's value type,
-///         lo > hi as scalars, a View's extents differ from out's, or a View overlaps out other
-///         than being it.
+/// \throws unison::invalid_argument if a scalar bound is not a value of out's value type (NaN
+///         for an integer out), lo > hi as scalars, a View's extents differ from out's, or a View
+///         overlaps out other than being it.
 ///
 /// Kernel "unison::elementwise::clip"; temporary memory: none.
 template <class Exec, class X, class Lo, class Hi, class Out>
@@ -354,8 +354,8 @@ void clip(const Exec& exec, const X& x, const Lo& lo, const Hi& hi, const Out& o
   static_assert(std::is_arithmetic_v<T>, "unison::clip: out must hold arithmetic values");
   const auto check_bound = [](const char* name, const auto& bound) {
     if constexpr (std::is_arithmetic_v<std::decay_t<decltype(bound)>>)
-      detail::require(!detail::is_nan(bound) && detail::fits_in<T>(bound), "unison::clip", name,
-                      " is ", bound, ", not a value of out's value type");
+      detail::require(detail::fits_in<T>(bound), "unison::clip", name, " is ", bound,
+                      ", not a value of out's value type");
   };
   check_bound("lo", lo);
   check_bound("hi", hi);

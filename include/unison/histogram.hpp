@@ -5,13 +5,17 @@
 ///
 /// Common contract: see unison/core.hpp. Counts are integers: exact and deterministic.
 ///
-/// Kernels: "unison::histogram::zero", "unison::histogram::bins".
+/// Kernels: "unison::histogram::zero", "unison::histogram::bins"; over given edges
+/// "unison::histogram::check_edges", "unison::histogram::zero", "unison::histogram::edges";
+/// weighted "unison::histogram::check_edges", "unison::histogram::weighted_chunks",
+/// "unison::histogram::weighted_sums".
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include <Kokkos_Core.hpp>
 
@@ -20,6 +24,7 @@
 #include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
 #include <unison/detail/histogram/dispatch.hpp>
+#include <unison/detail/histogram/edges.hpp>
 
 namespace unison {
 
@@ -102,6 +107,152 @@ void histogram(const Exec& exec, const XV& x, double xmin, double xmax, const CV
 template <class XV, class CV>
 void histogram(const XV& x, double xmin, double xmax, const CV& counts) {
   histogram(typename CV::execution_space(), x, xmin, xmax, counts);
+}
+
+/// counts(k) = the number of elements of x in bin k between given edges, as NumPy's histogram
+/// with `bins` an array of edges: bin k holds the values v with edges(k) <= v < edges(k + 1), the
+/// last bin closed (edges(nbins - 1) <= v <= edges(nbins)), for nbins = counts.extent(0) bins and
+/// nbins + 1 edges, non-decreasing. Values outside [edges(0), edges(nbins)] and NaN are not
+/// counted; a value equal to several edges is counted in the bin after the last of them, so that
+/// bins of zero width stay empty. Edges may be infinite. Every value is compared as a double with
+/// the edges as doubles (float edges converted exactly; integers beyond 2^53 rounded to a double
+/// first, as NumPy compares them). x: a rank-1 View of numbers (floating-point or integer), any
+/// layout; edges: a rank-1 View of float or double, any layout; counts: a
+/// rank-1 View of a 32- or 64-bit integer type, overwritten. All accessible from `exec`. Exact
+/// and deterministic. Each value's bin is found by bisection among the edges (at most
+/// ceil(log2(nbins)) comparisons); where the edges and the bins fit in a team's scratch memory
+/// (HistogramTuning::max_scratch_bytes), each team of threads stages the edges there and counts
+/// into private histograms (one per lane of a GPU warp) that it adds to counts once, else every
+/// value is added to counts by a global atomic. The edges are first checked on `exec` (a
+/// reduction, which the call waits for); the counting is asynchronous on `exec`.
+/// \throws unison::invalid_argument when edges has fewer than 2 elements, counts' extent is not
+/// one less than edges', an edge is NaN or below the edge before it (the first such is named), x
+/// has more elements than counts' type can count, or counts overlaps x or edges.
+///
+/// Kernels: "unison::histogram::check_edges", "unison::histogram::zero",
+/// "unison::histogram::edges".
+///
+/// \param exec    the execution space instance the kernels run on.
+/// \param x       the values: a rank-1 View of numbers (floating-point or integer), any layout.
+/// \param edges   the bins' edges: a rank-1 View of float or double, non-decreasing, not NaN.
+/// \param counts  the counts: a rank-1 View of a 32- or 64-bit integer type, one element a bin
+///                (edges.extent(0) - 1), overwritten.
+template <class Exec, class XV, class EV, class CV,
+          std::enable_if_t<Kokkos::is_execution_space_v<Exec> && Kokkos::is_view_v<EV>, int> = 0>
+void histogram(const Exec& exec, const XV& x, const EV& edges, const CV& counts) {
+  const detail::Region region("unison::histogram");
+  static_assert(Kokkos::is_view_v<XV> && XV::rank() == 1 &&
+                    std::is_arithmetic_v<typename XV::non_const_value_type> &&
+                    !std::is_same_v<typename XV::non_const_value_type, bool>,
+                "unison::histogram: x must be a rank-1 View of numbers (floating-point or "
+                "integer)");
+  static_assert(EV::rank() == 1 && std::is_floating_point_v<typename EV::non_const_value_type>,
+                "unison::histogram: edges must be a rank-1 View of float or double");
+  static_assert(
+      Kokkos::is_view_v<CV> && CV::rank() == 1 && !std::is_const_v<typename CV::value_type> &&
+          std::is_integral_v<typename CV::value_type> && sizeof(typename CV::value_type) >= 4,
+      "unison::histogram: counts must be a rank-1 View of a non-const integer type of 32 "
+      "or 64 bits");
+  static_assert(detail::accessible_v<Exec, XV> && detail::accessible_v<Exec, EV> &&
+                    detail::accessible_v<Exec, CV>,
+                "unison::histogram: x, edges and counts must be accessible from the execution "
+                "space");
+  using Count = typename CV::non_const_value_type;
+  constexpr const char* fn = "unison::histogram";
+  const std::int64_t nedges = edges.extent(0), nbins = counts.extent(0), n = x.extent(0);
+  detail::require(nedges >= 2, fn, "edges has ", nedges,
+                  " elements: at least 2 are needed (one bin)");
+  detail::require(nbins == nedges - 1, fn, "counts has ", nbins, " elements, expected ", nedges - 1,
+                  " (one a bin: edges' ", nedges, " less one)");
+  detail::require(std::uint64_t(n) <= std::uint64_t(std::numeric_limits<Count>::max()), fn,
+                  "x has ", n, " elements, more than counts' type can count (",
+                  std::numeric_limits<Count>::max(), ")");
+  detail::check_disjoint(fn, "counts", counts, "x", x);
+  detail::check_disjoint(fn, "counts", counts, "edges", edges);
+  detail::histogram::check_edges(fn, exec, edges);
+  detail::histogram::histogram_edges_launch(fn, exec, x, edges, counts);
+}
+
+/// sums(k) = the sum of the weights of the elements of x in bin k between given edges, as NumPy's
+/// histogram with `bins` an array of edges and `weights`: the bins of histogram(exec, x, edges,
+/// counts) (the last bin closed), each value adding its weight. Deterministic: the same bits on
+/// every backend and for any number of threads. x is cut into chunks whose size depends on the
+/// number of values and bins alone (at least 2^14 values); one thread adds a chunk's weights in
+/// x's order, and each bin's sum adds the chunks' partial sums in chunk order, all in double
+/// (then converted to sums' type). x, edges: as that form; weights: a rank-1 View of float or
+/// double with x's extent, any layout (NaN and infinite weights are summed as they are); sums: a
+/// rank-1 View of float or double, one element a bin, overwritten. The edges are first checked
+/// on `exec` (a reduction, which the call waits for); the sums are asynchronous on `exec`.
+/// Temporary memory: the partial sums, chunks x bins doubles (at most 128 MiB, or one row of
+/// bins), from Unison's temporary memory of `exec`.
+/// \throws unison::invalid_argument as histogram(exec, x, edges, counts) for the edges, when
+/// weights' extent differs from x's, sums' extent is not one less than edges', sums overlaps
+/// x, edges or weights, or the temporary memory cannot be had.
+///
+/// Kernels: "unison::histogram::check_edges", "unison::histogram::weighted_chunks",
+/// "unison::histogram::weighted_sums".
+///
+/// \param exec     the execution space instance the kernels run on.
+/// \param x        the values: a rank-1 View of numbers (floating-point or integer), any layout.
+/// \param edges    the bins' edges: a rank-1 View of float or double, non-decreasing, not NaN.
+/// \param weights  each value's weight: a rank-1 View of float or double, x's extent.
+/// \param sums     the sums: a rank-1 View of float or double, one element a bin
+///                 (edges.extent(0) - 1), overwritten.
+template <class Exec, class XV, class EV, class WV, class SV,
+          std::enable_if_t<Kokkos::is_execution_space_v<Exec> && Kokkos::is_view_v<EV> &&
+                               Kokkos::is_view_v<WV>,
+                           int> = 0>
+void histogram(const Exec& exec, const XV& x, const EV& edges, const WV& weights, const SV& sums) {
+  const detail::Region region("unison::histogram");
+  static_assert(Kokkos::is_view_v<XV> && XV::rank() == 1 &&
+                    std::is_arithmetic_v<typename XV::non_const_value_type> &&
+                    !std::is_same_v<typename XV::non_const_value_type, bool>,
+                "unison::histogram: x must be a rank-1 View of numbers (floating-point or "
+                "integer)");
+  static_assert(EV::rank() == 1 && std::is_floating_point_v<typename EV::non_const_value_type>,
+                "unison::histogram: edges must be a rank-1 View of float or double");
+  static_assert(WV::rank() == 1 && std::is_floating_point_v<typename WV::non_const_value_type>,
+                "unison::histogram: weights must be a rank-1 View of float or double");
+  static_assert(Kokkos::is_view_v<SV> && SV::rank() == 1 &&
+                    !std::is_const_v<typename SV::value_type> &&
+                    std::is_floating_point_v<typename SV::value_type>,
+                "unison::histogram: sums must be a rank-1 View of non-const float or double");
+  static_assert(detail::accessible_v<Exec, XV> && detail::accessible_v<Exec, EV> &&
+                    detail::accessible_v<Exec, WV> && detail::accessible_v<Exec, SV>,
+                "unison::histogram: x, edges, weights and sums must be accessible from the "
+                "execution space");
+  constexpr const char* fn = "unison::histogram";
+  const std::int64_t nedges = edges.extent(0), nbins = sums.extent(0);
+  detail::require(nedges >= 2, fn, "edges has ", nedges,
+                  " elements: at least 2 are needed (one bin)");
+  detail::require(nbins == nedges - 1, fn, "sums has ", nbins, " elements, expected ", nedges - 1,
+                  " (one a bin: edges' ", nedges, " less one)");
+  detail::check_extents(fn, "weights", weights, x, "x");
+  detail::check_disjoint(fn, "sums", sums, "x", x);
+  detail::check_disjoint(fn, "sums", sums, "edges", edges);
+  detail::check_disjoint(fn, "sums", sums, "weights", weights);
+  detail::histogram::check_edges(fn, exec, edges);
+  detail::histogram::histogram_weighted_launch(fn, exec, x, edges, weights, sums);
+}
+
+/// The weighted histogram over given edges on sums' default execution space instance.
+///
+/// \param x, edges, weights, sums  as histogram(exec, x, edges, weights, sums).
+/// \throws unison::invalid_argument as that form.
+template <class XV, class EV, class WV, class SV,
+          std::enable_if_t<Kokkos::is_view_v<XV> && Kokkos::is_view_v<EV> && Kokkos::is_view_v<WV>,
+                           int> = 0>
+void histogram(const XV& x, const EV& edges, const WV& weights, const SV& sums) {
+  histogram(typename SV::execution_space(), x, edges, weights, sums);
+}
+
+/// histogram over given edges on counts' default execution space instance.
+///
+/// \param x, edges, counts  as histogram(exec, x, edges, counts).
+/// \throws unison::invalid_argument as that form.
+template <class XV, class EV, class CV, std::enable_if_t<Kokkos::is_view_v<EV>, int> = 0>
+void histogram(const XV& x, const EV& edges, const CV& counts) {
+  histogram(typename CV::execution_space(), x, edges, counts);
 }
 
 /// \}

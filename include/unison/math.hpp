@@ -16,50 +16,59 @@ namespace unison::math {
 /// \{
 
 namespace detail {
-/// hypot with the larger magnitude factored out: big sqrt(1 + (small / big)²), for big >= small
-/// >= 0 (or NaN). big infinite gives inf; big 0 or NaN gives big + small (0, or the NaN).
+/// hypot where the squares would leave the floating-point range: big and small scaled by a power
+/// of two (exact) into the range, sqrt(fma(b, b, s²)), scaled back (exact where the result is a
+/// normal number), for big >= small >= 0 (or NaN). big infinite gives inf; big 0 or NaN gives
+/// big + small (0, or the NaN).
 ///
 /// \param big    the larger magnitude.
 /// \param small  the smaller magnitude.
-/// \return big sqrt(1 + (small / big)²).
+/// \return sqrt(big² + small²).
 template <class T>
 KOKKOS_INLINE_FUNCTION T hypot_scaled(T big, T small) {
   using S = backends::scalar_of_t<T>;
-  const T t = small / big;
-  const T r = big * backends::sqrt(S(1) + t * t);
+  constexpr bool single = sizeof(S) == 4;
+  // Down for big above 1 (float: (2^48, 2^128) to (2^-32, 2^48)), up below (float: from
+  // 2^-149 to at least 2^-49): squares between 2^-98 and 2^96 (double: 2^+-1022 alike).
+  constexpr S down = single ? S(0x1p-80f) : S(0x1p-600), up = single ? S(0x1p100f) : S(0x1p700);
+  const T scale = big > S(1) ? backends::splat<T>(down) : backends::splat<T>(up);
+  const T unscale = big > S(1) ? backends::splat<T>(S(1) / down) : backends::splat<T>(S(1) / up);
+  const T b = big * scale, s = small * scale;
+  const T r = backends::sqrt(backends::fma(b, b, s * s)) * unscale;
   return backends::isinf(big) ? big : (big > S(0) ? r : big + small);
 }
 }  // namespace detail
 
-/// sqrt(x² + y²) without overflow or underflow in the intermediate: the larger magnitude is
-/// factored out (hypot(3e30f, 4e30f) is 5e30f in float). hypot(0, 0) is 0 and an infinite
-/// argument gives +inf; a NaN argument otherwise gives NaN. On CPU packs, lanes whose larger
-/// magnitude is 0 or within 2^+-48 (float; 2^+-384 for double), where the squares can neither
-/// overflow nor lose the result's precision to underflow, take sqrt(fma(big, big, small²))
-/// instead: no division, and an error below 1.25 ulp (the vector divide and square root share
-/// one unit, and polar_distance spent a third of its time there).
+/// sqrt(x² + y²) without overflow or underflow in the intermediate, within 1.25 ulp (float: the
+/// largest error over a sample of hard pairs is in docs/workloads.md): sqrt(fma(big, big,
+/// small²)) of the larger and smaller magnitudes, with no division (on CPU packs the vector
+/// divide and square root share one unit, and polar_distance spent a third of its time there).
+/// Where the larger magnitude is beyond 2^+-48 (float; 2^+-384 for double), so that the squares
+/// could overflow or lose the result's precision to underflow, both are first scaled by a power
+/// of two, which is exact (hypot(3e30f, 4e30f) is 5e30f in float). hypot(0, 0) is 0 and an
+/// infinite argument gives +inf; a NaN argument otherwise gives NaN. Scalars (GPUs, and the CPU
+/// kernels' strided paths) and CPU packs take the same arithmetic, so a value does not depend on
+/// the layout of its operands.
 ///
 /// \param x, y  the legs: values, or CPU packs of values.
 /// \return sqrt(x² + y²).
 template <class T>
 KOKKOS_INLINE_FUNCTION T hypot(T x, T y) {
+  using S = backends::scalar_of_t<T>;
   x = backends::abs(x);
   y = backends::abs(y);
   // An infinite magnitude is big even beside a NaN: hypot(inf, NaN) is inf, as in IEEE 754.
   const auto x_first = (x > y) | backends::isinf(x);
   const T big = x_first ? x : y;
   const T small = x_first ? y : x;
+  constexpr bool single = sizeof(S) == 4;
+  constexpr S low = single ? S(0x1p-48f) : S(0x1p-384), high = S(1) / low;
+  const auto plain = ((big >= low) & (big <= high)) | (big == S(0));
+  const T r = backends::sqrt(backends::fma(big, big, small * small));
   if constexpr (backends::is_pack_v<T>) {
-    using S = backends::scalar_of_t<T>;
-    constexpr bool single = sizeof(S) == 4;
-    constexpr S low = single ? S(0x1p-48f) : S(0x1p-384), high = S(1) / low;
-    const auto plain = ((big >= low) & (big <= high)) | (big == S(0));
-    const T r = backends::sqrt(backends::fma(big, big, small * small));
     if (!backends::any(plain == 0)) return r;
-    return plain ? r : detail::hypot_scaled(big, small);
-  } else {
-    return detail::hypot_scaled(big, small);
   }
+  return plain ? r : detail::hypot_scaled(big, small);
 }
 
 /// Density of the normal distribution N(mean, sigma²) at x:
@@ -163,16 +172,19 @@ KOKKOS_INLINE_FUNCTION T zero_suppress(T v, T threshold) {
   return v < threshold ? T{} : v;
 }
 
-/// x limited to [lo, hi]: lo where x < lo, hi where x > hi, x otherwise (NaN stays NaN). Where
-/// lo > hi, hi (as NumPy's clip).
+/// x limited to [lo, hi]: lo where x < lo, hi where x > hi, x otherwise. A NaN in x, lo or hi
+/// gives NaN, and where lo > hi, hi: NumPy's clip, minimum(maximum(x, lo), hi), whose maximum
+/// and minimum pass a NaN of either operand on.
 ///
 /// \param x       the value.
 /// \param lo, hi  the bounds.
 /// \return x limited to [lo, hi].
 template <class T>
 KOKKOS_INLINE_FUNCTION T clip(T x, T lo, T hi) {
-  const T above = x < lo ? lo : x;
-  return above > hi ? hi : above;
+  // (x < lo) | (lo != lo): lo where it is NaN too (a comparison with NaN is false). On packs,
+  // both are lane masks and `?:` selects lane by lane.
+  const T above = ((x < lo) | (lo != lo)) ? lo : x;
+  return ((above > hi) | (hi != hi)) ? hi : above;
 }
 
 /// max(sin(t / period) - 0.3, 0) * amplitude.

@@ -469,8 +469,14 @@ bool from_buffer(py::handle obj, const std::string& fn, ArrayRef& a) {
   a.device = {Device::host, 0};
   a.data = view->buf;
   const std::string format = view->format ? view->format : "B";
-  if (!dtype_from_typestr(format, view->itemsize, a.dtype))
-    refuse_type(fn, a.name + " has buffer format '" + format + "', which Unison does not take");
+  if (!dtype_from_typestr(format, view->itemsize, a.dtype)) {
+    // ('>' and '!': big-endian, which dtype_from_typestr refuses on this little-endian host)
+    const bool swapped = !format.empty() && (format[0] == '>' || format[0] == '!');
+    refuse_type(
+        fn, a.name +
+                (swapped ? " has non-native byte order (buffer format '" : " has buffer format '") +
+                format + (swapped ? "')" : "'") + ", which Unison does not take");
+  }
   std::array<std::int64_t, 8> sh{}, st{};
   if (view->ndim > max_rank)
     refuse(fn, a.name + " has " + std::to_string(view->ndim) +

@@ -48,8 +48,8 @@ def test_broadcast_refusals():
     with pytest.raises(ValueError, match=r"unison.add: the shapes do not broadcast together: "
                                          r"x \(3, 4\), y \(3,\)"):
         unison.add(x, np.ones(3))
-    with pytest.raises(ValueError, match=r"unison.add: out has shape \(4,\), but the inputs "
-                                         r"broadcast to \(3, 4\)"):
+    with pytest.raises(ValueError, match=r"unison.add: non-broadcastable output: out has "
+                                         r"shape \(4,\), but the inputs broadcast to \(3, 4\)"):
         unison.add(x, 1.0, out=np.ones(4))
 
 
@@ -147,8 +147,28 @@ def test_clip_keeps_infinities_and_nan():
     np.testing.assert_array_equal(unison.clip(x, None, 1.0), np.clip(x, None, 1.0))
     np.testing.assert_array_equal(unison.clip(x, 0.0, None), np.clip(x, 0.0, None))
     np.testing.assert_array_equal(unison.clip(x, 3.0, 1.0), np.clip(x, 3.0, 1.0))
-    with pytest.raises(ValueError, match=r"lo is nan"):
-        unison.clip(x, np.nan, 1.0)  # a documented difference
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_clip_nan_bounds_as_numpy(rng, dtype):
+    # A NaN bound, scalar or in an array (contiguous, strided, Fortran order, broadcast), gives
+    # NaN there: NumPy's minimum(maximum(x, lo), hi), which np.clip computes since NumPy 1.25
+    # (1.17 to 1.24 ignored a scalar NaN bound, with a DeprecationWarning).
+    x = rng.uniform(-3, 3, (37, 41)).astype(dtype)
+    lo = rng.uniform(-4, 0, (37, 41)).astype(dtype)
+    hi = rng.uniform(0, 4, (37, 41)).astype(dtype)
+    lo[rng.random(lo.shape) < 0.25] = np.nan
+    hi[rng.random(hi.shape) < 0.25] = np.nan
+    x[::7, ::5] = np.nan
+    cases = [(x, lo, hi), (np.asfortranarray(x), np.asfortranarray(lo), hi),
+             (x[:, :40:2], lo[:, 1::2], hi[:, :40:2]), (x, lo[0], hi[:, :1]), (x, np.nan, 1.0),
+             (x, -1.0, np.nan), (x, lo, 1.0), (x, None, hi), (x.T, lo.T, None)]
+    for i, (a, l, h) in enumerate(cases):
+        want = a if l is None else np.maximum(a, l)
+        want = want if h is None else np.minimum(want, h)
+        got = unison.clip(a, l, h)
+        assert got.dtype == dtype, i
+        np.testing.assert_array_equal(got, want, err_msg=str(i))
 
 
 # --- the histogram in NumPy's form ------------------------------------------------------------
@@ -181,17 +201,115 @@ def test_histogram_numpy_form_edges_cases():
         np.testing.assert_array_equal(c, np.histogram(v, 2)[0])
     c, e = unison.histogram(np.zeros(0), 3)
     assert list(c) == [0, 0, 0] and e[0] == 0 and e[-1] == 1
-    with pytest.raises(ValueError, match=r"unison.histogram: the range of x, \[nan, nan\], is not "
+    with pytest.raises(ValueError, match=r"unison.histogram: the autodetected range of x, "
+                                         r"\[nan, nan\], is not "
                                          r"finite: give range="):
         unison.histogram(np.array([1.0, np.nan]))
-    with pytest.raises(TypeError, match=r"unison.histogram: bins is a sequence"):
-        unison.histogram(np.ones(3), [0, 1, 2])
+    with pytest.raises(ValueError, match=r"unison.histogram: bins is 'mad', not one of NumPy's "
+                                         r"estimators: 'auto', 'fd'"):
+        unison.histogram(np.ones(3), "mad")
+    with pytest.raises(TypeError, match=r"unison.histogram: bins is 'auto': NumPy's automated "
+                                        r"estimation .* not supported for weighted data"):
+        unison.histogram(np.ones(3), "auto", weights=np.ones(3))
+    with pytest.raises(ValueError, match=r"unison.histogram: bins as edges must be 1d, an array "
+                                         r"of at least 2 edges; got shape \(1,\)"):
+        unison.histogram(np.ones(3), [1.0])
+    with pytest.raises(ValueError, match=r"unison::histogram: edges must not decrease: edges\(1\) "
+                                         r"= 2 is above edges\(2\) = 1"):
+        unison.histogram(np.ones(3), [0, 2, 1])
+    with pytest.raises(ValueError, match=r"unison::histogram: edges\(0\) is NaN"):
+        unison.histogram(np.ones(3), np.array([np.nan, 1.0]))
     with pytest.raises(TypeError, match=r"unison.histogram: bins is 2.7, not an integer"):
         unison.histogram(np.ones(3), 2.7)
     with pytest.raises(TypeError, match=r"unison.histogram: bins is 2.7, not an integer"):
         unison.histogram(np.ones(3), 0.0, 1.0, bins=2.7)
     with pytest.raises(ValueError, match=r"unison.histogram: range is \(2.0, 1.0\)"):
         unison.histogram(np.ones(3), range=(2, 1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_histogram_edges_as_numpy(rng, dtype):
+    # bins as edges: NumPy's counts and its edges as given, with values on the edges (float32
+    # values beside float64 edges), zero-width bins, infinite outer edges, NaN and values outside.
+    edges = np.sort(rng.standard_normal(41))
+    edges[5] = edges[6] = edges[4]
+    x = (rng.standard_normal(10007) * 1.3).astype(dtype)
+    x[:41] = edges.astype(dtype)
+    x[41:82] = np.nextafter(edges.astype(dtype), dtype(np.inf))
+    x[-1], x[-2], x[-3] = np.nan, np.inf, -np.inf
+    for bins in (edges, list(edges), np.concatenate(([-np.inf], edges, [np.inf])),
+                 edges[::2], [0, 1, 2, 3]):
+        want, want_edges = np.histogram(x[np.isfinite(x) | np.isinf(x)], bins)
+        got, got_edges = unison.histogram(x, bins)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(got_edges, want_edges)
+    got, _ = unison.histogram(x[::3], bins=edges, counts=np.zeros(40, np.int32))
+    np.testing.assert_array_equal(got, np.histogram(x[::3][~np.isnan(x[::3])], edges)[0])
+
+
+def _fsum_histogram(x, edges, w):
+    """Each bin's weights summed exactly (math.fsum), the bins by NumPy's rule for edges."""
+    import math
+    e = np.asarray(edges, np.float64)
+    v = x.astype(np.float64)
+    k = np.searchsorted(e, v, side="right") - 1
+    k[v == e[-1]] = len(e) - 2
+    inside = (v >= e[0]) & (v <= e[-1])
+    return np.array([math.fsum(w[inside & (k == b)].astype(np.float64)) for b in range(len(e) - 1)])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_histogram_weights_and_density_as_numpy(rng, dtype):
+    # weights= sums in the weights' dtype, added in double: each within a rounding of the exact
+    # sum (NumPy's own are in the weights' dtype, by cumulative sums); density= is NumPy's
+    # counts / widths / total. With equal bins and with edges.
+    x = rng.standard_normal(20011).astype(dtype)
+    w = rng.uniform(-1, 2, x.shape).astype(dtype)
+    edges = np.sort(rng.standard_normal(33))
+    x[:33] = edges.astype(dtype)
+    eps = np.finfo(dtype).eps
+    for bins, rng_ in ((17, None), (17, (-2.0, 2.5)), (edges, None), (list(edges[::3]), None)):
+        want, want_edges = np.histogram(x, bins, range=rng_, weights=w)
+        got, got_edges = unison.histogram(x, bins, range=rng_, weights=w)
+        assert got.dtype == want.dtype == dtype
+        exact = _fsum_histogram(x, got_edges, w)
+        scale = np.abs(w).sum() * 1e-12 if dtype == np.float64 else 0
+        np.testing.assert_allclose(got, exact, rtol=eps, atol=scale)
+        if not isinstance(bins, int):
+            np.testing.assert_array_equal(got_edges, want_edges)
+        # density: counts as NumPy's (the same bins), weighted sums by NumPy's formula
+        want_d, _ = np.histogram(x, got_edges, density=True)
+        got_d, d_edges = unison.histogram(x, bins, range=rng_, density=True)
+        np.testing.assert_array_equal(d_edges, got_edges)
+        np.testing.assert_allclose(got_d, want_d, rtol=1e-14)
+        got_wd, _ = unison.histogram(x, bins, range=rng_, weights=w, density=True)
+        widths = np.diff(got_edges).astype(np.float64)
+        np.testing.assert_allclose(got_wd, got / widths / got.sum(), rtol=1e-14)
+    with pytest.raises(ValueError, match=r"unison.histogram: weights \(.*\) should have the "
+                                         r"same shape as x, \(20011,\)"):
+        unison.histogram(x, 10, weights=w[:5])
+    with pytest.raises(TypeError, match=r"weights= and density= are NumPy's form's"):
+        unison.histogram(x, 0.0, 1.0, bins=4, weights=w)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_histogram_integer_values_as_numpy(rng, dtype):
+    # Integer values, compared with the edges as float64 (as NumPy compares them), with equal
+    # bins (Unison's exact edges), given edges, weights and density.
+    x = rng.integers(-50, 50, 10007).astype(dtype)
+    for bins in (7, 100, [-60, -10.5, 0, 0, 3, 49]):
+        got, edges = unison.histogram(x, bins)
+        np.testing.assert_array_equal(got, np.histogram(x, edges)[0])
+        if not isinstance(bins, int):
+            np.testing.assert_array_equal(edges, np.asarray(bins))
+    w = rng.uniform(0, 1, x.shape)
+    got, edges = unison.histogram(x, 9, weights=w, density=True)
+    np.testing.assert_allclose(got, np.histogram(x, edges, weights=w, density=True)[0],
+                               rtol=1e-12)
+    big = np.array([2**53, 2**53 + 1, 2**62, -2**62], np.int64)
+    np.testing.assert_array_equal(unison.histogram(big, [-2.0**62, 2.0**53, 2.0**62])[0],
+                                  np.histogram(big, [-2.0**62, 2.0**53, 2.0**62])[0])
 
 
 # --- refusals that name the caller's own argument --------------------------------------------
@@ -209,6 +327,19 @@ def test_input_dtype_refusals_name_the_input(bad, what):
         unison.convolve(bad, bad[:2])
     with pytest.raises(TypeError, match=rf"unison.diffuse: f \({what}"):
         unison.diffuse(bad.reshape(2, 2), 1, 0.1)
+
+
+def test_byte_order_refusal_says_so():
+    # Outputs and operands taken by the buffer protocol: the message names the byte order.
+    swapped = np.ones(4, ">f8")
+    with pytest.raises(TypeError, match=r"unison.add: out has non-native byte order "
+                                        r"\(buffer format '>d'\)"):
+        unison.add(np.ones(4), 1.0, out=swapped)
+    with pytest.raises(TypeError, match=r"unison.clip: lo has non-native byte order"):
+        unison.clip(np.ones(4), swapped, 2.0)
+    with pytest.raises(TypeError, match=r"unison.histogram: counts has non-native byte order "
+                                        r"\(buffer format '>q'\)"):
+        unison.histogram(np.ones(4), 0.0, 1.0, np.zeros(3, ">i8"))
 
 
 def test_refusals_name_the_argument():
@@ -321,3 +452,89 @@ def test_long_calls_in_chunks_have_the_same_bits(rng):
         one = unison.monte_carlo_pi(samples, seed=11)
         assert in_chunks_of(1000, lambda: unison.monte_carlo_pi(samples, seed=11)) == one
         assert in_chunks_of(999, lambda: unison.monte_carlo_pi(samples, seed=11)) == one
+
+
+@pytest.mark.parametrize("estimator", ["auto", "fd", "doane", "scott", "stone", "rice",
+                                       "sturges", "sqrt"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_histogram_estimators_as_numpy(rng, estimator, dtype):
+    # NumPy's estimators: the same edges as np.histogram_bin_edges, bit for bit, and the counts
+    # over them; on fresh data of odd sizes, with and without a range
+    for n in (1, 2, 7, 1001):
+        x = (rng.normal(size=n) * 40).astype(dtype)
+        for r in (None, (-30.5, 20.25)):
+            want_c, want_e = np.histogram(x, estimator, range=r)
+            c, e = unison.histogram(x, estimator, range=r)
+            assert e.dtype == want_e.dtype and np.array_equal(e, want_e), (estimator, n, r)
+            np.testing.assert_array_equal(c, want_c)
+            assert np.array_equal(unison.histogram_bin_edges(x, estimator, range=r), want_e)
+
+
+def test_histogram_bin_edges_of_equal_bins_and_edges(rng):
+    x = rng.normal(size=101)
+    c, e = unison.histogram(x, 9, range=(-2, 3))
+    np.testing.assert_array_equal(unison.histogram_bin_edges(x, 9, range=(-2, 3)), e)
+    edges = [-1.0, 0.0, 0.5, 4.0]
+    np.testing.assert_array_equal(unison.histogram_bin_edges(x, edges), edges)
+    with pytest.raises(ValueError, match=r"unison.histogram_bin_edges: the supplied range, "
+                                         r"\[0.0, inf\], is not finite"):
+        unison.histogram_bin_edges(x, 3, range=(0, np.inf))
+
+
+@pytest.mark.parametrize("fn", [unison.add, unison.hypot])
+def test_ufunc_keywords(rng, fn):
+    x, y = rng.normal(size=(5, 3)), rng.normal(size=3)
+    want = fn(x, y)  # the keywords change nothing for arrays of one dtype
+    for casting in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        np.testing.assert_array_equal(fn(x, y, casting=casting, dtype=np.float64), want)
+    np.testing.assert_array_equal(fn(x, y, dtype="float64", where=True), want)
+    with pytest.raises(ValueError, match=r"casting is 'sometimes': casting must be one of 'no'"):
+        fn(x, y, casting="sometimes")
+    with pytest.raises(TypeError, match=r"dtype=float32 asks for a conversion of the float64 "
+                                        r"arrays of the call \(Unison converts nothing\)"):
+        fn(x, y, dtype=np.float32)
+    with pytest.raises(TypeError, match=r"where= is not supported \(only where=True"):
+        fn(x, y, where=x > 0)
+    out = np.zeros((5, 3))
+    with pytest.raises(TypeError, match=r"where= is not supported"):
+        fn(x, y, out=out, where=False)
+    assert not out.any()  # refused before anything is written
+    with pytest.raises(TypeError, match=r"dtype=int32 asks for a conversion"):
+        unison.clip(x, -0.5, 0.5, dtype=np.int32)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_arrays_take_python_ints_they_hold(dtype):
+    info = np.iinfo(dtype)
+    x = np.array([info.min + 1, -3, 0, 5, info.max - 7], dtype=dtype)
+    for big in (info.max - 2, info.min + 3, 2**53 + 1, -(2**53) - 1):
+        if not info.min <= big <= info.max:
+            continue
+        np.testing.assert_array_equal(unison.clip(x, big, None), np.clip(x, big, None))
+        np.testing.assert_array_equal(unison.clip(x, None, big), np.clip(x, None, big))
+        np.testing.assert_array_equal(unison.add(np.zeros(3, dtype), big),
+                                      np.zeros(3, dtype) + np.array(big, dtype))
+    with pytest.raises(ValueError, match=rf"unison.add: y is {2**70}, which {dtype} cannot hold"):
+        unison.add(x, 2**70)
+    with pytest.raises(TypeError, match=rf"unison.clip: lo is the float 0.5 and the arrays are "
+                                        rf"{dtype}: NumPy's result would be float64"):
+        unison.clip(x, 0.5, 3)
+    with pytest.raises(TypeError, match=r"the arrays are .*: NumPy's result would be float64"):
+        unison.clip(x, np.float64(0), 3)  # a NumPy float scalar too
+
+
+def test_convolve_modes_as_numpy(rng):
+    x, k = rng.normal(size=37), rng.normal(size=5)
+    for code, word in ((0, "valid"), (1, "same"), (2, "full")):
+        np.testing.assert_array_equal(unison.convolve(x, k, code), unison.convolve(x, k, word))
+        assert unison.convolve_extent(37, 5, code) == unison.convolve_extent(37, 5, word)
+    for short, word in (("f", "full"), ("S", "same"), ("Valid", "valid")):
+        with pytest.warns(DeprecationWarning, match=rf"mode '{short}' taken as '{word}'"):
+            np.testing.assert_array_equal(unison.convolve(x, k, short),
+                                          unison.convolve(x, k, word))
+    with pytest.raises(ValueError, match=r"mode is -1, expected 0 \(valid\), 1 \(same\) or 2"):
+        unison.convolve(x, k, -1)
+    with pytest.raises(TypeError, match=r"mode is None, expected 'full', 'same' or 'valid'"):
+        unison.convolve(x, k, None)
+    with pytest.raises(ValueError, match=r"mode is 'middle', expected 'full', 'same' or"):
+        unison.convolve(x, k, "middle")

@@ -97,7 +97,8 @@ __version__ = _unison.version
 __all__ = [
     "add", "hypot", "gaussian_pdf", "polar_distance", "zero_suppress", "clip", "make_pulses",
     "hidden_layer", "l2_norm", "matmul_core", "histogram", "monte_carlo_pi", "diffusion_step",
-    "diffuse", "diffuse_history", "jagged_field", "convolve", "convolve_extent",
+    "histogram_bin_edges", "diffuse", "diffuse_history", "jagged_field", "convolve",
+    "convolve_extent",
     "matmul_reduce", "backends", "finalize", "release_temporary_memory", "temporary_memory_bytes",
     "serial_below", "build_info",
 ]
@@ -176,6 +177,11 @@ def _dtype_name(a):
     return name
 
 
+def _is_integer(a):
+    """Whether the array a (of any library) holds integers."""
+    return hasattr(a, "dtype") and _dtype_name(a).startswith(("int", "uint"))
+
+
 def _describe(name, a):
     return f"{name} ({_dtype_name(a)}, shape {tuple(a.shape)}, {_library(a)})"
 
@@ -243,6 +249,8 @@ def _convert(fn, name, v, like, float_only):
     dtype = None if like is None else _numpy_dtype(like)
     try:
         a = np.asarray(v, dtype=dtype)
+    except OverflowError:
+        raise ValueError(f"unison.{fn}: {name} is {v!r}, which {dtype} cannot hold") from None
     except (TypeError, ValueError) as e:
         raise TypeError(f"unison.{fn}: {name} ({type(v).__qualname__}) is not an array_like of "
                         f"numbers ({e})") from None
@@ -429,6 +437,7 @@ def _broadcast_to(fn, name, a, shape):
 
 
 _ndarray = None  # numpy.ndarray, once NumPy has been imported
+_EXACT = 2**53  # the integers up to this size are doubles exactly
 
 
 def _plain(operands, out, dtypes, ndims):
@@ -457,10 +466,12 @@ def _plain(operands, out, dtypes, ndims):
                 return None
             if first is None:
                 first = v
-        elif not (may_be_scalar and (t is float or t is int)):
+        elif not (may_be_scalar and (t is float or t is int and -_EXACT <= v <= _EXACT)):
             return None
     if first is None or not shape:
         return None
+    if first.dtype.kind in "iu" and any(type(v) is float for _, v, _ in operands):
+        return None  # refused by the general path
     if out is None:
         d = first.dtype
         if d.name not in dtypes or not d.isnative or len(shape) not in ndims:
@@ -491,9 +502,19 @@ def _elementwise(fn, operands, out, dtypes, ndims=(1, 2)):
         if a is not None:
             values.append(a)
         elif may_be_scalar and _is_number(v) and (like is not None or out is not None):
-            values.append(_scalar(v))
+            v = _scalar(v)
+            kind = like if like is not None else out
+            _no_float_for_integers(fn, name, v, kind, dtypes)
+            if type(v) is int and not -_EXACT <= v <= _EXACT and \
+                    _dtype_name(kind) in ("int32", "int64"):
+                # beyond a double's integers: as a 0-d array of the arrays' integer dtype
+                v = _convert(fn, name, v, kind, False)
+            values.append(v)
         else:
-            a = _convert(fn, name, v, like if like is not None else out, float_only)
+            kind = like if like is not None else out
+            if isinstance(v, _numbers.Real) and kind is not None:  # a NumPy scalar
+                _no_float_for_integers(fn, name, v, kind, dtypes)
+            a = _convert(fn, name, v, kind, float_only)
             if like is None:
                 like = a
             values.append(a)
@@ -506,8 +527,8 @@ def _elementwise(fn, operands, out, dtypes, ndims=(1, 2)):
         shape = _broadcast_shape(fn, shapes + [("out", out_shape)])
         if shape != out_shape:
             text = ", ".join(f"{name} {s}" for name, s in shapes)
-            raise ValueError(f"unison.{fn}: out has shape {out_shape}, but the inputs "
-                             f"broadcast to {shape} ({text})")
+            raise ValueError(f"unison.{fn}: non-broadcastable output: out has shape "
+                             f"{out_shape}, but the inputs broadcast to {shape} ({text})")
     else:
         shape = _broadcast_shape(fn, shapes)
     arrays = [(name, v) for (name, _, _), v in zip(operands, values)
@@ -532,22 +553,70 @@ def _elementwise(fn, operands, out, dtypes, ndims=(1, 2)):
     return values, out, result
 
 
-def _call_binary(cfn, fn, x, y, out, backend, stream, dtypes):
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def _ufunc_keywords(fn, where, casting, dtype):
+    """NumPy's ufunc keywords, before the call: casting one of NumPy's words; where= True (the
+    default) only."""
+    if casting not in _CASTINGS:
+        raise ValueError(f"unison.{fn}: casting is {casting!r}: casting must be one of "
+                         + ", ".join(repr(c) for c in _CASTINGS))
+    if where is not True:
+        raise TypeError(f"unison.{fn}: where= is not supported (only where=True, the default): "
+                        "Unison writes every element of out")
+
+
+def _check_dtype(fn, dtype, out):
+    """dtype=: the dtype the arrays of the call have (Unison converts nothing), or None."""
+    if dtype is None:
+        return
+    import numpy as np
+    try:
+        want = np.dtype(str(dtype).replace("torch.", "") if not isinstance(dtype, type) else
+                        dtype)
+    except TypeError:
+        raise TypeError(f"unison.{fn}: dtype is {dtype!r}, not a dtype") from None
+    if want != _numpy_dtype(out):
+        raise TypeError(f"unison.{fn}: dtype={want.name} asks for a conversion of the "
+                        f"{_dtype_name(out)} arrays of the call (Unison converts nothing)")
+
+
+def _no_float_for_integers(fn, name, v, kind, dtypes):
+    """Refuses a floating-point number for arrays of integers: NumPy's result would be a float
+    array (the number is neither converted nor rounded)."""
+    if isinstance(v, float) or isinstance(v, _numbers.Real) and \
+            not isinstance(v, _numbers.Integral) and getattr(v, "dtype", None) is not None:
+        if _is_integer(kind) and _dtype_name(kind) in dtypes:
+            raise TypeError(f"unison.{fn}: {name} is the float {v!r} and the arrays are "
+                            f"{_dtype_name(kind)}: NumPy's result would be float64 (Unison "
+                            "converts nothing; give an integer)")
+
+
+def _call_binary(cfn, fn, x, y, out, where, casting, dtype, backend, stream, dtypes):
+    _ufunc_keywords(fn, where, casting, dtype)
     (x, y), out, result = _elementwise(fn, [("x", x, True), ("y", y, True)], out, dtypes)
+    _check_dtype(fn, dtype, out)
     cfn(x, y, out, _backend(fn, backend), _stream_of(stream, [out]))
     return result
 
 
-def add(x, y, out=None, *, backend=None, stream=None):
+def add(x, y, out=None, *, where=True, casting="same_kind", dtype=None, backend=None,
+        stream=None):
     """out = x + y, element by element (float32, float64, int32, int64). x and y: arrays,
     array_likes or numbers, broadcast together as NumPy does; the arrays of one dtype (Unison
-    converts nothing: float32 + float64 is refused)."""
-    return _call_binary(_unison.add, "add", x, y, out, backend, stream, _ARITH)
+    converts nothing: float32 + float64 is refused). NumPy's keywords: casting= any of NumPy's
+    words (with one dtype there is nothing to cast); dtype= that dtype or None; where= True."""
+    return _call_binary(_unison.add, "add", x, y, out, where, casting, dtype, backend, stream,
+                        _ARITH)
 
 
-def hypot(x, y, out=None, *, backend=None, stream=None):
-    """out = sqrt(x² + y²) without overflow (float32, float64; broadcast as add)."""
-    return _call_binary(_unison.hypot, "hypot", x, y, out, backend, stream, _FLOATS)
+def hypot(x, y, out=None, *, where=True, casting="same_kind", dtype=None, backend=None,
+          stream=None):
+    """out = sqrt(x² + y²) without overflow (float32, float64; broadcast and NumPy's keywords
+    as add)."""
+    return _call_binary(_unison.hypot, "hypot", x, y, out, where, casting, dtype, backend,
+                        stream, _FLOATS)
 
 
 def gaussian_pdf(x, mean=0.0, sigma=1.0, out=None, *, backend=None, stream=None):
@@ -595,12 +664,15 @@ def _no_bound(fn, x, out, lower):
     return -_math.inf if lower else _math.inf
 
 
-def clip(x, lo, hi, out=None, *, backend=None, stream=None):
+def clip(x, lo, hi, out=None, *, where=True, casting="same_kind", dtype=None, backend=None,
+         stream=None):
     """x limited to [lo, hi], as NumPy's clip (float32, float64, int32, int64): lo or hi may be
     None (no bound on that side), numbers or arrays broadcast with x; where lo > hi the result
-    is hi. Differs from NumPy: a NaN bound is refused (NumPy gives NaN everywhere)."""
+    is hi, and a NaN in x or in a bound gives NaN, as NumPy (since 1.25). NumPy's keywords as
+    add."""
+    _ufunc_keywords("clip", where, casting, dtype)
     if lo is None and hi is None:
-        raise ValueError("unison.clip: lo and hi are both None; give at least one bound")
+        raise ValueError("unison.clip: lo and hi are both None: one of max or min must be given")
     if lo is None:
         lo = _no_bound("clip", x, out, True)
     if hi is None:
@@ -609,6 +681,7 @@ def clip(x, lo, hi, out=None, *, backend=None, stream=None):
         lo = hi  # NumPy's rule: hi everywhere (a NaN x stays NaN)
     (x, lo, hi), out, result = _elementwise(
         "clip", [("x", x, False), ("lo", lo, True), ("hi", hi, True)], out, _ARITH)
+    _check_dtype("clip", dtype, out)
     _unison.clip(x, lo, hi, out, _backend("clip", backend), _stream_of(stream, [out]))
     return result
 
@@ -668,13 +741,21 @@ def matmul_core(A, B, out=None, *, backend=None, stream=None):
     return out
 
 
-def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream=None):
-    """Counts of x (rank 1, float32 or float64) in equal bins, in two forms.
+def histogram(x, *args, bins=None, range=None, counts=None, weights=None, density=None,
+              backend=None, stream=None):
+    """Counts of x (rank 1: float32 or float64; in NumPy's form int32 and int64 too) in equal bins
+    or between given edges, in two forms.
 
     NumPy's: histogram(x, bins=10, range=None) returns (counts, edges) as np.histogram does:
     int64 counts, float64 edges, the last bin closed (a value equal to the upper edge is
-    counted in it), range (x.min(), x.max()) when not given. Differs from NumPy: bins is a
-    number of equal bins (not edges), and the edges are Unison's exact ones (below).
+    counted in it), range (x.min(), x.max()) when not given; bins a number of equal bins, an
+    array of edges (non-decreasing, compared with the values as float64; returned as given), or
+    the name of one of NumPy's bin estimators ('auto', 'fd', 'doane', 'scott', 'stone', 'rice',
+    'sturges', 'sqrt'; the number of equal bins chosen as NumPy chooses it);
+    weights (an array like x, float32 or float64) sums each bin's weights instead of counting,
+    in the weights' dtype (added in double, in an order that gives the same bits on every
+    backend and thread count); density=True divides by the bin widths and the total, as NumPy.
+    Differs from NumPy: equal bins have Unison's exact edges (below).
 
     Unison's: ``histogram(x, xmin, xmax, counts=None, *, bins=None)`` counts into counts (int64 or
     int32, its length the number of bins) or a new int64 array of `bins` counts, and returns
@@ -695,6 +776,9 @@ def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream
             if counts is not None:
                 raise TypeError(f"unison.{fn}: counts given twice")
             counts = args[2]
+        if weights is not None or density is not None:
+            raise TypeError(f"unison.{fn}: weights= and density= are NumPy's form's: "
+                            "histogram(x, bins, range=..., weights=..., density=...)")
         return _histogram_counts(x, args[0], args[1], counts, bins, backend, stream)
     # NumPy's form
     if args:
@@ -702,34 +786,24 @@ def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream
             raise TypeError(f"unison.{fn}: bins given twice")
         bins = args[0]
     bins = 10 if bins is None else bins
-    if isinstance(bins, (list, tuple, str)) or _is_array(bins) and getattr(bins, "ndim", 0) != 0:
-        raise TypeError(f"unison.{fn}: bins is a sequence; Unison takes a number of equal bins "
-                        "(np.histogram's bins as edges are not supported)")
+    if isinstance(bins, str):
+        if weights is not None:
+            raise TypeError(f"unison.{fn}: bins is {bins!r}: NumPy's automated estimation of the "
+                            "number of bins is not supported for weighted data (as NumPy)")
+        x = _input(fn, "x", x)
+        _require(fn, "x", x, _ARITH, (1,))
+        bins = _estimated_edges(fn, x, bins, range, backend, stream)
+    if isinstance(bins, (list, tuple)) or _is_array(bins) and getattr(bins, "ndim", 0) != 0:
+        return _density(*_histogram_over_edges(x, bins, counts, weights, backend, stream), density)
     bins = _integer(fn, "bins", bins, 1)
     x = _input(fn, "x", x)
-    _require(fn, "x", x, _FLOATS, (1,))
-    if range is None:
-        if x.shape[0] == 0:
-            lo, hi = 0.0, 1.0
-        else:
-            if not hasattr(x, "min"):
-                raise ValueError(f"unison.{fn}: {_describe('x', x)} has no min() for the range: "
-                                 "give range=(lo, hi)")
-            lo, hi = float(x.min()), float(x.max())
-            if not (_math.isfinite(lo) and _math.isfinite(hi)):
-                raise ValueError(f"unison.{fn}: the range of x, [{lo}, {hi}], is not finite: "
-                                 "give range=(lo, hi)")
-    else:
-        try:
-            lo, hi = range
-        except (TypeError, ValueError):
-            raise TypeError(f"unison.{fn}: range is {range!r}, expected (lo, hi)") from None
-        lo, hi = _real(fn, "range[0]", lo), _real(fn, "range[1]", hi)
-        if lo > hi:
-            raise ValueError(f"unison.{fn}: range is ({lo}, {hi}): its lower end is above its "
-                             "upper one")
-    if lo == hi:  # NumPy's rule for a range of one value
-        lo, hi = lo - 0.5, hi + 0.5
+    _require(fn, "x", x, _ARITH, (1,))
+    lo, hi = _outer_edges(fn, x, range)
+    if weights is not None or _numpy_dtype(x).kind in "iu":
+        # over the same exact edges, the last bin closed (weights; integer values)
+        sums, _ = _histogram_over_edges(x, _unison._histogram_edges(lo, hi, bins), counts,
+                                        weights, backend, stream)
+        return _density(sums, _edges_like(sums, _unison._histogram_edges(lo, hi, bins)), density)
     c = _histogram_counts(x, lo, hi, counts, bins, backend, stream)
     # the closed last bin: the values equal to hi, counted in [hi, the next double above hi)
     # (by the array's library where that bin is too narrow for the kernel: hi within 1e-292 of 0)
@@ -740,16 +814,223 @@ def histogram(x, *args, bins=None, range=None, counts=None, backend=None, stream
         c[-1:] += top
     else:
         c[-1:] += int((x == hi).sum())
-    edges = _unison._histogram_edges(lo, hi, bins)
+    return _density(c, _edges_like(c, _unison._histogram_edges(lo, hi, bins)), density)
+
+
+_ESTIMATORS = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
+
+
+def histogram_bin_edges(x, bins=10, range=None, weights=None, *, backend=None, stream=None):
+    """The edges histogram(x, bins, range) counts between, as np.histogram_bin_edges: for a
+    number of bins, Unison's exact equal edges; for an array of edges, the array; for the name
+    of one of NumPy's estimators ('auto', 'fd', 'doane', 'scott', 'stone', 'rice', 'sturges',
+    'sqrt'), equal edges over the range, their number chosen as NumPy chooses it. weights is
+    taken for NumPy's signature and, as there, not used."""
+    fn = "histogram_bin_edges"
+    if isinstance(bins, (list, tuple)) or _is_array(bins) and getattr(bins, "ndim", 0) != 0:
+        return histogram(x, bins, range=range, backend=backend, stream=stream)[1]
+    x = _input(fn, "x", x)
+    _require(fn, "x", x, _ARITH, (1,))
+    if isinstance(bins, str):
+        return _estimated_edges(fn, x, bins, range, backend, stream)
+    bins = _integer(fn, "bins", bins, 1)
+    lo, hi = _outer_edges(fn, x, range)
+    return _edges_like(x, _unison._histogram_edges(lo, hi, bins))
+
+
+def _outer_edges(fn, x, range):
+    """(lo, hi) of the histogram: range, or x's smallest and largest value; widened by a half on
+    each side when they are equal (NumPy's rules)."""
+    if range is None:
+        if x.shape[0] == 0:
+            lo, hi = 0.0, 1.0
+        else:
+            if not hasattr(x, "min"):
+                raise ValueError(f"unison.{fn}: {_describe('x', x)} has no min() for the range: "
+                                 "give range=(lo, hi)")
+            lo, hi = float(x.min()), float(x.max())
+            if not (_math.isfinite(lo) and _math.isfinite(hi)):
+                raise ValueError(f"unison.{fn}: the autodetected range of x, [{lo}, {hi}], is "
+                                 "not finite: give range=(lo, hi)")
+    else:
+        try:
+            lo, hi = range
+        except (TypeError, ValueError):
+            raise TypeError(f"unison.{fn}: range is {range!r}, expected (lo, hi)") from None
+        lo, hi = _real(fn, "range[0]", lo), _real(fn, "range[1]", hi)
+        if lo > hi:
+            raise ValueError(f"unison.{fn}: range is ({lo}, {hi}): max must be larger than min "
+                             "in range")
+        if not (_math.isfinite(lo) and _math.isfinite(hi)):
+            raise ValueError(f"unison.{fn}: the supplied range, [{lo}, {hi}], is not finite")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return lo, hi
+
+
+def _linspace_edges(xp, lo, hi, bins, dtype):
+    return xp.linspace(lo, hi, bins + 1, endpoint=True, dtype=dtype)
+
+
+def _estimated_edges(fn, x, name, range, backend, stream):
+    """The edges NumPy's estimator `name` gives for x, as NumPy computes them: the width each
+    estimator gives, from the values inside the range in float64; ceil((hi - lo) / width) bins
+    (one where the width is 0); the edges np.linspace(lo, hi, bins + 1) in x's dtype (float64
+    for integers). The statistics are NumPy's (CuPy's for CuPy arrays; a host copy for
+    others); the edges are an array of x's library."""
+    if name not in _ESTIMATORS:
+        raise ValueError(f"unison.{fn}: bins is {name!r}, not one of NumPy's estimators: "
+                         + ", ".join(repr(e) for e in _ESTIMATORS))
+    lo, hi = _outer_edges(fn, x, range)
+    lib = _library(x)
+    if lib == "cupy":
+        import cupy as xp
+        v = x
+    else:
+        import numpy as xp
+        v = x.cpu().numpy() if lib == "torch" else xp.asarray(x)
+    v = v.astype(xp.float64)
+    if range is not None:
+        v = v[(v >= lo) & (v <= hi)]
+    n = v.shape[0]
+    dtype = _numpy_dtype(x) if _numpy_dtype(x).kind == "f" else "float64"
+    if n == 0:
+        return _edges_of(x, _linspace_edges(xp, lo, hi, 1, dtype))
+
+    def ptp():
+        return float(v.max() - v.min())
+
+    def sturges():
+        return ptp() / (_math.log2(n) + 1.0)
+
+    def fd():
+        q75, q25 = (float(q) for q in xp.percentile(v, [75, 25]))
+        return 2.0 * (q75 - q25) * n ** (-1.0 / 3.0)
+
+    def stone():
+        width = ptp()
+        if n <= 1 or width == 0:
+            return 0.0
+        upper = max(100, int(_math.sqrt(n)))
+
+        def risk(k):  # the leave-one-out estimate of the L2 risk of k bins
+            counts = histogram(x, _edges_of(x, _linspace_edges(xp, lo, hi, k, dtype)),
+                               backend=backend, stream=stream)[0]
+            p = xp.asarray(counts if lib != "torch" else counts.cpu().numpy(),
+                           dtype=xp.float64) / n
+            return (2.0 - (n + 1) * float(p.dot(p))) / (width / k)
+        best = min(_builtins_range(1, upper + 1), key=risk)
+        if best == upper:
+            import warnings
+            warnings.warn("The number of bins estimated may be suboptimal.", RuntimeWarning,
+                          stacklevel=4)
+        return width / best
+
+    def doane():
+        if n > 2:
+            sigma = float(v.std())
+            if sigma > 0.0:
+                g1 = float((((v - v.mean()) / sigma) ** 3).mean())
+                sg1 = _math.sqrt(6.0 * (n - 2) / ((n + 1.0) * (n + 3)))
+                return ptp() / (1.0 + _math.log2(n) + _math.log2(1.0 + abs(g1) / sg1))
+        return 0.0
+
+    width = {
+        "sqrt": lambda: ptp() / _math.sqrt(n),
+        "sturges": sturges,
+        "rice": lambda: ptp() / (2.0 * n ** (1.0 / 3.0)),
+        "scott": lambda: (24.0 * _math.pi ** 0.5 / n) ** (1.0 / 3.0) * float(v.std()),
+        "fd": fd,
+        "doane": doane,
+        "stone": stone,
+        "auto": lambda: min(fd(), sturges()) if fd() else sturges(),
+    }[name]()
+    bins = int(_math.ceil((hi - lo) / width)) if width else 1
+    return _edges_of(x, _linspace_edges(xp, lo, hi, max(bins, 1), dtype))
+
+
+def _edges_of(x, edges):
+    """edges (NumPy's or CuPy's) as an array of x's library and device."""
+    if _library(x) == "torch":
+        import torch
+        return torch.as_tensor(edges, device=x.device)
+    return edges
+
+
+_builtins_range = range
+
+
+def _edges_like(c, edges):
+    """The edges (a list of floats) as a float64 array of c's library and device."""
     lib = _library(c)
     if lib == "cupy":
         import cupy
-        return c, cupy.asarray(edges, dtype=cupy.float64)
+        return cupy.asarray(edges, dtype=cupy.float64)
     if lib == "torch":
         import torch
-        return c, torch.tensor(edges, dtype=torch.float64, device=c.device)
+        return torch.tensor(edges, dtype=torch.float64, device=c.device)
     import numpy
-    return c, numpy.asarray(edges, dtype=numpy.float64)
+    return numpy.asarray(edges, dtype=numpy.float64)
+
+
+def _density(c, edges, density):
+    """(c, edges), or with density NumPy's c / widths / c.sum() (float64 for counts)."""
+    if not density:
+        return c, edges
+    lib = _library(c)
+    if lib == "torch":
+        import torch
+        widths = torch.diff(edges.to(torch.float64))
+        n = c if c.dtype.is_floating_point else c.to(torch.float64)
+    else:
+        xp = __import__(lib) if lib == "cupy" else __import__("numpy")
+        widths = xp.diff(edges).astype(xp.float64)
+        n = c
+    return n / widths / n.sum(), edges
+
+
+def _histogram_over_edges(x, bins, counts, weights, backend, stream):
+    """NumPy's form with bins an array of edges: (counts, or with weights their sums, and the
+    edges as given, in x's library)."""
+    fn = "histogram"
+    x = _input(fn, "x", x)
+    _require(fn, "x", x, _ARITH, (1,))
+    lib = _library(x)
+    if lib == "cupy":
+        import cupy
+        given = cupy.asarray(bins)
+        edges = cupy.ascontiguousarray(given, dtype=cupy.float64)
+    elif lib == "torch":
+        import torch
+        given = torch.as_tensor(bins, device=x.device)
+        edges = given.to(torch.float64).contiguous()
+    else:
+        import numpy
+        given = numpy.asarray(bins)
+        edges = numpy.ascontiguousarray(given, dtype=numpy.float64)
+    if given.ndim != 1 or given.shape[0] < 2:
+        raise ValueError(f"unison.{fn}: bins as edges must be 1d, an array of at least 2 "
+                         f"edges; got shape {tuple(given.shape)}")
+    if weights is not None:
+        if counts is not None:
+            raise TypeError(f"unison.{fn}: counts= and weights= given: the weights' sums go "
+                            "into a new array")
+        weights = _input(fn, "weights", weights)
+        _require(fn, "weights", weights, _FLOATS, (1,))
+        if tuple(weights.shape) != tuple(x.shape):
+            raise ValueError(f"unison.{fn}: {_describe('weights', weights)} should have the same "
+                             f"shape as x, {tuple(x.shape)}")
+        sums = _empty(weights, (edges.shape[0] - 1,))
+        _unison.histogram_weighted(x, edges, weights, sums, _backend(fn, backend),
+                                   _stream_of(stream, [x, sums]))
+        return sums, given
+    if counts is None:
+        counts = _empty(x, (edges.shape[0] - 1,), dtype=_int64_of(x))
+    else:
+        _check_class(fn, "counts", counts)
+    _unison.histogram_over_edges(x, edges, counts, _backend(fn, backend),
+                                 _stream_of(stream, [x, counts]))
+    return counts, given
 
 
 def _next_double(v):
@@ -875,12 +1156,39 @@ def jagged_field(f, seed=_unison.default_seed, zero_fraction=_unison.jagged_defa
     return f
 
 
+_CONVOLVE_MODES = ("valid", "same", "full")  # NumPy's integer modes 0, 1 and 2
+
+
+def _convolve_mode(fn, mode):
+    """NumPy's convolve modes: "full", "same" or "valid"; 2, 1 or 0; and, deprecated as in
+    NumPy, a word that starts with f, s or v in any case ("f", "Same")."""
+    if isinstance(mode, str):
+        if mode in _CONVOLVE_MODES:
+            return mode
+        full = next((m for m in _CONVOLVE_MODES if mode[:1].lower() == m[0]), None)
+        if full is None:
+            raise ValueError(f"unison.{fn}: mode is {mode!r}, expected 'full', 'same' or "
+                             "'valid'")
+        import warnings
+        warnings.warn(f"unison.{fn}: mode {mode!r} taken as {full!r}; as in NumPy, inexact and "
+                      "case-insensitive mode names are deprecated", DeprecationWarning,
+                      stacklevel=3)
+        return full
+    if isinstance(mode, bool) or not isinstance(mode, (int, _numbers.Integral)):
+        raise TypeError(f"unison.{fn}: mode is {mode!r}, expected 'full', 'same' or 'valid' "
+                        "(or NumPy's 2, 1 or 0)")
+    if not 0 <= int(mode) <= 2:
+        raise ValueError(f"unison.{fn}: mode is {int(mode)}, expected 0 (valid), 1 (same) or "
+                         "2 (full)")
+    return _CONVOLVE_MODES[int(mode)]
+
+
 def convolve_extent(n, m, mode="full"):
     """The length of convolve's result for inputs of lengths n and m, in either order as
     np.convolve: "full" n + m - 1, "same" max(n, m), "valid" max(n, m) - min(n, m) + 1."""
     fn = "convolve_extent"
     n, m = _integer(fn, "n", n, 0), _integer(fn, "m", m, 0)
-    mode = _word(fn, "mode", mode, ("full", "same", "valid"))
+    mode = _convolve_mode(fn, mode)
     if n == 0 or m == 0:
         raise ValueError(f"unison.{fn}: n is {n} and m is {m}; neither may be 0 (as np.convolve)")
     return _unison.convolve_extent(max(n, m), min(n, m), mode)
@@ -888,10 +1196,10 @@ def convolve_extent(n, m, mode="full"):
 
 def convolve(x, k, mode="full", out=None, *, algorithm="automatic", backend=None, stream=None):
     """np.convolve(x, k, mode) for rank-1 float32 or float64 arrays; mode "full", "same" or
-    "valid"; algorithm "automatic", "direct" or "tiled" (the same bits). As np.convolve, the
+    "valid" (or NumPy's 2, 1 and 0); algorithm "automatic", "direct" or "tiled" (the same bits). As np.convolve, the
     longer of x and k is taken as the signal."""
     fn = "convolve"
-    mode = _word(fn, "mode", mode, ("full", "same", "valid"))
+    mode = _convolve_mode(fn, mode)
     algorithm = _word(fn, "algorithm", algorithm, ("automatic", "direct", "tiled"))
     x = _input(fn, "x", x, out)
     k = _input(fn, "k", k, x)

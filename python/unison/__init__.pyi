@@ -1,7 +1,7 @@
 # The types of the unison package's functions, for editors and type checkers (mypy, pyright).
 # python/tests/test_typing.py checks that every function of __all__ is here with the parameters
 # it has (names, kinds, defaults).
-from typing import Any, Callable, Literal, Optional, Tuple, Union, overload
+from typing import Any, Callable, Literal, Optional, Sequence, Tuple, Union, overload
 
 # An array Unison works on in place: NumPy, CuPy, PyTorch or Numba, or any object that speaks
 # DLPack, the CUDA Array Interface or the buffer protocol.
@@ -14,7 +14,7 @@ Backend = Optional[Literal["openmp", "serial", "cuda"]]
 # The CUDA stream of a device call: a CuPy or PyTorch stream, a raw handle, or None (the
 # caller's current stream).
 Stream = Any
-Mode = Literal["full", "same", "valid"]
+Mode = Union[Literal["full", "same", "valid"], Literal[0, 1, 2]]
 StencilAlgorithm = Literal["automatic", "plain", "tiled", "streaming"]
 
 __version__: str
@@ -28,10 +28,14 @@ def temporary_memory_bytes() -> int: ...
 def serial_below(elements: Optional[int] = None) -> int: ...
 
 # Element-wise: the result in out, or in a new array of the first input's library.
-def add(x: ArrayLike, y: ArrayLike, out: Optional[Array] = None, *, backend: Backend = None,
+Casting = Literal["no", "equiv", "safe", "same_kind", "unsafe"]
+
+def add(x: ArrayLike, y: ArrayLike, out: Optional[Array] = None, *, where: Literal[True] = True,
+        casting: Casting = "same_kind", dtype: Any = None, backend: Backend = None,
         stream: Stream = None) -> Array: ...
-def hypot(x: ArrayLike, y: ArrayLike, out: Optional[Array] = None, *, backend: Backend = None,
-          stream: Stream = None) -> Array: ...
+def hypot(x: ArrayLike, y: ArrayLike, out: Optional[Array] = None, *,
+          where: Literal[True] = True, casting: Casting = "same_kind", dtype: Any = None,
+          backend: Backend = None, stream: Stream = None) -> Array: ...
 def gaussian_pdf(x: ArrayLike, mean: Number = 0.0, sigma: Number = 1.0,
                  out: Optional[Array] = None, *, backend: Backend = None,
                  stream: Stream = None) -> Array: ...
@@ -41,6 +45,7 @@ def polar_distance(rho1: ArrayLike, theta1: ArrayLike, rho2: ArrayLike, theta2: 
 def zero_suppress(waveform: ArrayLike, threshold: Number, out: Optional[Array] = None, *,
                   backend: Backend = None, stream: Stream = None) -> Array: ...
 def clip(x: ArrayLike, lo: Number, hi: Number, out: Optional[Array] = None, *,
+         where: Literal[True] = True, casting: Casting = "same_kind", dtype: Any = None,
          backend: Backend = None, stream: Stream = None) -> Array: ...
 def make_pulses(t: ArrayLike, noise: ArrayLike, period: Number, amplitude: Number,
                 out: Optional[Array] = None, *, backend: Backend = None,
@@ -58,13 +63,18 @@ def matmul_core(A: Array, B: Array, out: Optional[Array] = None, *, backend: Bac
 # NumPy's form, histogram(x, bins=10, range=None) -> (counts, edges); Unison's,
 # histogram(x, xmin, xmax, counts=None, *, bins=None) -> counts.
 @overload
-def histogram(x: Array, *, bins: Optional[int] = None,
-              range: Optional[Tuple[Number, Number]] = None, backend: Backend = None,
+def histogram(x: Array, *, bins: Union[int, str, Sequence[float], Array, None] = None,
+              range: Optional[Tuple[Number, Number]] = None, weights: Optional[Array] = None,
+              density: Optional[bool] = None, backend: Backend = None,
               stream: Stream = None) -> Tuple[Array, Array]: ...
 @overload
 def histogram(x: Array, xmin: Number, xmax: Number, counts: Optional[Array] = None, *,
               bins: Optional[int] = None, backend: Backend = None,
               stream: Stream = None) -> Array: ...
+def histogram_bin_edges(x: Array, bins: Union[int, str, Sequence[float], Array] = 10,
+                        range: Optional[Tuple[Number, Number]] = None,
+                        weights: Optional[Array] = None, *, backend: Backend = None,
+                        stream: Stream = None) -> Array: ...
 
 def monte_carlo_pi(samples: int, seed: int = ..., *, backend: Backend = None,
                    stream: Stream = None) -> float: ...

@@ -111,4 +111,26 @@ KOKKOS_FUNCTION T threshold(double e) {
   }
 }
 
+// The teams a counting kernel launches over n values on exec: enough to fill the device (GPU) or
+// one per thread (CPU), each with a block of at least min_per_team values (fewer teams for small
+// x), and at most 2^32 - 1 values so that a private count cannot overflow.
+struct TeamBlocks {
+  std::int64_t league, per_team;
+};
+
+template <class Exec>
+TeamBlocks team_blocks(const char* fn, const Exec& exec, std::int64_t n) {
+  using Tuning = backends::HistogramTuning<Exec>;
+  std::int64_t league =
+      std::int64_t(exec.concurrency()) * Tuning::teams_per_thread / Tuning::team_size;
+  if (league < 1) league = 1;
+  const std::int64_t by_size = (n + Tuning::min_per_team - 1) / Tuning::min_per_team;
+  if (league > by_size) league = by_size;
+  std::int64_t per_team = (n + league - 1) / league;
+  if (per_team > std::int64_t(UINT32_MAX)) per_team = UINT32_MAX;
+  league = (n + per_team - 1) / per_team;
+  require(league <= INT32_MAX, fn, "x has ", n, " elements, more than one launch can cover");
+  return {league, per_team};
+}
+
 }  // namespace unison::detail::histogram

@@ -43,18 +43,7 @@ void histogram_launch(const char* fn, const Exec& exec, const XV& x, const CV& c
   using Policy = Kokkos::TeamPolicy<Exec>;
   const int copies = histogram_team_copies<Exec, T>(exec, nbins);
   if (copies > 0) {
-    // Teams: enough to fill the device (GPU) or one per thread (CPU), each with a block of at
-    // least min_per_team values (fewer teams for small x), and at most 2^32 - 1 values so that
-    // a private count cannot overflow.
-    std::int64_t league =
-        std::int64_t(exec.concurrency()) * Tuning::teams_per_thread / Tuning::team_size;
-    if (league < 1) league = 1;
-    const std::int64_t by_size = (n + Tuning::min_per_team - 1) / Tuning::min_per_team;
-    if (league > by_size) league = by_size;
-    std::int64_t per_team = (n + league - 1) / league;
-    if (per_team > std::int64_t(UINT32_MAX)) per_team = UINT32_MAX;
-    league = (n + per_team - 1) / per_team;
-    require(league <= INT32_MAX, fn, "x has ", n, " elements, more than one launch can cover");
+    const auto [league, per_team] = team_blocks(fn, exec, n);
     // The estimate in T when its error stays below a quarter bin: E_0 within a quarter bin of
     // xmin, and few enough bins for T's rounding of (v - E_0) / width (always for double).
     const double origin_error = (double(threshold<T>(xmin)) - xmin) * bins.inverse_width;
