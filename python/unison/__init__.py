@@ -752,9 +752,9 @@ def histogram(x, *args, bins=None, range=None, counts=None, weights=None, densit
     array of edges (non-decreasing, compared with the values as float64; returned as given), or
     the name of one of NumPy's bin estimators ('auto', 'fd', 'doane', 'scott', 'stone', 'rice',
     'sturges', 'sqrt'; the number of equal bins chosen as NumPy chooses it);
-    weights (an array like x, float32 or float64) sums each bin's weights instead of counting,
-    in the weights' dtype (added in double, in an order that gives the same bits on every
-    backend and thread count); density=True divides by the bin widths and the total, as NumPy.
+    weights (an array like x: float32, float64, int32 or int64) sums each bin's weights instead
+    of counting, in the weights' dtype (added in double, in an order that gives the same bits
+    on every backend and thread count; integers exactly, in 64 bits); density=True divides by the bin widths and the total, as NumPy.
     Differs from NumPy: equal bins have Unison's exact edges (below).
 
     Unison's: ``histogram(x, xmin, xmax, counts=None, *, bins=None)`` counts into counts (int64 or
@@ -1017,7 +1017,7 @@ def _histogram_over_edges(x, bins, counts, weights, backend, stream):
             raise TypeError(f"unison.{fn}: counts= and weights= given: the weights' sums go "
                             "into a new array")
         weights = _input(fn, "weights", weights)
-        _require(fn, "weights", weights, _FLOATS, (1,))
+        _require(fn, "weights", weights, _ARITH, (1,))
         if tuple(weights.shape) != tuple(x.shape):
             raise ValueError(f"unison.{fn}: {_describe('weights', weights)} should have the same "
                              f"shape as x, {tuple(x.shape)}")
