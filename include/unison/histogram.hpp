@@ -179,12 +179,14 @@ void histogram(const Exec& exec, const XV& x, const EV& edges, const CV& counts)
 /// every backend and for any number of threads. x is cut into chunks whose size depends on the
 /// number of values and bins alone (at least 2^14 values); one thread adds a chunk's weights in
 /// x's order, and each bin's sum adds the chunks' partial sums in chunk order, all in double
-/// (then converted to sums' type). x, edges: as that form; weights: a rank-1 View of float or
-/// double with x's extent, any layout (NaN and infinite weights are summed as they are); sums: a
-/// rank-1 View of float or double, one element a bin, overwritten. The edges are first checked
+/// (then converted to sums' type); integer weights in 64-bit integers, exact (wrapping modulo
+/// 2^64, as NumPy's int64), then converted to sums' type. x, edges: as that form; weights: a
+/// rank-1 View of numbers with x's extent, any layout (NaN and infinite weights are summed as
+/// they are); sums: a rank-1 View, floating-point for floating-point weights and integer for
+/// integer ones, one element a bin, overwritten. The edges are first checked
 /// on `exec` (a reduction, which the call waits for); the sums are asynchronous on `exec`.
-/// Temporary memory: the partial sums, chunks x bins doubles (at most 128 MiB, or one row of
-/// bins), from Unison's temporary memory of `exec`.
+/// Temporary memory: the partial sums, chunks x bins doubles or 64-bit integers (at most
+/// 128 MiB, or one row of bins), from Unison's temporary memory of `exec`.
 /// \throws unison::invalid_argument as histogram(exec, x, edges, counts) for the edges, when
 /// weights' extent differs from x's, sums' extent is not one less than edges', sums overlaps
 /// x, edges or weights, or the temporary memory cannot be had.
@@ -195,9 +197,10 @@ void histogram(const Exec& exec, const XV& x, const EV& edges, const CV& counts)
 /// \param exec     the execution space instance the kernels run on.
 /// \param x        the values: a rank-1 View of numbers (floating-point or integer), any layout.
 /// \param edges    the bins' edges: a rank-1 View of float or double, non-decreasing, not NaN.
-/// \param weights  each value's weight: a rank-1 View of float or double, x's extent.
-/// \param sums     the sums: a rank-1 View of float or double, one element a bin
-///                 (edges.extent(0) - 1), overwritten.
+/// \param weights  each value's weight: a rank-1 View of numbers (not bool), x's extent.
+/// \param sums     the sums: a rank-1 View of numbers, floating-point for floating-point weights
+///                 and integer for integer ones, one element a bin (edges.extent(0) - 1),
+///                 overwritten.
 template <class Exec, class XV, class EV, class WV, class SV,
           std::enable_if_t<Kokkos::is_execution_space_v<Exec> && Kokkos::is_view_v<EV> &&
                                Kokkos::is_view_v<WV>,
@@ -211,12 +214,17 @@ void histogram(const Exec& exec, const XV& x, const EV& edges, const WV& weights
                 "integer)");
   static_assert(EV::rank() == 1 && std::is_floating_point_v<typename EV::non_const_value_type>,
                 "unison::histogram: edges must be a rank-1 View of float or double");
-  static_assert(WV::rank() == 1 && std::is_floating_point_v<typename WV::non_const_value_type>,
-                "unison::histogram: weights must be a rank-1 View of float or double");
+  using W = typename WV::non_const_value_type;
+  static_assert(WV::rank() == 1 && std::is_arithmetic_v<W> && !std::is_same_v<W, bool>,
+                "unison::histogram: weights must be a rank-1 View of numbers (floating-point or "
+                "integer)");
   static_assert(Kokkos::is_view_v<SV> && SV::rank() == 1 &&
                     !std::is_const_v<typename SV::value_type> &&
-                    std::is_floating_point_v<typename SV::value_type>,
-                "unison::histogram: sums must be a rank-1 View of non-const float or double");
+                    std::is_arithmetic_v<typename SV::value_type> &&
+                    !std::is_same_v<typename SV::value_type, bool> &&
+                    std::is_integral_v<typename SV::value_type> == std::is_integral_v<W>,
+                "unison::histogram: sums must be a rank-1 View of non-const numbers, "
+                "floating-point for floating-point weights and integer for integer weights");
   static_assert(detail::accessible_v<Exec, XV> && detail::accessible_v<Exec, EV> &&
                     detail::accessible_v<Exec, WV> && detail::accessible_v<Exec, SV>,
                 "unison::histogram: x, edges, weights and sums must be accessible from the "

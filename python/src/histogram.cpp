@@ -78,7 +78,8 @@ void histogram_over_edges(py::object x, py::object edges, py::object counts, con
   }
 }
 
-// The weighted histogram over given edges (float64): sums of the weights' dtype.
+// The weighted histogram over given edges (float64): sums of the weights' dtype (floating-point,
+// or int32 and int64, summed exactly in 64 bits).
 void histogram_weighted(py::object x, py::object edges, py::object weights, py::object sums,
                         const string& backend, py::object stream) {
   Call call("unison.histogram", call_options(backend, stream));
@@ -94,7 +95,7 @@ void histogram_weighted(py::object x, py::object edges, py::object weights, py::
   call.require_rank(wa, 1);
   on_values(call.fn(), xa, [&](auto z) {
     using X = decltype(z);
-    on_float(call.fn(), s, [&](auto t) {
+    on_values(call.fn(), s, [&](auto t) {
       using T = decltype(t);
       call.run([&](const auto& exec) {
         using S = space_of<std::decay_t<decltype(exec)>>;

@@ -538,3 +538,19 @@ def test_convolve_modes_as_numpy(rng):
         unison.convolve(x, k, None)
     with pytest.raises(ValueError, match=r"mode is 'middle', expected 'full', 'same' or"):
         unison.convolve(x, k, "middle")
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_histogram_integer_weights_as_numpy(rng, dtype):
+    # integer weights: exact sums in the weights' dtype, as NumPy's; with density, NumPy's floats
+    for n in (0, 1, 1001):
+        x = rng.normal(size=n)
+        w = rng.integers(-1000, 1000, size=n).astype(dtype)
+        for bins in (7, [-2.0, -0.5, 0.0, 0.25, 3.0]):
+            want_c, want_e = np.histogram(x, bins, weights=w)
+            c, e = unison.histogram(x, bins, weights=w)
+            assert c.dtype == want_c.dtype
+            np.testing.assert_array_equal(c, want_c)
+            want_d = np.histogram(x, e, weights=w, density=True)[0]
+            np.testing.assert_allclose(unison.histogram(x, bins, weights=w, density=True)[0],
+                                       want_d, rtol=1e-12)

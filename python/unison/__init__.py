@@ -752,9 +752,9 @@ def histogram(x, *args, bins=None, range=None, counts=None, weights=None, densit
     array of edges (non-decreasing, compared with the values as float64; returned as given), or
     the name of one of NumPy's bin estimators ('auto', 'fd', 'doane', 'scott', 'stone', 'rice',
     'sturges', 'sqrt'; the number of equal bins chosen as NumPy chooses it);
-    weights (an array like x, float32 or float64) sums each bin's weights instead of counting,
-    in the weights' dtype (added in double, in an order that gives the same bits on every
-    backend and thread count); density=True divides by the bin widths and the total, as NumPy.
+    weights (an array like x: float32, float64, int32 or int64) sums each bin's weights instead
+    of counting, in the weights' dtype (added in double, in an order that gives the same bits
+    on every backend and thread count; integers exactly, in 64 bits); density=True divides by the bin widths and the total, as NumPy.
     Differs from NumPy: equal bins have Unison's exact edges (below).
 
     Unison's: ``histogram(x, xmin, xmax, counts=None, *, bins=None)`` counts into counts (int64 or
@@ -832,7 +832,7 @@ def histogram_bin_edges(x, bins=10, range=None, weights=None, *, backend=None, s
     x = _input(fn, "x", x)
     _require(fn, "x", x, _ARITH, (1,))
     if isinstance(bins, str):
-        return _estimated_edges(fn, x, bins, range, backend, stream)
+        return _edges_like(x, _estimated_edges(fn, x, bins, range, backend, stream), None)
     bins = _integer(fn, "bins", bins, 1)
     lo, hi = _outer_edges(fn, x, range)
     return _edges_like(x, _unison._histogram_edges(lo, hi, bins))
@@ -868,34 +868,44 @@ def _outer_edges(fn, x, range):
     return lo, hi
 
 
-def _linspace_edges(xp, lo, hi, bins, dtype):
-    return xp.linspace(lo, hi, bins + 1, endpoint=True, dtype=dtype)
+def _host_copy(x):
+    """x's values as a NumPy array (a copy for device arrays)."""
+    lib = _library(x)
+    if lib == "numpy":
+        import numpy
+        return numpy.asarray(x)
+    if lib == "cupy":
+        import cupy
+        return cupy.asnumpy(x)
+    if lib == "torch":
+        return x.detach().cpu().numpy()
+    if hasattr(x, "copy_to_host"):
+        return x.copy_to_host()
+    import numpy
+    return numpy.asarray(x)
 
 
 def _estimated_edges(fn, x, name, range, backend, stream):
-    """The edges NumPy's estimator `name` gives for x, as NumPy computes them: the width each
-    estimator gives, from the values inside the range in float64; ceil((hi - lo) / width) bins
-    (one where the width is 0); the edges np.linspace(lo, hi, bins + 1) in x's dtype (float64
-    for integers). The statistics are NumPy's (CuPy's for CuPy arrays; a host copy for
-    others); the edges are an array of x's library."""
+    """The edges NumPy's estimator `name` gives for x, as NumPy computes them (a NumPy array):
+    the width each estimator gives, from the values inside the range in float64; ceil((hi - lo)
+    / width) bins (one where the width is 0); the edges np.linspace(lo, hi, bins + 1) in x's
+    dtype (float64 for integers). The statistics are NumPy's, on a host copy of a device x."""
+    import numpy as np
     if name not in _ESTIMATORS:
         raise ValueError(f"unison.{fn}: bins is {name!r}, not one of NumPy's estimators: "
                          + ", ".join(repr(e) for e in _ESTIMATORS))
     lo, hi = _outer_edges(fn, x, range)
-    lib = _library(x)
-    if lib == "cupy":
-        import cupy as xp
-        v = x
-    else:
-        import numpy as xp
-        v = x.cpu().numpy() if lib == "torch" else xp.asarray(x)
-    v = v.astype(xp.float64)
+    dtype = _numpy_dtype(x) if _numpy_dtype(x).kind == "f" else np.dtype(np.float64)
+    v = _host_copy(x).astype(np.float64)
     if range is not None:
         v = v[(v >= lo) & (v <= hi)]
     n = v.shape[0]
-    dtype = _numpy_dtype(x) if _numpy_dtype(x).kind == "f" else "float64"
+
+    def edges(bins):
+        return np.linspace(lo, hi, bins + 1, endpoint=True, dtype=dtype)
+
     if n == 0:
-        return _edges_of(x, _linspace_edges(xp, lo, hi, 1, dtype))
+        return edges(1)
 
     def ptp():
         return float(v.max() - v.min())
@@ -904,8 +914,8 @@ def _estimated_edges(fn, x, name, range, backend, stream):
         return ptp() / (_math.log2(n) + 1.0)
 
     def fd():
-        q75, q25 = (float(q) for q in xp.percentile(v, [75, 25]))
-        return 2.0 * (q75 - q25) * n ** (-1.0 / 3.0)
+        q75, q25 = np.percentile(v, [75, 25])
+        return 2.0 * float(q75 - q25) * n ** (-1.0 / 3.0)
 
     def stone():
         width = ptp()
@@ -914,10 +924,8 @@ def _estimated_edges(fn, x, name, range, backend, stream):
         upper = max(100, int(_math.sqrt(n)))
 
         def risk(k):  # the leave-one-out estimate of the L2 risk of k bins
-            counts = histogram(x, _edges_of(x, _linspace_edges(xp, lo, hi, k, dtype)),
-                               backend=backend, stream=stream)[0]
-            p = xp.asarray(counts if lib != "torch" else counts.cpu().numpy(),
-                           dtype=xp.float64) / n
+            counts = histogram(x, edges(k), backend=backend, stream=stream)[0]
+            p = _host_copy(counts).astype(np.float64) / n
             return (2.0 - (n + 1) * float(p.dot(p))) / (width / k)
         best = min(_builtins_range(1, upper + 1), key=risk)
         if best == upper:
@@ -945,32 +953,25 @@ def _estimated_edges(fn, x, name, range, backend, stream):
         "stone": stone,
         "auto": lambda: min(fd(), sturges()) if fd() else sturges(),
     }[name]()
-    bins = int(_math.ceil((hi - lo) / width)) if width else 1
-    return _edges_of(x, _linspace_edges(xp, lo, hi, max(bins, 1), dtype))
-
-
-def _edges_of(x, edges):
-    """edges (NumPy's or CuPy's) as an array of x's library and device."""
-    if _library(x) == "torch":
-        import torch
-        return torch.as_tensor(edges, device=x.device)
-    return edges
+    return edges(max(int(_math.ceil((hi - lo) / width)) if width else 1, 1))
 
 
 _builtins_range = range
 
 
-def _edges_like(c, edges):
-    """The edges (a list of floats) as a float64 array of c's library and device."""
+def _edges_like(c, edges, dtype="float64"):
+    """The edges (a list of floats, or a NumPy array) as an array of c's library and device, in
+    dtype (None: the edges' own)."""
     lib = _library(c)
     if lib == "cupy":
         import cupy
-        return cupy.asarray(edges, dtype=cupy.float64)
+        return cupy.asarray(edges, dtype=dtype)
     if lib == "torch":
         import torch
-        return torch.tensor(edges, dtype=torch.float64, device=c.device)
+        t = torch.as_tensor(edges, device=c.device)
+        return t if dtype is None else t.to(getattr(torch, dtype))
     import numpy
-    return numpy.asarray(edges, dtype=numpy.float64)
+    return numpy.asarray(edges, dtype=dtype)
 
 
 def _density(c, edges, density):
@@ -1016,7 +1017,7 @@ def _histogram_over_edges(x, bins, counts, weights, backend, stream):
             raise TypeError(f"unison.{fn}: counts= and weights= given: the weights' sums go "
                             "into a new array")
         weights = _input(fn, "weights", weights)
-        _require(fn, "weights", weights, _FLOATS, (1,))
+        _require(fn, "weights", weights, _ARITH, (1,))
         if tuple(weights.shape) != tuple(x.shape):
             raise ValueError(f"unison.{fn}: {_describe('weights', weights)} should have the same "
                              f"shape as x, {tuple(x.shape)}")

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <unison/backends/memory.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>
@@ -109,13 +110,24 @@ struct HistogramEdgesGlobal {
 // nbins alone (weighted_chunk), never on the backend or its threads; each chunk's sums are added
 // value by value in x's order by one thread (HistogramWeightedChunks), and each bin's sum adds
 // the chunks' partial sums in chunk order (HistogramWeightedSums), in double: the same additions
-// in the same order, so the same bits, on every backend and for any number of threads.
+// in the same order, so the same bits, on every backend and for any number of threads. Integer
+// weights are added in 64-bit integers, wrapping modulo 2^64 (exact in any order).
 // At least 2^14 values a chunk, more where the partial sums (chunks x nbins doubles) would pass
 // 2^24 (128 MiB).
 inline std::int64_t weighted_chunk(std::int64_t n, std::int64_t nbins) {
   std::int64_t chunk = std::int64_t(1) << 14;
   while (chunk < n && ((n + chunk - 1) / chunk) * nbins > (std::int64_t(1) << 24)) chunk *= 2;
   return chunk;
+}
+
+// What the weights W are added in: double, or std::int64_t for integer weights.
+template <class W>
+using WeightSum = std::conditional_t<std::is_integral_v<W>, std::int64_t, double>;
+
+// a + b in the weights' sum: for integers, wrapping modulo 2^64 (no signed overflow).
+KOKKOS_INLINE_FUNCTION double add_weight(double a, double b) { return a + b; }
+KOKKOS_INLINE_FUNCTION std::int64_t add_weight(std::int64_t a, std::int64_t b) {
+  return std::int64_t(std::uint64_t(a) + std::uint64_t(b));
 }
 
 template <class X, class E, class W, class P>
@@ -125,13 +137,14 @@ struct HistogramWeightedChunks {
   W weights;
   P partial;  // chunks x nbins
   std::int64_t n, nbins, chunk;
+  using Sum = typename P::non_const_value_type;
   KOKKOS_FUNCTION void operator()(std::int64_t c) const {
     for (std::int64_t k = 0; k < nbins; ++k) partial(c, k) = 0;
     const std::int64_t begin = c * chunk, end = begin + chunk < n ? begin + chunk : n;
     const auto at = [&](std::int64_t j) { return double(edges(j)); };
     for (std::int64_t i = begin; i < end; ++i) {
       const std::int64_t k = edges_bin(double(x(i)), nbins, at);
-      if (k >= 0) partial(c, k) += double(weights(i));
+      if (k >= 0) partial(c, k) = add_weight(partial(c, k), Sum(weights(i)));
     }
   }
 };
@@ -142,8 +155,8 @@ struct HistogramWeightedSums {
   S sums;
   std::int64_t chunks;
   KOKKOS_FUNCTION void operator()(std::int64_t k) const {
-    double sum = 0;
-    for (std::int64_t c = 0; c < chunks; ++c) sum += partial(c, k);
+    typename P::non_const_value_type sum = 0;
+    for (std::int64_t c = 0; c < chunks; ++c) sum = add_weight(sum, partial(c, k));
     sums(k) = typename S::non_const_value_type(sum);
   }
 };
@@ -219,7 +232,8 @@ void histogram_weighted_launch(const char* fn, const Exec& exec, const XV& x, co
                                const WV& weights, const SV& sums) {
   const std::int64_t nbins = sums.extent(0), n = x.extent(0);
   const std::int64_t chunk = weighted_chunk(n, nbins), chunks = n > 0 ? (n + chunk - 1) / chunk : 0;
-  using Partial = Kokkos::View<double**, Kokkos::LayoutRight, typename Exec::memory_space>;
+  using Sum = WeightSum<typename WV::non_const_value_type>;
+  using Partial = Kokkos::View<Sum**, Kokkos::LayoutRight, typename Exec::memory_space>;
   const auto partial = temporary<Partial>(fn, "the partial sums", exec,
                                           "unison::histogram::partial_sums", chunks, nbins);
   using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
