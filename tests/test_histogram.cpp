@@ -379,7 +379,7 @@ void check_edges(const std::vector<T>& values, const std::vector<E>& edges, bool
   exec.fence();
   auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
   const std::vector<double> de(edges.begin(), edges.end());
-  std::vector<std::int64_t> want(nbins, 0);
+  std::vector<std::int64_t> want(edges.size() > 1 ? edges.size() - 1 : 0, 0);
   for (T v : values) {
     const std::int64_t k = host_edges_bin(double(v), de);
     if (k >= 0) ++want[k];
