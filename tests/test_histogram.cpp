@@ -715,49 +715,6 @@ void test_histogram_edges() {
 
 // the weighted histogram: weights' extent, sums' extent, overlaps, the edges' check; a refused
 // call writes nothing; empty x: sums zeroed.
-// Integer weights: each bin's sum exact, against the host's sums in 64-bit integers (wrapping
-// as NumPy's int64), in sums' type; weights near int64's limits wrap.
-template <class Exec, class T, class W, class S>
-void check_weighted_integers(std::size_t n, std::int64_t nbins, bool strided, bool huge,
-                             const std::string& what) {
-  Exec exec;
-  using Mem = typename Exec::memory_space;
-  auto rng = engine();
-  std::normal_distribution<double> normal(0, 1.5);
-  std::vector<double> edges(nbins + 1);
-  for (auto& v : edges) v = normal(rng);
-  std::sort(edges.begin(), edges.end());
-  std::vector<T> values(n);
-  std::vector<W> weights(n);
-  std::uniform_int_distribution<std::int64_t> small(-1000, 1000);
-  for (std::size_t i = 0; i < n; ++i) {
-    values[i] = T(normal(rng));
-    weights[i] = huge ? W(std::numeric_limits<W>::max() - W(small(rng) + 1000)) : W(small(rng));
-  }
-  Kokkos::View<T*, Mem> xbuf;
-  Kokkos::View<double*, Mem> ebuf;
-  Kokkos::View<W*, Mem> wbuf;
-  const auto x = put<Mem>(values, strided, xbuf);
-  const auto e = put<Mem>(edges, false, ebuf);
-  const auto w = put<Mem>(weights, strided, wbuf);
-  Kokkos::View<S*, Mem> sums("sums", nbins);
-  Kokkos::deep_copy(sums, S(7));
-  unison::histogram(exec, x, e, w, sums);
-  exec.fence();
-  const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
-  std::vector<std::uint64_t> want(nbins, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t k = host_edges_bin(double(values[i]), edges);
-    if (k >= 0) want[k] += std::uint64_t(std::int64_t(weights[i]));
-  }
-  int bad = 0;
-  for (std::int64_t k = 0; k < nbins; ++k)
-    if (got(k) != S(std::int64_t(want[k])) && ++bad <= 5)
-      ADD_FAILURE() << what << (strided ? ", strided" : "") << ": bin " << k << " got "
-                    << std::int64_t(got(k)) << ", expected "
-                    << std::int64_t(S(std::int64_t(want[k])));
-}
-
 template <class Exec>
 void test_histogram_weighted() {
   using Mem = typename Exec::memory_space;
