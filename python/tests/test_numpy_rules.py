@@ -57,9 +57,11 @@ def test_broadcast_refusals():
 
 def test_array_likes(rng):
     x = rng.standard_normal(5).astype(np.float32)
-    got = unison.add(x, [1, 2, 3, 4, 5])  # converted to x's library and dtype
+    got = unison.add(x, [1, 2, 3, 4, 5])  # NumPy's int64 array: float32 + int64 is float64
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, x + np.array([1, 2, 3, 4, 5]))
+    got = unison.gaussian_pdf(x, [0, 0, 1, 1, 2])  # not a ufunc: converted to x's dtype
     assert got.dtype == np.float32
-    close(got, x.astype(np.float64) + np.arange(1, 6), np.float32)
     assert np.array_equal(unison.add([1, 2], (3, 4)), np.array([4, 6]))  # NumPy's int64
     assert unison.add([1, 2], (3, 4)).dtype == np.int64
     assert unison.add([1.5], 2).dtype == np.float64
@@ -319,8 +321,14 @@ def test_histogram_integer_values_as_numpy(rng, dtype):
     (np.ones(4, ">f8"), "float64 \\(non-native byte order\\)"),
 ])
 def test_input_dtype_refusals_name_the_input(bad, what):
-    with pytest.raises(TypeError, match=rf"unison.hypot: x \({what}, shape \(4,\)"):
-        unison.hypot(bad, 1.0)
+    # hypot computes where NumPy's hypot computes: int32 and >f8 in float64, float16 refused
+    if bad.dtype == np.float16:
+        with pytest.raises(TypeError, match=r"unison.hypot: x \(float16, shape \(4,\), numpy\): "
+                                            r"NumPy computes this call in float16, which Unison "
+                                            r"does not: expected float32 or float64"):
+            unison.hypot(bad, 1.0)
+    else:
+        np.testing.assert_array_equal(unison.hypot(bad, 1.0), np.hypot(bad, 1.0))
     with pytest.raises(TypeError, match=rf"unison.gaussian_pdf: x \({what}"):
         unison.gaussian_pdf(bad)
     with pytest.raises(TypeError, match=rf"unison.convolve: x \({what}"):
@@ -332,11 +340,16 @@ def test_input_dtype_refusals_name_the_input(bad, what):
 def test_byte_order_refusal_says_so():
     # Outputs and operands taken by the buffer protocol: the message names the byte order.
     swapped = np.ones(4, ">f8")
-    with pytest.raises(TypeError, match=r"unison.add: out has non-native byte order "
+    with pytest.raises(TypeError, match=r"unison.gaussian_pdf: out has non-native byte order "
                                         r"\(buffer format '>d'\)"):
-        unison.add(np.ones(4), 1.0, out=swapped)
-    with pytest.raises(TypeError, match=r"unison.clip: lo has non-native byte order"):
-        unison.clip(np.ones(4), swapped, 2.0)
+        unison.gaussian_pdf(np.ones(4), out=swapped)
+    with pytest.raises(TypeError, match=r"unison.gaussian_pdf: mean has non-native byte order"):
+        unison.gaussian_pdf(np.ones(4), swapped, 2.0)
+    # add, hypot and clip convert it, as NumPy's ufuncs do
+    unison.add(np.arange(4.0), 1.0, out=swapped)
+    np.testing.assert_array_equal(swapped, np.arange(1.0, 5.0))
+    np.testing.assert_array_equal(unison.clip(np.arange(4.0), swapped, 2.0),
+                                  np.clip(np.arange(4.0), swapped, 2.0))
     with pytest.raises(TypeError, match=r"unison.histogram: counts has non-native byte order "
                                         r"\(buffer format '>q'\)"):
         unison.histogram(np.ones(4), 0.0, 1.0, np.zeros(3, ">i8"))
@@ -344,9 +357,9 @@ def test_byte_order_refusal_says_so():
 
 def test_refusals_name_the_argument():
     x = np.ones(4)
-    with pytest.raises(TypeError, match=r"unison.add: x \(float64.*\) and out \(float32\) differ "
-                                        r"in dtype"):
-        unison.add(x, x, out=np.zeros(4, np.float32))
+    with pytest.raises(TypeError, match=r"unison.gaussian_pdf: x \(float64.*\) and out \(float32\) "
+                                        r"differ in dtype"):
+        unison.gaussian_pdf(x, out=np.zeros(4, np.float32))
     with pytest.raises(TypeError, match=r"unison.convolve: k \(float32.*\) and out \(float64\)"):
         unison.convolve(x, np.ones(2, np.float32))
     with pytest.raises(ValueError, match=r"unison.convolve: out \(float64, shape \(3,\), \w+\): "
@@ -358,9 +371,9 @@ def test_refusals_name_the_argument():
     with pytest.raises(ValueError, match=r"unison.matmul_core: out \(float64, shape \(1, 2, 3\), "
                                          r"\w+\): expected shape \(1, 2, 2\)"):
         unison.matmul_core(np.ones((1, 2, 2)), np.ones((1, 2, 2)), out=np.zeros((1, 2, 3)))
-    with pytest.raises(ValueError, match=r"unison.hypot: x \(float64, shape \(1, 1, 2\), \w+\): "
-                                         r"expected 1 or 2 dimensions"):
-        unison.hypot(np.ones((1, 1, 2)), 1.0)
+    with pytest.raises(ValueError, match=r"unison.gaussian_pdf: x \(float64, shape \(1, 1, 2\), "
+                                         r"\w+\): expected 1 or 2 dimensions"):
+        unison.gaussian_pdf(np.ones((1, 1, 2)), 1.0)
     with pytest.raises(ValueError, match=r"unison: stream is -1, not a CUDA stream handle"):
         unison.add(x, 1.0, stream=-1)
     with pytest.raises(TypeError, match=r"unison.add: backend is 5, expected one of 'openmp', "
@@ -481,26 +494,91 @@ def test_histogram_bin_edges_of_equal_bins_and_edges(rng):
         unison.histogram_bin_edges(x, 3, range=(0, np.inf))
 
 
-@pytest.mark.parametrize("fn", [unison.add, unison.hypot])
-def test_ufunc_keywords(rng, fn):
-    x, y = rng.normal(size=(5, 3)), rng.normal(size=3)
-    want = fn(x, y)  # the keywords change nothing for arrays of one dtype
+def same(got, want, fn):
+    """Bit for bit as NumPy (add, clip); hypot within its documented ulps of NumPy's."""
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    if fn is unison.hypot and want.dtype.kind == "f":
+        np.testing.assert_allclose(got, want, rtol=4 * np.finfo(want.dtype).eps)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+UFUNCS = [(unison.add, np.add), (unison.hypot, np.hypot),
+          (lambda x, y, **k: unison.clip(x, y, 3, **k), lambda x, y, **k: np.clip(x, y, 3, **k))]
+MIXED = ["int32", "int64", "float32", "float64", "bool", "int16", "uint8", "float16", ">f8"]
+
+
+@pytest.mark.parametrize("ours,theirs", UFUNCS)
+def test_ufunc_dtypes_as_numpy(rng, ours, theirs):
+    # Every pair of dtypes: NumPy's result dtype and values where NumPy computes in one of
+    # Unison's dtypes (the operands converted), a TypeError naming it otherwise.
+    fn = unison.hypot if ours is unison.hypot else None
+    for dx in MIXED:
+        for dy in MIXED:
+            x = (rng.standard_normal((7, 5)) * 20).astype(dx)
+            y = (rng.standard_normal(5) * 20).astype(dy)
+            want = theirs(x, y)
+            if want.dtype.name in ("float32", "float64", "int32", "int64") and not (
+                    ours is unison.hypot and want.dtype.kind != "f"):
+                same(ours(x, y), want, fn)
+            else:
+                with pytest.raises(TypeError, match=rf"NumPy computes this call in "
+                                                    rf"{want.dtype.name}, which Unison does not"):
+                    ours(x, y)
+    x = rng.standard_normal(6).astype(np.float32)
+    for scalar in (2, 2.5, np.float64(2.5), np.int64(3), np.float32(0.5), True):
+        same(ours(x, scalar), theirs(x, scalar), fn)
+        same(ours(x.astype(np.int32), scalar), theirs(x.astype(np.int32), scalar), fn)
+
+
+@pytest.mark.parametrize("ours,theirs", UFUNCS)
+def test_ufunc_keywords(rng, ours, theirs):
+    fn = unison.hypot if ours is unison.hypot else None
+    x, y = rng.normal(size=(5, 3)) * 10, rng.normal(size=3) * 10
+    want = theirs(x, y)
     for casting in ("no", "equiv", "safe", "same_kind", "unsafe"):
-        np.testing.assert_array_equal(fn(x, y, casting=casting, dtype=np.float64), want)
-    np.testing.assert_array_equal(fn(x, y, dtype="float64", where=True), want)
+        try:
+            theirs(x, y, casting=casting, dtype=np.float64)
+        except TypeError:  # clip's int bound with casting="no": NumPy's refusal
+            with pytest.raises(TypeError, match=r"Cannot cast ufunc 'clip' input"):
+                ours(x, y, casting=casting, dtype=np.float64)
+            continue
+        same(ours(x, y, casting=casting, dtype=np.float64), want, fn)
+    same(ours(x, y, dtype="float32", casting="same_kind"),
+         theirs(x, y, dtype="float32", casting="same_kind"), fn)
     with pytest.raises(ValueError, match=r"casting is 'sometimes': casting must be one of 'no'"):
-        fn(x, y, casting="sometimes")
-    with pytest.raises(TypeError, match=r"dtype=float32 asks for a conversion of the float64 "
-                                        r"arrays of the call \(Unison converts nothing\)"):
-        fn(x, y, dtype=np.float32)
-    with pytest.raises(TypeError, match=r"where= is not supported \(only where=True"):
-        fn(x, y, where=x > 0)
+        ours(x, y, casting="sometimes")
+    with pytest.raises(TypeError, match=r"Cannot cast ufunc '\w+' input"):
+        ours(x, y, dtype=np.float32, casting="safe")  # NumPy's own refusal
+    for out_dtype in ("float32", "int32", "int64"):
+        for casting in ("same_kind", "unsafe"):
+            out, out_np = np.full((5, 3), 7, out_dtype), np.full((5, 3), 7, out_dtype)
+            try:
+                theirs(x, y, out=out_np, casting=casting)
+            except TypeError:
+                with pytest.raises(TypeError, match=r"Cannot cast ufunc '\w+' output"):
+                    ours(x, y, out=out, casting=casting)
+                assert (out == 7).all()  # refused before anything is written
+                continue
+            assert ours(x, y, out=out, casting=casting) is out
+            same(out, out_np, fn)
+    # where=: the elements it selects, the others of out as they were
+    for where in (x > 0, [True, False, True], np.array(True), False):
+        for out_dtype in ("float64", "float32"):
+            out, out_np = np.full((5, 3), 7, out_dtype), np.full((5, 3), 7, out_dtype)
+            assert ours(x, y, out=out, where=where) is out
+            theirs(x, y, out=out_np, where=where)
+            same(out, out_np, fn)
+    got = ours(x, y, where=x > 0)  # no out: the elements where= skips are undefined
+    same(got[x > 0], want[x > 0], fn)
     out = np.zeros((5, 3))
-    with pytest.raises(TypeError, match=r"where= is not supported"):
-        fn(x, y, out=out, where=False)
-    assert not out.any()  # refused before anything is written
-    with pytest.raises(TypeError, match=r"dtype=int32 asks for a conversion"):
-        unison.clip(x, -0.5, 0.5, dtype=np.int32)
+    with pytest.raises(ValueError, match=r"the shapes do not broadcast together: x \(5, 3\), "
+                                         r"\w+ \(3,\), out \(5, 3\), where \(4,\)"):
+        ours(x, y, out=out, where=np.ones(4, bool))
+    with pytest.raises(ValueError, match=r"where= of shape \(2, 5, 3\) does not broadcast to "
+                                         r"the result's shape \(5, 3\)"):
+        ours(x, y, out=out, where=np.ones((2, 5, 3), bool))
+    assert not out.any()
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
@@ -516,11 +594,10 @@ def test_integer_arrays_take_python_ints_they_hold(dtype):
                                       np.zeros(3, dtype) + np.array(big, dtype))
     with pytest.raises(ValueError, match=rf"unison.add: y is {2**70}, which {dtype} cannot hold"):
         unison.add(x, 2**70)
-    with pytest.raises(TypeError, match=rf"unison.clip: lo is the float 0.5 and the arrays are "
-                                        rf"{dtype}: NumPy's result would be float64"):
-        unison.clip(x, 0.5, 3)
-    with pytest.raises(TypeError, match=r"the arrays are .*: NumPy's result would be float64"):
-        unison.clip(x, np.float64(0), 3)  # a NumPy float scalar too
+    for lo in (0.5, np.float64(0), 2**40, -(2**63), 2**63):  # NumPy's result dtype and values
+        got, want = unison.clip(x, lo, 3), np.clip(x, lo, 3)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
 
 
 def test_convolve_modes_as_numpy(rng):
@@ -554,3 +631,20 @@ def test_histogram_integer_weights_as_numpy(rng, dtype):
             want_d = np.histogram(x, e, weights=w, density=True)[0]
             np.testing.assert_allclose(unison.histogram(x, bins, weights=w, density=True)[0],
                                        want_d, rtol=1e-12)
+
+
+@pytest.mark.parametrize("ours,theirs", UFUNCS)
+def test_ufuncs_of_any_rank(rng, ours, theirs):
+    # Past rank 2, the axes the strides let merge are merged (no copy), the others looped over.
+    fn = unison.hypot if ours is unison.hypot else None
+    x = rng.standard_normal((4, 5, 6, 7))
+    cases = [(x, rng.standard_normal((6, 1))), (x[:, ::2, :, 1:], 0.5),
+             (np.asfortranarray(x), rng.standard_normal(7)), (x.transpose(2, 0, 3, 1), 1.5),
+             (rng.standard_normal((1, 3, 1)), rng.standard_normal((2, 1, 1, 4)))]
+    for a, b in cases:
+        same(ours(a, b), theirs(a, b), fn)
+    out, out_np = np.zeros((5, 4, 3)), np.zeros((5, 4, 3))  # out broadcasts the operands
+    ours(np.arange(3.0).reshape(1, 3), 2.0, out=out)
+    theirs(np.arange(3.0).reshape(1, 3), 2.0, out=out_np)
+    same(out, out_np, fn)
+

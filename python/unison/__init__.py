@@ -2,7 +2,8 @@
 
 Every function takes NumPy, CuPy, PyTorch or Numba arrays (any object that speaks DLPack, the
 CUDA Array Interface or the buffer protocol) and works on their memory in place: no copy, no
-conversion. Arrays in host memory run on the OpenMP backend (``backend="serial"`` for Serial),
+conversion, but where NumPy's ufuncs convert (add, hypot and clip: mixed dtypes, dtype=, an out=
+of another dtype, where=), which go through a temporary as NumPy's do. Arrays in host memory run on the OpenMP backend (``backend="serial"`` for Serial),
 arrays in CUDA device memory on the Cuda backend, on the caller's current stream (CuPy's,
 PyTorch's) or on ``stream=``. The result goes into ``out=`` when it is given, else into a new
 array of the first input's library, which the function returns.
@@ -438,6 +439,7 @@ def _broadcast_to(fn, name, a, shape):
 
 _ndarray = None  # numpy.ndarray, once NumPy has been imported
 _EXACT = 2**53  # the integers up to this size are doubles exactly
+_INT32 = 2**31  # numbers any dtype of Unison's holds as NumPy takes them
 
 
 def _plain(operands, out, dtypes, ndims):
@@ -466,15 +468,19 @@ def _plain(operands, out, dtypes, ndims):
                 return None
             if first is None:
                 first = v
-        elif not (may_be_scalar and (t is float or t is int and -_EXACT <= v <= _EXACT)):
+            elif v.dtype != first.dtype:
+                return None  # mixed dtypes: the general path's
+        elif not (may_be_scalar and (t is float or t is int and -_INT32 <= v < _INT32)):
             return None
     if first is None or not shape:
         return None
     if first.dtype.kind in "iu" and any(type(v) is float for _, v, _ in operands):
-        return None  # refused by the general path
+        return None  # NumPy's result is a float array: the general path's
+    d = first.dtype
+    if d.name not in dtypes or not d.isnative or out is not None and out.dtype != d:
+        return None
     if out is None:
-        d = first.dtype
-        if d.name not in dtypes or not d.isnative or len(shape) not in ndims:
+        if len(shape) not in ndims:
             return None
         flags = first.flags
         order = "F" if len(shape) > 1 and flags.f_contiguous and not flags.c_contiguous else "C"
@@ -487,8 +493,8 @@ def _elementwise(fn, operands, out, dtypes, ndims=(1, 2)):
     arrays (array_like converted with the first array's library and dtype), broadcast to one
     shape (out's, when given) without a copy, and out made in the order of the input of that
     shape when not given. 0-d operands take rank 1 for the call. Returns (values, out, result):
-    result is what the function returns."""
-    plain = _plain(operands, out, dtypes, ndims)
+    result is what the function returns. ndims None: any rank (for _run)."""
+    plain = _plain(operands, out, dtypes, (1, 2) if ndims is None else ndims)
     if plain is not None:
         return plain[0], plain[1], plain[1]
     given = [_given(fn, name, v) for name, v, _ in operands]
@@ -537,7 +543,7 @@ def _elementwise(fn, operands, out, dtypes, ndims=(1, 2)):
     if out is None:
         first_name, first = arrays[0]
         _require(fn, first_name, first, dtypes)
-        if len(shape) > max(ndims):
+        if ndims is not None and len(shape) > max(ndims):
             big = max(arrays, key=lambda nv: len(_shape_of(nv[1])))
             _require(fn, big[0], big[1], None, ndims)
         out = _empty(first, shape, order_like=full[0] if full else None)
@@ -556,35 +562,19 @@ def _elementwise(fn, operands, out, dtypes, ndims=(1, 2)):
 _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 
-def _ufunc_keywords(fn, where, casting, dtype):
-    """NumPy's ufunc keywords, before the call: casting one of NumPy's words; where= True (the
-    default) only."""
+def _check_casting(fn, casting, none_allowed=False):
+    """casting= one of NumPy's words (None too for clip, as NumPy's clip)."""
+    if casting is None and none_allowed:
+        return
     if casting not in _CASTINGS:
         raise ValueError(f"unison.{fn}: casting is {casting!r}: casting must be one of "
                          + ", ".join(repr(c) for c in _CASTINGS))
-    if where is not True:
-        raise TypeError(f"unison.{fn}: where= is not supported (only where=True, the default): "
-                        "Unison writes every element of out")
-
-
-def _check_dtype(fn, dtype, out):
-    """dtype=: the dtype the arrays of the call have (Unison converts nothing), or None."""
-    if dtype is None:
-        return
-    import numpy as np
-    try:
-        want = np.dtype(str(dtype).replace("torch.", "") if not isinstance(dtype, type) else
-                        dtype)
-    except TypeError:
-        raise TypeError(f"unison.{fn}: dtype is {dtype!r}, not a dtype") from None
-    if want != _numpy_dtype(out):
-        raise TypeError(f"unison.{fn}: dtype={want.name} asks for a conversion of the "
-                        f"{_dtype_name(out)} arrays of the call (Unison converts nothing)")
 
 
 def _no_float_for_integers(fn, name, v, kind, dtypes):
-    """Refuses a floating-point number for arrays of integers: NumPy's result would be a float
-    array (the number is neither converted nor rounded)."""
+    """Refuses a floating-point number for arrays of integers in the functions that are not
+    NumPy ufuncs: NumPy's result would be a float array (the number is neither converted nor
+    rounded)."""
     if isinstance(v, float) or isinstance(v, _numbers.Real) and \
             not isinstance(v, _numbers.Integral) and getattr(v, "dtype", None) is not None:
         if _is_integer(kind) and _dtype_name(kind) in dtypes:
@@ -593,30 +583,241 @@ def _no_float_for_integers(fn, name, v, kind, dtypes):
                             "converts nothing; give an integer)")
 
 
-def _call_binary(cfn, fn, x, y, out, where, casting, dtype, backend, stream, dtypes):
-    _ufunc_keywords(fn, where, casting, dtype)
-    (x, y), out, result = _elementwise(fn, [("x", x, True), ("y", y, True)], out, dtypes)
-    _check_dtype(fn, dtype, out)
-    cfn(x, y, out, _backend(fn, backend), _stream_of(stream, [out]))
-    return result
+def _probe(v):
+    """What NumPy's type resolution sees of an operand: a number as it is, a 0-d array as its
+    value (NumPy 1.x weighs those), any other array as one element of its dtype."""
+    import numpy as np
+    if not _is_array(v) or isinstance(v, _numbers.Number):
+        return v
+    shape = _shape_of(v)
+    try:
+        dtype = _numpy_dtype(v)
+    except (AttributeError, TypeError):
+        return None  # no NumPy dtype: taken as it is, and refused by its dtype if it must be
+    if shape is None:
+        return None
+    if len(shape) == 0:
+        return np.asarray(_host_copy(v))
+    return np.zeros(1, dtype)
+
+
+def _astype(fn, name, a, dtype):
+    """a converted to dtype by its own library, on its device (a new array)."""
+    lib = _library(a)
+    if lib in ("numpy", "cupy"):
+        return a.astype(dtype)
+    if lib == "torch":
+        import torch
+        return a.to(getattr(torch, dtype.name))
+    raise TypeError(f"unison.{fn}: {_describe(name, a)} would have to be converted to "
+                    f"{dtype.name}, and Unison converts NumPy, CuPy and PyTorch arrays only")
+
+
+def _masked_copy(fn, out, src, where):
+    """out[...] = src where where= holds, cast to out's dtype (NumPy's casting was checked)."""
+    lib = _library(out)
+    if lib == "numpy":
+        import numpy as np
+        np.copyto(out, src, casting="unsafe",
+                  where=True if where is True else np.asarray(_host_copy(where)
+                                                              if _is_array(where) else where,
+                                                              dtype=bool))
+    elif lib == "cupy":
+        import cupy
+        with cupy.cuda.Device(out.device.id):
+            mask = True if where is True else cupy.asarray(where, dtype=bool)
+            cupy.copyto(out, src, casting="unsafe", where=mask)
+    elif lib == "torch":
+        import torch
+        src = src.to(out.dtype)
+        if where is not True:
+            mask = torch.as_tensor(where, dtype=torch.bool, device=out.device)
+            src = torch.where(mask, src, out)
+        out.copy_(src.expand(out.shape))
+    else:
+        raise TypeError(f"unison.{fn}: {_describe('out', out)}: a cast into out or where= "
+                        "needs a NumPy, CuPy or PyTorch array")
+
+
+def _as_numpy_types(fn, np_fn, operands, out, where, casting, dtype, dtypes):
+    """NumPy's type rules for the calls that mirror NumPy's ufuncs (add, hypot, clip): NumPy
+    itself resolves the loop's dtype, the casts and their errors and warnings, on one-element
+    stand-ins of the operands. Returns (operands, out, result, into): the operands converted to
+    the loop's dtype where theirs differs (a temporary each); out None or an array of that
+    dtype; result what the call returns; into (the caller's out) when the result must still be
+    copied into it, cast or under where=."""
+    import numpy as np
+    converted, probes = [], []
+    for name, v, may_be_scalar in operands:
+        a = _given(fn, name, v)
+        if a is None and not _is_number(v):  # a list or a tuple: NumPy's own array of it
+            a = _convert(fn, name, v, None, False)
+        converted.append((name, v if a is None else a, may_be_scalar))
+        probes.append(_probe(v if a is None else a))
+    if any(p is None for p in probes):
+        return operands, out, None, None  # an array without a dtype NumPy knows: as it is
+
+    keywords = {} if casting is None else {"casting": casting}
+    if dtype is not None:
+        keywords["dtype"] = dtype
+    if out is not None:
+        out = _output(fn, "out", out)
+    try:
+        loop = np_fn(*probes, **keywords).dtype
+        if out is not None:
+            np_fn(*probes, out=np.zeros(1, _numpy_dtype(out)), **keywords)
+    except OverflowError as e:  # NumPy 2: a Python int the arrays' dtype cannot hold
+        raise ValueError(f"unison.{fn}: {e}") from None
+    big = [(n, v) for n, v, _ in converted if type(v) is int and not -2**63 <= v < 2**64]
+    if loop == object and big:  # a Python int too large for any integer dtype (NumPy 1.x)
+        arrays = [a for _, a, _ in converted if _is_array(a) and
+                  not isinstance(a, _numbers.Number)]
+        held = _dtype_name(arrays[0]) if arrays else "int64"
+        raise ValueError(f"unison.{fn}: {big[0][0]} is {big[0][1]}, which {held} cannot hold")
+    if loop.name not in dtypes:
+        named = [(n, a) for n, a, _ in converted if _is_array(a) and
+                 not isinstance(a, _numbers.Number)]
+        name, a = next(((n, a) for n, a in named if _dtype_name(a) not in dtypes),
+                       named[0] if named else (None, None))
+        what = _describe(name, a) if a is not None else "the numbers"
+        raise TypeError(f"unison.{fn}: {what}: NumPy computes this call in {loop.name}, which "
+                        "Unison does not: expected " + ", ".join(dtypes[:-1]) + " or " + dtypes[-1])
+    values = []
+    for name, v, may_be_scalar in converted:
+        if _is_array(v) and not isinstance(v, _numbers.Number) and _numpy_dtype(v) != loop:
+            v = _astype(fn, name, v, loop)
+        elif isinstance(v, _numbers.Number) and not isinstance(v, (bool, int, float)):
+            v = _scalar(v)  # a NumPy scalar: its value, in the loop's dtype by the call
+        if type(v) is int and loop.kind == "f":
+            v = float(v)  # as NumPy converts it (beyond int64 too)
+        values.append((name, v, may_be_scalar))
+    if out is None:
+        if where is not True:  # NumPy leaves the elements where= skips undefined
+            _where_shape(fn, where, values, None)
+        return values, None, None, None
+    if _numpy_dtype(out) == loop and where is True:
+        return values, out, out, None
+    _where_shape(fn, where, values, out)
+    return values, _empty(out, _shape_of(out), loop, order_like=out), out, out
+
+
+def _where_shape(fn, where, values, out):
+    """Refuses a where= that does not broadcast with the operands (and out)."""
+    if where is True:
+        return
+    shape = getattr(where, "shape", None)
+    if shape is None:
+        import numpy as np
+        shape = np.shape(where)
+    named = [(n, _shape_of(v)) for n, v, _ in values if _is_array(v) and _shape_of(v) is not None]
+    if out is not None:
+        named.append(("out", _shape_of(out)))
+    full = _broadcast_shape(fn, named)
+    if _broadcast_shape(fn, named + [("where", tuple(shape))]) != full:
+        raise ValueError(f"unison.{fn}: where= of shape {tuple(shape)} does not broadcast to "
+                         f"the result's shape {full}")
+
+
+def _ufunc_call(cfn, fn, np_fn, operands, out, where, casting, dtype, backend, stream,
+                dtypes, prepare=None):
+    """A call of add, hypot or clip: the plain case straight to C++; anything NumPy would cast
+    (mixed dtypes, dtype=, an out of another dtype) or mask (where=) through _as_numpy_types.
+    prepare: applied to the operands' values once their dtype is settled."""
+    if where is True and dtype is None:
+        plain = _plain(operands, out, dtypes, (1, 2))
+        if plain is not None:
+            values = plain[0] if prepare is None else prepare(plain[0])
+            cfn(*values, plain[1], _backend(fn, backend), _stream_of(stream, [plain[1]]))
+            return plain[1]
+    operands, out, result, into = _as_numpy_types(fn, np_fn, operands, out, where, casting,
+                                                  dtype, dtypes)
+    if prepare is not None:
+        operands = [(n, v, m) for (n, _, m), v in
+                    zip(operands, prepare([v for _, v, _ in operands]))]
+    values, out, made = _elementwise(fn, operands, out, dtypes, None)
+    _run(cfn, values, out, _backend(fn, backend), _stream_of(stream, [out]))
+    if into is not None:
+        _masked_copy(fn, into, out, where)
+    return made if result is None else result
+
+
+def _strides_of(a):
+    """a's strides in elements, None where it states none."""
+    if _library(a) == "torch":
+        return tuple(a.stride())
+    strides = getattr(a, "strides", None)
+    if strides is None:
+        return None
+    size = _numpy_dtype(a).itemsize
+    return tuple(s // size for s in strides)
+
+
+def _viewed(a, shape, strides):
+    """a's memory viewed with the given shape and strides (in elements): no copy."""
+    lib = _library(a)
+    if lib == "torch":
+        return a.as_strided(shape, strides)
+    size = _numpy_dtype(a).itemsize
+    tricks = _sys.modules[lib].lib.stride_tricks
+    return tricks.as_strided(a, shape, tuple(s * size for s in strides))
+
+
+def _run(cfn, values, out, backend, stream):
+    """cfn on operands and out of one shape of any rank: past rank 2, the axes merged where
+    every array's strides allow it (no copy), else one call a 2-D slice."""
+    shape = _shape_of(out)
+    if shape is None or len(shape) <= 2:
+        cfn(*values, out, backend, stream)
+        return
+    arrays = [i for i, v in enumerate(values) if not isinstance(v, (bool, int, float))]
+    strides = [_strides_of(values[i]) for i in arrays] + [_strides_of(out)]
+    if all(s is not None for s in strides) and _library(out) in ("numpy", "cupy", "torch"):
+        dims, st = list(shape), [list(s) for s in strides]
+        i = len(dims) - 2
+        while i >= 0 and len(dims) > 2:
+            if dims[i + 1] == 1 or dims[i] == 1 or all(s[i] == s[i + 1] * dims[i + 1] for s in st):
+                keep = i + 1 if dims[i] == 1 or dims[i + 1] != 1 else i
+                for s in st:
+                    s[i] = s[keep]
+                    del s[i + 1]
+                dims[i] *= dims[i + 1]
+                del dims[i + 1]
+            i = min(i, len(dims) - 1) - 1
+        if len(dims) <= 2:
+            views = list(values)
+            for k, i in enumerate(arrays):
+                views[i] = _viewed(values[i], tuple(dims), tuple(st[k]))
+            cfn(*views, _viewed(out, tuple(dims), tuple(st[-1])), backend, stream)
+            return
+    import itertools
+    for index in itertools.product(*(range(n) for n in shape[:-2])):
+        cfn(*[v if isinstance(v, (bool, int, float)) else v[index] for v in values], out[index],
+            backend, stream)
+
+
+def _numpy_function(name):
+    import numpy
+    return getattr(numpy, name)
 
 
 def add(x, y, out=None, *, where=True, casting="same_kind", dtype=None, backend=None,
         stream=None):
-    """out = x + y, element by element (float32, float64, int32, int64). x and y: arrays,
-    array_likes or numbers, broadcast together as NumPy does; the arrays of one dtype (Unison
-    converts nothing: float32 + float64 is refused). NumPy's keywords: casting= any of NumPy's
-    words (with one dtype there is nothing to cast); dtype= that dtype or None; where= True."""
-    return _call_binary(_unison.add, "add", x, y, out, where, casting, dtype, backend, stream,
-                        _ARITH)
+    """out = x + y, element by element, computed in float32, float64, int32 or int64. x and y:
+    arrays, array_likes or numbers, broadcast together as NumPy does. Dtypes as NumPy's add:
+    the dtype NumPy computes in (mixed dtypes, dtype=) and NumPy's casting= into out, the
+    operands converted where their dtype differs (a temporary each); where= as NumPy's."""
+    _check_casting("add", casting)
+    return _ufunc_call(_unison.add, "add", _numpy_function("add"), [("x", x, True),
+                       ("y", y, True)], out, where, casting, dtype, backend, stream, _ARITH)
 
 
 def hypot(x, y, out=None, *, where=True, casting="same_kind", dtype=None, backend=None,
           stream=None):
-    """out = sqrt(x² + y²) without overflow (float32, float64; broadcast and NumPy's keywords
-    as add)."""
-    return _call_binary(_unison.hypot, "hypot", x, y, out, where, casting, dtype, backend,
-                        stream, _FLOATS)
+    """out = sqrt(x² + y²) without overflow, computed in float32 or float64 (integers as
+    NumPy's hypot: in float64); broadcasting, dtypes and keywords as add."""
+    _check_casting("hypot", casting)
+    return _ufunc_call(_unison.hypot, "hypot", _numpy_function("hypot"), [("x", x, True),
+                       ("y", y, True)], out, where, casting, dtype, backend, stream, _FLOATS)
 
 
 def gaussian_pdf(x, mean=0.0, sigma=1.0, out=None, *, backend=None, stream=None):
@@ -664,26 +865,30 @@ def _no_bound(fn, x, out, lower):
     return -_math.inf if lower else _math.inf
 
 
-def clip(x, lo, hi, out=None, *, where=True, casting="same_kind", dtype=None, backend=None,
+def clip(x, lo, hi, out=None, *, where=True, casting=None, dtype=None, backend=None,
          stream=None):
-    """x limited to [lo, hi], as NumPy's clip (float32, float64, int32, int64): lo or hi may be
-    None (no bound on that side), numbers or arrays broadcast with x; where lo > hi the result
-    is hi, and a NaN in x or in a bound gives NaN, as NumPy (since 1.25). NumPy's keywords as
-    add."""
-    _ufunc_keywords("clip", where, casting, dtype)
+    """x limited to [lo, hi], as NumPy's clip, computed in float32, float64, int32 or int64: lo
+    or hi may be None (no bound on that side), numbers or arrays broadcast with x; where lo > hi
+    the result is hi, and a NaN in x or in a bound gives NaN, as NumPy (since 1.25). Dtypes and
+    keywords as add; casting=None (the default) is NumPy's clip's own rule."""
+    _check_casting("clip", casting, none_allowed=True)
     if lo is None and hi is None:
         raise ValueError("unison.clip: lo and hi are both None: one of max or min must be given")
     if lo is None:
         lo = _no_bound("clip", x, out, True)
     if hi is None:
         hi = _no_bound("clip", x, out, False)
+    return _ufunc_call(_unison.clip, "clip", _numpy_function("clip"),
+                       [("x", x, False), ("lo", lo, True), ("hi", hi, True)], out, where,
+                       casting, dtype, backend, stream, _ARITH, _hi_over_lo)
+
+
+def _hi_over_lo(values):
+    """NumPy's rule for number bounds with lo > hi: hi everywhere (a NaN x stays NaN)."""
+    x, lo, hi = values
     if _is_number(lo) and _is_number(hi) and lo > hi:
-        lo = hi  # NumPy's rule: hi everywhere (a NaN x stays NaN)
-    (x, lo, hi), out, result = _elementwise(
-        "clip", [("x", x, False), ("lo", lo, True), ("hi", hi, True)], out, _ARITH)
-    _check_dtype("clip", dtype, out)
-    _unison.clip(x, lo, hi, out, _backend("clip", backend), _stream_of(stream, [out]))
-    return result
+        lo = hi
+    return [x, lo, hi]
 
 
 def make_pulses(t, noise, period, amplitude, out=None, *, backend=None, stream=None):
@@ -792,7 +997,7 @@ def histogram(x, *args, bins=None, range=None, counts=None, weights=None, densit
                             "number of bins is not supported for weighted data (as NumPy)")
         x = _input(fn, "x", x)
         _require(fn, "x", x, _ARITH, (1,))
-        bins = _estimated_edges(fn, x, bins, range, backend, stream)
+        bins = _estimated_edges(fn, x, bins, range)
     if isinstance(bins, (list, tuple)) or _is_array(bins) and getattr(bins, "ndim", 0) != 0:
         return _density(*_histogram_over_edges(x, bins, counts, weights, backend, stream), density)
     bins = _integer(fn, "bins", bins, 1)
@@ -832,7 +1037,7 @@ def histogram_bin_edges(x, bins=10, range=None, weights=None, *, backend=None, s
     x = _input(fn, "x", x)
     _require(fn, "x", x, _ARITH, (1,))
     if isinstance(bins, str):
-        return _edges_like(x, _estimated_edges(fn, x, bins, range, backend, stream), None)
+        return _edges_like(x, _estimated_edges(fn, x, bins, range), None)
     bins = _integer(fn, "bins", bins, 1)
     lo, hi = _outer_edges(fn, x, range)
     return _edges_like(x, _unison._histogram_edges(lo, hi, bins))
@@ -885,7 +1090,7 @@ def _host_copy(x):
     return numpy.asarray(x)
 
 
-def _estimated_edges(fn, x, name, range, backend, stream):
+def _estimated_edges(fn, x, name, range):
     """The edges NumPy's estimator `name` gives for x, as NumPy computes them (a NumPy array):
     the width each estimator gives, from the values inside the range in float64; ceil((hi - lo)
     / width) bins (one where the width is 0); the edges np.linspace(lo, hi, bins + 1) in x's
@@ -896,9 +1101,10 @@ def _estimated_edges(fn, x, name, range, backend, stream):
                          + ", ".join(repr(e) for e in _ESTIMATORS))
     lo, hi = _outer_edges(fn, x, range)
     dtype = _numpy_dtype(x) if _numpy_dtype(x).kind == "f" else np.dtype(np.float64)
-    v = _host_copy(x).astype(np.float64)
+    own = _host_copy(x)
     if range is not None:
-        v = v[(v >= lo) & (v <= hi)]
+        own = own[(own >= lo) & (own <= hi)]
+    v = own.astype(np.float64)
     n = v.shape[0]
 
     def edges(bins):
@@ -923,9 +1129,8 @@ def _estimated_edges(fn, x, name, range, backend, stream):
             return 0.0
         upper = max(100, int(_math.sqrt(n)))
 
-        def risk(k):  # the leave-one-out estimate of the L2 risk of k bins
-            counts = histogram(x, edges(k), backend=backend, stream=stream)[0]
-            p = _host_copy(counts).astype(np.float64) / n
+        def risk(k):  # the leave-one-out estimate of the L2 risk of k bins (NumPy's counts)
+            p = np.histogram(own, bins=k, range=(lo, hi))[0] / n
             return (2.0 - (n + 1) * float(p.dot(p))) / (width / k)
         best = min(_builtins_range(1, upper + 1), key=risk)
         if best == upper:

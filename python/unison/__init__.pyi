@@ -30,11 +30,11 @@ def serial_below(elements: Optional[int] = None) -> int: ...
 # Element-wise: the result in out, or in a new array of the first input's library.
 Casting = Literal["no", "equiv", "safe", "same_kind", "unsafe"]
 
-def add(x: ArrayLike, y: ArrayLike, out: Optional[Array] = None, *, where: Literal[True] = True,
+def add(x: ArrayLike, y: ArrayLike, out: Optional[Array] = None, *, where: Any = True,
         casting: Casting = "same_kind", dtype: Any = None, backend: Backend = None,
         stream: Stream = None) -> Array: ...
 def hypot(x: ArrayLike, y: ArrayLike, out: Optional[Array] = None, *,
-          where: Literal[True] = True, casting: Casting = "same_kind", dtype: Any = None,
+          where: Any = True, casting: Casting = "same_kind", dtype: Any = None,
           backend: Backend = None, stream: Stream = None) -> Array: ...
 def gaussian_pdf(x: ArrayLike, mean: Number = 0.0, sigma: Number = 1.0,
                  out: Optional[Array] = None, *, backend: Backend = None,
@@ -44,8 +44,8 @@ def polar_distance(rho1: ArrayLike, theta1: ArrayLike, rho2: ArrayLike, theta2: 
                    stream: Stream = None) -> Array: ...
 def zero_suppress(waveform: ArrayLike, threshold: Number, out: Optional[Array] = None, *,
                   backend: Backend = None, stream: Stream = None) -> Array: ...
-def clip(x: ArrayLike, lo: Number, hi: Number, out: Optional[Array] = None, *,
-         where: Literal[True] = True, casting: Casting = "same_kind", dtype: Any = None,
+def clip(x: ArrayLike, lo: Any, hi: Any, out: Optional[Array] = None, *,
+         where: Any = True, casting: Optional[Casting] = None, dtype: Any = None,
          backend: Backend = None, stream: Stream = None) -> Array: ...
 def make_pulses(t: ArrayLike, noise: ArrayLike, period: Number, amplitude: Number,
                 out: Optional[Array] = None, *, backend: Backend = None,
