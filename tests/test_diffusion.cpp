@@ -253,6 +253,7 @@ template <class Exec>
 void test_sizes() {
   const long shapes[][2] = {{1, 1}, {1, 37}, {37, 1}, {3, 5}, {67, 131}, {130, 257}};
   for (auto& s : shapes) {
+    if (sanitized && s[0] == 130) continue;  // (67 x 131 crosses the same edges)
     for (int steps : {1, 4, 7}) {
       check_field<Exec, float, Kokkos::LayoutRight>(s[0], s[1], steps);
       check_field<Exec, double, Kokkos::LayoutLeft>(s[0], s[1], steps);
@@ -262,23 +263,25 @@ void test_sizes() {
   check_field<Exec, float, Kokkos::LayoutLeft>(67, 131, 5);
   const long strips[][2] = {{1, 1}, {1, 9}, {9, 1}, {17, 8}, {67, 131}, {130, 260}};
   for (auto& s : strips) {
+    if (sanitized && s[0] == 130) continue;
     check_strips<Exec, float, Kokkos::LayoutRight>(s[0], s[1], 3);
     check_strips<Exec, double, Kokkos::LayoutRight>(s[0], s[1], 4);
     check_strips<Exec, float, Kokkos::LayoutLeft>(s[0], s[1], 5);
   }
 }
 
-// The seed size, a few steps: tiled and blocked against plain and the reference.
+// The seed size, a few steps: tiled and blocked against plain and the reference. (Sanitised: 67
+// rows of 2051, wider than the CPU kernels' column tiles, as 2000 is wider than the blocked ones.)
 template <class Exec>
 void test_seed_size() {
   Exec exec;
-  const long n = 2000;
+  const long n = sanitized ? 67 : 2000, m = sanitized ? 2051 : 2000;
   const int steps = 3;
-  Field<Exec, float, Kokkos::LayoutRight> f0("f0", n, n), f("f", n, n), lapl("lapl", n, n),
-      b("b", n, n);
+  Field<Exec, float, Kokkos::LayoutRight> f0("f0", n, m), f("f", n, m), lapl("lapl", n, m),
+      b("b", n, m);
   unison::jagged_field(exec, f0);
   std::vector<double> ref = to_host(f0), ref_lapl;
-  reference(ref, ref_lapl, n, n, steps, 0.25);
+  reference(ref, ref_lapl, n, m, steps, 0.25);
   Kokkos::deep_copy(f, f0);
   for (int s = 0; s < steps; ++s) {
     unison::diffusion_step(exec, f, b, lapl, 0.25, StencilAlgorithm::plain);
@@ -544,6 +547,7 @@ template <class Exec>
 void test_history() {
   const long shapes[][2] = {{1, 1}, {1, 37}, {37, 1}, {3, 5}, {5, 3}, {67, 131}, {130, 257}};
   for (auto& s : shapes) {
+    if (sanitized && s[0] == 130) continue;  // (67 x 131 crosses the same edges)
     check_history<Exec, float, Kokkos::LayoutRight>(s[0], s[1], 11);
     check_history<Exec, double, Kokkos::LayoutLeft>(s[0], s[1], 5);
   }
