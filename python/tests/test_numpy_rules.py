@@ -2,6 +2,8 @@
 convolve's and clip's conventions, the histogram's NumPy form), and every refusal as a
 ValueError or TypeError naming the function and the argument as the caller named it."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -539,8 +541,8 @@ def test_ufunc_keywords(rng, ours, theirs):
     for casting in ("no", "equiv", "safe", "same_kind", "unsafe"):
         try:
             theirs(x, y, casting=casting, dtype=np.float64)
-        except TypeError:  # clip's int bound with casting="no": NumPy's refusal
-            with pytest.raises(TypeError, match=r"Cannot cast ufunc 'clip' input"):
+        except TypeError as e:  # clip's int bound with casting="no": NumPy's own refusal
+            with pytest.raises(TypeError, match=re.escape(str(e))):
                 ours(x, y, casting=casting, dtype=np.float64)
             continue
         same(ours(x, y, casting=casting, dtype=np.float64), want, fn)
@@ -548,15 +550,17 @@ def test_ufunc_keywords(rng, ours, theirs):
          theirs(x, y, dtype="float32", casting="same_kind"), fn)
     with pytest.raises(ValueError, match=r"casting is 'sometimes': casting must be one of 'no'"):
         ours(x, y, casting="sometimes")
-    with pytest.raises(TypeError, match=r"Cannot cast ufunc '\w+' input"):
+    with pytest.raises(TypeError) as e:
+        theirs(x, y, dtype=np.float32, casting="safe")
+    with pytest.raises(TypeError, match=re.escape(str(e.value))):
         ours(x, y, dtype=np.float32, casting="safe")  # NumPy's own refusal
     for out_dtype in ("float32", "int32", "int64"):
         for casting in ("same_kind", "unsafe"):
             out, out_np = np.full((5, 3), 7, out_dtype), np.full((5, 3), 7, out_dtype)
             try:
                 theirs(x, y, out=out_np, casting=casting)
-            except TypeError:
-                with pytest.raises(TypeError, match=r"Cannot cast ufunc '\w+' output"):
+            except TypeError as e:
+                with pytest.raises(TypeError, match=re.escape(str(e))):
                     ours(x, y, out=out, casting=casting)
                 assert (out == 7).all()  # refused before anything is written
                 continue
@@ -595,7 +599,13 @@ def test_integer_arrays_take_python_ints_they_hold(dtype):
     with pytest.raises(ValueError, match=rf"unison.add: y is {2**70}, which {dtype} cannot hold"):
         unison.add(x, 2**70)
     for lo in (0.5, np.float64(0), 2**40, -(2**63), 2**63):  # NumPy's result dtype and values
-        got, want = unison.clip(x, lo, 3), np.clip(x, lo, 3)
+        try:
+            want = np.clip(x, lo, 3)
+        except OverflowError:  # NumPy 2: an int its dtype cannot hold
+            with pytest.raises(ValueError, match=rf"unison.clip: .*{lo}"):
+                unison.clip(x, lo, 3)
+            continue
+        got = unison.clip(x, lo, 3)
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
 

@@ -667,7 +667,14 @@ def _as_numpy_types(fn, np_fn, operands, out, where, casting, dtype, dtypes):
         if out is not None:
             np_fn(*probes, out=np.zeros(1, _numpy_dtype(out)), **keywords)
     except OverflowError as e:  # NumPy 2: a Python int the arrays' dtype cannot hold
-        raise ValueError(f"unison.{fn}: {e}") from None
+        big = max(((n, v) for n, v, _ in converted if type(v) is int), key=lambda nv: abs(nv[1]),
+                  default=None)
+        if big is None:
+            raise ValueError(f"unison.{fn}: {e}") from None
+        held = next((_dtype_name(a) for _, a, _ in converted if _is_array(a) and
+                     not isinstance(a, _numbers.Number)), "int64")
+        raise ValueError(f"unison.{fn}: {big[0]} is {big[1]}, which {held} cannot hold "
+                         f"({e})") from None
     big = [(n, v) for n, v, _ in converted if type(v) is int and not -2**63 <= v < 2**64]
     if loop == object and big:  # a Python int too large for any integer dtype (NumPy 1.x)
         arrays = [a for _, a, _ in converted if _is_array(a) and
@@ -1091,77 +1098,14 @@ def _host_copy(x):
 
 
 def _estimated_edges(fn, x, name, range):
-    """The edges NumPy's estimator `name` gives for x, as NumPy computes them (a NumPy array):
-    the width each estimator gives, from the values inside the range in float64; ceil((hi - lo)
-    / width) bins (one where the width is 0); the edges np.linspace(lo, hi, bins + 1) in x's
-    dtype (float64 for integers). The statistics are NumPy's, on a host copy of a device x."""
+    """The edges NumPy's estimator `name` gives for x: NumPy's own histogram_bin_edges, on a
+    host copy of a device x (the installed NumPy's rules, its warnings included)."""
     import numpy as np
     if name not in _ESTIMATORS:
         raise ValueError(f"unison.{fn}: bins is {name!r}, not one of NumPy's estimators: "
                          + ", ".join(repr(e) for e in _ESTIMATORS))
-    lo, hi = _outer_edges(fn, x, range)
-    dtype = _numpy_dtype(x) if _numpy_dtype(x).kind == "f" else np.dtype(np.float64)
-    own = _host_copy(x)
-    if range is not None:
-        own = own[(own >= lo) & (own <= hi)]
-    v = own.astype(np.float64)
-    n = v.shape[0]
-
-    def edges(bins):
-        return np.linspace(lo, hi, bins + 1, endpoint=True, dtype=dtype)
-
-    if n == 0:
-        return edges(1)
-
-    def ptp():
-        return float(v.max() - v.min())
-
-    def sturges():
-        return ptp() / (_math.log2(n) + 1.0)
-
-    def fd():
-        q75, q25 = np.percentile(v, [75, 25])
-        return 2.0 * float(q75 - q25) * n ** (-1.0 / 3.0)
-
-    def stone():
-        width = ptp()
-        if n <= 1 or width == 0:
-            return 0.0
-        upper = max(100, int(_math.sqrt(n)))
-
-        def risk(k):  # the leave-one-out estimate of the L2 risk of k bins (NumPy's counts)
-            p = np.histogram(own, bins=k, range=(lo, hi))[0] / n
-            return (2.0 - (n + 1) * float(p.dot(p))) / (width / k)
-        best = min(_builtins_range(1, upper + 1), key=risk)
-        if best == upper:
-            import warnings
-            warnings.warn("The number of bins estimated may be suboptimal.", RuntimeWarning,
-                          stacklevel=4)
-        return width / best
-
-    def doane():
-        if n > 2:
-            sigma = float(v.std())
-            if sigma > 0.0:
-                g1 = float((((v - v.mean()) / sigma) ** 3).mean())
-                sg1 = _math.sqrt(6.0 * (n - 2) / ((n + 1.0) * (n + 3)))
-                return ptp() / (1.0 + _math.log2(n) + _math.log2(1.0 + abs(g1) / sg1))
-        return 0.0
-
-    width = {
-        "sqrt": lambda: ptp() / _math.sqrt(n),
-        "sturges": sturges,
-        "rice": lambda: ptp() / (2.0 * n ** (1.0 / 3.0)),
-        "scott": lambda: (24.0 * _math.pi ** 0.5 / n) ** (1.0 / 3.0) * float(v.std()),
-        "fd": fd,
-        "doane": doane,
-        "stone": stone,
-        "auto": lambda: min(fd(), sturges()) if fd() else sturges(),
-    }[name]()
-    return edges(max(int(_math.ceil((hi - lo) / width)) if width else 1, 1))
-
-
-_builtins_range = range
+    _outer_edges(fn, x, range)  # (a range or values that are not finite, in Unison's words)
+    return np.histogram_bin_edges(_host_copy(x), name, range)
 
 
 def _edges_like(c, edges, dtype="float64"):
