@@ -63,7 +63,7 @@ def test_convolve_extent_refusals():
         unison.convolve_extent(0, 3)
     with pytest.raises(TypeError, match=r"unison.convolve_extent: m is 2.5, not an integer"):
         unison.convolve_extent(3, 2.5)
-    with pytest.raises(ValueError, match=r"mode is 'wide', expected 'full', 'same' or 'valid'"):
+    with pytest.raises(ValueError, match=r"mode is 'wide', expected 'valid', 'same' or 'full'"):
         unison.convolve_extent(3, 2, "wide")
     with pytest.raises(ValueError, match=r"unison.convolve: k \(float64, shape \(0,\), \w+\) "
                                          r"is empty"):
@@ -79,9 +79,11 @@ def test_convolve_modes_as_numpy(rng):
         with pytest.warns(DeprecationWarning, match=rf"mode '{short}' taken as '{word}'"):
             np.testing.assert_array_equal(unison.convolve(x, k, short),
                                           unison.convolve(x, k, word))
-    with pytest.raises(ValueError, match=r"mode is -1, expected 0 \(valid\), 1 \(same\) or 2"):
+    with pytest.raises(ValueError, match=r"mode is -1, expected 0, 1 or 2 \(NumPy's 0 for 'valid', "
+                                         r"1 for 'same', 2 for 'full'\)"):
         unison.convolve(x, k, -1)
-    with pytest.raises(TypeError, match=r"mode is None, expected 'full', 'same' or 'valid'"):
+    with pytest.raises(TypeError, match=r"mode is None, expected 'valid', 'same' or 'full' "
+                                        r"\(or NumPy's 0, 1 or 2\)"):
         unison.convolve(x, k, None)
-    with pytest.raises(ValueError, match=r"mode is 'middle', expected 'full', 'same' or"):
+    with pytest.raises(ValueError, match=r"mode is 'middle', expected 'valid', 'same' or"):
         unison.convolve(x, k, "middle")

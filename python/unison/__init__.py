@@ -3,7 +3,8 @@
 Every function takes NumPy, CuPy, PyTorch or Numba arrays (any object that speaks DLPack, the
 CUDA Array Interface or the buffer protocol) and works on their memory in place: no copy, no
 conversion, but where NumPy's ufuncs convert (add, hypot and clip: mixed dtypes, dtype=, an out=
-of another dtype, where=), which go through a temporary as NumPy's do. Arrays in host memory run on the OpenMP backend (``backend="serial"`` for Serial),
+of another dtype, where=), which go through a temporary as NumPy's do. Arrays in host memory run
+on the OpenMP backend (``backend="serial"`` for Serial),
 arrays in CUDA device memory on the Cuda backend, on the caller's current stream (CuPy's,
 PyTorch's) or on ``stream=``. The result goes into ``out=`` when it is given, else into a new
 array of the first input's library, which the function returns.

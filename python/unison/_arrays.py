@@ -7,7 +7,8 @@ import sys as _sys
 from . import _unison
 
 
-_BACKENDS = tuple(_unison.known_backends)  # the compiled half's list
+_CHOICES = _unison.choices  # each choice's words, as the compiled half takes them
+_BACKENDS = _CHOICES["backend"]
 
 
 _FLOATS = ("float32", "float64")
@@ -81,6 +82,12 @@ def _real(fn, name, v):
             pass
         raise TypeError(f"unison.{fn}: {name} is {v!r}, not a real number")
     return float(v)
+
+
+def _one_of(choices):
+    """'a', 'b' or 'c'."""
+    words = [repr(c) for c in choices]
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
 
 
 def _word(fn, name, v, choices):

@@ -3,11 +3,11 @@ import numbers as _numbers
 
 from . import _unison
 from ._arrays import (
-    _FLOATS, _backend, _check_class, _describe, _empty, _input, _integer, _require, _shape_of,
-    _stream_of, _word)
+    _CHOICES, _FLOATS, _backend, _check_class, _describe, _empty, _input, _integer, _one_of,
+    _require, _shape_of, _stream_of, _word)
 
 
-_CONVOLVE_MODES = ("valid", "same", "full")  # NumPy's integer modes 0, 1 and 2
+_CONVOLVE_MODES = _CHOICES["convolve_mode"]  # in the order of NumPy's integer modes 0, 1 and 2
 
 
 def _convolve_mode(fn, mode):
@@ -18,19 +18,20 @@ def _convolve_mode(fn, mode):
             return mode
         full = next((m for m in _CONVOLVE_MODES if mode[:1].lower() == m[0]), None)
         if full is None:
-            raise ValueError(f"unison.{fn}: mode is {mode!r}, expected 'full', 'same' or "
-                             "'valid'")
+            raise ValueError(f"unison.{fn}: mode is {mode!r}, expected "
+                             + _one_of(_CONVOLVE_MODES))
         import warnings
         warnings.warn(f"unison.{fn}: mode {mode!r} taken as {full!r}; as in NumPy, inexact and "
                       "case-insensitive mode names are deprecated", DeprecationWarning,
                       stacklevel=3)
         return full
     if isinstance(mode, bool) or not isinstance(mode, (int, _numbers.Integral)):
-        raise TypeError(f"unison.{fn}: mode is {mode!r}, expected 'full', 'same' or 'valid' "
-                        "(or NumPy's 2, 1 or 0)")
+        raise TypeError(f"unison.{fn}: mode is {mode!r}, expected {_one_of(_CONVOLVE_MODES)} "
+                        "(or NumPy's 0, 1 or 2)")
     if not 0 <= int(mode) <= 2:
-        raise ValueError(f"unison.{fn}: mode is {int(mode)}, expected 0 (valid), 1 (same) or "
-                         "2 (full)")
+        codes = ", ".join(f"{i} for {m!r}" for i, m in enumerate(_CONVOLVE_MODES))
+        raise ValueError(f"unison.{fn}: mode is {int(mode)}, expected "
+                         f"{_one_of(range(len(_CONVOLVE_MODES)))} (NumPy's {codes})")
     return _CONVOLVE_MODES[int(mode)]
 
 
@@ -47,11 +48,11 @@ def convolve_extent(n, m, mode="full"):
 
 def convolve(x, k, mode="full", out=None, *, algorithm="automatic", backend=None, stream=None):
     """np.convolve(x, k, mode) for rank-1 float32 or float64 arrays; mode "full", "same" or
-    "valid" (or NumPy's 2, 1 and 0); algorithm "automatic", "direct" or "tiled" (the same bits). As np.convolve, the
-    longer of x and k is taken as the signal."""
+    "valid" (or NumPy's 2, 1 and 0); algorithm "automatic", "direct" or "tiled" (the same bits).
+    As np.convolve, the longer of x and k is taken as the signal."""
     fn = "convolve"
     mode = _convolve_mode(fn, mode)
-    algorithm = _word(fn, "algorithm", algorithm, ("automatic", "direct", "tiled"))
+    algorithm = _word(fn, "algorithm", algorithm, _CHOICES["convolve_algorithm"])
     x = _input(fn, "x", x, out)
     k = _input(fn, "k", k, x)
     if out is None:

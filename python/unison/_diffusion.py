@@ -1,11 +1,11 @@
 """The diffusion: diffusion_step, diffuse and diffuse_history."""
 from . import _unison
 from ._arrays import (
-    _FLOATS, _backend, _check_class, _empty, _input, _integer, _output, _real, _require,
-    _stream_of, _word)
+    _CHOICES, _FLOATS, _backend, _check_class, _empty, _input, _integer, _output, _real,
+    _require, _stream_of, _word)
 
 
-_STENCILS = ("automatic", "plain", "tiled", "streaming")
+_STENCILS = _CHOICES["stencil_algorithm"]
 
 
 def diffusion_step(f, coeff, f_next=None, lapl=None, *, algorithm="automatic", backend=None,
@@ -39,7 +39,7 @@ def diffuse(f, steps, coeff, lapl=None, *, laplacian="every_step", algorithm="au
     f = _output(fn, "f", f)
     steps = _integer(fn, "steps", steps, 0)
     coeff = _real(fn, "coeff", coeff)
-    laplacian = _word(fn, "laplacian", laplacian, ("every_step", "final_only"))
+    laplacian = _word(fn, "laplacian", laplacian, _CHOICES["laplacian"])
     algorithm = _word(fn, "algorithm", algorithm, _STENCILS)
     tile_rows = _integer(fn, "tile_rows", tile_rows, 0)
     tile_cols = _integer(fn, "tile_cols", tile_cols, 0)

@@ -4,9 +4,9 @@ import sys as _sys
 
 from . import _arrays, _unison
 from ._arrays import (
-    _FLOATS, _backend, _broadcast_shape, _broadcast_to, _convert, _dtype_name, _empty, _given,
-    _is_integer, _is_number, _output, _real, _require, _scalar, _shape_of,
-    _stream_of, _word)
+    _CHOICES, _FLOATS, _backend, _broadcast_shape, _broadcast_to, _convert, _dtype_name, _empty,
+    _given, _is_integer, _is_number, _output, _real, _require, _scalar, _shape_of, _stream_of,
+    _word)
 
 
 _EXACT = 2**53  # the integers up to this size are doubles exactly
@@ -189,7 +189,7 @@ def make_pulses(t, noise, period, amplitude, out=None, *, backend=None, stream=N
 def hidden_layer(greyscales, weights, out=None, *, fusion="fused", backend=None, stream=None):
     """The tutorial's hidden layer: tanh(greyscales / 255 * weights) (rank 1; the result is
     like weights)."""
-    fusion = _word("hidden_layer", "fusion", fusion, ("fused", "separate"))
+    fusion = _word("hidden_layer", "fusion", fusion, _CHOICES["fusion"])
     (w, g), out, result = _elementwise(
         "hidden_layer", [("weights", weights, False), ("greyscales", greyscales, False)], out,
         _FLOATS, (1,))

@@ -21,7 +21,8 @@ def histogram(x, *args, bins=None, range=None, counts=None, weights=None, densit
     'sturges', 'sqrt'; the number of equal bins chosen as NumPy chooses it);
     weights (an array like x: float32, float64, int32 or int64) sums each bin's weights instead
     of counting, in the weights' dtype (added in double, in an order that gives the same bits
-    on every backend and thread count; integers exactly, in 64 bits); density=True divides by the bin widths and the total, as NumPy.
+    on every backend and thread count; integers exactly, in 64 bits); density=True divides by
+    the bin widths and the total, as NumPy.
     Differs from NumPy: equal bins have Unison's exact edges (below).
 
     Unison's: ``histogram(x, xmin, xmax, counts=None, *, bins=None)`` counts into counts (int64 or

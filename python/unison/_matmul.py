@@ -1,6 +1,7 @@
 """The matmul-reduce: matmul_reduce."""
 from . import _unison
-from ._arrays import _FLOATS, _backend, _check_class, _empty, _input, _require, _stream_of, _word
+from ._arrays import (
+    _CHOICES, _FLOATS, _backend, _check_class, _empty, _input, _require, _stream_of, _word)
 
 
 def matmul_reduce(A, B, out=None, *, method="automatic", backend=None, stream=None):
@@ -8,7 +9,7 @@ def matmul_reduce(A, B, out=None, *, method="automatic", backend=None, stream=No
     n; method "automatic", "tiled", "gemm" (A and B both C-ordered or both Fortran-ordered) or
     "reassociated". The gemm and reassociated methods' temporary memory is kept between calls."""
     fn = "matmul_reduce"
-    method = _word(fn, "method", method, ("automatic", "tiled", "gemm", "reassociated"))
+    method = _word(fn, "method", method, _CHOICES["matmul_method"])
     A = _input(fn, "A", A, out)
     B = _input(fn, "B", B, A)
     if out is None:

@@ -8,7 +8,7 @@ from . import _unison
 from ._arrays import (
     _ARITH, _FLOATS, _backend, _broadcast_shape, _convert, _describe, _dtype_name, _empty,
     _given, _host_copy, _input, _is_array, _is_number, _library, _numpy_dtype, _output,
-    _scalar, _shape_of, _stream_of)
+    _one_of, _scalar, _shape_of, _stream_of)
 from ._elementwise import _elementwise, _plain
 
 
@@ -129,7 +129,7 @@ def _as_numpy_types(fn, np_fn, operands, out, where, casting, dtype, dtypes):
                        named[0] if named else (None, None))
         what = _describe(name, a) if a is not None else "the numbers"
         raise TypeError(f"unison.{fn}: {what}: NumPy computes this call in {loop.name}, which "
-                        "Unison does not: expected " + ", ".join(dtypes[:-1]) + " or " + dtypes[-1])
+                        "Unison does not: expected " + _one_of(dtypes).replace("'", ""))
     values = []
     for name, v, may_be_scalar in converted:
         if _is_array(v) and not isinstance(v, _numbers.Number) and _numpy_dtype(v) != loop:
