@@ -1,10 +1,19 @@
 // The convolution (unison/convolve.hpp): convolve, convolve_extent.
 #include "bindings.hpp"
+#include "choices.hpp"
 
 #include <unison/convolve.hpp>
 
 namespace unison::python {
 namespace {
+
+// (In NumPy's order of its integer modes, 0, 1 and 2.)
+constexpr Choices<ConvolveMode, 3> convolve_modes{
+    {{"valid", ConvolveMode::valid}, {"same", ConvolveMode::same}, {"full", ConvolveMode::full}}};
+constexpr Choices<ConvolveAlgorithm, 3> convolve_algorithms{
+    {{"automatic", ConvolveAlgorithm::automatic},
+     {"direct", ConvolveAlgorithm::direct},
+     {"tiled", ConvolveAlgorithm::tiled}}};
 
 using std::string;
 
@@ -15,18 +24,8 @@ void convolve(py::object x, py::object k, py::object y, const string& mode, cons
   call.require_rank(ya, 1);
   const ArrayRef& xa = call.array(x, "x", Role::input, ya, 1);
   const ArrayRef& ka = call.array(k, "k", Role::input, ya, 1);
-  ConvolveMode m{};
-  if (mode == "full") m = ConvolveMode::full;
-  else if (mode == "same") m = ConvolveMode::same;
-  else if (mode == "valid") m = ConvolveMode::valid;
-  else refuse(call.fn(), "mode is '" + mode + "', expected 'full', 'same' or 'valid'");
-  ConvolveAlgorithm a{};
-  if (algorithm == "automatic") a = ConvolveAlgorithm::automatic;
-  else if (algorithm == "direct") a = ConvolveAlgorithm::direct;
-  else if (algorithm == "tiled") a = ConvolveAlgorithm::tiled;
-  else
-    refuse(call.fn(),
-           "algorithm is '" + algorithm + "', expected 'automatic', 'direct' or 'tiled'");
+  const ConvolveMode m = choose(call.fn(), "mode", convolve_modes, mode);
+  const ConvolveAlgorithm a = choose(call.fn(), "algorithm", convolve_algorithms, algorithm);
   on_float(call.fn(), ya, [&](auto t) {
     using T = decltype(t);
     call.run([&](const auto& exec) {
@@ -44,13 +43,10 @@ void bind_convolve(py::module_& m) {
   m.def("convolve", &convolve, arg("x"), arg("k"), arg("y"), arg("mode"), arg("algorithm"),
         arg("backend"), arg("stream"));
   m.def("convolve_extent", [](std::int64_t n, std::int64_t k, const string& mode) {
-    if (mode != "full" && mode != "same" && mode != "valid")
-      refuse("unison.convolve", "mode is '" + mode + "', expected 'full', 'same' or 'valid'");
-    return unison::convolve_extent(n, k,
-                                   mode == "full"   ? ConvolveMode::full
-                                   : mode == "same" ? ConvolveMode::same
-                                                    : ConvolveMode::valid);
+    return unison::convolve_extent(n, k, choose("unison.convolve", "mode", convolve_modes, mode));
   });
+  export_choices(m, "convolve_mode", convolve_modes);
+  export_choices(m, "convolve_algorithm", convolve_algorithms);
 }
 
 }  // namespace unison::python

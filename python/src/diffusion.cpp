@@ -1,6 +1,7 @@
 // The diffusion (unison/diffusion.hpp): diffusion_step, diffuse, diffuse_history. Fields are
 // rank-2 float32 or float64 arrays of any layout.
 #include "bindings.hpp"
+#include "choices.hpp"
 
 #include <unison/diffusion.hpp>
 
@@ -11,12 +12,16 @@ namespace {
 
 using std::string;
 
+constexpr Choices<StencilAlgorithm, 4> stencil_algorithms{
+    {{"automatic", StencilAlgorithm::automatic},
+     {"plain", StencilAlgorithm::plain},
+     {"tiled", StencilAlgorithm::tiled},
+     {"streaming", StencilAlgorithm::streaming}}};
+constexpr Choices<Laplacian, 2> laplacians{
+    {{"every_step", Laplacian::every_step}, {"final_only", Laplacian::final_only}}};
+
 StencilAlgorithm algorithm_of(const string& fn, const string& a) {
-  if (a == "automatic") return StencilAlgorithm::automatic;
-  if (a == "plain") return StencilAlgorithm::plain;
-  if (a == "tiled") return StencilAlgorithm::tiled;
-  if (a == "streaming") return StencilAlgorithm::streaming;
-  refuse(fn, "algorithm is '" + a + "', expected 'automatic', 'plain', 'tiled' or 'streaming'");
+  return choose(fn, "algorithm", stencil_algorithms, a);
 }
 
 DiffusionOptions options_of(const string& fn, const string& algorithm, int tile_rows, int tile_cols,
@@ -54,9 +59,7 @@ void diffuse(py::object f, std::int64_t steps, double coeff, py::object lapl,
   const ArrayRef& fa = call.array(f, "f", Role::output);
   call.require_rank(fa, 2);
   const ArrayRef& la = call.array(lapl, "lapl", Role::output, fa, 2);
-  if (laplacian != "every_step" && laplacian != "final_only")
-    refuse(call.fn(), "laplacian is '" + laplacian + "', expected 'every_step' or 'final_only'");
-  const Laplacian which = laplacian == "every_step" ? Laplacian::every_step : Laplacian::final_only;
+  const Laplacian which = choose(call.fn(), "laplacian", laplacians, laplacian);
   const DiffusionOptions o = options_of(call.fn(), algorithm, tile_rows, tile_cols, steps_per_pass);
   // On a host backend the steps run in chunks of about interrupt_work() cell updates (whole
   // passes: a multiple of 8 steps, and of steps_per_pass), with a check for a pending signal
@@ -131,6 +134,8 @@ void bind_diffusion(py::module_& m) {
         arg("stream"));
   m.def("diffuse_history", &diffuse_history, arg("f"), arg("steps"), arg("coeff"), arg("history"),
         arg("on_history"), arg("steps_per_pass"), arg("backend"), arg("stream"));
+  export_choices(m, "stencil_algorithm", stencil_algorithms);
+  export_choices(m, "laplacian", laplacians);
 }
 
 }  // namespace unison::python

@@ -2,6 +2,7 @@
 // make_pulses, hidden_layer. Arrays of rank 1 or 2 in any layout; the operands that C++ takes
 // as scalars may be Python numbers.
 #include "bindings.hpp"
+#include "choices.hpp"
 
 #include <unison/elementwise.hpp>
 
@@ -36,6 +37,9 @@ Operand operand(Call& call, py::handle obj, const std::string& name, const Array
 }
 
 namespace {
+
+constexpr Choices<unison::Fusion, 2> fusions{
+    {{"fused", unison::Fusion::fused}, {"separate", unison::Fusion::separate}}};
 
 using std::string;
 
@@ -207,8 +211,7 @@ void make_pulses(py::object t, py::object noise, double period, double amplitude
 void hidden_layer(py::object g, py::object w, py::object out, const string& fusion,
                   const string& backend, py::object stream) {
   Call call("unison.hidden_layer", call_options(backend, stream));
-  if (fusion != "fused" && fusion != "separate")
-    refuse(call.fn(), "fusion is '" + fusion + "', expected 'fused' or 'separate'");
+  const unison::Fusion how = choose(call.fn(), "fusion", fusions, fusion);
   const ArrayRef& o = call.array(out, "out", Role::output);
   call.require_rank(o, 1);
   const ArrayRef& ga = call.array(g, "greyscales", Role::input, o, 1);
@@ -218,8 +221,7 @@ void hidden_layer(py::object g, py::object w, py::object out, const string& fusi
     call.run([&](const auto& exec) {
       using S = space_of<std::decay_t<decltype(exec)>>;
       unison::hidden_layer(exec, view_of<const T, 1, S>(ga), view_of<const T, 1, S>(wa),
-                           view_of<T, 1, S>(o),
-                           fusion == "fused" ? unison::Fusion::fused : unison::Fusion::separate);
+                           view_of<T, 1, S>(o), how);
     });
   });
 }
@@ -241,6 +243,7 @@ void bind_elementwise(py::module_& m) {
         arg("out"), arg("backend"), arg("stream"));
   m.def("hidden_layer", &hidden_layer, arg("greyscales"), arg("weights"), arg("out"), arg("fusion"),
         arg("backend"), arg("stream"));
+  export_choices(m, "fusion", fusions);
 }
 
 }  // namespace unison::python

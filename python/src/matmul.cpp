@@ -1,10 +1,16 @@
 // The matmul-reduce (unison/matmul.hpp): matmul_reduce.
 #include "bindings.hpp"
+#include "choices.hpp"
 
 #include <unison/matmul.hpp>
 
 namespace unison::python {
 namespace {
+
+constexpr Choices<MatmulMethod, 4> matmul_methods{{{"automatic", MatmulMethod::automatic},
+                                                   {"tiled", MatmulMethod::tiled},
+                                                   {"gemm", MatmulMethod::gemm},
+                                                   {"reassociated", MatmulMethod::reassociated}}};
 
 using std::string;
 
@@ -45,14 +51,7 @@ void matmul_reduce(py::object a, py::object b, py::object out, const string& met
   call.require_rank(o, 1);
   const ArrayRef& aa = call.array(a, "A", Role::input, o, 2);
   const ArrayRef& ba = call.array(b, "B", Role::input, o, 2);
-  MatmulMethod m{};
-  if (method == "automatic") m = MatmulMethod::automatic;
-  else if (method == "tiled") m = MatmulMethod::tiled;
-  else if (method == "gemm") m = MatmulMethod::gemm;
-  else if (method == "reassociated") m = MatmulMethod::reassociated;
-  else
-    refuse(call.fn(),
-           "method is '" + method + "', expected 'automatic', 'tiled', 'gemm' or 'reassociated'");
+  const MatmulMethod m = choose(call.fn(), "method", matmul_methods, method);
   // The gemm method takes A and B in one contiguous layout (Kokkos Kernels' GEMM): they are
   // passed so where both are C-ordered or both Fortran-ordered.
   const Order both = common_order(order_of(aa), order_of(ba));
@@ -79,6 +78,7 @@ void bind_matmul(py::module_& m) {
   using py::arg;
   m.def("matmul_reduce", &matmul_reduce, arg("A"), arg("B"), arg("out"), arg("method"),
         arg("backend"), arg("stream"));
+  export_choices(m, "matmul_method", matmul_methods);
 }
 
 }  // namespace unison::python

@@ -68,7 +68,9 @@ PYBIND11_MODULE(_unison, m) {
   m.attr("initialised_kokkos") = up::initialised_here;
   py::list known;
   for (const char* name : up::known_backends) known.append(name);
-  m.attr("known_backends") = py::tuple(known);
+  // Each choice's words: the backends here, the others by the binding files below (choices.hpp).
+  m.attr("choices") = py::dict();
+  m.attr("choices")["backend"] = py::tuple(known);
   // This build's: its enabled Kokkos backends (unison/backends/enabled.hpp) that the module
   // knows, by their Python names.
   m.def("backends", [] {

@@ -22,7 +22,7 @@ namespace unison::python {
 
 /// The backends the module runs on, by the names backend= takes, whether or not this build has
 /// them (unison.backends() lists those it has); Python's checks read this list
-/// (_unison.known_backends).
+/// (_unison.choices["backend"]).
 inline constexpr std::array<const char*, 3> known_backends{"openmp", "serial", "cuda"};
 
 /// The backend a caller asks for: "" (by the arrays' memory), or one of known_backends.

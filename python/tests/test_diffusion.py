@@ -130,3 +130,15 @@ def test_temporary_memory_is_kept_and_released():
         assert unison.temporary_memory_bytes() >= f.nbytes
     unison.release_temporary_memory()
     assert unison.temporary_memory_bytes() == 0
+
+
+def test_diffuse_zero_steps_is_defined(rng):
+    f = rng.standard_normal((9, 11)).astype(np.float32)
+    before = f.copy()
+    for laplacian in ("every_step", "final_only"):
+        lapl = unison.diffuse(f, 0, 0.1, laplacian=laplacian)
+        np.testing.assert_array_equal(lapl, np.zeros_like(f))
+        np.testing.assert_array_equal(f, before)
+    given = np.full_like(f, 7.0)
+    assert unison.diffuse(f, 0, 0.1, given) is given
+    np.testing.assert_array_equal(given, np.full_like(f, 7.0))  # a given lapl: untouched

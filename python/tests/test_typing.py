@@ -71,3 +71,40 @@ def test_every_function_is_typed_with_its_parameters():
         for node in stub[name]:
             assert node.returns is not None, name
             assert all(a.annotation is not None for a in node.args.args + node.args.kwonlyargs), name
+
+
+# Which choice of _unison.choices each parameter of a choice takes (the test's own table).
+CHOICE_OF = {"backend": "backend", "laplacian": "laplacian", "mode": "convolve_mode",
+             "method": "matmul_method", "fusion": "fusion"}
+ALGORITHM_OF = {"convolve": "convolve_algorithm", "diffusion_step": "stencil_algorithm",
+                "diffuse": "stencil_algorithm"}
+
+
+def test_the_stubs_choices_are_the_modules():
+    # Each choice's words are spelled once, in the binding's table (_unison.choices); the stub's
+    # literal types must name the same words.
+    tree = ast.parse(STUB.read_text())
+    aliases = {n.targets[0].id: n.value for n in tree.body
+               if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)}
+
+    def words(node):
+        found = set()
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and sub.id in aliases:
+                found |= words(aliases[sub.id])
+            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                found.add(sub.value)
+        return found
+
+    choices = unison._unison.choices
+    seen = set()
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for arg in node.args.args + node.args.kwonlyargs:
+            key = ALGORITHM_OF.get(node.name) if arg.arg == "algorithm" else CHOICE_OF.get(arg.arg)
+            if key is None:
+                continue
+            assert words(arg.annotation) == set(choices[key]), (node.name, arg.arg)
+            seen.add(key)
+    assert seen == set(choices), set(choices) - seen
