@@ -10,7 +10,8 @@ import unison
 
 pytestmark = pytest.mark.host_only  # the module's own functions, not CuPy's stand-ins
 
-STUB = pathlib.Path(getattr(unison, "__file__", "") or ".").with_name("__init__.pyi")
+_FILE = getattr(unison, "__file__", None)  # (none in CuPy's stand-in)
+STUB = pathlib.Path(_FILE).with_name("__init__.pyi") if _FILE else pathlib.Path("no stub")
 if not STUB.exists():  # (the build tree holds no stub: the source's)
     STUB = pathlib.Path(__file__).resolve().parents[1] / "unison" / "__init__.pyi"
 

@@ -6,8 +6,8 @@ import sys as _sys
 
 from . import _unison
 from ._arrays import (
-    _ARITH, _FLOATS, _backend, _broadcast_shape, _convert, _describe, _dtype_name, _empty,
-    _given, _host_copy, _input, _is_array, _is_number, _library, _numpy_dtype, _output,
+    _ARITH, _FLOATS, _backend, _broadcast_shape, _convert, _describe, _dtype_name, _empty, _given,
+    _host_copy, _input, _is_array, _is_integer, _is_number, _library, _numpy_dtype, _output,
     _one_of, _scalar, _shape_of, _stream_of)
 from ._elementwise import _elementwise, _plain
 
@@ -300,8 +300,15 @@ def clip(x, lo, hi, out=None, *, where=True, casting=None, dtype=None, backend=N
 
 
 def _hi_over_lo(values):
-    """NumPy's rule for number bounds with lo > hi: hi everywhere (a NaN x stays NaN)."""
+    """NumPy's rules for number bounds: a Python int beyond an integer x's dtype on its own side
+    is no bound (NumPy 2; NumPy 1.x computes such a call in a wider dtype), and with lo > hi the
+    result is hi everywhere (a NaN x stays NaN)."""
     x, lo, hi = values
+    if _is_integer(x):
+        import numpy as np
+        info = np.iinfo(_numpy_dtype(x))
+        lo = int(info.min) if type(lo) is int and lo < info.min else lo
+        hi = int(info.max) if type(hi) is int and hi > info.max else hi
     if _is_number(lo) and _is_number(hi) and lo > hi:
         lo = hi
     return [x, lo, hi]
