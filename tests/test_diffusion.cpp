@@ -95,8 +95,8 @@ void check_field(long nx, long ny, int steps) {
   EXPECT_TRUE(close(plain_lapl, ref_lapl, tolerance<T>() * steps)) << where;
 
   // diffusion_step with every other algorithm, chained by hand.
-  for (auto algorithm :
-       {StencilAlgorithm::automatic, StencilAlgorithm::tiled, StencilAlgorithm::streaming}) {
+  for (auto algorithm : {StencilAlgorithm::automatic, StencilAlgorithm::tiled,
+                         StencilAlgorithm::streaming, StencilAlgorithm::wavefront}) {
     Kokkos::deep_copy(a, f0);
     for (int s = 0; s < steps; ++s) {
       poison_fill(b);
@@ -194,8 +194,9 @@ void check_field(long nx, long ny, int steps) {
   }
   // The backend's own choices, and the plain algorithm through diffuse.
   for (auto which : {Laplacian::every_step, Laplacian::final_only}) {
-    for (auto algorithm : {StencilAlgorithm::automatic, StencilAlgorithm::plain,
-                           StencilAlgorithm::tiled, StencilAlgorithm::streaming}) {
+    for (auto algorithm :
+         {StencilAlgorithm::automatic, StencilAlgorithm::plain, StencilAlgorithm::tiled,
+          StencilAlgorithm::streaming, StencilAlgorithm::wavefront}) {
       DiffusionOptions options;
       options.algorithm = algorithm;
       Kokkos::deep_copy(f, f0);
@@ -249,6 +250,46 @@ void check_strips(long nx, long ny, int steps) {
   }
 }
 
+// wavefront, final_only, on every backend: each depth up to the backend's bound (an uneven last
+// pass), blocks of rows from 1 to more than the field (the backend's choice too), strips cut by
+// the right edge, whole chunks and single cells (pitch not a multiple of a thread's cells).
+template <class Exec, class T, class Layout>
+void check_wavefront(long nx, long ny, int steps) {
+  Exec exec;
+  const double coeff = 0.2;
+  Field<Exec, T, Layout> f0("f0", nx, ny), f("f", nx, ny), lapl("lapl", nx, ny), a("a", nx, ny),
+      b("b", nx, ny);
+  fill(f0, uniform<T>(-1, 1));
+  std::vector<double> ref = to_host(f0), ref_lapl;
+  reference(ref, ref_lapl, nx, ny, steps, coeff);
+  Kokkos::deep_copy(a, f0);
+  for (int s = 0; s < steps; ++s) {
+    unison::diffusion_step(exec, a, b, lapl, coeff, StencilAlgorithm::plain);
+    std::swap(a, b);
+  }
+  exec.fence();
+  const auto plain = to_host(a), plain_lapl = to_host(lapl);
+  const std::string field = std::to_string(nx) + "x" + std::to_string(ny) + ", " +
+                            std::to_string(steps) + " steps, " + typeid(Layout).name() + ", " +
+                            (sizeof(T) == 4 ? "float" : "double");
+  EXPECT_TRUE(close(plain, ref, tolerance<T>() * steps)) << field;
+  constexpr int deepest = unison::backends::DiffusionTuning<Exec>::wavefront_steps;
+  for (int per_pass : {0, 1, 3, deepest})
+    for (int rows : {0, 1, 5, 1000}) {
+      DiffusionOptions options;
+      options.algorithm = StencilAlgorithm::wavefront;
+      options.steps_per_pass = per_pass;
+      options.tile_rows = rows;
+      Kokkos::deep_copy(f, f0);
+      poison_fill(lapl);
+      unison::diffuse(exec, f, steps, coeff, lapl, Laplacian::final_only, options);
+      const std::string where = field + ", " + std::to_string(per_pass) + " per pass, blocks of " +
+                                std::to_string(rows) + " rows";
+      EXPECT_TRUE(close(to_host(f), plain, 0)) << where;
+      EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << where;
+    }
+}
+
 template <class Exec>
 void test_sizes() {
   const long shapes[][2] = {{1, 1}, {1, 37}, {37, 1}, {3, 5}, {67, 131}, {130, 257}};
@@ -268,6 +309,14 @@ void test_sizes() {
     check_strips<Exec, double, Kokkos::LayoutRight>(s[0], s[1], 4);
     check_strips<Exec, float, Kokkos::LayoutLeft>(s[0], s[1], 5);
   }
+  // Wider than a strip of every backend (496 columns of float on a GPU, 240 on a CPU), 11 steps:
+  // more than a pass of the backend's depth.
+  const long waves[][2] = {{1, 1}, {3, 5}, {29, 1024}, {37, 601}, {601, 37}};
+  for (auto& s : waves) {
+    check_wavefront<Exec, float, Kokkos::LayoutRight>(s[0], s[1], 11);
+    check_wavefront<Exec, double, Kokkos::LayoutLeft>(s[0], s[1], 11);
+  }
+  check_wavefront<Exec, float, Kokkos::LayoutLeft>(1000, 29, 6);
 }
 
 // The seed size, a few steps: tiled and blocked against plain and the reference. (Sanitised: 67
@@ -325,8 +374,9 @@ void test_stride_layouts() {
                         {"padded rows", std::size_t(ny + 5), 1, false},
                         {"padded columns", 1, std::size_t(nx + 5), false}};
   for (const Case& c : cases)
-    for (auto algorithm : {StencilAlgorithm::automatic, StencilAlgorithm::plain,
-                           StencilAlgorithm::tiled, StencilAlgorithm::streaming})
+    for (auto algorithm :
+         {StencilAlgorithm::automatic, StencilAlgorithm::plain, StencilAlgorithm::tiled,
+          StencilAlgorithm::streaming, StencilAlgorithm::wavefront})
       for (auto which : {Laplacian::every_step, Laplacian::final_only})
         for (int steps : {4, 5}) {
           DiffusionOptions options;
@@ -597,8 +647,8 @@ void check_subnormal(long nx, long ny, int steps, double coeff) {
                             std::to_string(steps) + " steps, coeff " + std::to_string(coeff) +
                             ", " + (sizeof(T) == 4 ? "float" : "double");
   EXPECT_GT(subnormal, nx * ny / 50) << where;
-  for (auto algorithm :
-       {StencilAlgorithm::streaming, StencilAlgorithm::tiled, StencilAlgorithm::automatic}) {
+  for (auto algorithm : {StencilAlgorithm::streaming, StencilAlgorithm::tiled,
+                         StencilAlgorithm::wavefront, StencilAlgorithm::automatic}) {
     const auto [got, got_lapl] = plain_steps(algorithm);
     EXPECT_TRUE(close(got, plain, 0)) << int(algorithm) << ", " << where;
     EXPECT_TRUE(close(got_lapl, plain_lapl, 0)) << int(algorithm) << ", " << where;
@@ -719,7 +769,7 @@ void test_errors() {
   blocked.algorithm = StencilAlgorithm::plain;
   EXPECT_TRUE(throws_invalid(
       [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked); }, dif,
-      {"steps_per_pass 4 needs the tiled or streaming algorithm"}));
+      {"steps_per_pass 4 needs the tiled, streaming or wavefront algorithm"}));
   blocked.algorithm = StencilAlgorithm::streaming;
   if (unison::streaming_row_blocks_v<Exec>) {  // CPU row blocks: any number of steps a pass
     EXPECT_NO_THROW(unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked));
@@ -729,6 +779,21 @@ void test_errors() {
       [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked); }, dif,
       {"steps_per_pass 4 with the streaming algorithm in strips: it runs 1 or 2"}));
   blocked.strip_rows = 0;
+  {  // wavefront: at most the backend's depth; its strips have no tile_cols
+    constexpr int deepest = unison::backends::DiffusionTuning<Exec>::wavefront_steps;
+    DiffusionOptions deep;
+    deep.algorithm = StencilAlgorithm::wavefront;
+    deep.steps_per_pass = deepest + 1;
+    EXPECT_TRUE(throws_invalid(
+        [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, deep); }, dif,
+        {"steps_per_pass " + std::to_string(deepest + 1) +
+         " with the wavefront algorithm: this backend runs at most " + std::to_string(deepest)}));
+    deep.steps_per_pass = 0;
+    deep.tile_cols = 64;
+    EXPECT_TRUE(throws_invalid(
+        [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, deep); }, dif,
+        {"tile_cols 64 does not apply to the wavefront algorithm"}));
+  }
   blocked.algorithm = StencilAlgorithm(9);
   EXPECT_TRUE(throws_invalid(
       [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked); }, dif,
@@ -1226,6 +1291,9 @@ TYPED_TEST(DiffusionDeterminism, diffusion_step_tiled) {
 TYPED_TEST(DiffusionDeterminism, diffusion_step_streaming) {
   determinism::test_step<TypeParam>(StencilAlgorithm::streaming);
 }
+TYPED_TEST(DiffusionDeterminism, diffusion_step_wavefront) {
+  determinism::test_step<TypeParam>(StencilAlgorithm::wavefront);
+}
 TYPED_TEST(DiffusionDeterminism, diffuse_every_step_plain) {
   determinism::test_diffuse<TypeParam>(StencilAlgorithm::plain, Laplacian::every_step);
 }
@@ -1243,6 +1311,9 @@ TYPED_TEST(DiffusionDeterminism, diffuse_final_only_tiled) {
 }
 TYPED_TEST(DiffusionDeterminism, diffuse_final_only_streaming) {
   determinism::test_diffuse<TypeParam>(StencilAlgorithm::streaming, Laplacian::final_only);
+}
+TYPED_TEST(DiffusionDeterminism, diffuse_final_only_wavefront) {
+  determinism::test_diffuse<TypeParam>(StencilAlgorithm::wavefront, Laplacian::final_only);
 }
 TYPED_TEST(DiffusionDeterminism, diffuse_callback_plain) {
   determinism::test_callback<TypeParam>(StencilAlgorithm::plain);
@@ -1294,7 +1365,8 @@ void test_labels(const Exec& exec) {
                {{"unison::jagged_field", {"unison::field::jagged_noise"}}, {"unison::diffuse", {}}},
                {"unison::field::", d});
   auto seen = record([&] {
-    for (auto a : {StencilAlgorithm::plain, StencilAlgorithm::tiled, StencilAlgorithm::streaming})
+    for (auto a : {StencilAlgorithm::plain, StencilAlgorithm::tiled, StencilAlgorithm::streaming,
+                   StencilAlgorithm::wavefront})
       unison::diffusion_step(exec, f, g, lapl, 0.25, a);
     unison::diffuse(exec, f, buffer, 5, 0.25, lapl, unison::Laplacian::every_step);
     unison::diffuse(exec, f, buffer, 5, 0.25, lapl, unison::Laplacian::final_only);
@@ -1310,6 +1382,7 @@ void test_labels(const Exec& exec) {
                {{"unison::diffusion_step", {d + "plain"}},
                 {"unison::diffusion_step", {d + "tiled"}},
                 {"unison::diffusion_step", {}},
+                {"unison::diffusion_step", {d + "wavefront"}},
                 {"unison::diffuse", {}},
                 {"unison::diffuse", {}},
                 {"unison::diffuse", {d + "blocked"}},
@@ -1319,7 +1392,8 @@ void test_labels(const Exec& exec) {
   expect_unison_labels(seen.labels);
   auto has = [&](const std::string& l) { return has_label(seen, l); };
   for (const char* name : {"kernel unison::field::jagged_noise", "kernel unison::diffusion::plain",
-                           "kernel unison::diffusion::tiled", "kernel unison::diffusion::blocked"})
+                           "kernel unison::diffusion::tiled", "kernel unison::diffusion::blocked",
+                           "kernel unison::diffusion::wavefront"})
     EXPECT_TRUE(has(name)) << name;
   EXPECT_TRUE(has("kernel unison::diffusion::streaming") ||
               has("kernel unison::diffusion::streaming2"));

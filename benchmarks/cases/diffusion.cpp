@@ -354,8 +354,9 @@ void add_crossover_diffusion(std::int64_t side) {
 
 template <class Exec>
 void register_backend() {
-  DiffusionOptions tiled, streaming, plain;
+  DiffusionOptions tiled, streaming, plain, wavefront;
   tiled.algorithm = StencilAlgorithm::tiled;
+  wavefront.algorithm = StencilAlgorithm::wavefront;
   streaming.algorithm = StencilAlgorithm::streaming;
   plain.algorithm = StencilAlgorithm::plain;
   add_diffusion<Exec>("every_step/tiled", Laplacian::every_step, tiled);
@@ -369,6 +370,7 @@ void register_backend() {
   add_diffusion<Exec>("every_step/history", Laplacian::every_step, {}, history);
   add_diffusion<Exec>("final_only/blocked", Laplacian::final_only, tiled);
   add_diffusion<Exec>("final_only/streaming", Laplacian::final_only, streaming);
+  add_diffusion<Exec>("final_only/wavefront", Laplacian::final_only, wavefront);
   add_diffusion<Exec>("final_only/plain", Laplacian::final_only, plain);
 
   // Launch-shape probes (what DiffusionTuning is chosen from; not on Serial): rows per strip of
@@ -421,6 +423,20 @@ void register_backend() {
     npy.npy = path;
     add_diffusion_probe<Exec>("every_step/automatic/npy_field", Laplacian::every_step, {}, npy);
   }
+  // wavefront at 8192^2 (past the caches): steps per pass, and rows a team walks (0: the
+  // backend's choice).
+  for (int per_pass : {2, 4, 6, 8})
+    for (int rows : {0, 32, 64, 128, 256}) {
+      if (per_pass > unison::backends::DiffusionTuning<Exec>::wavefront_steps) continue;
+      DiffusionOptions o = wavefront;
+      o.steps_per_pass = per_pass;
+      o.tile_rows = rows;
+      Variant large;
+      large.sizes_side = 8192;
+      add_diffusion_probe<Exec>("final_only/wavefront/steps" + std::to_string(per_pass) + "/rows" +
+                                    std::to_string(rows),
+                                Laplacian::final_only, o, large);
+    }
   if constexpr (is_gpu_v<Exec>) {
     for (int strip : {4, 8, 16, 32}) {
       DiffusionOptions o;
@@ -478,6 +494,9 @@ void register_sizes_diffusion() {
       sweep.sizes_side = side;
       add_diffusion<Exec>("every_step", Laplacian::every_step, {}, sweep);
       add_diffusion<Exec>("final_only", Laplacian::final_only, {}, sweep);
+      DiffusionOptions wavefront;
+      wavefront.algorithm = StencilAlgorithm::wavefront;
+      add_diffusion<Exec>("final_only/wavefront", Laplacian::final_only, wavefront, sweep);
     }
   });
 }

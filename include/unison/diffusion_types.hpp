@@ -24,9 +24,12 @@ namespace unison {
 /// caches with non-temporal stores), on a GPU each thread walks down a strip of rows of one
 /// 16-byte column chunk, keeping the rows above and below in registers (with two steps per pass,
 /// those of both steps, the first on the chunk widened by the cells the second reads).
-/// `automatic` is
+/// `wavefront` is deep temporal blocking (several steps per pass with Laplacian::final_only,
+/// up to the backend's `wavefront_steps`): a team walks down a strip of columns a row at a time,
+/// each step one row behind the one before, its threads keeping the rows above in registers and
+/// exchanging only the cells at their edges through team scratch. `automatic` is
 /// the backend's choice (DiffusionTuning in unison/backends/tuning.hpp).
-enum class StencilAlgorithm { automatic, plain, tiled, streaming };
+enum class StencilAlgorithm { automatic, plain, tiled, streaming, wavefront };
 
 /// Which Laplacians diffuse() writes: that of every step (each step writes lapl, and a callback
 /// can see it), or only that of the final step (which lets several steps run per pass).
@@ -36,11 +39,12 @@ enum class Laplacian { every_step, final_only };
 /// unison/backends/tuning.hpp).
 struct DiffusionOptions {
   StencilAlgorithm algorithm = StencilAlgorithm::automatic;  ///< the kernel
-  int tile_rows = 0;       ///< tile extent across the field's contiguous axis
-  int tile_cols = 0;       ///< tile extent along the contiguous axis
+  int tile_rows = 0;       ///< tile extent across the field's contiguous axis (wavefront: the
+                           ///< rows a team walks)
+  int tile_cols = 0;       ///< tile extent along the contiguous axis (not for wavefront)
   int steps_per_pass = 0;  ///< temporal blocking: diffuse with Laplacian::final_only (tiled;
-                           ///< streaming: in row blocks any, in strips 1 or 2); diffuse_history
-                           ///< with streaming
+                           ///< wavefront up to the backend's wavefront_steps; streaming: in row
+                           ///< blocks any, in strips 1 or 2); diffuse_history with streaming
   int strip_rows = 0;      ///< rows per thread of `streaming` in strips (0: the backend's form)
   int strip_prefetch = 0;  ///< rows a strip thread loads ahead, 1 to 4 (0: the backend's choice)
 };

@@ -74,6 +74,12 @@ UNISON_BACKENDS_REFUSING_TUNING(ConvolveTuning)
 /// `plain` reference kernel's cells walked as a block of whole rows per thread (CPU spaces with
 /// threads), rather than by an MDRangePolicy (GPUs: a thread per cell; Serial, whose MDRangePolicy
 /// loop GCC vectorises and which measured faster there than the row walk).
+/// `wavefront`: teams of `wavefront_team_size` threads, `wavefront_cells` adjacent cells each (a
+/// strip of team x cells columns, of which all but 2 x wavefront_steps, rounded up to whole
+/// threads, are the strip's own), up to `wavefront_steps` steps per pass (a compile-time bound:
+/// each step's rows are registers), each team walking between `wavefront_min_rows` and
+/// `wavefront_max_rows` rows (as many as fill the backend's threads once);
+/// `wavefront_final_only`: whether `automatic` takes it with Laplacian::final_only.
 UNISON_BACKENDS_REFUSING_TUNING(DiffusionTuning)
 
 /// matmul_reduce's `tiled` method: a team computes a tile_m x tile_n tile of A.B, staging

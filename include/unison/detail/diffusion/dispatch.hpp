@@ -8,6 +8,7 @@
 #include <unison/detail/diffusion/rows.hpp>
 #include <unison/detail/diffusion/strips.hpp>
 #include <unison/detail/diffusion/tiled.hpp>
+#include <unison/detail/diffusion/wavefront.hpp>
 #include <unison/diffusion_types.hpp>
 
 namespace unison::detail::diffusion {
@@ -55,7 +56,8 @@ PassShape checked_shape(const char* fn, PassShape shape, bool user_tile, std::in
 
 // The steps per pass of `algorithm` for diffuse on a field of `field_bytes` bytes whose grid rows
 // (along the contiguous axis) are `row_bytes` long: the caller's (checked by diffuse), else the
-// backend's for temporal blocking with Laplacian::final_only (tiled: steps_per_pass; streaming:
+// backend's for temporal blocking with Laplacian::final_only (tiled: steps_per_pass; wavefront:
+// wavefront_steps; streaming:
 // streaming_steps_per_pass, or streaming_steps_per_pass_large past streaming_large_field_bytes,
 // in row blocks at most as many as keep the ring of rows within streaming_ring_max_bytes), else 1.
 template <class Exec>
@@ -65,6 +67,7 @@ int steps_per_pass(StencilAlgorithm algorithm, Laplacian which, const DiffusionO
   if (algorithm == StencilAlgorithm::plain || which == Laplacian::every_step) return 1;
   if (options.steps_per_pass > 0) return options.steps_per_pass;
   if (algorithm == StencilAlgorithm::tiled) return Tuning::steps_per_pass;
+  if (algorithm == StencilAlgorithm::wavefront) return Tuning::wavefront_steps;
   if (field_bytes <= Tuning::streaming_large_field_bytes) return Tuning::streaming_steps_per_pass;
   std::int64_t steps = Tuning::streaming_steps_per_pass_large;
   if (Tuning::streaming_row_blocks && options.strip_rows == 0 && row_bytes > 0) {
@@ -80,8 +83,26 @@ int steps_per_pass(StencilAlgorithm algorithm, Laplacian which, const DiffusionO
 template <class Exec, class T>
 PassShape pass_shape(const char* fn, StencilAlgorithm algorithm, const DiffusionOptions& options,
                      int per_pass, std::int64_t nx, std::int64_t ny) {
-  if (algorithm != StencilAlgorithm::tiled) return {1, 1, per_pass};
   using Tuning = backends::DiffusionTuning<Exec>;
+  if (algorithm == StencilAlgorithm::wavefront) {
+    // tile_rows: rows a team walks (0: the backend's choice for the field, wavefront_pass).
+    require(options.tile_cols == 0, fn, "tile_cols ", options.tile_cols,
+            " does not apply to the wavefront algorithm (its strips are a team's threads wide)");
+    require(per_pass <= Tuning::wavefront_steps, fn, "steps_per_pass ", per_pass,
+            " with the wavefront algorithm: this backend runs at most ", Tuning::wavefront_steps);
+    // One team per block of rows of a strip, in one launch: at most 2^31 - 1 strips (wavefront_pass
+    // lengthens the blocks to keep the teams within that).
+    constexpr std::int64_t own =
+        DiffusionWavefront<Exec, Tuning::wavefront_steps, Tuning::wavefront_cells, false,
+                           Kokkos::View<const T**, typename Exec::memory_space>,
+                           Kokkos::View<T**, typename Exec::memory_space>,
+                           Kokkos::View<T**, typename Exec::memory_space>>::
+            strip_cols(Tuning::wavefront_team_size);
+    require((nx + own - 1) / own <= INT32_MAX && (ny + own - 1) / own <= INT32_MAX, fn,
+            "a field of ", nx, "x", ny, " makes more than 2^31 - 1 wavefront strips");
+    return {options.tile_rows, 0, per_pass};
+  }
+  if (algorithm != StencilAlgorithm::tiled) return {1, 1, per_pass};
   const bool blocked = per_pass > 1;
   const PassShape shape{options.tile_rows > 0 ? options.tile_rows
                         : blocked             ? Tuning::blocked_tile_rows
@@ -162,6 +183,55 @@ void strips_pass(const Exec& exec, int steps, const F& f, const FN& next, const 
   else launch(std::integral_constant<int, 1>());
 }
 
+// The rows a wavefront team walks on a field of rows x cols cells with `strips` strips across:
+// enough teams to fill the backend's threads once (each row a team walks costs 2 x steps rows of
+// redundant work at its block's edges, so no more), within [wavefront_min_rows,
+// wavefront_max_rows].
+template <class Exec>
+int wavefront_rows(const Exec& exec, std::int64_t rows, std::int64_t strips) {
+  using Tuning = backends::DiffusionTuning<Exec>;
+  const std::int64_t teams = exec.concurrency() / Tuning::wavefront_team_size > 0
+                                 ? exec.concurrency() / Tuning::wavefront_team_size
+                                 : 1;
+  std::int64_t r = (rows * strips + teams - 1) / teams;
+  if (r < Tuning::wavefront_min_rows) r = Tuning::wavefront_min_rows;
+  if (r > Tuning::wavefront_max_rows) r = Tuning::wavefront_max_rows;
+  return int(r);
+}
+
+// Enqueues a pass of `steps` steps (1 to wavefront_steps) of the wavefront kernel from f to next,
+// each team walking `block_rows` rows (0: wavefront_rows), the last step's Laplacian to lapl if
+// write_lapl.
+template <class Exec, class F, class FN, class L>
+void wavefront_pass(const Exec& exec, int steps, int block_rows, const F& f, const FN& next,
+                    const L& lapl, typename FN::non_const_value_type coeff, bool write_lapl) {
+  using Tuning = backends::DiffusionTuning<Exec>;
+  using T = typename FN::non_const_value_type;
+  constexpr bool tr = transposed_v<F>;
+  constexpr int team = Tuning::wavefront_team_size, V = Tuning::wavefront_cells;
+  using Kernel = DiffusionWavefront<Exec, Tuning::wavefront_steps, V, tr, F, FN, L>;
+  static_assert(Kernel::strip_cols(team) > 0, "wavefront: a strip must own columns");
+  const std::int64_t rows = tr ? f.extent(1) : f.extent(0), cols = tr ? f.extent(0) : f.extent(1);
+  if (rows == 0 || cols == 0) return;
+  const std::int64_t strips = (cols + Kernel::strip_cols(team) - 1) / Kernel::strip_cols(team);
+  std::int64_t per_block = block_rows > 0 ? block_rows : wavefront_rows(exec, rows, strips);
+  const std::int64_t most = INT32_MAX / strips;  // blocks a launch can take (strips checked)
+  if ((rows + per_block - 1) / per_block > most) per_block = (rows + most - 1) / most;
+  const std::int64_t blocks = (rows + per_block - 1) / per_block;
+  // Whole chunks of V cells where f's and next's rows start on chunk boundaries.
+  const auto aligned = [](const auto& v) {
+    const std::int64_t pitch = tr ? v.stride(1) : v.stride(0);
+    constexpr std::size_t align = alignof(Chunk<T, V>);
+    return column_stride<tr>(v) == 1 && reinterpret_cast<std::uintptr_t>(v.data()) % align == 0 &&
+           (std::size_t(pitch) * sizeof(T)) % align == 0;
+  };
+  Kokkos::TeamPolicy<Exec> policy(exec, int(blocks * strips), team, 1);
+  policy.set_scratch_size(Tuning::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes(team)));
+  Kokkos::parallel_for("unison::diffusion::wavefront", policy,
+                       Kernel{f, next, lapl, coeff, write_lapl, rows, cols, strips, per_block,
+                              steps, Tuning::scratch_level, aligned(f) && aligned(next)});
+}
+
 // Enqueues one pass (plain and rows: exactly one step) from f to next. `reverse` runs the
 // tiles, or on a CPU each thread's rows, from the last to the first: diffuse() alternates, so
 // that a pass starts where the one before ended, on the part of the field still in the cache.
@@ -205,6 +275,10 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
   using Tuning = backends::DiffusionTuning<Exec>;
   constexpr bool tr = transposed_v<F>;
   const std::int64_t rows = tr ? ny : nx, cols = tr ? nx : ny;
+  if (algorithm == StencilAlgorithm::wavefront) {
+    wavefront_pass(exec, shape.steps, shape.tile_rows, f, next, lapl, coeff, write_lapl);
+    return;
+  }
   if (algorithm == StencilAlgorithm::streaming) {
     if (strip <= 0 && shape.steps == 1) {
       // A block of rows per thread (DiffusionRows); for a GPU, whose threads are many, a row.
@@ -246,6 +320,8 @@ StencilAlgorithm resolve_algorithm(StencilAlgorithm algorithm, Laplacian which,
   if (algorithm != StencilAlgorithm::automatic) return algorithm;
   if (options.tile_rows > 0 || options.tile_cols > 0 || options.steps_per_pass > 1)
     return StencilAlgorithm::tiled;
+  if (which == Laplacian::final_only && Tuning::wavefront_final_only)
+    return StencilAlgorithm::wavefront;
   const bool streaming =
       which == Laplacian::every_step ? Tuning::streaming_every_step : Tuning::streaming_final_only;
   return streaming ? StencilAlgorithm::streaming : StencilAlgorithm::tiled;
@@ -253,7 +329,8 @@ StencilAlgorithm resolve_algorithm(StencilAlgorithm algorithm, Laplacian which,
 
 inline bool known_algorithm(StencilAlgorithm a) {
   return a == StencilAlgorithm::automatic || a == StencilAlgorithm::plain ||
-         a == StencilAlgorithm::tiled || a == StencilAlgorithm::streaming;
+         a == StencilAlgorithm::tiled || a == StencilAlgorithm::streaming ||
+         a == StencilAlgorithm::wavefront;
 }
 
 inline void check_laplacian(const char* fn, Laplacian which) {

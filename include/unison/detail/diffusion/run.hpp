@@ -140,7 +140,7 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
           " needs Laplacian::final_only (every step's Laplacian is written otherwise)");
   const StencilAlgorithm algorithm = resolve_algorithm<Exec>(options.algorithm, which, options);
   require(options.steps_per_pass <= 1 || algorithm != StencilAlgorithm::plain, fn,
-          "steps_per_pass ", options.steps_per_pass, " needs the tiled or streaming algorithm");
+          "steps_per_pass ", options.steps_per_pass, " needs the tiled, streaming or wavefront algorithm");
   // The streaming algorithm runs several steps per pass: on a CPU in blocks of rows, any number
   // (unless strips are asked for); in strips (GPUs) 1 or 2.
   const bool row_passes = algorithm == StencilAlgorithm::streaming &&

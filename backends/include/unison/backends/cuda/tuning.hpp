@@ -90,6 +90,13 @@ struct DiffusionTuning<Kokkos::Cuda> {
   static constexpr int blocked_tile_rows = 24;
   static constexpr int blocked_tile_cols = 120;
   static constexpr bool read_in_place = false;  // tiles staged in shared memory
+  // wavefront: 128 threads of 4 adjacent cells (16-byte loads of float), 8 steps a pass.
+  static constexpr bool wavefront_final_only = false;
+  static constexpr int wavefront_steps = 8;
+  static constexpr int wavefront_cells = 4;
+  static constexpr int wavefront_team_size = 128;
+  static constexpr int wavefront_min_rows = 64;
+  static constexpr int wavefront_max_rows = 512;
 };
 
 template <>

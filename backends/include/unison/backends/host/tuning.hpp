@@ -85,6 +85,14 @@ struct HostDiffusionTuning {
   // A tiled team reads the first step's cells from a field with contiguous grid rows itself, not
   // from a copy in scratch (a CPU team's scratch is ordinary memory).
   static constexpr bool read_in_place = true;
+  // wavefront: a team is one thread walking a strip of 256 columns (its rows, 16 KiB of float
+  // for 8 steps, stay in L1).
+  static constexpr bool wavefront_final_only = false;
+  static constexpr int wavefront_steps = 8;
+  static constexpr int wavefront_cells = 256;
+  static constexpr int wavefront_team_size = 1;
+  static constexpr int wavefront_min_rows = 32;
+  static constexpr int wavefront_max_rows = 512;
 };
 // Serial: the plain reference by the MDRangePolicy (see plain_row_blocks).
 struct SerialDiffusionTuning : HostDiffusionTuning {

@@ -1,0 +1,220 @@
+#pragma once
+// unison/detail/diffusion/wavefront.hpp: part of unison/diffusion.hpp (a header of its kernels,
+// which compiles on its own: it includes what it uses).
+// `wavefront`: deep temporal blocking. A team owns a strip of grid columns and a block of grid
+// rows, and walks down them one row at a time, running up to Steps steps at once: step s computes
+// the row s rows above the one just read, so each step's three input rows are at hand. A thread
+// keeps V adjacent columns of every step's two upper input rows in registers (the vertical
+// neighbours); the horizontal neighbours across threads are each thread's first and last cells,
+// exchanged through team scratch once a row (double-buffered: one barrier a row).
+
+#include <unison/detail/diffusion/stencil.hpp>
+
+namespace unison::detail::diffusion {
+
+// One pass of `steps` (1 to Steps) steps over blocks of `block_rows` rows and strips of
+// strip_cols(team size) columns. A team's grid columns start `pad` cells left of its strip's
+// own, so that the cells that lack a true neighbour at the team's edges (taken as 0) spoil only
+// columns the strip does not own: an error moves one column a step, and pad >= Steps. Likewise
+// the walk starts `steps` rows above the block (from zeros, which spoil one row a step) and ends
+// `steps` rows below it. Cells outside the field are never computed: they are 0 at every step, as
+// the neighbour rule requires. The last step writes the new field and, if asked, its Laplacian
+// for the cells the team owns. Each step rounds as stencil() does: the result is bitwise that of
+// one step at a time.
+template <class Exec, int Steps, int V, bool Transposed, class F, class FN, class L>
+struct DiffusionWavefront {
+  using T = typename FN::non_const_value_type;
+  using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  static_assert(Steps >= 1 && V >= 1, "wavefront: at least one step and one cell a thread");
+  // Columns left of a strip's own: Steps rounded up to whole chunks of 16 bytes (or of a thread's
+  // cells, if fewer), so that a thread's first column is chunk-aligned where the rows are.
+  static constexpr int quantum =
+      V * sizeof(T) <= 16 ? V : (16 / sizeof(T) > 0 ? int(16 / sizeof(T)) : 1);
+  static constexpr int pad = (Steps + quantum - 1) / quantum * quantum;
+
+  F f;
+  FN next;
+  L lapl;
+  T coeff;
+  bool write_lapl;
+  std::int64_t rows, cols, strips, block_rows;  // strips across the field, rows a team walks
+  int steps;
+  int scratch_level;
+  bool wide;  // f and next: unit column stride, rows and data aligned to V cells (Chunk<T, V>)
+
+  // Columns a strip owns with `team` threads (the caller checks that it is positive).
+  KOKKOS_INLINE_FUNCTION static constexpr std::int64_t strip_cols(int team) {
+    return std::int64_t(team) * V - 2 * pad;
+  }
+  // Scratch of a team of `team` threads: first and last cells of each step's middle row, twice.
+  static std::size_t scratch_bytes(int team) {
+    return Scratch::shmem_size(std::size_t(4) * Steps * std::size_t(team));
+  }
+
+  template <class Member>
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    if constexpr (backends::DiffusionTuning<Exec>::wavefront_team_size == 1) {
+      walk_rows(team.league_rank());
+      return;
+    }
+    const int t = team.team_rank(), nt = team.team_size();
+    const std::int64_t own = strip_cols(nt);
+    const std::int64_t strip = team.league_rank() % strips, block = team.league_rank() / strips;
+    const std::int64_t c0 = strip * own, x0 = c0 - pad + std::int64_t(t) * V;  // first columns
+    const std::int64_t r0 = block * block_rows;
+    const std::int64_t r1 = r0 + block_rows < rows ? r0 + block_rows : rows;
+    // Whether each of this thread's columns lies in the field, and which the strip owns (all in
+    // the field: whole chunks are read; all owned too: written).
+    bool inside[V], owned[V];
+    bool all_inside = true, all_owned = true;
+    UNISON_DETAIL_UNROLL_ON_DEVICE
+    for (int v = 0; v < V; ++v) {
+      inside[v] = x0 + v >= 0 && x0 + v < cols;
+      owned[v] = inside[v] && x0 + v >= c0 && x0 + v < c0 + own;
+      all_inside = all_inside && inside[v];
+      all_owned = all_owned && owned[v];
+    }
+    const bool chunks = wide && all_inside;
+
+    // edges[buffer][first or last][step][thread]
+    Scratch edges(team.team_scratch(scratch_level), std::size_t(4) * Steps * nt);
+    for (int s = 0; s < Steps; ++s)
+      for (int b = 0; b < 4; ++b) edges(std::size_t(b * Steps + s) * nt + t) = T(0);
+    team.team_barrier();
+
+    // The input rows of step s + 1 above the one being made: up[s] (two above), mid[s].
+    T up[Steps][V], mid[Steps][V];
+    UNISON_DETAIL_UNROLL_ON_DEVICE
+    for (int s = 0; s < Steps; ++s) {
+      UNISON_DETAIL_UNROLL_ON_DEVICE
+      for (int v = 0; v < V; ++v) up[s][v] = mid[s][v] = T(0);
+    }
+    const int n = steps;
+    const std::int64_t y_begin = r0 - n > 0 ? r0 - n : 0, y_end = r1 + n;
+    int buffer = 0;
+    for (std::int64_t y = y_begin; y < y_end; ++y) {
+      // Row y of the field: the bottom input row of the first step.
+      T down[V];
+      if (y < rows && chunks) {
+        const Chunk<T, V> c = *reinterpret_cast<const Chunk<T, V>*>(&cell<Transposed>(f, y, x0));
+        UNISON_DETAIL_UNROLL_ON_DEVICE
+        for (int v = 0; v < V; ++v) down[v] = c.v[v];
+      } else {
+        UNISON_DETAIL_UNROLL_ON_DEVICE
+        for (int v = 0; v < V; ++v)
+          down[v] = y < rows && inside[v] ? cell<Transposed>(f, y, x0 + v) : T(0);
+      }
+      const T* first = edges.data() + std::size_t(2 * buffer * Steps) * nt;
+      const T* last = first + std::size_t(Steps) * nt;
+      UNISON_DETAIL_UNROLL_ON_DEVICE
+      for (int s = 0; s < Steps; ++s) {
+        if (s >= n) break;
+        const std::int64_t r = y - 1 - s;  // the row step s + 1 makes
+        const bool row_inside = r >= 0 && r < rows;
+        const T left = t > 0 ? last[s * nt + t - 1] : T(0);
+        const T right = t + 1 < nt ? first[s * nt + t + 1] : T(0);
+        T out[V], lap[V];
+        UNISON_DETAIL_UNROLL_ON_DEVICE
+        for (int v = 0; v < V; ++v) {
+          stencil<T>(mid[s][v], up[s][v], down[v], v > 0 ? mid[s][v - 1] : left,
+                     v + 1 < V ? mid[s][v + 1] : right, coeff, lap[v], out[v]);
+          if (!row_inside || !inside[v]) out[v] = T(0);
+        }
+        UNISON_DETAIL_UNROLL_ON_DEVICE
+        for (int v = 0; v < V; ++v) {
+          up[s][v] = mid[s][v];
+          mid[s][v] = down[v];
+          down[v] = out[v];  // the next step's bottom input row
+        }
+        if (s == n - 1 && r >= r0 && r < r1) store(r, x0, chunks && all_owned, owned, out, lap);
+      }
+      // This row's first and last cells of each step's new middle row, for the next row.
+      T* next_first = edges.data() + std::size_t(2 * (1 - buffer) * Steps) * nt;
+      T* next_last = next_first + std::size_t(Steps) * nt;
+      UNISON_DETAIL_UNROLL_ON_DEVICE
+      for (int s = 0; s < Steps; ++s) {
+        if (s >= n) break;
+        next_first[s * nt + t] = mid[s][0];
+        next_last[s * nt + t] = mid[s][V - 1];
+      }
+      team.team_barrier();
+      buffer = 1 - buffer;
+    }
+  }
+
+  // A CPU team (one thread, the strip's V columns): the same walk, each step's row made by
+  // stencil_cells (host vectors, bitwise stencil()'s values) from whole rows, the team's edges
+  // taken as zeros.
+  KOKKOS_FUNCTION void walk_rows(std::int64_t league_rank) const {
+    const std::int64_t own = strip_cols(1);
+    const std::int64_t c0 = league_rank % strips * own, x0 = c0 - pad;
+    const std::int64_t r0 = league_rank / strips * block_rows;
+    const std::int64_t r1 = r0 + block_rows < rows ? r0 + block_rows : rows;
+    // This strip's columns in the field [lo, hi) and owned [own_lo, own_hi), from x0.
+    const int lo = x0 < 0 ? int(-x0) : 0, hi = cols - x0 < V ? int(cols - x0) : V;
+    const int own_lo = pad, own_hi = cols - x0 < pad + own ? int(cols - x0) : int(pad + own);
+    T up[Steps][V], mid[Steps][V], down[V], out[V], lap[V];
+    for (int s = 0; s < Steps; ++s)
+      for (int v = 0; v < V; ++v) up[s][v] = mid[s][v] = T(0);
+    const std::int64_t f_stride = column_stride<Transposed>(f);
+    const int n = steps;
+    const std::int64_t y_begin = r0 - n > 0 ? r0 - n : 0, y_end = r1 + n;
+    for (std::int64_t y = y_begin; y < y_end; ++y) {
+      for (int v = 0; v < V; ++v) down[v] = T(0);
+      if (y < rows) {
+        const T* src = &cell<Transposed>(f, y, x0 + lo);
+        for (int v = lo; v < hi; ++v) down[v] = src[(v - lo) * f_stride];
+      }
+      for (int s = 0; s < n; ++s) {
+        const std::int64_t r = y - 1 - s;
+        const bool last = s == n - 1 && r >= r0 && r < r1;
+        if (r >= 0 && r < rows) {
+          if (last && write_lapl)
+            stencil_cells<T, host_chunk_v<T>, true, false>(true, true, up[s], mid[s], down, 1, out,
+                                                           1, lap, 1, V, true, true, coeff);
+          else
+            stencil_cells<T, host_chunk_v<T>, false, false>(true, true, up[s], mid[s], down, 1,
+                                                            out, 1, nullptr, 1, V, true, true, coeff);
+          for (int v = 0; v < lo; ++v) out[v] = T(0);
+          for (int v = hi; v < V; ++v) out[v] = T(0);
+        } else {
+          for (int v = 0; v < V; ++v) out[v] = T(0);
+        }
+        for (int v = 0; v < V; ++v) {
+          up[s][v] = mid[s][v];
+          mid[s][v] = down[v];
+          down[v] = out[v];
+        }
+        if (last) {
+          for (int v = own_lo; v < own_hi; ++v) cell<Transposed>(next, r, x0 + v) = out[v];
+          if (write_lapl)
+            for (int v = own_lo; v < own_hi; ++v) cell<Transposed>(lapl, r, x0 + v) = lap[v];
+        }
+      }
+    }
+  }
+
+  // Row r's owned cells of x0 ... of the final step: the new field, and the Laplacian if asked
+  // (chunks: all V cells, as one wide store).
+  KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t r, std::int64_t x0, bool chunks,
+                                         const bool* owned, const T* out, const T* lap) const {
+    if (chunks) {
+      Chunk<T, V> c;
+      UNISON_DETAIL_UNROLL_ON_DEVICE
+      for (int v = 0; v < V; ++v) c.v[v] = out[v];
+      *reinterpret_cast<Chunk<T, V>*>(&cell<Transposed>(next, r, x0)) = c;
+    } else {
+      UNISON_DETAIL_UNROLL_ON_DEVICE
+      for (int v = 0; v < V; ++v)
+        if (owned[v]) cell<Transposed>(next, r, x0 + v) = out[v];
+    }
+    if (write_lapl) {
+      UNISON_DETAIL_UNROLL_ON_DEVICE
+      for (int v = 0; v < V; ++v)
+        if (owned[v]) cell<Transposed>(lapl, r, x0 + v) = lap[v];
+    }
+  }
+};
+
+}  // namespace unison::detail::diffusion
