@@ -7,6 +7,9 @@ import pytest
 import unison
 from conftest import DTYPES, ON_DEVICE, layouts
 
+# Every stencil algorithm the module offers (its own list: a new one is tested here at once).
+ALGORITHMS = tuple(unison._unison.choices["stencil_algorithm"])
+
 
 def reference_step(f):
     f = f.astype(np.float64)
@@ -34,7 +37,7 @@ def test_diffusion_step(rng, dtype, shape):
     f = rng.random(shape).astype(dtype)
     want_f, want_lap = reference(f, 1, 0.2)
     results = []
-    for alg in ("automatic", "plain", "tiled", "streaming"):
+    for alg in ALGORITHMS:
         for name, fv in layouts(f, rng):
             nxt, lap = unison.diffusion_step(fv, 0.2, algorithm=alg)
             np.testing.assert_allclose(lap, want_lap, **tol(dtype), err_msg=f"{alg} {name}")
@@ -51,7 +54,7 @@ def test_diffuse(rng, dtype, laplacian):
     f0 = rng.random((61, 45)).astype(dtype)
     want_f, want_lap = reference(f0, 9, 0.1)
     got = []
-    for alg in ("automatic", "plain", "tiled", "streaming"):
+    for alg in ALGORITHMS:
         for name, fv in layouts(f0, rng):
             f = fv.copy(order="K") if name in ("C", "F") else fv
             f[...] = f0
