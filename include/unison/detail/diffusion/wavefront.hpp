@@ -92,51 +92,61 @@ struct DiffusionWavefront {
     }
     const int n = steps;
     const std::int64_t y_begin = r0 - n > 0 ? r0 - n : 0, y_end = r1 + n;
-    int buffer = 0;
-    for (std::int64_t y = y_begin; y < y_end; ++y) {
-      // Row y of the field: the bottom input row of the first step.
-      T down[V];
+    // Row y of the field (zeros past it) into row[]: the bottom input row of the first step, read
+    // one row ahead, so that the load is in flight while the steps of the row before run.
+    const auto load = [&](std::int64_t y, T* row) {
       if (y < rows && chunks) {
         const Chunk<T, V> c = *reinterpret_cast<const Chunk<T, V>*>(&cell<Transposed>(f, y, x0));
         UNISON_DETAIL_UNROLL_ON_DEVICE
-        for (int v = 0; v < V; ++v) down[v] = c.v[v];
+        for (int v = 0; v < V; ++v) row[v] = c.v[v];
       } else {
         UNISON_DETAIL_UNROLL_ON_DEVICE
         for (int v = 0; v < V; ++v)
-          down[v] = y < rows && inside[v] ? cell<Transposed>(f, y, x0 + v) : T(0);
+          row[v] = y < rows && inside[v] ? cell<Transposed>(f, y, x0 + v) : T(0);
       }
+    };
+    T ahead[V];
+    load(y_begin, ahead);
+    int buffer = 0;
+    for (std::int64_t y = y_begin; y < y_end; ++y) {
+      T down[V];
+      UNISON_DETAIL_UNROLL_ON_DEVICE
+      for (int v = 0; v < V; ++v) down[v] = ahead[v];
+      if (y + 1 < y_end) load(y + 1, ahead);
       const T* first = edges.data() + std::size_t(2 * buffer * Steps) * nt;
       const T* last = first + std::size_t(Steps) * nt;
       UNISON_DETAIL_UNROLL_ON_DEVICE
       for (int s = 0; s < Steps; ++s) {
-        if (s >= n) break;
-        const std::int64_t r = y - 1 - s;  // the row step s + 1 makes
-        const bool row_inside = r >= 0 && r < rows;
-        const T left = t > 0 ? last[s * nt + t - 1] : T(0);
-        const T right = t + 1 < nt ? first[s * nt + t + 1] : T(0);
-        T out[V], lap[V];
-        UNISON_DETAIL_UNROLL_ON_DEVICE
-        for (int v = 0; v < V; ++v) {
-          stencil<T>(mid[s][v], up[s][v], down[v], v > 0 ? mid[s][v - 1] : left,
-                     v + 1 < V ? mid[s][v + 1] : right, coeff, lap[v], out[v]);
-          if (!row_inside || !inside[v]) out[v] = T(0);
+        if (s < n) {  // (a guard, not a break: the loop is unrolled)
+          const std::int64_t r = y - 1 - s;  // the row step s + 1 makes
+          const bool row_inside = r >= 0 && r < rows;
+          const T left = t > 0 ? last[s * nt + t - 1] : T(0);
+          const T right = t + 1 < nt ? first[s * nt + t + 1] : T(0);
+          T out[V], lap[V];
+          UNISON_DETAIL_UNROLL_ON_DEVICE
+          for (int v = 0; v < V; ++v) {
+            stencil<T>(mid[s][v], up[s][v], down[v], v > 0 ? mid[s][v - 1] : left,
+                       v + 1 < V ? mid[s][v + 1] : right, coeff, lap[v], out[v]);
+            if (!row_inside || !inside[v]) out[v] = T(0);
+          }
+          UNISON_DETAIL_UNROLL_ON_DEVICE
+          for (int v = 0; v < V; ++v) {
+            up[s][v] = mid[s][v];
+            mid[s][v] = down[v];
+            down[v] = out[v];  // the next step's bottom input row
+          }
+          if (s == n - 1 && r >= r0 && r < r1) store(r, x0, chunks && all_owned, owned, out, lap);
         }
-        UNISON_DETAIL_UNROLL_ON_DEVICE
-        for (int v = 0; v < V; ++v) {
-          up[s][v] = mid[s][v];
-          mid[s][v] = down[v];
-          down[v] = out[v];  // the next step's bottom input row
-        }
-        if (s == n - 1 && r >= r0 && r < r1) store(r, x0, chunks && all_owned, owned, out, lap);
       }
       // This row's first and last cells of each step's new middle row, for the next row.
       T* next_first = edges.data() + std::size_t(2 * (1 - buffer) * Steps) * nt;
       T* next_last = next_first + std::size_t(Steps) * nt;
       UNISON_DETAIL_UNROLL_ON_DEVICE
       for (int s = 0; s < Steps; ++s) {
-        if (s >= n) break;
-        next_first[s * nt + t] = mid[s][0];
-        next_last[s * nt + t] = mid[s][V - 1];
+        if (s < n) {
+          next_first[s * nt + t] = mid[s][0];
+          next_last[s * nt + t] = mid[s][V - 1];
+        }
       }
       team.team_barrier();
       buffer = 1 - buffer;
