@@ -47,19 +47,35 @@ struct DiffusionWavefront {
   KOKKOS_INLINE_FUNCTION static constexpr std::int64_t strip_cols(int team) {
     return std::int64_t(team) * V - 2 * pad;
   }
-  // Scratch of a team of `team` threads: first and last cells of each step's middle row, twice.
+  // Scratch of a team of `team` threads: first and last cells of each step's middle row, with a
+  // zero at either end, twice.
   static std::size_t scratch_bytes(int team) {
-    return Scratch::shmem_size(std::size_t(4) * Steps * std::size_t(team));
+    return Scratch::shmem_size(std::size_t(4) * Steps * (std::size_t(team) + 2));
   }
+
+  // Threads a team (the backend's wavefront_team_size: a compile-time constant, so that scratch
+  // addresses are offsets the compiler knows).
+  static constexpr int NT = backends::DiffusionTuning<Exec>::wavefront_team_size;
+  // Scratch words per step and side: a slot per thread and a zero at either end (the team's edge
+  // threads read those for the neighbours they lack).
+  static constexpr int W = NT + 2;
 
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team) const {
-    if constexpr (backends::DiffusionTuning<Exec>::wavefront_team_size == 1) {
+    if constexpr (NT == 1) {
       walk_rows(team.league_rank());
-      return;
+    } else {
+      walk_threads(team);
     }
-    const int t = team.team_rank(), nt = team.team_size();
-    const std::int64_t own = strip_cols(nt);
+  }
+
+  // The walk of a GPU team: each thread V adjacent columns; rows in two register arrays per step,
+  // a and b, whose roles (the row above the middle one, the middle one) swap every row, so that
+  // no row is copied from one to the other.
+  template <class Member>
+  KOKKOS_FUNCTION void walk_threads(const Member& team) const {
+    const int t = team.team_rank();
+    constexpr std::int64_t own = strip_cols(NT);
     const std::int64_t strip = team.league_rank() % strips, block = team.league_rank() / strips;
     const std::int64_t c0 = strip * own, x0 = c0 - pad + std::int64_t(t) * V;  // first columns
     const std::int64_t r0 = block * block_rows;
@@ -77,18 +93,20 @@ struct DiffusionWavefront {
     }
     const bool chunks = wide && all_inside;
 
-    // edges[buffer][first or last][step][thread]
-    Scratch edges(team.team_scratch(scratch_level), std::size_t(4) * Steps * nt);
-    for (int s = 0; s < Steps; ++s)
-      for (int b = 0; b < 4; ++b) edges(std::size_t(b * Steps + s) * nt + t) = T(0);
+    // edges[buffer][first or last][step][slot], slot t + 1 thread t's, slots 0 and NT + 1 zero.
+    Scratch edges(team.team_scratch(scratch_level), std::size_t(4) * Steps * W);
+    T* e = edges.data();
+    for (int k = 0; k < 4 * Steps; ++k) {
+      e[k * W + t + 1] = T(0);
+      if (t == 0) e[k * W] = e[k * W + NT + 1] = T(0);
+    }
     team.team_barrier();
 
-    // The input rows of step s + 1 above the one being made: up[s] (two above), mid[s].
-    T up[Steps][V], mid[Steps][V];
+    T a[Steps][V], b[Steps][V];
     UNISON_DETAIL_UNROLL_ON_DEVICE
     for (int s = 0; s < Steps; ++s) {
       UNISON_DETAIL_UNROLL_ON_DEVICE
-      for (int v = 0; v < V; ++v) up[s][v] = mid[s][v] = T(0);
+      for (int v = 0; v < V; ++v) a[s][v] = b[s][v] = T(0);
     }
     const int n = steps;
     const std::int64_t y_begin = r0 - n > 0 ? r0 - n : 0, y_end = r1 + n;
@@ -107,49 +125,69 @@ struct DiffusionWavefront {
     };
     T ahead[V];
     load(y_begin, ahead);
-    int buffer = 0;
-    for (std::int64_t y = y_begin; y < y_end; ++y) {
+    // One row: the steps of row y (up: the rows above each step's middle row, which receive each
+    // step's new middle row), reading edge buffer P and writing the other one.
+    const auto row = [&](auto p, std::int64_t y, T(&up)[Steps][V], T(&mid)[Steps][V]) {
+      constexpr int P = decltype(p)::value;
       T down[V];
       UNISON_DETAIL_UNROLL_ON_DEVICE
       for (int v = 0; v < V; ++v) down[v] = ahead[v];
       if (y + 1 < y_end) load(y + 1, ahead);
-      const T* first = edges.data() + std::size_t(2 * buffer * Steps) * nt;
-      const T* last = first + std::size_t(Steps) * nt;
-      UNISON_DETAIL_UNROLL_ON_DEVICE
-      for (int s = 0; s < Steps; ++s) {
-        if (s < n) {  // (a guard, not a break: the loop is unrolled)
+      const bool store_row = y - n >= r0 && y - n < r1;
+      // Every step's row and every column of this thread in the field: nothing to zero.
+      const bool whole = chunks && all_owned;
+      if (all_inside && y - n >= 0 && y - 1 < rows)
+        this->template steps_of_row<P, false>(e, t, y, up, mid, down, inside, store_row, x0,
+                                              whole, owned);
+      else
+        this->template steps_of_row<P, true>(e, t, y, up, mid, down, inside, store_row, x0, whole,
+                                             owned);
+      team.team_barrier();
+    };
+    for (std::int64_t y = y_begin; y < y_end; y += 2) {
+      row(std::integral_constant<int, 0>(), y, a, b);
+      if (y + 1 < y_end) row(std::integral_constant<int, 1>(), y + 1, b, a);
+    }
+  }
+
+  // The steps of row y of a GPU thread (see walk_threads). Edge: zero the cells outside the
+  // field.
+  template <int P, bool Edge>
+  KOKKOS_FORCEINLINE_FUNCTION void steps_of_row(T* e, int t, std::int64_t y, T (&up)[Steps][V],
+                                                const T (&mid)[Steps][V], T* down,
+                                                const bool* inside, bool store_row,
+                                                std::int64_t x0, bool chunks,
+                                                const bool* owned) const {
+    const T* first = e + 2 * P * Steps * W;
+    const T* last = first + Steps * W;
+    T* next_first = e + 2 * (1 - P) * Steps * W;
+    T* next_last = next_first + Steps * W;
+    const int n = steps;
+    UNISON_DETAIL_UNROLL_ON_DEVICE
+    for (int s = 0; s < Steps; ++s) {
+      if (s < n) {  // (a guard, not a break: the loop is unrolled)
+        const T left = last[s * W + t], right = first[s * W + t + 2];
+        T out[V], lap[V];
+        UNISON_DETAIL_UNROLL_ON_DEVICE
+        for (int v = 0; v < V; ++v)
+          stencil<T>(mid[s][v], up[s][v], down[v], v > 0 ? mid[s][v - 1] : left,
+                     v + 1 < V ? mid[s][v + 1] : right, coeff, lap[v], out[v]);
+        if constexpr (Edge) {
           const std::int64_t r = y - 1 - s;  // the row step s + 1 makes
           const bool row_inside = r >= 0 && r < rows;
-          const T left = t > 0 ? last[s * nt + t - 1] : T(0);
-          const T right = t + 1 < nt ? first[s * nt + t + 1] : T(0);
-          T out[V], lap[V];
           UNISON_DETAIL_UNROLL_ON_DEVICE
-          for (int v = 0; v < V; ++v) {
-            stencil<T>(mid[s][v], up[s][v], down[v], v > 0 ? mid[s][v - 1] : left,
-                       v + 1 < V ? mid[s][v + 1] : right, coeff, lap[v], out[v]);
+          for (int v = 0; v < V; ++v)
             if (!row_inside || !inside[v]) out[v] = T(0);
-          }
-          UNISON_DETAIL_UNROLL_ON_DEVICE
-          for (int v = 0; v < V; ++v) {
-            up[s][v] = mid[s][v];
-            mid[s][v] = down[v];
-            down[v] = out[v];  // the next step's bottom input row
-          }
-          if (s == n - 1 && r >= r0 && r < r1) store(r, x0, chunks && all_owned, owned, out, lap);
         }
-      }
-      // This row's first and last cells of each step's new middle row, for the next row.
-      T* next_first = edges.data() + std::size_t(2 * (1 - buffer) * Steps) * nt;
-      T* next_last = next_first + std::size_t(Steps) * nt;
-      UNISON_DETAIL_UNROLL_ON_DEVICE
-      for (int s = 0; s < Steps; ++s) {
-        if (s < n) {
-          next_first[s * nt + t] = mid[s][0];
-          next_last[s * nt + t] = mid[s][V - 1];
+        UNISON_DETAIL_UNROLL_ON_DEVICE
+        for (int v = 0; v < V; ++v) {
+          up[s][v] = down[v];  // the step's next middle row
+          down[v] = out[v];    // the next step's bottom input row
         }
+        next_first[s * W + t + 1] = up[s][0];
+        next_last[s * W + t + 1] = up[s][V - 1];
+        if (s == n - 1 && store_row) store(y - n, x0, chunks, owned, out, lap);
       }
-      team.team_barrier();
-      buffer = 1 - buffer;
     }
   }
 
