@@ -202,38 +202,45 @@ struct DiffusionWavefront {
     // This strip's columns in the field [lo, hi) and owned [own_lo, own_hi), from x0.
     const int lo = x0 < 0 ? int(-x0) : 0, hi = cols - x0 < V ? int(cols - x0) : V;
     const int own_lo = pad, own_hi = cols - x0 < pad + own ? int(cols - x0) : int(pad + own);
-    T up[Steps][V], mid[Steps][V], down[V], out[V], lap[V];
-    for (int s = 0; s < Steps; ++s)
-      for (int v = 0; v < V; ++v) up[s][v] = mid[s][v] = T(0);
+    // Each step's three input rows in a ring of three slots (up, middle, down: rotated, never
+    // copied); each step but the last writes its row into the next step's down slot.
+    T ring[Steps][3][V], out[V], lap[V];
+    int up[Steps], mid[Steps], down[Steps];
+    for (int s = 0; s < Steps; ++s) {
+      up[s] = 0, mid[s] = 1, down[s] = 2;
+      for (int k = 0; k < 3; ++k)
+        for (int v = 0; v < V; ++v) ring[s][k][v] = T(0);
+    }
     const std::int64_t f_stride = column_stride<Transposed>(f);
     const int n = steps;
     const std::int64_t y_begin = r0 - n > 0 ? r0 - n : 0, y_end = r1 + n;
     for (std::int64_t y = y_begin; y < y_end; ++y) {
-      for (int v = 0; v < V; ++v) down[v] = T(0);
+      T* first = ring[0][down[0]];
       if (y < rows) {
         const T* src = &cell<Transposed>(f, y, x0 + lo);
-        for (int v = lo; v < hi; ++v) down[v] = src[(v - lo) * f_stride];
+        for (int v = lo; v < hi; ++v) first[v] = src[(v - lo) * f_stride];
+      } else {
+        for (int v = lo; v < hi; ++v) first[v] = T(0);
       }
       for (int s = 0; s < n; ++s) {
         const std::int64_t r = y - 1 - s;
-        const bool last = s == n - 1 && r >= r0 && r < r1;
+        const bool final_step = s == n - 1, last = final_step && r >= r0 && r < r1;
+        T* dst = final_step ? out : ring[s + 1][down[s + 1]];
+        const T *u = ring[s][up[s]], *m = ring[s][mid[s]], *d = ring[s][down[s]];
         if (r >= 0 && r < rows) {
           if (last && write_lapl)
-            stencil_cells<T, host_chunk_v<T>, true, false>(true, true, up[s], mid[s], down, 1, out,
-                                                           1, lap, 1, V, true, true, coeff);
+            stencil_cells<T, host_chunk_v<T>, true, false>(true, true, u, m, d, 1, dst, 1, lap, 1,
+                                                           V, true, true, coeff);
           else
-            stencil_cells<T, host_chunk_v<T>, false, false>(true, true, up[s], mid[s], down, 1,
-                                                            out, 1, nullptr, 1, V, true, true, coeff);
-          for (int v = 0; v < lo; ++v) out[v] = T(0);
-          for (int v = hi; v < V; ++v) out[v] = T(0);
+            stencil_cells<T, host_chunk_v<T>, false, false>(true, true, u, m, d, 1, dst, 1,
+                                                            nullptr, 1, V, true, true, coeff);
+          for (int v = 0; v < lo; ++v) dst[v] = T(0);
+          for (int v = hi; v < V; ++v) dst[v] = T(0);
         } else {
-          for (int v = 0; v < V; ++v) out[v] = T(0);
+          for (int v = 0; v < V; ++v) dst[v] = T(0);
         }
-        for (int v = 0; v < V; ++v) {
-          up[s][v] = mid[s][v];
-          mid[s][v] = down[v];
-          down[v] = out[v];
-        }
+        const int freed = up[s];
+        up[s] = mid[s], mid[s] = down[s], down[s] = freed;
         if (last) {
           for (int v = own_lo; v < own_hi; ++v) cell<Transposed>(next, r, x0 + v) = out[v];
           if (write_lapl)
