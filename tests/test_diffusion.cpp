@@ -175,6 +175,17 @@ void check_field(long nx, long ny, int steps) {
               Tuning::streaming_steps_per_pass_large);
     // Row blocks: no more steps than keep the ring of rows within streaming_ring_max_bytes (a
     // field of a few very long rows: one step a pass, no ring).
+    // automatic: wavefront for the final Laplacian from wavefront_min_field_bytes on (never on a
+    // backend whose bound is INT64_MAX), never for every Laplacian.
+    const auto resolved = [](Laplacian which, std::int64_t bytes) {
+      return unison::detail::diffusion::resolve_algorithm<Exec>(StencilAlgorithm::automatic, which,
+                                                                {}, bytes);
+    };
+    const std::int64_t from = Tuning::wavefront_min_field_bytes;
+    EXPECT_NE(resolved(Laplacian::final_only, from - 1), StencilAlgorithm::wavefront);
+    EXPECT_NE(resolved(Laplacian::every_step, from), StencilAlgorithm::wavefront);
+    EXPECT_EQ(resolved(Laplacian::final_only, from) == StencilAlgorithm::wavefront,
+              from < std::numeric_limits<std::int64_t>::max());
     if (unison::streaming_row_blocks_v<Exec>) {
       const std::int64_t ring = Tuning::streaming_ring_max_bytes;
       EXPECT_EQ(chosen(Tuning::streaming_large_field_bytes + 1, ring / 3 + 1), 1);

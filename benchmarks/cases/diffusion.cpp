@@ -193,8 +193,8 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
   // The steps a pass runs, as diffuse and diffuse_history choose them.
   DiffusionOptions resolving = options;
   if (variant.history > 0) resolving.steps_per_pass = 0;
-  const StencilAlgorithm algorithm =
-      unison::detail::diffusion::resolve_algorithm<Exec>(options.algorithm, which, resolving);
+  const StencilAlgorithm algorithm = unison::detail::diffusion::resolve_algorithm<Exec>(
+      options.algorithm, which, resolving, std::int64_t(n) * n * std::int64_t(sizeof(float)));
   int per_pass = unison::detail::diffusion::steps_per_pass<Exec>(
       algorithm, which, options, std::int64_t(n) * n * std::int64_t(sizeof(float)),
       std::int64_t(n) * std::int64_t(sizeof(float)));
@@ -433,9 +433,9 @@ void register_backend() {
       o.tile_rows = rows;
       Variant large;
       large.sizes_side = 8192;
-      add_diffusion_probe<Exec>("final_only/wavefront/steps" + std::to_string(per_pass) + "/rows" +
-                                    std::to_string(rows),
-                                Laplacian::final_only, o, large);
+      add_diffusion_probe<Exec>(
+          "final_only/wavefront/steps" + std::to_string(per_pass) + "/rows" + std::to_string(rows),
+          Laplacian::final_only, o, large);
     }
   if constexpr (is_gpu_v<Exec>) {
     for (int strip : {4, 8, 16, 32}) {

@@ -79,7 +79,8 @@ UNISON_BACKENDS_REFUSING_TUNING(ConvolveTuning)
 /// threads, are the strip's own), up to `wavefront_steps` steps per pass (a compile-time bound:
 /// each step's rows are registers), each team walking between `wavefront_min_rows` and
 /// `wavefront_max_rows` rows (as many as fill the backend's threads once);
-/// `wavefront_final_only`: whether `automatic` takes it with Laplacian::final_only.
+/// `wavefront_min_field_bytes`: `automatic` takes it with Laplacian::final_only for a field of at
+/// least that many bytes (INT64_MAX: never).
 UNISON_BACKENDS_REFUSING_TUNING(DiffusionTuning)
 
 /// matmul_reduce's `tiled` method: a team computes a tile_m x tile_n tile of A.B, staging

@@ -92,12 +92,11 @@ PassShape pass_shape(const char* fn, StencilAlgorithm algorithm, const Diffusion
             " with the wavefront algorithm: this backend runs at most ", Tuning::wavefront_steps);
     // One team per block of rows of a strip, in one launch: at most 2^31 - 1 strips (wavefront_pass
     // lengthens the blocks to keep the teams within that).
-    constexpr std::int64_t own =
-        DiffusionWavefront<Exec, Tuning::wavefront_steps, Tuning::wavefront_cells, false,
-                           Kokkos::View<const T**, typename Exec::memory_space>,
-                           Kokkos::View<T**, typename Exec::memory_space>,
-                           Kokkos::View<T**, typename Exec::memory_space>>::
-            strip_cols(Tuning::wavefront_team_size);
+    constexpr std::int64_t own = DiffusionWavefront<
+        Exec, Tuning::wavefront_steps, Tuning::wavefront_cells, false,
+        Kokkos::View<const T**, typename Exec::memory_space>,
+        Kokkos::View<T**, typename Exec::memory_space>,
+        Kokkos::View<T**, typename Exec::memory_space>>::strip_cols(Tuning::wavefront_team_size);
     require((nx + own - 1) / own <= INT32_MAX && (ny + own - 1) / own <= INT32_MAX, fn,
             "a field of ", nx, "x", ny, " makes more than 2^31 - 1 wavefront strips");
     return {options.tile_rows, 0, per_pass};
@@ -311,16 +310,21 @@ void diffusion_pass(const Exec& exec, StencilAlgorithm algorithm, PassShape shap
                               shape.tile_cols, shape.steps, Tuning::scratch_level, reverse});
 }
 
-// The algorithm `automatic` stands for: the backend's choice, or `tiled` when the caller set a
-// tile shape or several steps per pass.
+// The algorithm `automatic` stands for on a field of `field_bytes` bytes: the backend's choice
+// (wavefront for the final Laplacian of a field of at least wavefront_min_field_bytes, unless
+// that is INT64_MAX: never), or
+// `tiled` when the caller set a tile shape or several steps per pass.
 template <class Exec>
 StencilAlgorithm resolve_algorithm(StencilAlgorithm algorithm, Laplacian which,
-                                   const DiffusionOptions& options = {}) {
+                                   const DiffusionOptions& options = {},
+                                   std::int64_t field_bytes = 0) {
   using Tuning = backends::DiffusionTuning<Exec>;
   if (algorithm != StencilAlgorithm::automatic) return algorithm;
   if (options.tile_rows > 0 || options.tile_cols > 0 || options.steps_per_pass > 1)
     return StencilAlgorithm::tiled;
-  if (which == Laplacian::final_only && Tuning::wavefront_final_only)
+  constexpr std::int64_t never = std::numeric_limits<std::int64_t>::max();
+  if (which == Laplacian::final_only && Tuning::wavefront_min_field_bytes < never &&
+      field_bytes >= Tuning::wavefront_min_field_bytes)
     return StencilAlgorithm::wavefront;
   const bool streaming =
       which == Laplacian::every_step ? Tuning::streaming_every_step : Tuning::streaming_final_only;

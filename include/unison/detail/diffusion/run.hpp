@@ -138,9 +138,14 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
   require(options.steps_per_pass <= 1 || which == Laplacian::final_only, fn, "steps_per_pass ",
           options.steps_per_pass,
           " needs Laplacian::final_only (every step's Laplacian is written otherwise)");
-  const StencilAlgorithm algorithm = resolve_algorithm<Exec>(options.algorithm, which, options);
+  const std::int64_t field_bytes = std::int64_t(f.size() * sizeof(T)),
+                     row_bytes =
+                         std::int64_t((transposed_v<F> ? f.extent(0) : f.extent(1)) * sizeof(T));
+  const StencilAlgorithm algorithm =
+      resolve_algorithm<Exec>(options.algorithm, which, options, field_bytes);
   require(options.steps_per_pass <= 1 || algorithm != StencilAlgorithm::plain, fn,
-          "steps_per_pass ", options.steps_per_pass, " needs the tiled, streaming or wavefront algorithm");
+          "steps_per_pass ", options.steps_per_pass,
+          " needs the tiled, streaming or wavefront algorithm");
   // The streaming algorithm runs several steps per pass: on a CPU in blocks of rows, any number
   // (unless strips are asked for); in strips (GPUs) 1 or 2.
   const bool row_passes = algorithm == StencilAlgorithm::streaming &&
@@ -149,9 +154,6 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
           "steps_per_pass ", options.steps_per_pass,
           " with the streaming algorithm in strips: it runs 1 or 2");
 
-  const std::int64_t field_bytes = std::int64_t(f.size() * sizeof(T)),
-                     row_bytes =
-                         std::int64_t((transposed_v<F> ? f.extent(0) : f.extent(1)) * sizeof(T));
   const PassShape shape =
       pass_shape<Exec, T>(fn, algorithm, options,
                           steps_per_pass<Exec>(algorithm, which, options, field_bytes, row_bytes),

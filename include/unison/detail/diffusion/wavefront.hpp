@@ -137,8 +137,8 @@ struct DiffusionWavefront {
       // Every step's row and every column of this thread in the field: nothing to zero.
       const bool whole = chunks && all_owned;
       if (all_inside && y - n >= 0 && y - 1 < rows)
-        this->template steps_of_row<P, false>(e, t, y, up, mid, down, inside, store_row, x0,
-                                              whole, owned);
+        this->template steps_of_row<P, false>(e, t, y, up, mid, down, inside, store_row, x0, whole,
+                                              owned);
       else
         this->template steps_of_row<P, true>(e, t, y, up, mid, down, inside, store_row, x0, whole,
                                              owned);
@@ -155,9 +155,8 @@ struct DiffusionWavefront {
   template <int P, bool Edge>
   KOKKOS_FORCEINLINE_FUNCTION void steps_of_row(T* e, int t, std::int64_t y, T (&up)[Steps][V],
                                                 const T (&mid)[Steps][V], T* down,
-                                                const bool* inside, bool store_row,
-                                                std::int64_t x0, bool chunks,
-                                                const bool* owned) const {
+                                                const bool* inside, bool store_row, std::int64_t x0,
+                                                bool chunks, const bool* owned) const {
     const T* first = e + 2 * P * Steps * W;
     const T* last = first + Steps * W;
     T* next_first = e + 2 * (1 - P) * Steps * W;
@@ -232,8 +231,8 @@ struct DiffusionWavefront {
             stencil_cells<T, host_chunk_v<T>, true, false>(true, true, u, m, d, 1, dst, 1, lap, 1,
                                                            V, true, true, coeff);
           else
-            stencil_cells<T, host_chunk_v<T>, false, false>(true, true, u, m, d, 1, dst, 1,
-                                                            nullptr, 1, V, true, true, coeff);
+            stencil_cells<T, host_chunk_v<T>, false, false>(true, true, u, m, d, 1, dst, 1, nullptr,
+                                                            1, V, true, true, coeff);
           for (int v = 0; v < lo; ++v) dst[v] = T(0);
           for (int v = hi; v < V; ++v) dst[v] = T(0);
         } else {

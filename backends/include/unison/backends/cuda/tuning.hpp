@@ -91,7 +91,10 @@ struct DiffusionTuning<Kokkos::Cuda> {
   static constexpr int blocked_tile_cols = 120;
   static constexpr bool read_in_place = false;  // tiles staged in shared memory
   // wavefront: 128 threads of 4 adjacent cells (16-byte loads of float), 8 steps a pass.
-  static constexpr bool wavefront_final_only = false;
+  // automatic takes it for the final Laplacian of a field of 128 MiB or more: faster than the
+  // two-step strips at 8192^2 and 16384^2 floats, slower at 4096^2 (64 MiB) and below
+  // (docs/tuning.md has the figures).
+  static constexpr std::int64_t wavefront_min_field_bytes = std::int64_t(128) << 20;
   static constexpr int wavefront_steps = 8;
   static constexpr int wavefront_cells = 4;
   static constexpr int wavefront_team_size = 128;

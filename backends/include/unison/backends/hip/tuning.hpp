@@ -94,7 +94,7 @@ struct DiffusionTuning<Kokkos::HIP> {
   static constexpr int blocked_tile_cols = 120;
   static constexpr bool read_in_place = false;  // tiles staged in LDS
   // wavefront: 128 threads of 4 adjacent cells (16-byte loads of float), 8 steps a pass.
-  static constexpr bool wavefront_final_only = false;
+  static constexpr std::int64_t wavefront_min_field_bytes = INT64_MAX;  // (unmeasured: never)
   static constexpr int wavefront_steps = 8;
   static constexpr int wavefront_cells = 4;
   static constexpr int wavefront_team_size = 128;

@@ -87,7 +87,9 @@ struct HostDiffusionTuning {
   static constexpr bool read_in_place = true;
   // wavefront: a team is one thread walking a strip of 256 columns (its rows, 16 KiB of float
   // for 8 steps, stay in L1).
-  static constexpr bool wavefront_final_only = false;
+  // (automatic never takes it: slower than the row blocks' several steps a pass past the L3,
+  // docs/tuning.md)
+  static constexpr std::int64_t wavefront_min_field_bytes = INT64_MAX;
   static constexpr int wavefront_steps = 8;
   static constexpr int wavefront_cells = 256;
   static constexpr int wavefront_team_size = 1;
