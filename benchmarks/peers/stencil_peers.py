@@ -29,6 +29,8 @@ Sweep past the caches (unison-bench --sizes; the part "sizes", on a GPU), from a
   - cuda_c_naive: a naive CUDA C kernel (through CuPy's RawKernel), one thread a cell reading its
     neighbours from memory, 32x8 blocks, two buffers; every step with its Laplacian and final
     only; in a CUDA graph.
+  - the published codes EBISU and AN5D, final only, where UNISON_PUBLISHED_STENCILS names their
+    builds (published_stencils.py: what they compute and how they are timed).
 
 Usage: stencil_peers.py [gpu] [cpu] [convolve] [sizes] [--scale=F]
          (all three by default: gpu, the GPU diffusion; cpu, the CPU diffusion; convolve, the CPU
@@ -44,6 +46,7 @@ import time
 import numpy as np
 
 from peer_timing import cases, gpu_missing, median_cpu_ms, peer_args, record, relative_error
+from published_stencils import time_published
 
 try:  # the CPU parts' Numba (without it, the numpy peer alone)
     import numba
@@ -327,6 +330,8 @@ def diffusion_sizes_gpu():
             record(named[which], "cuda_c_naive", us / 1e3, error, tolerance)
         del bufs, lapl, f0
         cp.get_default_memory_pool().free_all_blocks()
+        if "final_only" in named:  # (the published codes, where built: published_stencils.py)
+            time_published(n, named["final_only"], record)
 
 
 @njit(parallel=True, fastmath=False)
