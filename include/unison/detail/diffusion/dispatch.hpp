@@ -183,8 +183,8 @@ void strips_pass(const Exec& exec, int steps, const F& f, const FN& next, const 
 }
 
 // The rows a wavefront team walks on a field of rows x cols cells with `strips` strips across:
-// enough teams to fill the backend's threads once (each block a team walks costs 2 to 3 x steps
-// rows of redundant work at its edges, so no more), within [wavefront_min_rows,
+// enough teams to fill the backend's threads once (each row a team walks costs 2 x steps rows of
+// redundant work at its block's edges, so no more), within [wavefront_min_rows,
 // wavefront_max_rows].
 template <class Exec>
 int wavefront_rows(const Exec& exec, std::int64_t rows, std::int64_t strips) {

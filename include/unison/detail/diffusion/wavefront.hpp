@@ -3,10 +3,10 @@
 // which compiles on its own: it includes what it uses).
 // `wavefront`: deep temporal blocking. A team owns a strip of grid columns and a block of grid
 // rows, and walks down them one row at a time, running up to Steps steps at once: step s computes
-// a row s (CPU) or 2s (GPU) rows above the one just read, so each step's three input rows are at
-// hand. A GPU thread keeps V adjacent columns of every step's input rows in registers (the
-// vertical neighbours); the horizontal neighbours across threads are each thread's first and last
-// cells, exchanged through team scratch once a row (three buffers: one barrier a row).
+// the row s rows above the one just read, so each step's three input rows are at hand. A thread
+// keeps V adjacent columns of every step's two upper input rows in registers (the vertical
+// neighbours); the horizontal neighbours across threads are each thread's first and last cells,
+// exchanged through team scratch once a row (double-buffered: one barrier a row).
 
 #include <unison/detail/diffusion/stencil.hpp>
 
@@ -17,10 +17,10 @@ namespace unison::detail::diffusion {
 // own, so that the cells that lack a true neighbour at the team's edges (taken as 0) spoil only
 // columns the strip does not own: an error moves one column a step, and pad >= Steps. Likewise
 // the walk starts `steps` rows above the block (from zeros, which spoil one row a step) and ends
-// `steps` (CPU) or 2 x steps - 1 (GPU) rows below it. Cells outside the field are never computed:
-// they are 0 at every step, as the neighbour rule requires. The last step writes the new field and,
-// if asked, its Laplacian for the cells the team owns. Each step rounds as stencil() does: the
-// result is bitwise that of one step at a time.
+// `steps` rows below it. Cells outside the field are never computed: they are 0 at every step, as
+// the neighbour rule requires. The last step writes the new field and, if asked, its Laplacian
+// for the cells the team owns. Each step rounds as stencil() does: the result is bitwise that of
+// one step at a time.
 template <class Exec, int Steps, int V, bool Transposed, class F, class FN, class L>
 struct DiffusionWavefront {
   using T = typename FN::non_const_value_type;
@@ -48,9 +48,9 @@ struct DiffusionWavefront {
     return std::int64_t(team) * V - 2 * pad;
   }
   // Scratch of a team of `team` threads: first and last cells of each step's middle row, with a
-  // zero at either end, in three buffers (a GPU row reads one, writes the next).
+  // zero at either end, twice.
   static std::size_t scratch_bytes(int team) {
-    return Scratch::shmem_size(std::size_t(6) * Steps * (std::size_t(team) + 2));
+    return Scratch::shmem_size(std::size_t(4) * Steps * (std::size_t(team) + 2));
   }
 
   // Threads a team (the backend's wavefront_team_size: a compile-time constant, so that scratch
@@ -69,12 +69,9 @@ struct DiffusionWavefront {
     }
   }
 
-  // The walk of a GPU team: each thread V adjacent columns. The steps are skewed by two rows: at
-  // row y, step s makes row y - 1 - 2s, so its lower input row was made by step s - 1 a row
-  // earlier and the steps of a row depend on none of each other (no chain of Steps dependent
-  // stencils a row: they overlap). Each step's three input rows (above, middle, below) are three
-  // register arrays a, b and c whose roles rotate every row, so that no row is copied; the rows
-  // walk in threes, each with its own scratch buffer.
+  // The walk of a GPU team: each thread V adjacent columns; rows in two register arrays per step,
+  // a and b, whose roles (the row above the middle one, the middle one) swap every row, so that
+  // no row is copied from one to the other.
   template <class Member>
   KOKKOS_FUNCTION void walk_threads(const Member& team) const {
     const int t = team.team_rank();
@@ -97,31 +94,29 @@ struct DiffusionWavefront {
     const bool chunks = wide && all_inside;
 
     // edges[buffer][first or last][step][slot], slot t + 1 thread t's, slots 0 and NT + 1 zero.
-    Scratch edges(team.team_scratch(scratch_level), std::size_t(6) * Steps * W);
+    Scratch edges(team.team_scratch(scratch_level), std::size_t(4) * Steps * W);
     T* e = edges.data();
-    for (int k = 0; k < 6 * Steps; ++k) {
+    for (int k = 0; k < 4 * Steps; ++k) {
       e[k * W + t + 1] = T(0);
       if (t == 0) e[k * W] = e[k * W + NT + 1] = T(0);
     }
     team.team_barrier();
 
-    T a[Steps][V], b[Steps][V], c[Steps][V];
+    T a[Steps][V], b[Steps][V];
     UNISON_DETAIL_UNROLL_ON_DEVICE
     for (int s = 0; s < Steps; ++s) {
       UNISON_DETAIL_UNROLL_ON_DEVICE
-      for (int v = 0; v < V; ++v) a[s][v] = b[s][v] = c[s][v] = T(0);
+      for (int v = 0; v < V; ++v) a[s][v] = b[s][v] = T(0);
     }
     const int n = steps;
-    // From n rows above the block (a wrong start spoils one row a step) to the row at which the
-    // last step makes the block's last row.
-    const std::int64_t y_begin = r0 - n > 0 ? r0 - n : 0, y_end = r1 + 2 * n - 1;
-    // Row y of the field (zeros past it) into row[]: the lower input row of the first step, read
+    const std::int64_t y_begin = r0 - n > 0 ? r0 - n : 0, y_end = r1 + n;
+    // Row y of the field (zeros past it) into row[]: the bottom input row of the first step, read
     // one row ahead, so that the load is in flight while the steps of the row before run.
     const auto load = [&](std::int64_t y, T* row) {
       if (y < rows && chunks) {
-        const Chunk<T, V> ch = *reinterpret_cast<const Chunk<T, V>*>(&cell<Transposed>(f, y, x0));
+        const Chunk<T, V> c = *reinterpret_cast<const Chunk<T, V>*>(&cell<Transposed>(f, y, x0));
         UNISON_DETAIL_UNROLL_ON_DEVICE
-        for (int v = 0; v < V; ++v) row[v] = ch.v[v];
+        for (int v = 0; v < V; ++v) row[v] = c.v[v];
       } else {
         UNISON_DETAIL_UNROLL_ON_DEVICE
         for (int v = 0; v < V; ++v)
@@ -130,20 +125,18 @@ struct DiffusionWavefront {
     };
     T ahead[V];
     load(y_begin, ahead);
-    // Row y: the steps with their rows above, middle and below (each step's output goes to the
-    // next step's `up`, the slot it no longer needs: it becomes that step's `down` next row),
-    // reading edge buffer P and writing the next one.
-    const auto row = [&](auto p, std::int64_t y, T(&up)[Steps][V], T(&mid)[Steps][V],
-                         T(&down)[Steps][V]) {
+    // One row: the steps of row y (up: the rows above each step's middle row, which receive each
+    // step's new middle row), reading edge buffer P and writing the other one.
+    const auto row = [&](auto p, std::int64_t y, T(&up)[Steps][V], T(&mid)[Steps][V]) {
       constexpr int P = decltype(p)::value;
+      T down[V];
       UNISON_DETAIL_UNROLL_ON_DEVICE
-      for (int v = 0; v < V; ++v) down[0][v] = ahead[v];
+      for (int v = 0; v < V; ++v) down[v] = ahead[v];
       if (y + 1 < y_end) load(y + 1, ahead);
-      const std::int64_t final_row = y + 1 - 2 * n;
-      const bool store_row = final_row >= r0 && final_row < r1;
+      const bool store_row = y - n >= r0 && y - n < r1;
       // Every step's row and every column of this thread in the field: nothing to zero.
       const bool whole = chunks && all_owned;
-      if (all_inside && final_row >= 0 && y - 1 < rows)
+      if (all_inside && y - n >= 0 && y - 1 < rows)
         this->template steps_of_row<P, false>(e, t, y, up, mid, down, inside, store_row, x0, whole,
                                               owned);
       else
@@ -151,57 +144,48 @@ struct DiffusionWavefront {
                                              owned);
       team.team_barrier();
     };
-    for (std::int64_t y = y_begin; y < y_end; y += 3) {
-      row(std::integral_constant<int, 0>(), y, a, b, c);
-      if (y + 1 < y_end) row(std::integral_constant<int, 1>(), y + 1, b, c, a);
-      if (y + 2 < y_end) row(std::integral_constant<int, 2>(), y + 2, c, a, b);
+    for (std::int64_t y = y_begin; y < y_end; y += 2) {
+      row(std::integral_constant<int, 0>(), y, a, b);
+      if (y + 1 < y_end) row(std::integral_constant<int, 1>(), y + 1, b, a);
     }
   }
 
   // The steps of row y of a GPU thread (see walk_threads). Edge: zero the cells outside the
-  // field. Each step's lower row is also its middle row next row: its first and last cells go to
-  // the next scratch buffer now (they are known before any step runs).
+  // field.
   template <int P, bool Edge>
   KOKKOS_FORCEINLINE_FUNCTION void steps_of_row(T* e, int t, std::int64_t y, T (&up)[Steps][V],
-                                                const T (&mid)[Steps][V], T (&down)[Steps][V],
+                                                const T (&mid)[Steps][V], T* down,
                                                 const bool* inside, bool store_row, std::int64_t x0,
                                                 bool chunks, const bool* owned) const {
     const T* first = e + 2 * P * Steps * W;
     const T* last = first + Steps * W;
-    T* next_first = e + 2 * ((P + 1) % 3) * Steps * W;
+    T* next_first = e + 2 * (1 - P) * Steps * W;
     T* next_last = next_first + Steps * W;
     const int n = steps;
     UNISON_DETAIL_UNROLL_ON_DEVICE
     for (int s = 0; s < Steps; ++s) {
-      if (s < n) {
-        next_first[s * W + t + 1] = down[s][0];
-        next_last[s * W + t + 1] = down[s][V - 1];
-      }
-    }
-    // (From the last step to the first: step s writes step s + 1's `up`, which that step has
-    // read. A guard, not a break: the loop is unrolled.)
-    UNISON_DETAIL_UNROLL_ON_DEVICE
-    for (int s = Steps - 1; s >= 0; --s) {
-      if (s < n) {
+      if (s < n) {  // (a guard, not a break: the loop is unrolled)
         const T left = last[s * W + t], right = first[s * W + t + 2];
         T out[V], lap[V];
         UNISON_DETAIL_UNROLL_ON_DEVICE
         for (int v = 0; v < V; ++v)
-          stencil<T>(mid[s][v], up[s][v], down[s][v], v > 0 ? mid[s][v - 1] : left,
+          stencil<T>(mid[s][v], up[s][v], down[v], v > 0 ? mid[s][v - 1] : left,
                      v + 1 < V ? mid[s][v + 1] : right, coeff, lap[v], out[v]);
         if constexpr (Edge) {
-          const std::int64_t r = y - 1 - 2 * s;  // the row step s + 1 makes
+          const std::int64_t r = y - 1 - s;  // the row step s + 1 makes
           const bool row_inside = r >= 0 && r < rows;
           UNISON_DETAIL_UNROLL_ON_DEVICE
           for (int v = 0; v < V; ++v)
             if (!row_inside || !inside[v]) out[v] = T(0);
         }
-        if (s == n - 1) {
-          if (store_row) store(y + 1 - 2 * n, x0, chunks, owned, out, lap);
-        } else if (s + 1 < Steps) {
-          UNISON_DETAIL_UNROLL_ON_DEVICE
-          for (int v = 0; v < V; ++v) up[s + 1][v] = out[v];
+        UNISON_DETAIL_UNROLL_ON_DEVICE
+        for (int v = 0; v < V; ++v) {
+          up[s][v] = down[v];  // the step's next middle row
+          down[v] = out[v];    // the next step's bottom input row
         }
+        next_first[s * W + t + 1] = up[s][0];
+        next_last[s * W + t + 1] = up[s][V - 1];
+        if (s == n - 1 && store_row) store(y - n, x0, chunks, owned, out, lap);
       }
     }
   }
