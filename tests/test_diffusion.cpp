@@ -301,6 +301,87 @@ void check_wavefront(long nx, long ny, int steps) {
     }
 }
 
+// resident (diffuse, CUDA GPUs): every step's Laplacian and the last one's, bitwise against the
+// plain kernel one step at a time; fields smaller than a tile, odd sizes, several tiles down and
+// across (a tile is 1024 columns wide), a Laplacian whose rows allow wide stores and one strided
+// (every other column of a wider array, one cell at a time), a strided field (copied in and out),
+// the caller's buffer, and `automatic` (which takes it where the field fits). Elsewhere: refused.
+template <class Exec, class T, class Layout>
+void check_resident(long nx, long ny, int steps) {
+  Exec exec;
+  const double coeff = 0.2;
+  using Mem = typename Exec::memory_space;
+  Field<Exec, T, Layout> f0("f0", nx, ny), f("f", nx, ny), lapl("lapl", nx, ny), a("a", nx, ny),
+      b("b", nx, ny);
+  Kokkos::View<T*, Mem> wide("wide", std::size_t(nx) * std::size_t(ny) * 2);
+  using Strided =
+      Kokkos::View<T**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const Strided strided(wide.data(), Kokkos::LayoutStride(nx, 2 * ny, ny, 2));
+  fill(f0, uniform<T>(-1, 1));
+  std::vector<double> ref = to_host(f0), ref_lapl;
+  reference(ref, ref_lapl, nx, ny, steps, coeff);
+  Kokkos::deep_copy(a, f0);
+  for (int s = 0; s < steps; ++s) {
+    unison::diffusion_step(exec, a, b, lapl, coeff, StencilAlgorithm::plain);
+    std::swap(a, b);
+  }
+  exec.fence();
+  const auto plain = to_host(a), plain_lapl = to_host(lapl);
+  const std::string field = std::to_string(nx) + "x" + std::to_string(ny) + ", " +
+                            std::to_string(steps) + " steps, " + typeid(Layout).name() + ", " +
+                            (sizeof(T) == 4 ? "float" : "double");
+  EXPECT_TRUE(close(plain, ref, tolerance<T>() * steps)) << field;
+  DiffusionOptions resident;
+  resident.algorithm = StencilAlgorithm::resident;
+  if constexpr (!unison::detail::diffusion::resident_available_v<Exec>) {
+    EXPECT_TRUE(throws_invalid(
+        [&] { unison::diffuse(exec, f, steps, coeff, lapl, Laplacian::final_only, resident); },
+        "unison::diffuse", {"the resident algorithm needs a CUDA GPU"}));
+    return;
+  }
+  for (Laplacian which : {Laplacian::every_step, Laplacian::final_only}) {
+    const std::string how = field + (which == Laplacian::every_step ? ", every step" : ", final");
+    Kokkos::deep_copy(f, f0);
+    poison_fill(lapl);
+    unison::diffuse(exec, f, steps, coeff, lapl, which, resident);
+    EXPECT_TRUE(close(to_host(f), plain, 0)) << how;
+    EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << how;
+    // A strided Laplacian, the caller's buffer.
+    unison::DiffusionBuffer<decltype(f)> buffer("buffer", nx, ny);
+    Kokkos::deep_copy(f, f0);
+    poison_fill(strided);
+    unison::diffuse(exec, f, buffer, steps, coeff, strided, which, resident);
+    EXPECT_TRUE(close(to_host(f), plain, 0)) << how << ", strided lapl";
+    EXPECT_TRUE(close(to_host(strided), plain_lapl, 0)) << how << ", strided lapl";
+    // A strided field, the Laplacian in a contiguous one.
+    Kokkos::deep_copy(strided, f0);
+    poison_fill(lapl);
+    unison::diffuse(exec, strided, steps, coeff, lapl, which, resident);
+    EXPECT_TRUE(close(to_host(strided), plain, 0)) << how << ", strided f";
+    EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << how << ", strided f";
+    // automatic: the same bits, whichever kernel it takes.
+    Kokkos::deep_copy(f, f0);
+    poison_fill(lapl);
+    unison::diffuse(exec, f, steps, coeff, lapl, which);
+    EXPECT_TRUE(close(to_host(f), plain, 0)) << how << ", automatic";
+    EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << how << ", automatic";
+  }
+}
+
+template <class Exec>
+void test_resident() {
+  // A tile: 16 rows of float or 8 of double, 1024 columns.
+  const long shapes[][2] = {{1, 1}, {3, 5}, {17, 1025}, {37, 2100}, {600, 41}, {250, 9}};
+  for (auto& s : shapes)
+    for (int steps : {1, 2, 7}) {
+      check_resident<Exec, float, Kokkos::LayoutRight>(s[0], s[1], steps);
+      check_resident<Exec, double, Kokkos::LayoutLeft>(s[0], s[1], steps);
+      if (!unison::detail::diffusion::resident_available_v<Exec>) return;  // (refused: once)
+    }
+  check_resident<Exec, float, Kokkos::LayoutLeft>(1030, 20, 5);
+  check_resident<Exec, double, Kokkos::LayoutRight>(65, 1100, 6);
+}
+
 template <class Exec>
 void test_sizes() {
   const long shapes[][2] = {{1, 1}, {1, 37}, {37, 1}, {3, 5}, {67, 131}, {130, 257}};
@@ -805,6 +886,47 @@ void test_errors() {
         [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, deep); }, dif,
         {"tile_cols 64 does not apply to the wavefront algorithm"}));
   }
+  {  // resident: diffuse's steps in one launch, no options, no callback; on a CUDA GPU only
+    DiffusionOptions resident;
+    resident.algorithm = StencilAlgorithm::resident;
+    EXPECT_TRUE(throws_invalid(
+        [&] { unison::diffusion_step(exec, f, g, lapl, 0.25, StencilAlgorithm::resident); }, step,
+        {"diffusion_step takes plain, tiled, streaming or wavefront"}));
+    auto history = Kokkos::View<float***, typename Exec::memory_space>("history", 2, 8, 9);
+    EXPECT_TRUE(throws_invalid(
+        [&] {
+          unison::diffuse_history(
+              exec, f, 3, 0.25, history, [](auto...) {}, resident);
+        },
+        "unison::diffuse_history", {"diffuse_history takes plain, tiled or streaming"}));
+    EXPECT_TRUE(throws_invalid(
+        [&] {
+          unison::diffuse(
+              exec, f, 3, 0.25, lapl, [](auto...) {}, resident);
+        },
+        dif, {"a callback after each step needs another algorithm"}));
+    for (int which = 0; which < 5; ++which) {
+      DiffusionOptions shaped = resident;
+      int* const fields[] = {&shaped.tile_rows, &shaped.tile_cols, &shaped.steps_per_pass,
+                             &shaped.strip_rows, &shaped.strip_prefetch};
+      *fields[which] = 2;
+      EXPECT_TRUE(throws_invalid(
+          [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, shaped); }, dif,
+          {"do not apply to the resident algorithm"}));
+    }
+    if constexpr (unison::detail::diffusion::resident_available_v<Exec>) {
+      // More than any GPU holds in its registers (4096^2 floats, 64 MiB).
+      Kokkos::View<float**, typename Exec::memory_space> big("big", 4096, 4096),
+          big_lapl("big_lapl", 4096, 4096);
+      EXPECT_TRUE(throws_invalid(
+          [&] { unison::diffuse(exec, big, 3, 0.25, big_lapl, Laplacian::final_only, resident); },
+          dif, {"a field of 4096x4096", "does not fit in this GPU's registers"}));
+    } else {
+      EXPECT_TRUE(throws_invalid(
+          [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, resident); }, dif,
+          {"the resident algorithm needs a CUDA GPU"}));
+    }
+  }
   blocked.algorithm = StencilAlgorithm(9);
   EXPECT_TRUE(throws_invalid(
       [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, blocked); }, dif,
@@ -895,6 +1017,7 @@ TYPED_TEST_SUITE(Diffusion, Backends, BackendName);
 
 TYPED_TEST(Diffusion, sizes_tiles_passes) { test_sizes<TypeParam>(); }
 TYPED_TEST(Diffusion, seed_size) { test_seed_size<TypeParam>(); }
+TYPED_TEST(Diffusion, resident) { test_resident<TypeParam>(); }
 TYPED_TEST(Diffusion, deterministic_and_strided) { test_deterministic_and_strided<TypeParam>(); }
 TYPED_TEST(Diffusion, stride_layouts) { test_stride_layouts<TypeParam>(); }
 TYPED_TEST(Diffusion, callback) { test_callback<TypeParam>(); }

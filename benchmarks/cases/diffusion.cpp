@@ -198,6 +198,15 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
   int per_pass = unison::detail::diffusion::steps_per_pass<Exec>(
       algorithm, which, options, std::int64_t(n) * n * std::int64_t(sizeof(float)),
       std::int64_t(n) * std::int64_t(sizeof(float)));
+  // The resident form (a CUDA GPU, where the field fits) runs a whole call in one pass.
+  const bool shaped = options.tile_rows > 0 || options.tile_cols > 0 ||
+                      options.steps_per_pass > 0 || options.strip_rows > 0 ||
+                      options.strip_prefetch > 0;
+  if (variant.history == 0 && !shaped &&
+      (options.algorithm == StencilAlgorithm::automatic ||
+       options.algorithm == StencilAlgorithm::resident) &&
+      unison::detail::diffusion::resident_fits<Exec, float>(Exec(), n, n, std::int64_t(n) * n))
+    per_pass = steps;
   if (variant.history > 0) {  // the streaming kernels' passes over the planes
     per_pass = algorithm != StencilAlgorithm::streaming ? 1
                : options.steps_per_pass > 0
@@ -497,6 +506,13 @@ void register_sizes_diffusion() {
       DiffusionOptions wavefront;
       wavefront.algorithm = StencilAlgorithm::wavefront;
       add_diffusion<Exec>("final_only/wavefront", Laplacian::final_only, wavefront, sweep);
+      if (is_gpu_v<Exec> && side == sizes_gpu_sides[0]) {
+        // The strips, beside the resident form that `automatic` takes where the field fits.
+        DiffusionOptions strips;
+        strips.algorithm = StencilAlgorithm::streaming;
+        add_diffusion<Exec>("every_step/streaming", Laplacian::every_step, strips, sweep);
+        add_diffusion<Exec>("final_only/streaming", Laplacian::final_only, strips, sweep);
+      }
     }
   });
 }

@@ -84,6 +84,9 @@ void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lap
   detail::check_disjoint(fn, "lapl", lapl, "f_next", f_next);
   detail::require(detail::diffusion::known_algorithm(algorithm), fn, "unknown algorithm ",
                   int(algorithm));
+  detail::require(algorithm != StencilAlgorithm::resident, fn,
+                  "the resident algorithm runs diffuse's steps in one launch; diffusion_step takes "
+                  "plain, tiled, streaming or wavefront");
   algorithm = detail::diffusion::resolve_algorithm<Exec>(algorithm, Laplacian::every_step);
   const auto shape = detail::diffusion::pass_shape<Exec, T>(fn, algorithm, DiffusionOptions{}, 1,
                                                             f.extent(0), f.extent(1));
@@ -140,9 +143,8 @@ template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
              Laplacian which = Laplacian::every_step, const DiffusionOptions& options = {}) {
   const detail::Region region("unison::diffuse");
-  detail::diffusion::diffuse(
-      "unison::diffuse", exec, f, steps, coeff, lapl, which, options,
-      [](std::int64_t, const auto&, const auto&) {}, nullptr);
+  detail::diffusion::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, which, options,
+                             detail::diffusion::NoStep{}, nullptr);
 }
 
 /// diffuse with a caller's buffer of f's extents (a contiguous View of f's layout,
@@ -161,9 +163,8 @@ void diffuse(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer, std
              double coeff, const L& lapl, Laplacian which = Laplacian::every_step,
              const DiffusionOptions& options = {}) {
   const detail::Region region("unison::diffuse");
-  detail::diffusion::diffuse(
-      "unison::diffuse", exec, f, steps, coeff, lapl, which, options,
-      [](std::int64_t, const auto&, const auto&) {}, &buffer);
+  detail::diffusion::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, which, options,
+                             detail::diffusion::NoStep{}, &buffer);
 }
 
 /// diffuse with the Laplacian of every step, calling on_step(step, field, lapl) after each step

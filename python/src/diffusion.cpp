@@ -12,12 +12,13 @@ namespace {
 
 using std::string;
 
-constexpr Choices<StencilAlgorithm, 5> stencil_algorithms{
+constexpr Choices<StencilAlgorithm, 6> stencil_algorithms{
     {{"automatic", StencilAlgorithm::automatic},
      {"plain", StencilAlgorithm::plain},
      {"tiled", StencilAlgorithm::tiled},
      {"streaming", StencilAlgorithm::streaming},
-     {"wavefront", StencilAlgorithm::wavefront}}};
+     {"wavefront", StencilAlgorithm::wavefront},
+     {"resident", StencilAlgorithm::resident}}};
 constexpr Choices<Laplacian, 2> laplacians{
     {{"every_step", Laplacian::every_step}, {"final_only", Laplacian::final_only}}};
 

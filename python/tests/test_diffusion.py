@@ -9,6 +9,10 @@ from conftest import DTYPES, ON_DEVICE, layouts
 
 # Every stencil algorithm the module offers (its own list: a new one is tested here at once).
 ALGORITHMS = tuple(unison._unison.choices["stencil_algorithm"])
+# diffusion_step's (`resident` runs diffuse's steps in one launch) and diffuse's here (`resident`
+# on a CUDA GPU only).
+STEP_ALGORITHMS = tuple(a for a in ALGORITHMS if a != "resident")
+DIFFUSE_ALGORITHMS = ALGORITHMS if ON_DEVICE else STEP_ALGORITHMS
 
 
 def reference_step(f):
@@ -37,7 +41,7 @@ def test_diffusion_step(rng, dtype, shape):
     f = rng.random(shape).astype(dtype)
     want_f, want_lap = reference(f, 1, 0.2)
     results = []
-    for alg in ALGORITHMS:
+    for alg in STEP_ALGORITHMS:
         for name, fv in layouts(f, rng):
             nxt, lap = unison.diffusion_step(fv, 0.2, algorithm=alg)
             np.testing.assert_allclose(lap, want_lap, **tol(dtype), err_msg=f"{alg} {name}")
@@ -54,7 +58,7 @@ def test_diffuse(rng, dtype, laplacian):
     f0 = rng.random((61, 45)).astype(dtype)
     want_f, want_lap = reference(f0, 9, 0.1)
     got = []
-    for alg in ALGORITHMS:
+    for alg in DIFFUSE_ALGORITHMS:
         for name, fv in layouts(f0, rng):
             f = fv.copy(order="K") if name in ("C", "F") else fv
             f[...] = f0
@@ -100,6 +104,13 @@ def test_diffusion_errors():
     f = np.ones((8, 8), np.float32)
     with pytest.raises(ValueError, match="algorithm is 'fast'"):
         unison.diffusion_step(f, 0.1, algorithm="fast")
+    with pytest.raises(ValueError, match="diffusion_step takes plain"):
+        unison.diffusion_step(f, 0.1, algorithm="resident")
+    with pytest.raises(ValueError, match="tile_rows, tile_cols, steps_per_pass"):
+        unison.diffuse(f, 2, 0.1, algorithm="resident", steps_per_pass=2)
+    if not ON_DEVICE:
+        with pytest.raises(ValueError, match="resident algorithm needs a CUDA GPU"):
+            unison.diffuse(f, 2, 0.1, algorithm="resident")
     with pytest.raises(ValueError, match="laplacian is 'some'"):
         unison.diffuse(f, 2, 0.1, laplacian="some")
     with pytest.raises(ValueError, match="unison.diffuse: steps is -1"):

@@ -15,7 +15,7 @@ Backend = Optional[Literal["openmp", "serial", "cuda"]]
 # caller's current stream).
 Stream = Any
 Mode = Union[Literal["full", "same", "valid"], Literal[0, 1, 2]]
-StencilAlgorithm = Literal["automatic", "plain", "tiled", "streaming", "wavefront"]
+StencilAlgorithm = Literal["automatic", "plain", "tiled", "streaming", "wavefront", "resident"]
 
 __version__: str
 __all__: list[str]

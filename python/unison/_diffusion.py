@@ -12,7 +12,7 @@ def diffusion_step(f, coeff, f_next=None, lapl=None, *, algorithm="automatic", b
                    stream=None):
     """One step of the 2-D diffusion of the rank-2 field f: returns (f_next, lapl), new arrays
     of f's library (in f's memory order) unless given. algorithm: "automatic", "plain",
-    "tiled", "streaming" or "wavefront"."""
+    "tiled", "streaming" or "wavefront" ("resident" is diffuse's only)."""
     fn = "diffusion_step"
     f = _input(fn, "f", f)
     coeff = _real(fn, "coeff", coeff)
@@ -32,7 +32,9 @@ def diffuse(f, steps, coeff, lapl=None, *, laplacian="every_step", algorithm="au
     """`steps` steps of the diffusion, in place in f; returns lapl, the last step's Laplacian
     (a new array in f's memory order unless given; with steps = 0 nothing changes, and a new
     lapl is zeros). laplacian: "every_step" or "final_only" (temporal blocking: several steps
-    per pass). Its second buffer of f's size is temporary memory kept between calls. On the host
+    per pass). algorithm: as diffusion_step's, or "resident" (CUDA GPUs: every step in one
+    launch, the field held in the GPU's registers; "automatic" takes it where the field fits).
+    Its second buffer of f's size is temporary memory kept between calls. On the host
     backends Ctrl-C stops a long call between passes (KeyboardInterrupt): f then holds the
     field after some whole number of steps, and lapl is undefined."""
     fn = "diffuse"

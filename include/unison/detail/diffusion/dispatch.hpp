@@ -334,7 +334,7 @@ StencilAlgorithm resolve_algorithm(StencilAlgorithm algorithm, Laplacian which,
 inline bool known_algorithm(StencilAlgorithm a) {
   return a == StencilAlgorithm::automatic || a == StencilAlgorithm::plain ||
          a == StencilAlgorithm::tiled || a == StencilAlgorithm::streaming ||
-         a == StencilAlgorithm::wavefront;
+         a == StencilAlgorithm::wavefront || a == StencilAlgorithm::resident;
 }
 
 inline void check_laplacian(const char* fn, Laplacian which) {

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include <unison/detail/diffusion/dispatch.hpp>
+#include <unison/detail/diffusion/resident.hpp>
 #include <unison/detail/temporary.hpp>
 #include <unison/diffusion_types.hpp>
 
@@ -122,6 +123,41 @@ void check_buffer(const char* fn, const DiffusionBuffer<F>* buffer, const F& f, 
   check_disjoint(fn, "buffer", *buffer, name, out);
 }
 
+// The on_step of the forms of diffuse without a callback: nothing to call between steps, which
+// lets every step run in one launch (the resident algorithm).
+struct NoStep {
+  template <class... A>
+  void operator()(const A&...) const {}
+};
+
+// Whether diffuse runs the resident kernel on a field of nx x ny of T: where the caller asks for it
+// (then it must apply: no tile or pass options, no callback between steps, and a CUDA GPU that
+// holds the field; else invalid_argument), or for `automatic` without such options where it fits.
+template <class Exec, class T>
+bool use_resident(const char* fn, const Exec& exec, const DiffusionOptions& options, bool callback,
+                  std::int64_t rows, std::int64_t cols) {
+  const bool asked = options.algorithm == StencilAlgorithm::resident;
+  const bool shaped = options.tile_rows > 0 || options.tile_cols > 0 ||
+                      options.steps_per_pass > 0 || options.strip_rows > 0 ||
+                      options.strip_prefetch > 0;
+  if (!asked) {
+    return options.algorithm == StencilAlgorithm::automatic && !shaped && !callback &&
+           rows * cols > 0 && resident_fits<Exec, T>(exec, rows, cols, rows * cols);
+  }
+  require(!shaped, fn,
+          "tile_rows, tile_cols, steps_per_pass, strip_rows and strip_prefetch do not apply to "
+          "the resident algorithm (it runs every step in one launch)");
+  require(!callback, fn,
+          "the resident algorithm runs every step in one launch: a callback after each step needs "
+          "another algorithm");
+  require(resident_available_v<Exec>, fn,
+          "the resident algorithm needs a CUDA GPU; this backend has no resident kernel");
+  require(rows * cols == 0 || resident_fits<Exec, T>(exec, rows, cols, rows * cols), fn,
+          "the resident algorithm: a field of ", rows, "x", cols,
+          " grid rows and columns does not fit in this GPU's registers at once");
+  return true;
+}
+
 template <class Exec, class F, class L, class OnStep>
 void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, double coeff,
              const L& lapl, Laplacian which, const DiffusionOptions& options, OnStep&& on_step,
@@ -158,10 +194,24 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
       pass_shape<Exec, T>(fn, algorithm, options,
                           steps_per_pass<Exec>(algorithm, which, options, field_bytes, row_bytes),
                           f.extent(0), f.extent(1));
+  constexpr bool tr = transposed_v<F>;
+  const bool resident = use_resident<Exec, T>(
+      fn, exec, options, !std::is_same_v<std::decay_t<OnStep>, NoStep>,
+      std::int64_t(tr ? f.extent(1) : f.extent(0)), std::int64_t(tr ? f.extent(0) : f.extent(1)));
   if (steps == 0 || f.size() == 0) return;
 
   const T c = T(coeff);
   with_buffers(fn, exec, f, buffer, [&](FieldView<F>& cur, FieldView<F>& nxt) {
+    if (resident) {
+      // In place in cur, nxt lending the memory for the edges; at most 2^30 steps a launch.
+      for (std::int64_t done = 0; done < steps;) {
+        const std::int64_t n = steps - done < (1 << 30) ? steps - done : (1 << 30);
+        resident_pass(exec, cur, nxt, lapl, n, c, which == Laplacian::every_step);
+        done += n;
+        on_step(done, ConstFieldView<F>(cur), lapl);
+      }
+      return;
+    }
     for (std::int64_t done = 0; done < steps;) {
       const int n = int(steps - done < shape.steps ? steps - done : shape.steps);
       const bool final_pass = done + n == steps;
@@ -231,6 +281,9 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
   require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
   check_buffer(fn, buffer, f, "history", history);
   check_options(fn, options);
+  require(options.algorithm != StencilAlgorithm::resident, fn,
+          "the resident algorithm runs diffuse's steps in one launch; diffuse_history takes plain, "
+          "tiled or streaming");
   DiffusionOptions shape_options = options;
   shape_options.steps_per_pass = 0;  // here: steps per pass of the streaming kernels only
   const StencilAlgorithm algorithm =
