@@ -61,8 +61,10 @@ struct ResidentMemory {
   ResidentMemory(std::int64_t rows, std::int64_t cols)
       : tiles_down((rows + ResidentTile<T>::R - 1) / ResidentTile<T>::R),
         tiles_across((cols + ResidentTile<T>::cols - 1) / ResidentTile<T>::cols),
-        // a 4-byte counter a tile, rounded up to 16 bytes
-        signal_words(((tiles_down * tiles_across * 4 + 15) / 16 * 16) / std::int64_t(sizeof(T))),
+        // a 4-byte counter a tile, in whole words of T (at most a word a tile: never more than the
+        // field's cells, whose tiles are at most one a cell)
+        signal_words((tiles_down * tiles_across * 4 + std::int64_t(sizeof(T)) - 1) /
+                     std::int64_t(sizeof(T))),
         across_words(2 * (tiles_down - 1) * 2 * cols),
         down_words(2 * (tiles_across - 1) * 2 * rows) {}
   std::int64_t words() const { return signal_words + across_words + down_words; }
