@@ -168,8 +168,7 @@ __global__ void __launch_bounds__(Threads, 2) diffusion_resident(ResidentArgs<T>
       last[0][t] = left && r < a.rows ? cu::load_shared_l2(edge_col(p, tc - 1, 0) + r) : T(0);
     } else if (t < 2 * R) {
       const int r = r0 + t - R;
-      first[W][t - R] =
-          right && r < a.rows ? cu::load_shared_l2(edge_col(p, tc, 1) + r) : T(0);
+      first[W][t - R] = right && r < a.rows ? cu::load_shared_l2(edge_col(p, tc, 1) + r) : T(0);
     }
     // The rows above and below the tile (0 past the field's edges).
     // (the row below waits in shared memory, not in registers, until the last row needs it)
@@ -177,8 +176,7 @@ __global__ void __launch_bounds__(Threads, 2) diffusion_resident(ResidentArgs<T>
 #pragma unroll
     for (int k = 0; k < V; ++k) {
       up[k] = above && col_in[k] ? cu::load_shared_l2(edge_row(p, tr - 1, 0) + c0 + k) : T(0);
-      below_row[k][t] =
-          below && col_in[k] ? cu::load_shared_l2(edge_row(p, tr, 1) + c0 + k) : T(0);
+      below_row[k][t] = below && col_in[k] ? cu::load_shared_l2(edge_row(p, tr, 1) + c0 + k) : T(0);
     }
     __syncthreads();
     const bool write = a.every_step || s == a.steps;
@@ -198,8 +196,8 @@ __global__ void __launch_bounds__(Threads, 2) diffusion_resident(ResidentArgs<T>
       Chunk<T, V> lap;
 #pragma unroll
       for (int k = 0; k < V; ++k) {
-        stencil<T>(v[i][k], up[k], i + 1 < R ? v[i + 1][k] : below_row[k][t], k > 0 ? v[i][k - 1] : l,
-                   k + 1 < V ? v[i][k + 1] : r, a.coeff, lap.v[k], n[k]);
+        stencil<T>(v[i][k], up[k], i + 1 < R ? v[i + 1][k] : below_row[k][t],
+                   k > 0 ? v[i][k - 1] : l, k + 1 < V ? v[i][k + 1] : r, a.coeff, lap.v[k], n[k]);
         if (!(row_in && col_in[k])) n[k] = T(0);  // outside the field: 0 at every step
       }
       if (write && row_in) {

@@ -37,8 +37,7 @@ std::int64_t resident_blocks(const Kokkos::Cuda& exec, Kernel kernel, int thread
   int current = 0;
   check_resident(cudaGetDevice(&current), "cudaGetDevice");
   if (current != device) check_resident(cudaSetDevice(device), "cudaSetDevice");
-  const cudaError_t e =
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+  const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
   if (current != device) check_resident(cudaSetDevice(current), "cudaSetDevice");
   check_resident(e, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   return std::int64_t(per_sm) * sms;
@@ -57,9 +56,9 @@ void launch_resident(const char* label, const Kokkos::Cuda& exec, Kernel kernel,
   check_resident(cudaGetDevice(&current), "cudaGetDevice");
   if (current != device) check_resident(cudaSetDevice(device), "cudaSetDevice");
   void* params[] = {&args};
-  const cudaError_t e = cudaLaunchCooperativeKernel(
-      reinterpret_cast<const void*>(kernel), dim3(unsigned(blocks)), dim3(unsigned(threads)),
-      params, 0, exec.cuda_stream());
+  const cudaError_t e =
+      cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(unsigned(blocks)),
+                                  dim3(unsigned(threads)), params, 0, exec.cuda_stream());
   if (current != device) cudaSetDevice(current);
   Kokkos::Profiling::endParallelFor(id);
   check_resident(e, label);
