@@ -11,6 +11,7 @@
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
