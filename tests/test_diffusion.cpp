@@ -221,22 +221,43 @@ void check_field(long nx, long ny, int steps) {
   }
 }
 
-// streaming in strips of each height (on every backend, though only GPUs take it by default):
-// 16-byte chunks, partial chunks at the right edge, strips cut by the bottom edge.
-template <class Exec, class T, class Layout>
-void check_strips(long nx, long ny, int steps) {
-  Exec exec;
-  const double coeff = 0.25;
-  Field<Exec, T, Layout> f0("f0", nx, ny), f("f", nx, ny), lapl("lapl", nx, ny), a("a", nx, ny),
-      b("b", nx, ny);
-  fill(f0, uniform<T>(-1, 1));
+// The plain kernel one step at a time from f0 (`steps` steps): the field and the last Laplacian
+// that every other form must match to the bit, checked here against the float64 reference.
+struct PlainSteps {
+  std::vector<double> field, lapl;
+  std::string name;  // the field's size, steps, layout and type, for the messages
+};
+template <class Exec, class F>
+PlainSteps plain_steps(const Exec& exec, const F& f0, int steps, double coeff) {
+  using T = typename F::non_const_value_type;
+  const long nx = long(f0.extent(0)), ny = long(f0.extent(1));
+  F a("a", nx, ny), b("b", nx, ny), lapl("lapl", nx, ny);
   Kokkos::deep_copy(a, f0);
   for (int s = 0; s < steps; ++s) {
     unison::diffusion_step(exec, a, b, lapl, coeff, StencilAlgorithm::plain);
     std::swap(a, b);
   }
   exec.fence();
-  const auto plain = to_host(a), plain_lapl = to_host(lapl);
+  PlainSteps p{to_host(a), to_host(lapl),
+               std::to_string(nx) + "x" + std::to_string(ny) + ", " + std::to_string(steps) +
+                   " steps, " + typeid(typename F::array_layout).name() + ", " +
+                   (sizeof(T) == 4 ? "float" : "double")};
+  std::vector<double> ref = to_host(f0), ref_lapl;
+  reference(ref, ref_lapl, nx, ny, steps, coeff);
+  EXPECT_TRUE(close(p.field, ref, tolerance<T>() * steps)) << p.name;
+  return p;
+}
+
+// streaming in strips of each height (on every backend, though only GPUs take it by default):
+// 16-byte chunks, partial chunks at the right edge, strips cut by the bottom edge.
+template <class Exec, class T, class Layout>
+void check_strips(long nx, long ny, int steps) {
+  Exec exec;
+  const double coeff = 0.25;
+  Field<Exec, T, Layout> f0("f0", nx, ny), f("f", nx, ny), lapl("lapl", nx, ny);
+  fill(f0, uniform<T>(-1, 1));
+  const PlainSteps p = plain_steps(exec, f0, steps, coeff);
+  const auto &plain = p.field, &plain_lapl = p.lapl;
   // (final_only with 1 and 2 steps per pass; an odd step count ends with a one-step pass;
   // every prefetch depth with one step per pass.)
   for (int strip : {1, 3, 8, 1000}) {
@@ -268,22 +289,11 @@ template <class Exec, class T, class Layout>
 void check_wavefront(long nx, long ny, int steps) {
   Exec exec;
   const double coeff = 0.2;
-  Field<Exec, T, Layout> f0("f0", nx, ny), f("f", nx, ny), lapl("lapl", nx, ny), a("a", nx, ny),
-      b("b", nx, ny);
+  Field<Exec, T, Layout> f0("f0", nx, ny), f("f", nx, ny), lapl("lapl", nx, ny);
   fill(f0, uniform<T>(-1, 1));
-  std::vector<double> ref = to_host(f0), ref_lapl;
-  reference(ref, ref_lapl, nx, ny, steps, coeff);
-  Kokkos::deep_copy(a, f0);
-  for (int s = 0; s < steps; ++s) {
-    unison::diffusion_step(exec, a, b, lapl, coeff, StencilAlgorithm::plain);
-    std::swap(a, b);
-  }
-  exec.fence();
-  const auto plain = to_host(a), plain_lapl = to_host(lapl);
-  const std::string field = std::to_string(nx) + "x" + std::to_string(ny) + ", " +
-                            std::to_string(steps) + " steps, " + typeid(Layout).name() + ", " +
-                            (sizeof(T) == 4 ? "float" : "double");
-  EXPECT_TRUE(close(plain, ref, tolerance<T>() * steps)) << field;
+  const PlainSteps p = plain_steps(exec, f0, steps, coeff);
+  const auto &plain = p.field, &plain_lapl = p.lapl;
+  const std::string& field = p.name;
   constexpr int deepest = unison::backends::DiffusionTuning<Exec>::wavefront_steps;
   for (int per_pass : {0, 1, 3, deepest})
     for (int rows : {0, 1, 5, 1000}) {
@@ -311,26 +321,15 @@ void check_resident(long nx, long ny, int steps) {
   Exec exec;
   const double coeff = 0.2;
   using Mem = typename Exec::memory_space;
-  Field<Exec, T, Layout> f0("f0", nx, ny), f("f", nx, ny), lapl("lapl", nx, ny), a("a", nx, ny),
-      b("b", nx, ny);
+  Field<Exec, T, Layout> f0("f0", nx, ny), f("f", nx, ny), lapl("lapl", nx, ny);
   Kokkos::View<T*, Mem> wide("wide", std::size_t(nx) * std::size_t(ny) * 2);
   using Strided =
       Kokkos::View<T**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const Strided strided(wide.data(), Kokkos::LayoutStride(nx, 2 * ny, ny, 2));
   fill(f0, uniform<T>(-1, 1));
-  std::vector<double> ref = to_host(f0), ref_lapl;
-  reference(ref, ref_lapl, nx, ny, steps, coeff);
-  Kokkos::deep_copy(a, f0);
-  for (int s = 0; s < steps; ++s) {
-    unison::diffusion_step(exec, a, b, lapl, coeff, StencilAlgorithm::plain);
-    std::swap(a, b);
-  }
-  exec.fence();
-  const auto plain = to_host(a), plain_lapl = to_host(lapl);
-  const std::string field = std::to_string(nx) + "x" + std::to_string(ny) + ", " +
-                            std::to_string(steps) + " steps, " + typeid(Layout).name() + ", " +
-                            (sizeof(T) == 4 ? "float" : "double");
-  EXPECT_TRUE(close(plain, ref, tolerance<T>() * steps)) << field;
+  const PlainSteps p = plain_steps(exec, f0, steps, coeff);
+  const auto &plain = p.field, &plain_lapl = p.lapl;
+  const std::string& field = p.name;
   DiffusionOptions resident;
   resident.algorithm = StencilAlgorithm::resident;
   if constexpr (!unison::detail::diffusion::resident_available_v<Exec>) {
