@@ -45,10 +45,8 @@ KOKKOS_FORCEINLINE_FUNCTION void store_streaming(V* p, const V& v) {
 
 /// How far ahead, in bytes, a CPU loop that reads arrays front to back asks for them with
 /// prefetch_ahead. One core's hardware prefetchers do not keep enough lines in flight for a loop
-/// with arithmetic between its loads: on one Sapphire Rapids core, y = gaussian_pdf(x) over 1e8
-/// floats (libmvec's expf, non-temporal stores) reached 0.56 of memcpy's rate without software
-/// prefetch, 0.78 with 1 KiB, 0.89 with 2 KiB, 0.94 with 4 and 8 KiB; a plain copy lost 0-8 %
-/// (the probe tools/probes/cpu-one-core-probe.cpp at commit 8b34b4f; benchmarks/RESULTS.md).
+/// with arithmetic between its loads; 4 KiB ahead measured best on one core of a recent Xeon
+/// (docs/tuning.md has the figures).
 inline constexpr std::uintptr_t host_prefetch_bytes = 4096;
 
 /// Asks a CPU to bring the cache line host_prefetch_bytes past p into its L1 cache (x86:

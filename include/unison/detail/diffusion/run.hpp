@@ -56,7 +56,7 @@ bool steps_in_place(const F& f) {
 // diffusion_layout_t (Transposed: LayoutLeft): a team per grid row of the buffer (a row at a
 // time, `rows` rows in all), its threads along the row, where the buffer is contiguous. (Kokkos's
 // deep_copy between a LayoutStride View and a LayoutRight one runs an MDRange kernel whose threads
-// step along the first index: 9 times the time of a contiguous copy on an H200.)
+// step along the first index: many times the time of a contiguous copy, docs/tuning.md.)
 template <bool Transposed, class D, class S>
 struct CopyField {
   D dst;

@@ -90,7 +90,7 @@ struct DiffusionPass {
     // The first step reads its cells from scratch buffer a (the tile and its halo, copied
     // there) or, for a CPU team (one thread) on a field with contiguous grid rows, from the field
     // itself: a CPU team's scratch is ordinary memory, so the copy would only add a pass over the
-    // tile (profiled on a Zen 4 core: about 40 % of the Serial `tiled` step's time).
+    // tile (a large share of the Serial `tiled` step's time when profiled: docs/tuning.md).
     const std::int64_t f_stride = column_stride<Transposed>(f);
     bool staged = true;
     if constexpr (backends::DiffusionTuning<Exec>::read_in_place) staged = f_stride != 1;

@@ -114,8 +114,7 @@ struct MatmulReduceTiled {
 
   // acc += the products of the thread's micro-tile of the tile at (i0, j0), over k one slice at
   // a time through scratch at `as` (GPU). One loop per kind of load: a loop that holds all
-  // three kinds keeps more values live and runs slower (it measured 17.4 against 16.8 ms at
-  // 10000 x 5000 x 7000 on an H200).
+  // three kinds keeps more values live and measured slower (docs/tuning.md).
   template <Loads L, class Member>
   KOKKOS_FORCEINLINE_FUNCTION void slices_in_registers(const Member& team, T* as, std::int64_t i0,
                                                        std::int64_t j0, T (&acc)[RM][RN]) const {

@@ -60,15 +60,15 @@ struct DiffusionTuning<Kokkos::Cuda> {
   static constexpr bool plain_row_blocks = false;
   static constexpr int strip_rows = 8;
   static constexpr int strip_rows_two_steps = 16;
-  // A field of more than 32 MiB streams past the L2 (50 MiB on an H100 and an H200, which also
-  // holds the Laplacian and the other buffer): there strips half as long measured 3-8 % faster
-  // (H200, 4096^2 to 16384^2 floats; at 2000^2 the longer ones are faster).
+  // A field of more than 32 MiB streams past a 50 MiB L2 (which also holds the Laplacian and the
+  // other buffer): there strips half as long measured faster, at 2000^2 the longer ones
+  // (docs/tuning.md has the figures).
   static constexpr std::int64_t strip_large_field_bytes = std::int64_t(32) << 20;
   static constexpr int strip_rows_large = 4;
   static constexpr int strip_rows_two_steps_large = 8;
   // The two-step strip kernel (about 90 registers) in blocks of 256 threads, at least two a
-  // multiprocessor: 7-8 % faster at 8192^2 and 16384^2 on an H200 than Kokkos's own block size
-  // (no change for the one-step kernel).
+  // multiprocessor: faster past the L2 than Kokkos's own block size (no change for the one-step
+  // kernel; docs/tuning.md has the figures).
   static constexpr unsigned strip_two_steps_block_threads = 256;
   static constexpr unsigned strip_two_steps_min_blocks = 2;
   static constexpr int strip_chunk_bytes = 16;

@@ -46,8 +46,7 @@ inline void pixels3_quarter(const __m512i a, int q, Pack<float> (&out)[3][4]) {
 /// The 64 pixels of 3 bytes at p (192 bytes, any alignment: c0 c1 c2 c0 c1 c2 ...), as floats:
 /// channel c of pixel 16 q + l in lane l of out[c][q]. Four overlapping loads, then one
 /// single-register byte permute per pack (vpermb); an earlier form, two two-register vpermt2b a
-/// channel and the widening of 16-byte parts, took 1.5 times as long on one Sapphire Rapids core
-/// (the probe tools/probes/cpu-grayscale-probe.cpp at commit 8b34b4f; benchmarks/RESULTS.md).
+/// channel and the widening of 16-byte parts, measured slower (docs/tuning.md).
 inline void pixels3_to_float(const std::uint8_t* p, Pack<float> (&out)[3][4]) {
   for (int q = 0; q < 4; ++q)
     detail::pixels3_quarter(_mm512_loadu_si512(p + (q == 3 ? 128 : 48 * q)), q, out);
@@ -106,8 +105,7 @@ inline constexpr Pixels3FloatIndex pixels3_float_index{};
 
 /// The 16 pixels of 3 floats at p (48 floats, any alignment: c0 c1 c2 c0 c1 c2 ...): channel c
 /// of pixel l in lane l of out[c]. Three loads and two permutes (vpermt2ps) a channel; GCC 12's
-/// vectorisation of the same loop took 1.1-1.4 times as long on one Sapphire Rapids core
-/// (the probe tools/probes/cpu-grayscale-ceiling-probe.cpp at commit 8b34b4f).
+/// vectorisation of the same loop measured slower (docs/tuning.md).
 inline void pixels3_to_float(const float* p, Pack<float> (&out)[3]) {
   const __m512 a0 = _mm512_loadu_ps(p), a1 = _mm512_loadu_ps(p + 16), a2 = _mm512_loadu_ps(p + 32);
   for (int c = 0; c < 3; ++c)

@@ -9,7 +9,7 @@
 ///   (packs with fused multiply-add: AVX-512, or AVX2 with FMA, on x86-64; NEON on 64-bit ARM),
 ///   else 0. Without them the
 ///   kernels still give correct results, but the multiply-add heavy ones (the tiled
-///   matmul-reduce, the convolution, the row-wise products) run up to about 100 times slower:
+///   matmul-reduce, the convolution, the row-wise products) run far slower (docs/building.md):
 ///   x86-64's baseline (SSE2) has no fused multiply-add, so each lane's is a library call.
 /// - unison::backends::host_vector_isa: the instruction set in words, for reports.
 ///

@@ -62,9 +62,9 @@ struct HostDiffusionTuning {
   static constexpr int strip_chunk_bytes = 16;
   static constexpr int strip_prefetch_rows = 1;
   static constexpr int streaming_steps_per_pass = 1;
-  // Past the last-level cache (a field of more than streaming_large_field_bytes), 4: at 8192^2
-  // and 16384^2 on 16 Xeon cores 0.73 of a copy of the field a step against 1.0-1.04 with one
-  // step a pass; at 2000^2 and 4096^2, in the caches, no faster (docs/tuning.md).
+  // Past the last-level cache (a field of more than streaming_large_field_bytes), 4: a field that
+  // streams from memory crosses it a quarter as often; in the caches no faster (docs/tuning.md
+  // has the figures).
   static constexpr std::int64_t streaming_large_field_bytes = std::int64_t(128) << 20;
   static constexpr int streaming_steps_per_pass_large = 4;
   // The rows a thread keeps for such a pass (3 a step but the last) at most this many bytes, a
