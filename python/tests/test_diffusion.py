@@ -107,7 +107,7 @@ def test_diffusion_errors():
     with pytest.raises(ValueError, match="diffusion_step takes plain"):
         unison.diffusion_step(f, 0.1, algorithm="resident")
     with pytest.raises(ValueError, match="tile_rows, tile_cols, steps_per_pass"):
-        unison.diffuse(f, 2, 0.1, algorithm="resident", steps_per_pass=2)
+        unison.diffuse(f, 2, 0.1, laplacian="final_only", algorithm="resident", steps_per_pass=2)
     if not ON_DEVICE:
         with pytest.raises(ValueError, match="resident algorithm needs a CUDA GPU"):
             unison.diffuse(f, 2, 0.1, algorithm="resident")
