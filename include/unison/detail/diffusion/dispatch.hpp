@@ -92,11 +92,12 @@ PassShape pass_shape(const char* fn, StencilAlgorithm algorithm, const Diffusion
             " with the wavefront algorithm: this backend runs at most ", Tuning::wavefront_steps);
     // One team per block of rows of a strip, in one launch: at most 2^31 - 1 strips (wavefront_pass
     // lengthens the blocks to keep the teams within that).
-    constexpr std::int64_t own = DiffusionWavefront<
-        Exec, Tuning::wavefront_steps, Tuning::wavefront_cells, false,
-        Kokkos::View<const T**, typename Exec::memory_space>,
-        Kokkos::View<T**, typename Exec::memory_space>,
-        Kokkos::View<T**, typename Exec::memory_space>>::strip_cols(Tuning::wavefront_team_size);
+    constexpr std::int64_t own =
+        DiffusionWavefront<Exec, Tuning::wavefront_steps, Tuning::wavefront_cells,
+                           Tuning::wavefront_team_size, false,
+                           Kokkos::View<const T**, typename Exec::memory_space>,
+                           Kokkos::View<T**, typename Exec::memory_space>,
+                           Kokkos::View<T**, typename Exec::memory_space>>::strip_cols();
     require((nx + own - 1) / own <= INT32_MAX && (ny + own - 1) / own <= INT32_MAX, fn,
             "a field of ", nx, "x", ny, " makes more than 2^31 - 1 wavefront strips");
     return {options.tile_rows, 0, per_pass};
@@ -182,38 +183,37 @@ void strips_pass(const Exec& exec, int steps, const F& f, const FN& next, const 
   else launch(std::integral_constant<int, 1>());
 }
 
-// The rows a wavefront team walks on a field of rows x cols cells with `strips` strips across:
-// enough teams to fill the backend's threads once (each row a team walks costs 2 x steps rows of
-// redundant work at its block's edges, so no more), within [wavefront_min_rows,
-// wavefront_max_rows].
+// The rows a wavefront team of `team` threads walks on a field of rows x cols cells with `strips`
+// strips across: enough teams to fill the backend's threads once (each row a team walks costs
+// 2 x steps rows of redundant work at its block's edges, so no more), within
+// [wavefront_min_rows, wavefront_max_rows].
 template <class Exec>
-int wavefront_rows(const Exec& exec, std::int64_t rows, std::int64_t strips) {
+int wavefront_rows(const Exec& exec, int team, std::int64_t rows, std::int64_t strips) {
   using Tuning = backends::DiffusionTuning<Exec>;
-  const std::int64_t teams = exec.concurrency() / Tuning::wavefront_team_size > 0
-                                 ? exec.concurrency() / Tuning::wavefront_team_size
-                                 : 1;
+  const std::int64_t teams = exec.concurrency() / team > 0 ? exec.concurrency() / team : 1;
   std::int64_t r = (rows * strips + teams - 1) / teams;
   if (r < Tuning::wavefront_min_rows) r = Tuning::wavefront_min_rows;
   if (r > Tuning::wavefront_max_rows) r = Tuning::wavefront_max_rows;
   return int(r);
 }
 
-// Enqueues a pass of `steps` steps (1 to wavefront_steps) of the wavefront kernel from f to next,
-// each team walking `block_rows` rows (0: wavefront_rows), the last step's Laplacian to lapl if
-// write_lapl.
-template <class Exec, class F, class FN, class L>
-void wavefront_pass(const Exec& exec, int steps, int block_rows, const F& f, const FN& next,
-                    const L& lapl, typename FN::non_const_value_type coeff, bool write_lapl) {
+// Enqueues a pass of `steps` steps (1 to Steps) of the wavefront kernel of Steps steps, V cells a
+// thread and NT threads a team (at least MinTeams of them a multiprocessor, as launch bounds on a
+// GPU; 0: none) from f to next, each team walking `block_rows` rows (0: wavefront_rows), the last
+// step's Laplacian to lapl if write_lapl.
+template <int Steps, int V, int NT, int MinTeams, class Exec, class F, class FN, class L>
+void wavefront_pass_of(const Exec& exec, int steps, int block_rows, const F& f, const FN& next,
+                       const L& lapl, typename FN::non_const_value_type coeff, bool write_lapl) {
   using Tuning = backends::DiffusionTuning<Exec>;
   using T = typename FN::non_const_value_type;
   constexpr bool tr = transposed_v<F>;
-  constexpr int team = Tuning::wavefront_team_size, V = Tuning::wavefront_cells;
-  using Kernel = DiffusionWavefront<Exec, Tuning::wavefront_steps, V, tr, F, FN, L>;
-  static_assert(Kernel::strip_cols(team) > 0, "wavefront: a strip must own columns");
+  using Kernel = DiffusionWavefront<Exec, Steps, V, NT, tr, F, FN, L>;
+  constexpr std::int64_t own = Kernel::strip_cols();
+  static_assert(own > 0, "wavefront: a strip must own columns");
   const std::int64_t rows = tr ? f.extent(1) : f.extent(0), cols = tr ? f.extent(0) : f.extent(1);
   if (rows == 0 || cols == 0) return;
-  const std::int64_t strips = (cols + Kernel::strip_cols(team) - 1) / Kernel::strip_cols(team);
-  std::int64_t per_block = block_rows > 0 ? block_rows : wavefront_rows(exec, rows, strips);
+  const std::int64_t strips = (cols + own - 1) / own;
+  std::int64_t per_block = block_rows > 0 ? block_rows : wavefront_rows(exec, NT, rows, strips);
   const std::int64_t most = INT32_MAX / strips;  // blocks a launch can take (strips checked)
   if ((rows + per_block - 1) / per_block > most) per_block = (rows + most - 1) / most;
   const std::int64_t blocks = (rows + per_block - 1) / per_block;
@@ -224,11 +224,27 @@ void wavefront_pass(const Exec& exec, int steps, int block_rows, const F& f, con
     return column_stride<tr>(v) == 1 && reinterpret_cast<std::uintptr_t>(v.data()) % align == 0 &&
            (std::size_t(pitch) * sizeof(T)) % align == 0;
   };
-  Kokkos::TeamPolicy<Exec> policy(exec, int(blocks * strips), team, 1);
-  policy.set_scratch_size(Tuning::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes(team)));
-  Kokkos::parallel_for("unison::diffusion::wavefront", policy,
-                       Kernel{f, next, lapl, coeff, write_lapl, rows, cols, strips, per_block,
-                              steps, Tuning::scratch_level, aligned(f) && aligned(next)});
+  const Kernel kernel{f,     next,  lapl, coeff, write_lapl, rows, cols, strips, per_block, steps,
+                      Tuning::scratch_level, aligned(f) && aligned(next)};
+  const auto launch = [&](auto policy) {
+    policy.set_scratch_size(Tuning::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
+    Kokkos::parallel_for("unison::diffusion::wavefront", policy, kernel);
+  };
+  if constexpr (MinTeams > 0)
+    launch(Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<NT, MinTeams>>(exec, int(blocks * strips),
+                                                                        NT, 1));
+  else
+    launch(Kokkos::TeamPolicy<Exec>(exec, int(blocks * strips), NT, 1));
+}
+
+// The backend's wavefront pass (wavefront_pass_of with its tuning's shape).
+template <class Exec, class F, class FN, class L>
+void wavefront_pass(const Exec& exec, int steps, int block_rows, const F& f, const FN& next,
+                    const L& lapl, typename FN::non_const_value_type coeff, bool write_lapl) {
+  using Tuning = backends::DiffusionTuning<Exec>;
+  wavefront_pass_of<Tuning::wavefront_steps, Tuning::wavefront_cells, Tuning::wavefront_team_size,
+                    Tuning::wavefront_min_teams>(exec, steps, block_rows, f, next, lapl, coeff,
+                                                 write_lapl);
 }
 
 // Enqueues one pass (plain and rows: exactly one step) from f to next. `reverse` runs the

@@ -13,7 +13,7 @@
 namespace unison::detail::diffusion {
 
 // One pass of `steps` (1 to Steps) steps over blocks of `block_rows` rows and strips of
-// strip_cols(team size) columns. A team's grid columns start `pad` cells left of its strip's
+// strip_cols() columns. A team's grid columns start `pad` cells left of its strip's
 // own, so that the cells that lack a true neighbour at the team's edges (taken as 0) spoil only
 // columns the strip does not own: an error moves one column a step, and pad >= Steps. Likewise
 // the walk starts `steps` rows above the block (from zeros, which spoil one row a step) and ends
@@ -21,12 +21,15 @@ namespace unison::detail::diffusion {
 // the neighbour rule requires. The last step writes the new field and, if asked, its Laplacian
 // for the cells the team owns. Each step rounds as stencil() does: the result is bitwise that of
 // one step at a time.
-template <class Exec, int Steps, int V, bool Transposed, class F, class FN, class L>
+// NT threads a team (1: a CPU team, the whole strip on one thread; a compile-time constant, so
+// that scratch addresses are offsets the compiler knows).
+template <class Exec, int Steps, int V, int NT, bool Transposed, class F, class FN, class L>
 struct DiffusionWavefront {
   using T = typename FN::non_const_value_type;
   using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  static_assert(Steps >= 1 && V >= 1, "wavefront: at least one step and one cell a thread");
+  static_assert(Steps >= 1 && V >= 1 && NT >= 1,
+                "wavefront: at least one step, one cell a thread and one thread a team");
   // Columns left of a strip's own: Steps rounded up to whole chunks of 16 bytes (or of a thread's
   // cells, if fewer), so that a thread's first column is chunk-aligned where the rows are.
   static constexpr int quantum =
@@ -43,22 +46,19 @@ struct DiffusionWavefront {
   int scratch_level;
   bool wide;  // f and next: unit column stride, rows and data aligned to V cells (Chunk<T, V>)
 
-  // Columns a strip owns with `team` threads (the caller checks that it is positive).
-  KOKKOS_INLINE_FUNCTION static constexpr std::int64_t strip_cols(int team) {
-    return std::int64_t(team) * V - 2 * pad;
+  // Columns a strip owns (the caller checks that it is positive).
+  KOKKOS_INLINE_FUNCTION static constexpr std::int64_t strip_cols() {
+    return std::int64_t(NT) * V - 2 * pad;
   }
-  // Scratch of a team of `team` threads: first and last cells of each step's middle row, with a
-  // zero at either end, twice.
-  static std::size_t scratch_bytes(int team) {
-    return Scratch::shmem_size(std::size_t(4) * Steps * (std::size_t(team) + 2));
-  }
-
-  // Threads a team (the backend's wavefront_team_size: a compile-time constant, so that scratch
-  // addresses are offsets the compiler knows).
-  static constexpr int NT = backends::DiffusionTuning<Exec>::wavefront_team_size;
   // Scratch words per step and side: a slot per thread and a zero at either end (the team's edge
   // threads read those for the neighbours they lack).
   static constexpr int W = NT + 2;
+  // Sides a thread shares: its first and last cells (one cell a thread: the same one).
+  static constexpr int sides = V == 1 ? 1 : 2;
+  // Scratch of a team: each side of each step's middle row, twice (double-buffered by row).
+  static std::size_t scratch_bytes() {
+    return Scratch::shmem_size(std::size_t(2) * sides * Steps * W);
+  }
 
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team) const {
@@ -75,7 +75,7 @@ struct DiffusionWavefront {
   template <class Member>
   KOKKOS_FUNCTION void walk_threads(const Member& team) const {
     const int t = team.team_rank();
-    constexpr std::int64_t own = strip_cols(NT);
+    constexpr std::int64_t own = strip_cols();
     const std::int64_t strip = team.league_rank() % strips, block = team.league_rank() / strips;
     const std::int64_t c0 = strip * own, x0 = c0 - pad + std::int64_t(t) * V;  // first columns
     const std::int64_t r0 = block * block_rows;
@@ -94,9 +94,9 @@ struct DiffusionWavefront {
     const bool chunks = wide && all_inside;
 
     // edges[buffer][first or last][step][slot], slot t + 1 thread t's, slots 0 and NT + 1 zero.
-    Scratch edges(team.team_scratch(scratch_level), std::size_t(4) * Steps * W);
+    Scratch edges(team.team_scratch(scratch_level), std::size_t(2) * sides * Steps * W);
     T* e = edges.data();
-    for (int k = 0; k < 4 * Steps; ++k) {
+    for (int k = 0; k < 2 * sides * Steps; ++k) {
       e[k * W + t + 1] = T(0);
       if (t == 0) e[k * W] = e[k * W + NT + 1] = T(0);
     }
@@ -157,10 +157,10 @@ struct DiffusionWavefront {
                                                 const T (&mid)[Steps][V], T* down,
                                                 const bool* inside, bool store_row, std::int64_t x0,
                                                 bool chunks, const bool* owned) const {
-    const T* first = e + 2 * P * Steps * W;
-    const T* last = first + Steps * W;
-    T* next_first = e + 2 * (1 - P) * Steps * W;
-    T* next_last = next_first + Steps * W;
+    const T* first = e + sides * P * Steps * W;
+    const T* last = first + (sides - 1) * Steps * W;
+    T* next_first = e + sides * (1 - P) * Steps * W;
+    T* next_last = next_first + (sides - 1) * Steps * W;
     const int n = steps;
     UNISON_DETAIL_UNROLL_ON_DEVICE
     for (int s = 0; s < Steps; ++s) {
@@ -184,7 +184,7 @@ struct DiffusionWavefront {
           down[v] = out[v];    // the next step's bottom input row
         }
         next_first[s * W + t + 1] = up[s][0];
-        next_last[s * W + t + 1] = up[s][V - 1];
+        if constexpr (V > 1) next_last[s * W + t + 1] = up[s][V - 1];
         if (s == n - 1 && store_row) store(y - n, x0, chunks, owned, out, lap);
       }
     }
@@ -194,7 +194,7 @@ struct DiffusionWavefront {
   // stencil_cells (host vectors, bitwise stencil()'s values) from whole rows, the team's edges
   // taken as zeros.
   KOKKOS_FUNCTION void walk_rows(std::int64_t league_rank) const {
-    const std::int64_t own = strip_cols(1);
+    const std::int64_t own = strip_cols();
     const std::int64_t c0 = league_rank % strips * own, x0 = c0 - pad;
     const std::int64_t r0 = league_rank / strips * block_rows;
     const std::int64_t r1 = r0 + block_rows < rows ? r0 + block_rows : rows;

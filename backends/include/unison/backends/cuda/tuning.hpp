@@ -98,6 +98,7 @@ struct DiffusionTuning<Kokkos::Cuda> {
   static constexpr int wavefront_steps = 8;
   static constexpr int wavefront_cells = 4;
   static constexpr int wavefront_team_size = 128;
+  static constexpr int wavefront_min_teams = 0;
   static constexpr int wavefront_min_rows = 64;
   static constexpr int wavefront_max_rows = 512;
 };

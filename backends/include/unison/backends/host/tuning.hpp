@@ -93,6 +93,7 @@ struct HostDiffusionTuning {
   static constexpr int wavefront_steps = 8;
   static constexpr int wavefront_cells = 256;
   static constexpr int wavefront_team_size = 1;
+  static constexpr int wavefront_min_teams = 0;
   static constexpr int wavefront_min_rows = 32;
   static constexpr int wavefront_max_rows = 512;
 };
