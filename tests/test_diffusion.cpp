@@ -315,7 +315,8 @@ void check_wavefront(long nx, long ny, int steps) {
 // plain kernel one step at a time; fields smaller than a tile, odd sizes, several tiles down and
 // across (a tile is 1024 columns wide), a Laplacian whose rows allow wide stores and one strided
 // (every other column of a wider array, one cell at a time), a strided field (copied in and out),
-// the caller's buffer, and `automatic` (which takes it where the field fits). Elsewhere: refused.
+// the caller's buffer, diffuse_history's planes, and `automatic` (which takes it where the field
+// fits). Elsewhere: refused.
 template <class Exec, class T, class Layout>
 void check_resident(long nx, long ny, int steps) {
   Exec exec;
@@ -358,6 +359,42 @@ void check_resident(long nx, long ny, int steps) {
     unison::diffuse(exec, strided, steps, coeff, lapl, which, resident);
     EXPECT_TRUE(close(to_host(strided), plain, 0)) << how << ", strided f";
     EXPECT_TRUE(close(to_host(lapl), plain_lapl, 0)) << how << ", strided f";
+    if (which == Laplacian::every_step) {
+      // diffuse_history: step k's Laplacian in plane (k - 1) % 3, groups of 3 steps (the last
+      // shorter), each group's callback in order; against the plain kernel's history.
+      Kokkos::View<T***, Layout, Mem> history("history", 3, nx, ny), want("want", 3, nx, ny);
+      DiffusionOptions plain_options;
+      plain_options.algorithm = StencilAlgorithm::plain;
+      std::vector<std::pair<long, long>> groups, want_groups;
+      Kokkos::deep_copy(f, f0);
+      unison::diffuse_history(
+          exec, f, steps, coeff, want,
+          [&](std::int64_t first, std::int64_t count, const auto&, const auto&) {
+            want_groups.emplace_back(first, count);
+          },
+          plain_options);
+      exec.fence();
+      const auto want_f = to_host(f);
+      Kokkos::deep_copy(f, f0);
+      poison_fill(Kokkos::subview(history, 0, Kokkos::ALL, Kokkos::ALL));
+      unison::diffuse_history(
+          exec, f, steps, coeff, history,
+          [&](std::int64_t first, std::int64_t count, const auto&, const auto&) {
+            groups.emplace_back(first, count);
+          },
+          resident);
+      EXPECT_TRUE(close(to_host(f), want_f, 0)) << how << ", history";
+      EXPECT_TRUE(close(want_f, plain, 0)) << how << ", history";
+      EXPECT_EQ(groups, want_groups) << how << ", history";
+      for (int k = 0; k < 3 && k < steps; ++k)
+        EXPECT_TRUE(close(to_host(Kokkos::subview(history, k, Kokkos::ALL, Kokkos::ALL)),
+                          to_host(Kokkos::subview(want, k, Kokkos::ALL, Kokkos::ALL)), 0))
+            << how << ", history plane " << k;
+      EXPECT_TRUE(
+          close(to_host(Kokkos::subview(history, (steps - 1) % 3, Kokkos::ALL, Kokkos::ALL)),
+                plain_lapl, 0))
+          << how << ", history's last plane";
+    }
     // automatic: the same bits, whichever kernel it takes.
     Kokkos::deep_copy(f, f0);
     poison_fill(lapl);
@@ -892,12 +929,14 @@ void test_errors() {
         [&] { unison::diffusion_step(exec, f, g, lapl, 0.25, StencilAlgorithm::resident); }, step,
         {"diffusion_step takes plain, tiled, streaming or wavefront"}));
     auto history = Kokkos::View<float***, typename Exec::memory_space>("history", 2, 8, 9);
+    DiffusionOptions resident_deep = resident;
+    resident_deep.steps_per_pass = 2;
     EXPECT_TRUE(throws_invalid(
         [&] {
           unison::diffuse_history(
-              exec, f, 3, 0.25, history, [](auto...) {}, resident);
+              exec, f, 3, 0.25, history, [](auto...) {}, resident_deep);
         },
-        "unison::diffuse_history", {"diffuse_history takes plain, tiled or streaming"}));
+        "unison::diffuse_history", {"do not apply to the resident algorithm"}));
     EXPECT_TRUE(throws_invalid(
         [&] {
           unison::diffuse(
@@ -924,6 +963,12 @@ void test_errors() {
       EXPECT_TRUE(throws_invalid(
           [&] { unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, resident); }, dif,
           {"the resident algorithm needs a CUDA GPU"}));
+      EXPECT_TRUE(throws_invalid(
+          [&] {
+            unison::diffuse_history(
+                exec, f, 3, 0.25, history, [](auto...) {}, resident);
+          },
+          "unison::diffuse_history", {"the resident algorithm needs a CUDA GPU"}));
     }
   }
   blocked.algorithm = StencilAlgorithm(9);

@@ -198,16 +198,19 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
   int per_pass = unison::detail::diffusion::steps_per_pass<Exec>(
       algorithm, which, options, std::int64_t(n) * n * std::int64_t(sizeof(float)),
       std::int64_t(n) * std::int64_t(sizeof(float)));
-  // The resident form (a CUDA GPU, where the field fits) runs a whole call in one pass.
+  // The resident form (a CUDA GPU, where the field fits) runs a whole call (diffuse_history: a
+  // group of planes) in one pass.
   const bool shaped = options.tile_rows > 0 || options.tile_cols > 0 ||
                       options.steps_per_pass > 0 || options.strip_rows > 0 ||
                       options.strip_prefetch > 0;
-  if (variant.history == 0 && !shaped &&
+  const bool resident =
+      !shaped &&
       (options.algorithm == StencilAlgorithm::automatic ||
        options.algorithm == StencilAlgorithm::resident) &&
-      unison::detail::diffusion::resident_fits<Exec, float>(Exec(), n, n, std::int64_t(n) * n))
-    per_pass = steps;
-  if (variant.history > 0) {  // the streaming kernels' passes over the planes
+      unison::detail::diffusion::resident_fits<Exec, float>(Exec(), n, n, std::int64_t(n) * n);
+  if (resident) {  // a pass a call, or a group of planes
+    per_pass = variant.history > 0 ? std::min(steps, variant.history) : steps;
+  } else if (variant.history > 0) {  // the streaming kernels' passes over the planes
     per_pass = algorithm != StencilAlgorithm::streaming ? 1
                : options.steps_per_pass > 0
                    ? options.steps_per_pass

@@ -126,11 +126,15 @@ void diffusion_step(const F& f, const FN& f_next, const L& lapl, double coeff,
 /// \throws unison::invalid_argument for unequal extents, lapl overlapping f, negative steps, a
 /// coeff that is not finite, or options that do not apply (steps_per_pass > 1 with every_step
 /// or with the plain algorithm, > 2 with the streaming one in strips, a tile that does not fit in
-/// the backend's team scratch, negative extents or strip rows, strip_prefetch outside 0 to 4).
+/// the backend's team scratch, negative extents or strip rows, strip_prefetch outside 0 to 4;
+/// resident with any of those options, a per-step callback, another backend than CUDA or a field
+/// the GPU cannot hold at once).
 ///
 /// Kernels: "unison::diffusion::streaming" (two steps per pass: "unison::diffusion::streaming2"),
 /// "unison::diffusion::tiled", "unison::diffusion::blocked" (tiled, several steps per pass),
-/// "unison::diffusion::plain".
+/// "unison::diffusion::plain", "unison::diffusion::wavefront", "unison::diffusion::resident" (CUDA
+/// GPUs: every step in one launch, the field in registers; `automatic` where the field fits and
+/// no option shapes the passes).
 ///
 /// \param exec       the execution space instance the kernels run on.
 /// \param f          the field: a rank-2 View of float or double, advanced in place.
@@ -210,7 +214,8 @@ void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, con
 /// extents or that has none, a history overlapping f, or steps_per_pass > 1 where the
 /// algorithm runs one step per pass (> 2 in strips).
 ///
-/// Kernels: "unison::diffusion::history" (the CPU streaming form in row blocks), else diffuse's.
+/// Kernels: "unison::diffusion::history" (the CPU streaming form in row blocks), else diffuse's
+/// ("unison::diffusion::resident": a launch a group of planes).
 ///
 /// \param exec       the execution space instance the kernels run on.
 /// \param f           the field, advanced in place.

@@ -27,13 +27,15 @@ namespace unison {
 /// `wavefront` is deep temporal blocking (several steps per pass with Laplacian::final_only,
 /// up to the backend's `wavefront_steps`): a team walks down a strip of columns a row at a time,
 /// each step one row behind the one before, its threads keeping the rows above in registers and
-/// exchanging only the cells at their edges through team scratch. `resident` (diffuse only, CUDA
-/// GPUs) runs all of a call's steps in one launch for a field that fits in the GPU's registers at
-/// once: each block keeps a tile of the field in its threads' registers for the whole call and
-/// swaps only the tile's edges with its neighbours between steps (through the L2 cache, no
-/// barrier of the whole grid); no tile or pass options, no callback between steps. `automatic` is
-/// the backend's choice (DiffusionTuning in unison/backends/tuning.hpp); for diffuse on a CUDA
-/// GPU without tile or pass options or a callback, `resident` wherever the field fits.
+/// exchanging only the cells at their edges through team scratch. `resident` (diffuse and
+/// diffuse_history, CUDA GPUs) runs all of a call's steps (diffuse_history: a group of planes) in
+/// one launch for a field that fits in the GPU's registers at once: each block keeps a tile of
+/// the field in its threads' registers for the whole launch and swaps only the tile's edges with
+/// its neighbours between steps (through the L2 cache, no barrier of the whole grid); no tile or
+/// pass options, and with diffuse no callback between steps. `automatic` is the backend's choice
+/// (DiffusionTuning in unison/backends/tuning.hpp); for diffuse and diffuse_history on a CUDA GPU
+/// without tile or pass options (or diffuse's per-step callback), `resident` wherever the field
+/// fits.
 enum class StencilAlgorithm { automatic, plain, tiled, streaming, wavefront, resident };
 
 /// Which Laplacians diffuse() writes: that of every step (each step writes lapl, and a callback

@@ -12,7 +12,7 @@ def diffusion_step(f, coeff, f_next=None, lapl=None, *, algorithm="automatic", b
                    stream=None):
     """One step of the 2-D diffusion of the rank-2 field f: returns (f_next, lapl), new arrays
     of f's library (in f's memory order) unless given. algorithm: "automatic", "plain",
-    "tiled", "streaming" or "wavefront" ("resident" is diffuse's only)."""
+    "tiled", "streaming" or "wavefront" ("resident" runs diffuse's steps, not one)."""
     fn = "diffusion_step"
     f = _input(fn, "f", f)
     coeff = _real(fn, "coeff", coeff)

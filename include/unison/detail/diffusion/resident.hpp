@@ -42,8 +42,8 @@ template <class T>
 struct ResidentArgs {
   T* field;  // read at the start and written at the end, in place
   std::int64_t f_row, f_col;
-  T* lapl;
-  std::int64_t l_row, l_col;
+  T* lapl;  // step s's Laplacian at lapl + (s - 1) l_plane (diffuse: l_plane 0, one plane)
+  std::int64_t l_row, l_col, l_plane;
   int rows, cols, tiles_down, tiles_across, steps;
   bool every_step;  // every step's Laplacian (else the last one's)
   bool wide_lapl;   // lapl's rows: unit column stride, aligned to Chunk<T, V>
@@ -182,7 +182,8 @@ __global__ void __launch_bounds__(Threads, 2) diffusion_resident(ResidentArgs<T>
     const bool write = a.every_step || s == a.steps;
     // The Laplacian's first cell of this thread, and its row stride, made opaque to the compiler
     // each step: otherwise it keeps the address of every row in registers for the whole call.
-    T* lapl_at = a.lapl + std::int64_t(r0) * a.l_row + std::int64_t(c0) * a.l_col;
+    T* lapl_at = a.lapl + std::int64_t(s - 1) * a.l_plane + std::int64_t(r0) * a.l_row +
+                 std::int64_t(c0) * a.l_col;
     std::int64_t l_row = a.l_row;
     asm volatile("" : "+l"(lapl_at), "+l"(l_row));
 #pragma unroll
@@ -264,11 +265,13 @@ bool resident_fits(const Exec& exec, std::int64_t rows, std::int64_t cols, std::
 }
 
 // Enqueues `steps` steps of the resident kernel on field (a FieldView, advanced in place), the
-// Laplacians to lapl (every step's or the last one's), its edges and signals in `spare` (a
-// FieldView of the field's size whose contents it overwrites). resident_fits must hold.
+// Laplacians to lapl (every step's, step s's `plane` elements after step 1's, or the last one's),
+// its edges and signals in `spare` (a FieldView of the field's size whose contents it overwrites).
+// resident_fits must hold.
 template <class Exec, class F, class L>
 void resident_pass(const Exec& exec, const F& field, const F& spare, const L& lapl,
-                   std::int64_t steps, typename F::non_const_value_type coeff, bool every_step) {
+                   std::int64_t plane, std::int64_t steps, typename F::non_const_value_type coeff,
+                   bool every_step) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     using T = typename F::non_const_value_type;
@@ -284,6 +287,7 @@ void resident_pass(const Exec& exec, const F& field, const F& spare, const L& la
     a.lapl = lapl.data();
     a.l_row = tr ? lapl.stride(1) : lapl.stride(0);
     a.l_col = tr ? lapl.stride(0) : lapl.stride(1);
+    a.l_plane = every_step ? plane : 0;
     a.rows = int(rows);
     a.cols = int(cols);
     a.tiles_down = int(m.tiles_down);
@@ -303,7 +307,8 @@ void resident_pass(const Exec& exec, const F& field, const F& spare, const L& la
     return;
   }
 #endif
-  (void)exec, (void)field, (void)spare, (void)lapl, (void)steps, (void)coeff, (void)every_step;
+  (void)exec, (void)field, (void)spare, (void)lapl, (void)plane, (void)steps, (void)coeff,
+      (void)every_step;
   throw std::logic_error("unison: the resident diffusion kernel needs a CUDA GPU");
 }
 

@@ -206,7 +206,7 @@ void diffuse(const char* fn, const Exec& exec, const F& f, std::int64_t steps, d
       // In place in cur, nxt lending the memory for the edges; at most 2^30 steps a launch.
       for (std::int64_t done = 0; done < steps;) {
         const std::int64_t n = steps - done < (1 << 30) ? steps - done : (1 << 30);
-        resident_pass(exec, cur, nxt, lapl, n, c, which == Laplacian::every_step);
+        resident_pass(exec, cur, nxt, lapl, 0, n, c, which == Laplacian::every_step);
         done += n;
         on_step(done, ConstFieldView<F>(cur), lapl);
       }
@@ -281,9 +281,11 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
   require(steps >= 0, fn, "steps is ", steps, ", must be >= 0");
   check_buffer(fn, buffer, f, "history", history);
   check_options(fn, options);
-  require(options.algorithm != StencilAlgorithm::resident, fn,
-          "the resident algorithm runs diffuse's steps in one launch; diffuse_history takes plain, "
-          "tiled or streaming");
+  constexpr bool tr = transposed_v<F>;
+  // resident: a launch a group of planes (the callback between groups)
+  const bool resident =
+      use_resident<Exec, T>(fn, exec, options, false, std::int64_t(tr ? f.extent(1) : f.extent(0)),
+                            std::int64_t(tr ? f.extent(0) : f.extent(1)));
   DiffusionOptions shape_options = options;
   shape_options.steps_per_pass = 0;  // here: steps per pass of the streaming kernels only
   const StencilAlgorithm algorithm =
@@ -312,6 +314,18 @@ void diffuse_history(const char* fn, const Exec& exec, const F& f, std::int64_t 
     std::int64_t pass = 0;
     for (std::int64_t done = 0; done < steps;) {
       const std::int64_t group = steps - done < depth ? steps - done : depth;
+      if (resident) {
+        // In place in cur, nxt lending the memory for the edges: step k + 1's Laplacian to plane k.
+        for (std::int64_t k = 0; k < group;) {
+          const std::int64_t n = group - k < (1 << 30) ? group - k : (1 << 30);
+          resident_pass(exec, cur, nxt, Kokkos::subview(history, k, Kokkos::ALL, Kokkos::ALL),
+                        std::int64_t(history.stride(0)), n, c, true);
+          k += n;
+        }
+        on_history(done + 1, group, ConstFieldView<F>(cur), history);
+        done += group;
+        continue;
+      }
       for (std::int64_t k = 0; k < group; ++pass) {
         const int n = int(group - k < per_pass ? group - k : per_pass);
         const bool reverse = pass % 2 == 1;
