@@ -78,7 +78,9 @@ UNISON_BACKENDS_REFUSING_TUNING(ConvolveTuning)
 /// strip of team x cells columns, of which all but 2 x wavefront_steps, rounded up to whole
 /// threads, are the strip's own), up to `wavefront_steps` steps per pass (a compile-time bound:
 /// each step's rows are registers), each team walking between `wavefront_min_rows` and
-/// `wavefront_max_rows` rows (as many as fill the backend's threads once);
+/// `wavefront_max_rows` rows (as many as fill the backend's threads once), at least
+/// `wavefront_min_teams` teams a GPU multiprocessor at once (launch bounds, which cap a thread's
+/// registers; 0: none);
 /// `wavefront_min_field_bytes`: `automatic` takes it with Laplacian::final_only for a field of at
 /// least that many bytes (INT64_MAX: never).
 UNISON_BACKENDS_REFUSING_TUNING(DiffusionTuning)
