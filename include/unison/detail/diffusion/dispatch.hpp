@@ -224,17 +224,19 @@ void wavefront_pass_of(const Exec& exec, int steps, int block_rows, const F& f, 
     return column_stride<tr>(v) == 1 && reinterpret_cast<std::uintptr_t>(v.data()) % align == 0 &&
            (std::size_t(pitch) * sizeof(T)) % align == 0;
   };
-  const Kernel kernel{f,     next,  lapl, coeff, write_lapl, rows, cols, strips, per_block, steps,
-                      Tuning::scratch_level, aligned(f) && aligned(next)};
+  const bool wide = aligned(f) && aligned(next);
   const auto launch = [&](auto policy) {
     policy.set_scratch_size(Tuning::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
-    Kokkos::parallel_for("unison::diffusion::wavefront", policy, kernel);
+    Kokkos::parallel_for("unison::diffusion::wavefront", policy,
+                         Kernel{f, next, lapl, coeff, write_lapl, rows, cols, strips, per_block,
+                                steps, Tuning::scratch_level, wide});
   };
-  if constexpr (MinTeams > 0)
-    launch(Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<NT, MinTeams>>(exec, int(blocks * strips),
-                                                                        NT, 1));
-  else
-    launch(Kokkos::TeamPolicy<Exec>(exec, int(blocks * strips), NT, 1));
+  const int teams = int(blocks * strips);
+  if constexpr (MinTeams > 0) {
+    launch(Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<NT, MinTeams>>(exec, teams, NT, 1));
+  } else {
+    launch(Kokkos::TeamPolicy<Exec>(exec, teams, NT, 1));
+  }
 }
 
 // The backend's wavefront pass (wavefront_pass_of with its tuning's shape).
