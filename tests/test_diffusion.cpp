@@ -1,6 +1,7 @@
 // Diffusion against a float64 host reference, on every backend: odd sizes, both layouts, every
 // tile shape and steps per pass the backends use, bitwise equality of every variant with the
-// plain kernel, run-to-run determinism, the per-step callback, the jagged field, every error.
+// plain kernel, run-to-run determinism, the per-step callback, every error (the jagged field, the
+// workload's start, has its own file: test_field.cpp).
 // Beside them, the suites every family has: DiffusionPreconditions, DiffusionDeterminism,
 // DiffusionLabels and DiffusionInstance (tests/preconditions.hpp, determinism.hpp, labels.hpp).
 #include <algorithm>
@@ -741,8 +742,6 @@ void test_history() {
   for (double v : to_host(f)) EXPECT_EQ(v, 1.0);
 }
 
-// The jagged field: exact zeros for ~70% of the cells, values in [0, 1), the same on every
-// backend and layout (compared with the generator evaluated on the host).
 // A field whose values run through the subnormal numbers, as the jagged field's diffusion
 // fronts do for thousands of steps: zeros and values up to 4 times the smallest normal
 // number. On CPUs the kernels compute coeff * lap for these without a multiply
@@ -797,50 +796,6 @@ void test_subnormal() {
     check_subnormal<Exec, float>(nx, ny, 3, 0.25);
     check_subnormal<Exec, double>(nx, ny, 3, 0.25);
   }
-}
-
-template <class Exec>
-void test_jagged() {
-  Exec exec;
-  const long nx = 301, ny = 517;
-  Field<Exec, float, Kokkos::LayoutRight> right("right", nx, ny);
-  Field<Exec, float, Kokkos::LayoutLeft> left("left", nx, ny);
-  unison::jagged_field(exec, right, 42);
-  unison::jagged_field(exec, left, 42);
-  const auto r = to_host(right), l = to_host(left);
-  EXPECT_TRUE(close(l, r, 0));
-  std::vector<std::int64_t> noise;
-  const unison::JaggedNoise gen{42};
-  for (long i = 0; i < nx; ++i)
-    for (long j = 0; j < ny; ++j) noise.push_back(gen(i, j));
-  long zeros = 0;
-  for (std::size_t c = 0; c < r.size(); ++c) {
-    zeros += r[c] == 0;
-    EXPECT_GE(r[c], 0.0);
-    EXPECT_LT(r[c], 1.0);
-  }
-  const double share = double(zeros) / double(r.size());
-  EXPECT_GE(share, 0.7);
-  EXPECT_LT(share, 0.71);
-  // Nonzero cells are exactly the noise above the threshold, scaled.
-  std::int64_t max_zero = -1, min_kept = unison::JaggedNoise::max_value + 1;
-  for (std::size_t c = 0; c < r.size(); ++c) {
-    if (r[c] == 0) max_zero = std::max(max_zero, noise[c]);
-    else {
-      min_kept = std::min(min_kept, noise[c]);
-      EXPECT_EQ(float(r[c]), float(noise[c]) * (1.f / float(unison::JaggedNoise::max_value + 1)));
-    }
-  }
-  EXPECT_LT(max_zero, min_kept);
-  // Another seed, another field; zero_fraction 0 keeps every nonzero value.
-  unison::jagged_field(exec, right, 43);
-  EXPECT_FALSE(close(to_host(right), r, 0));
-  unison::jagged_field(exec, right, 42, 0.0);
-  long kept = 0;
-  for (double v : to_host(right)) kept += v > 0;
-  EXPECT_GT(kept, long(r.size()) - 5);
-  EXPECT_TRUE(throws_invalid([&] { unison::jagged_field(exec, right, 1, 1.5); },
-                             "unison::jagged_field", {"zero_fraction is 1.5"}));
 }
 
 template <class Exec>
@@ -1066,7 +1021,6 @@ TYPED_TEST(Diffusion, deterministic_and_strided) { test_deterministic_and_stride
 TYPED_TEST(Diffusion, stride_layouts) { test_stride_layouts<TypeParam>(); }
 TYPED_TEST(Diffusion, callback) { test_callback<TypeParam>(); }
 TYPED_TEST(Diffusion, history) { test_history<TypeParam>(); }
-TYPED_TEST(Diffusion, jagged_field) { test_jagged<TypeParam>(); }
 TYPED_TEST(Diffusion, subnormal_field) { test_subnormal<TypeParam>(); }
 TYPED_TEST(Diffusion, errors) { test_errors<TypeParam>(); }
 
@@ -1172,7 +1126,6 @@ void test_diffusion() {
   EXPECT_NO_THROW(unison::diffuse(exec, e0, 3, 0.25, e1));
   Kokkos::View<float***, Kokkos::LayoutRight, Mem> eh("eh", 2, 0, 5);
   EXPECT_NO_THROW(unison::diffuse_history(exec, e0, 3, 0.25, eh, none));
-  EXPECT_NO_THROW(unison::jagged_field(exec, e0));
 
   F f("f", 8, 9), g("g", 8, 9), lapl("lapl", 8, 9);
   Kokkos::View<float***, Kokkos::LayoutRight, Mem> history("history", 2, 8, 9);
@@ -1235,11 +1188,6 @@ void test_diffusion() {
   EXPECT_TRUE(throws_invalid(
       [&] { unison::diffuse(exec, big, 3, 0.25, big_lapl, Laplacian::every_step, tiny); }, dif,
       {"tile 1x1 on a field of 65536x65536 makes more than 2^31 - 1 tiles"}));
-  // jagged_field: zero_fraction must be a number in [0, 1].
-  for (double z : {nan_d, -0.1, inf_d})
-    EXPECT_TRUE(throws_invalid([&] { unison::jagged_field(exec, f, 1, z); }, "unison::jagged_field",
-                               {"zero_fraction is", "must be in [0, 1]"}))
-        << z;
   // Refused calls write nothing.
   Kokkos::deep_copy(f, 1.f);
   Kokkos::deep_copy(g, 7.f);
@@ -1249,7 +1197,6 @@ void test_diffusion() {
       throws_invalid([&] { unison::diffusion_step(exec, f, g, lapl, 0.25, StencilAlgorithm(11)); },
                      step, {"unknown algorithm 11"}));
   EXPECT_ANY_THROW(unison::diffuse(exec, f, 3, 0.25, lapl, Laplacian::final_only, deep));
-  EXPECT_ANY_THROW(unison::jagged_field(exec, g, 1, nan_d));
   exec.fence();
   EXPECT_TRUE(all_equal(f, 1.0));
   EXPECT_TRUE(all_equal(g, 7.0));
@@ -1447,14 +1394,6 @@ void test_history(StencilAlgorithm algorithm) {
   }
 }
 
-// (One field: each call runs some 30 counting passes, each a parallel reduction and a fence.)
-template <class Exec>
-void test_jagged_field() {
-  Exec exec;
-  Field<Exec, float, Kokkos::LayoutRight> a("a", 67, 131), b("b", 67, 131);
-  twice("float", a, b, [&](const auto& f) { unison::jagged_field(exec, f, 42); });
-}
-
 }  // namespace determinism
 
 template <class Exec>
@@ -1511,7 +1450,6 @@ TYPED_TEST(DiffusionDeterminism, diffuse_history_tiled) {
 TYPED_TEST(DiffusionDeterminism, diffuse_history_streaming) {
   determinism::test_history<TypeParam>(StencilAlgorithm::streaming);
 }
-TYPED_TEST(DiffusionDeterminism, jagged_field) { determinism::test_jagged_field<TypeParam>(); }
 
 // ---------------------------------------------------------------------------------------------
 // Labels and instances (tests/labels.hpp): every kernel and allocation labelled "unison::...",
@@ -1519,8 +1457,7 @@ TYPED_TEST(DiffusionDeterminism, jagged_field) { determinism::test_jagged_field<
 
 namespace labels {
 
-// Every algorithm, diffuse with each Laplacian choice and a caller's buffer, diffuse_history, the
-// jagged field.
+// Every algorithm, diffuse with each Laplacian choice and a caller's buffer, diffuse_history.
 template <class Exec>
 void test_labels(const Exec& exec) {
   using Mem = typename Exec::memory_space;
@@ -1530,18 +1467,15 @@ void test_labels(const Exec& exec) {
   Kokkos::View<float***, Kokkos::LayoutRight, Mem> history("history", 3, 37, 53);
   exec.fence();
   using unison::StencilAlgorithm;
-  // jagged_field and diffuse without a buffer allocate theirs (the first call after
-  // release_temporary_memory).
+  // diffuse without a buffer allocates its own (the first call after release_temporary_memory).
+  Kokkos::deep_copy(exec, f, 0.5f);
+  exec.fence();
   unison::release_temporary_memory();
-  const auto allocating = record([&] {
-    unison::jagged_field(exec, f, 3);
-    unison::diffuse(exec, f, 5, 0.25, lapl, unison::Laplacian::every_step);
-  });
+  const auto allocating =
+      record([&] { unison::diffuse(exec, f, 5, 0.25, lapl, unison::Laplacian::every_step); });
   expect_on(exec, allocating, Memory::allocated);
   const std::string d = "unison::diffusion::";
-  expect_calls(allocating,
-               {{"unison::jagged_field", {"unison::field::jagged_noise"}}, {"unison::diffuse", {}}},
-               {"unison::field::", d});
+  expect_calls(allocating, {{"unison::diffuse", {}}}, {d});
   auto seen = record([&] {
     for (auto a : {StencilAlgorithm::plain, StencilAlgorithm::tiled, StencilAlgorithm::streaming,
                    StencilAlgorithm::wavefront})
@@ -1569,9 +1503,9 @@ void test_labels(const Exec& exec) {
   seen.labels.insert(seen.labels.end(), allocating.labels.begin(), allocating.labels.end());
   expect_unison_labels(seen.labels);
   auto has = [&](const std::string& l) { return has_label(seen, l); };
-  for (const char* name : {"kernel unison::field::jagged_noise", "kernel unison::diffusion::plain",
-                           "kernel unison::diffusion::tiled", "kernel unison::diffusion::blocked",
-                           "kernel unison::diffusion::wavefront"})
+  for (const char* name :
+       {"kernel unison::diffusion::plain", "kernel unison::diffusion::tiled",
+        "kernel unison::diffusion::blocked", "kernel unison::diffusion::wavefront"})
     EXPECT_TRUE(has(name)) << name;
   EXPECT_TRUE(has("kernel unison::diffusion::streaming") ||
               has("kernel unison::diffusion::streaming2"));
