@@ -137,8 +137,9 @@ void test_labels(const Exec& exec) {
   expect_calls(seen, {{"unison::jagged_field", {"unison::field::jagged_noise"}}},
                {"unison::field::"});
   expect_unison_labels(seen.labels);
-  for (const char* name : {"kernel unison::field::jagged_noise", "kernel unison::field::jagged_count",
-                           "kernel unison::field::jagged_write"})
+  for (const char* name :
+       {"kernel unison::field::jagged_noise", "kernel unison::field::jagged_count",
+        "kernel unison::field::jagged_write"})
     EXPECT_TRUE(has_label(seen, name)) << name;
 }
 
