@@ -6,7 +6,7 @@
 // These tests need tens of GiB (3 arrays of n float32 at most, 36 GB for n = 3e9): they run only
 // when UNISON_LARGE_TESTS=1 and skip otherwise. UNISON_LARGE_N sets n (default 2^31 + 4099).
 // On the GPU machine: `UNISON_LARGE_TESTS=1 UNISON_LARGE_N=3000000001 unison_tests
-// --gtest_filter='Large/Cuda.*'` (what tools/gpu/gpu-large.sh runs).
+// --gtest_filter='Large/Cuda.*'` (what tools/gpu-machine.sh large runs).
 //
 // The data are generated on the device from each element's index (no host copy of 12 GB), and
 // the checks run there too, as reductions that count the mismatches and find the first:

@@ -3,7 +3,7 @@
 output on stdin and prints, for each function with such a loop, the loop's size in
 instructions, its vector arithmetic and its vector stores to and loads from the stack (%rsp or
 %rbp), most stores first. A compiler that keeps a kernel's accumulators in memory shows up here
-(tools/gpu/gpu-serial-probe.sh)."""
+(the Serial probes of the git history)."""
 import re
 import sys
 
