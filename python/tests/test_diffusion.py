@@ -1,5 +1,5 @@
 """The diffusion family on NumPy arrays: against a float64 NumPy reference, every algorithm and
-layout bitwise alike, diffuse_history's planes, jagged_field, and the errors."""
+layout bitwise alike, diffuse_history's planes, and the errors."""
 
 import numpy as np
 import pytest
@@ -91,15 +91,6 @@ def test_diffuse_history(rng, dtype):
     np.testing.assert_array_equal(f, g)
 
 
-def test_jagged_field(rng):
-    a = unison.jagged_field(np.empty((200, 301), np.float32), seed=11)
-    b = unison.jagged_field(np.empty((301, 200), np.float32).T, seed=11)  # another layout
-    np.testing.assert_array_equal(a, b)
-    assert 0.6 < np.mean(a == 0) < 0.8 and a.min() >= 0 and a.max() < 1
-    c = unison.jagged_field(np.empty((200, 301)), seed=11, backend="serial")
-    np.testing.assert_array_equal(c, unison.jagged_field(np.empty((200, 301)), seed=11))
-
-
 def test_diffusion_errors():
     f = np.ones((8, 8), np.float32)
     with pytest.raises(ValueError, match="algorithm is 'fast'"):
@@ -127,8 +118,6 @@ def test_diffusion_errors():
         ro.flags.writeable = False
         with pytest.raises(ValueError, match="f .*read-only"):
             unison.diffuse(ro, 1, 0.1)
-    with pytest.raises(ValueError, match="expected 2 dimensions"):
-        unison.jagged_field(np.zeros(5))
 
 
 def test_temporary_memory_is_kept_and_released():
