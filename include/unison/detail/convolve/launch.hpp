@@ -59,8 +59,8 @@ void launch_tiled(const Exec& exec, const Schedule& s, const X& x, const K& k, c
 // Enqueues y = x * k on exec as scheduled.
 template <class Exec, class X, class K, class Y>
 void launch(const Exec& exec, const Schedule& s, const X& x, const K& k, const Y& y) {
-  if (s.launch == Launch::tiled) launch_tiled(exec, s, x, k, y);
-  else launch_direct(exec, s, x, k, y);
+  if (s.launch != Launch::tiled) launch_direct(exec, s, x, k, y);
+  else launch_tiled(exec, s, x, k, y);
 }
 
 }  // namespace unison::detail::convolve
