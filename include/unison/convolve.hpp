@@ -3,20 +3,13 @@
 /// 1-D convolution with NumPy's `np.convolve` semantics (docs/workloads.md section 3): a direct
 /// kernel and a tiled one that stages its inputs in team scratch memory.
 
-#include <algorithm>
-#include <cstdint>
-#include <type_traits>
-
 #include <Kokkos_Core.hpp>
 
-#include <unison/backends/device_info.hpp>
-#include <unison/backends/host/pack.hpp>
-#include <unison/backends/memory.hpp>
-#include <unison/backends/tuning.hpp>
 #include <unison/convolve_types.hpp>
 #include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
-#include <unison/detail/convolve/dispatch.hpp>
+#include <unison/detail/convolve/checks.hpp>
+#include <unison/detail/convolve/launch.hpp>
+#include <unison/detail/convolve/schedule.hpp>
 
 namespace unison {
 
@@ -47,43 +40,11 @@ template <class Exec, class X, class K, class Y>
 void convolve(const Exec& exec, const X& x, const K& k, const Y& y, ConvolveMode mode,
               ConvolveAlgorithm algorithm = ConvolveAlgorithm::automatic) {
   const detail::Region region("unison::convolve");
-  static_assert(Kokkos::is_execution_space_v<Exec>,
-                "unison::convolve: the first argument must be a Kokkos execution space");
-  static_assert(detail::convolve::is_float_vector_v<X> && detail::convolve::is_float_vector_v<K> &&
-                    detail::convolve::is_float_vector_v<Y>,
-                "unison::convolve: x, k and y must be rank-1 Views of float or double");
-  using T = typename Y::non_const_value_type;
-  static_assert(std::is_same_v<typename X::non_const_value_type, T> &&
-                    std::is_same_v<typename K::non_const_value_type, T>,
-                "unison::convolve: x, k and y must have the same value type");
-  static_assert(!std::is_const_v<typename Y::value_type>,
-                "unison::convolve: y must have a non-const value type");
-  static_assert(detail::accessible_v<Exec, X> && detail::accessible_v<Exec, K> &&
-                    detail::accessible_v<Exec, Y>,
-                "unison::convolve: x, k and y must be accessible from the execution space");
+  detail::convolve::check_types<Exec, X, K, Y>();
   constexpr const char* fn = "unison::convolve";
-  detail::require(
-      mode == ConvolveMode::full || mode == ConvolveMode::same || mode == ConvolveMode::valid, fn,
-      "unknown mode ", int(mode));
-  const std::int64_t n = x.extent(0), m = k.extent(0);
-  detail::require(n > 0, fn, "x is empty");
-  detail::require(m > 0, fn, "k is empty");
-  detail::require(m <= n, fn, "k (", m, ") is longer than x (", n, ")");
-  const std::int64_t len = convolve_extent(n, m, mode);
-  detail::require(std::int64_t(y.extent(0)) == len, fn, "y is ", y.extent(0), ", expected ", len,
-                  " (",
-                  mode == ConvolveMode::full   ? "full"
-                  : mode == ConvolveMode::same ? "same"
-                                               : "valid",
-                  " mode, x of ", n, ", k of ", m, ")");
-  detail::require(algorithm == ConvolveAlgorithm::automatic ||
-                      algorithm == ConvolveAlgorithm::direct ||
-                      algorithm == ConvolveAlgorithm::tiled,
-                  fn, "unknown algorithm ", int(algorithm));
-  detail::check_disjoint(fn, "y", y, "x", x);
-  detail::check_disjoint(fn, "y", y, "k", k);
-
-  detail::convolve::convolve_launch(fn, exec, x, k, y, mode, algorithm);
+  detail::convolve::check_arguments(fn, x, k, y, mode, algorithm);
+  const auto schedule = detail::convolve::make_schedule(fn, exec, x, k, y, mode, algorithm);
+  detail::convolve::launch(exec, schedule, x, k, y);
 }
 
 /// convolve on y's default execution space instance.

@@ -5,25 +5,17 @@
 /// Kernels' GEMM followed by a column sum, and the reassociated (1^T A) B.
 
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <type_traits>
-#include <utility>
 
 #include <KokkosKernels_config.h>
-#include <KokkosBlas3_gemm.hpp>
 #include <Kokkos_Core.hpp>
 
-#include <unison/backends/device_info.hpp>
-#include <unison/backends/host/blas.hpp>
-#include <unison/backends/host/pack.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
-#include <unison/detail/matmul/dispatch.hpp>
+#include <unison/detail/matmul/checks.hpp>
 #include <unison/detail/matmul/interface.hpp>
-#include <unison/detail/matmul/workspace.hpp>
+#include <unison/detail/matmul/launch.hpp>
+#include <unison/detail/matmul/schedule.hpp>
 #include <unison/detail/temporary.hpp>
 #include <unison/matmul_types.hpp>
 
@@ -70,16 +62,8 @@ std::int64_t matmul_reduce_workspace_size(std::int64_t m, std::int64_t k, std::i
   static_assert(std::is_floating_point_v<T>,
                 "unison::matmul_reduce_workspace_size: T must be a floating-point type");
   constexpr const char* fn = "unison::matmul_reduce_workspace_size";
-  detail::require(m >= 0 && k >= 0 && n >= 0, fn, "m, k, n are ", m, ", ", k, ", ", n,
-                  ", expected 0 or more");
-  detail::matmul::check_method(fn, method);
-  if (m == 0 || k == 0 || n == 0) return 0;
-  const auto parts = detail::matmul::workspace_parts<Exec, T>(m, k, n, method);
-  const long double bytes = detail::matmul::workspace_bytes<T>(parts);
-  detail::require(bytes <= (long double)(std::numeric_limits<std::int64_t>::max()), fn,
-                  "m, k, n are ", m, ", ", k, ", ", n, ": the workspace of about ", bytes,
-                  " bytes overflows a 64-bit count");
-  return detail::matmul::workspace_elements<T>(parts);
+  detail::matmul::check_sizes(fn, m, k, n, method);
+  return detail::matmul::make_schedule<Exec, T>(fn, "", m, k, n, method, false).workspace_elements;
 }
 
 /// out[j] = sum over i of (A B)[i, j], for j < n: the column sums of the product of A (m x k)
@@ -117,21 +101,21 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out,
   using T = typename OV::non_const_value_type;
   using Mem = typename Exec::memory_space;
   constexpr const char* fn = "unison::matmul_reduce";
-  method = detail::matmul::check_matmul_reduce(A, B, out, method);
+  detail::matmul::check_matmul_reduce(A, B, out, method);
   const std::int64_t m = A.extent(0), k = A.extent(1), n = B.extent(1);
   const std::string what = method == MatmulMethod::gemm
                                ? "the gemm method's temporary A.B (" + std::to_string(m) + "x" +
                                      std::to_string(n) + ") with its partial column sums"
                                : std::string("the reassociated method's temporary column sums");
-  const std::int64_t elements =
-      detail::matmul::checked_workspace<Exec, T>(fn, what, m, k, n, method);
-  if (elements == 0) {
-    detail::matmul::matmul_reduce_run(exec, A, B, out, method, static_cast<T*>(nullptr));
+  const auto schedule =
+      detail::matmul::make_schedule<Exec, T>(fn, what, m, k, n, method, B.stride(1) == 1);
+  if (schedule.workspace_elements == 0) {
+    detail::matmul::launch(exec, schedule, A, B, out, static_cast<T*>(nullptr));
     return;
   }
   const auto work = detail::temporary<Kokkos::View<T*, Mem>>(
-      fn, what.c_str(), exec, "unison::matmul_reduce::work", elements);
-  detail::matmul::matmul_reduce_run(exec, A, B, out, method, work.view.data());
+      fn, what.c_str(), exec, "unison::matmul_reduce::work", schedule.workspace_elements);
+  detail::matmul::launch(exec, schedule, A, B, out, work.view.data());
 }
 
 /// matmul_reduce with the caller's temporary memory: `workspace`, a rank-1 View of the value
@@ -153,24 +137,15 @@ void matmul_reduce(const Exec& exec, const AV& A, const BV& B, const OV& out, Ma
   const detail::Region region("unison::matmul_reduce");
   detail::matmul::check_matmul_reduce_types<Exec, AV, BV, OV>();
   using T = typename OV::non_const_value_type;
-  static_assert(Kokkos::is_view_v<WV> && WV::rank() == 1 &&
-                    std::is_same_v<typename WV::value_type, T> &&
-                    detail::matmul::blas_layout_v<typename WV::array_layout>,
-                "unison::matmul_reduce: workspace must be a contiguous rank-1 View of out's "
-                "value type");
-  static_assert(detail::accessible_v<Exec, WV>,
-                "unison::matmul_reduce: workspace must be accessible from the execution space");
+  detail::matmul::check_workspace_type<Exec, T, WV>();
   constexpr const char* fn = "unison::matmul_reduce";
-  method = detail::matmul::check_matmul_reduce(A, B, out, method);
-  const std::int64_t elements = detail::matmul::checked_workspace<Exec, T>(
-      fn, "the method's workspace", A.extent(0), A.extent(1), B.extent(1), method);
-  detail::require(std::int64_t(workspace.extent(0)) >= elements, fn, "workspace has ",
-                  workspace.extent(0), " elements, the method needs ", elements,
-                  " (matmul_reduce_workspace_size<Exec, T>)");
-  detail::check_disjoint(fn, "workspace", workspace, "A", A);
-  detail::check_disjoint(fn, "workspace", workspace, "B", B);
-  detail::check_disjoint(fn, "workspace", workspace, "out", out);
-  detail::matmul::matmul_reduce_run(exec, A, B, out, method, workspace.data());
+  detail::matmul::check_matmul_reduce(A, B, out, method);
+  detail::matmul::check_workspace_disjoint(fn, workspace, A, B, out);
+  const auto schedule =
+      detail::matmul::make_schedule<Exec, T>(fn, "the method's workspace", A.extent(0), A.extent(1),
+                                             B.extent(1), method, B.stride(1) == 1);
+  detail::matmul::check_workspace_size(fn, std::int64_t(workspace.extent(0)), schedule);
+  detail::matmul::launch(exec, schedule, A, B, out, workspace.data());
 }
 
 /// matmul_reduce on out's default execution space instance.

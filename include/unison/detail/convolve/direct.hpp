@@ -2,7 +2,7 @@
 // unison/detail/convolve/direct.hpp: part of unison/convolve.hpp (a header of its kernels, which
 // compiles on its own: it includes what it uses).
 // The direct algorithm: one output per work item, or a few taps over windows of x in wide
-// loads (GPUs); the shape of an output's terms.
+// loads (GPUs).
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -11,21 +11,10 @@
 #include <unison/backends/device_info.hpp>
 #include <unison/backends/host/pack.hpp>
 #include <unison/backends/memory.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/checks.hpp>
 #include <unison/detail/chunk.hpp>
+#include <unison/detail/convolve/schedule.hpp>
 
 namespace unison::detail::convolve {
-
-template <class V>
-inline constexpr bool is_float_vector_v =
-    Kokkos::is_view_v<V>&& V::rank() == 1 &&
-    std::is_floating_point_v<typename V::non_const_value_type>;
-
-// y[i] = full[i + offset]; terms x[t - j] * k[j] for j from j_first(t) to j_last(t), ascending.
-struct ConvolveShape {
-  std::int64_t n, m, offset, out;
-};
 
 // One output per work item, its terms in ascending j. (Several outputs per work item, for more
 // loads in flight, measured slower: docs/tuning.md.)

@@ -58,17 +58,18 @@ std::int64_t window_sums_broadcast(const T* w, const KP& k, int taps, T* out, st
 
 // CPUs: out[i] = (accumulate ? out[i] : 0) + the sum over d < taps, ascending, of
 // w[i + taps - 1 - d] * k[d], for i < count, one fused multiply-add per term (the terms of
-// ConvolveDirect, in its order). Tuning::pack_groups packs of consecutive outputs at a time
+// ConvolveDirect, in its order), by the backend's CPU values `Host` (KernelShape<Exec>::Host,
+// schedule.hpp). Host::pack_groups packs of consecutive outputs at a time
 // share each tap (register accumulators: the loads of w come from the L1 cache), w's data
 // asked for backends::host_prefetch_bytes ahead as they are computed, or from
-// Tuning::broadcast_min_taps taps on, window_sums_broadcast; the rest a pack, then part of
+// Host::broadcast_min_taps taps on, window_sums_broadcast; the rest a pack, then part of
 // one. `streaming`: out written with non-temporal stores from its first aligned pack on.
-template <class Tuning, class T, class KP>
+template <class Host, class T, class KP>
 void window_sums(const T* w, const KP& k, int taps, T* out, std::int64_t count, bool accumulate,
                  bool streaming) {
   using V = backends::Pack<T>;
   constexpr int L = backends::lanes_v<V>;
-  constexpr int R = Tuning::pack_groups;
+  constexpr int R = Host::pack_groups;
   const auto tap = [&](int d) {
     if constexpr (std::is_pointer_v<KP>) return T(k[d]);
     else return T(k(d));
@@ -94,9 +95,9 @@ void window_sums(const T* w, const KP& k, int taps, T* out, std::int64_t count, 
     if (h > 0) backends::store_partial(out, one(0, h), h);
     i = h;
   }
-  if (taps >= Tuning::broadcast_min_taps) {
+  if (taps >= Host::broadcast_min_taps) {
     const std::int64_t i0 = i;
-    i += window_sums_broadcast<Tuning::broadcast_groups, Tuning::broadcast_max_taps>(
+    i += window_sums_broadcast<Host::broadcast_groups, Host::broadcast_max_taps>(
         w + i0, k, taps, out + i0, count - i0, accumulate,
         [&](std::int64_t at, const V& v) { store(i0 + at, v); });
   }
@@ -120,7 +121,7 @@ void window_sums(const T* w, const KP& k, int taps, T* out, std::int64_t count, 
 // The direct algorithm on CPUs over contiguous x and y: a work item computes `block`
 // consecutive outputs, those whose terms all pair with elements of x by window_sums, the few
 // near x's ends (full and same modes) one by one as ConvolveDirect.
-template <class Tuning, class X, class K, class Y>
+template <class Host, class X, class K, class Y>
 struct ConvolveBlocks {
   using T = typename Y::non_const_value_type;
   X x;
@@ -138,8 +139,8 @@ struct ConvolveBlocks {
     hi = hi > i1 ? i1 : hi < lo ? lo : hi;
     const ConvolveDirect<X, K, Y> one{x, k, y, s};
     for (std::int64_t i = i0; i < lo; ++i) one(i);
-    window_sums<Tuning>(x.data() + lo + s.offset - (s.m - 1), k, int(s.m), y.data() + lo, hi - lo,
-                        false, streaming);
+    window_sums<Host>(x.data() + lo + s.offset - (s.m - 1), k, int(s.m), y.data() + lo, hi - lo,
+                      false, streaming);
     for (std::int64_t i = hi; i < i1; ++i) one(i);
   }
 };

@@ -14,7 +14,7 @@ namespace unison::detail::convolve {
 template <class Exec, class X, class K, class Y>
 struct ConvolveTiled {
   using T = typename Y::non_const_value_type;
-  using Tuning = backends::ConvolveTuning<Exec>;
+  using Host = typename KernelShape<Exec>::Host;  // the CPU kernels' values
   using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   X x;
@@ -64,7 +64,7 @@ struct ConvolveTiled {
       // so a copy would only add a pass over x (the core's L1 cache holds the window of x that
       // the packs reuse, as for the direct kernel).
       bool in_place = false;
-      if constexpr (Tuning::packs && backends::has_pack_v<T>) {
+      if constexpr (Host::packs && backends::has_pack_v<T>) {
         std::int64_t lo, hi;
         interior(i0, c0, cm, count, lo, hi);
         in_place = x.stride(0) == 1 && y.stride(0) == 1 && lo == 0 && hi == count;
@@ -90,7 +90,7 @@ struct ConvolveTiled {
         y(i0 + r) = a;
       };
       bool done = false;
-      if constexpr (Tuning::packs && backends::has_pack_v<T>) {
+      if constexpr (Host::packs && backends::has_pack_v<T>) {
         // A CPU team (one thread) with a contiguous y: the outputs whose terms all pair with
         // elements of x (all of the chunk's taps) in packs, the others one by one.
         if (y.stride(0) == 1) {
@@ -99,8 +99,8 @@ struct ConvolveTiled {
           for (int r = 0; r < int(lo); ++r) output(r);
           const T* w = in_place ? x.data() + xbase + lo : xs.data() + lo;
           if (hi > lo)
-            window_sums<Tuning>(w, ks.data(), cm, y.data() + i0 + lo, hi - lo, c0 > 0,
-                                streaming && cm == s.m);
+            window_sums<Host>(w, ks.data(), cm, y.data() + i0 + lo, hi - lo, c0 > 0,
+                              streaming && cm == s.m);
           for (int r = int(hi); r < count; ++r) output(r);
           done = true;
         }

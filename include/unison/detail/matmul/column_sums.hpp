@@ -5,27 +5,14 @@
 // two passes, and the gemm method's sums of A.B); the sums that overflow are recomputed with a
 // wider exponent.
 
-#include <KokkosKernels_config.h>
-#include <KokkosBlas3_gemm.hpp>
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <string>
 #include <type_traits>
-#include <unison/backends/device_info.hpp>
-#include <unison/backends/host/blas.hpp>
 #include <unison/backends/host/pack.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/allocate.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
-#include <utility>
+#include <unison/detail/matmul/workspace.hpp>
 
 namespace unison::detail::matmul {
-
-// Whether matmul_reduce recomputes the column sums of T that come out infinite or NaN (Wide,
-// below): float and double data.
-template <class T>
-inline constexpr bool rescued_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
 // A double with a wider exponent: v * 2^(512 e), in which the column sums that overflowed
 // (came out infinite or NaN from finite data: a partial sum, or a product s[p] B[p, j], beyond
@@ -203,28 +190,20 @@ struct SumPartials {
   }
 };
 
-template <class Exec>
-std::int64_t column_blocks(std::int64_t rows) {
-  const std::int64_t per = backends::MatmulTuning<Exec>::column_rows;
-  return rows == 0 ? 1 : rows / per + (rows % per != 0 ? 1 : 0);
-}
-
 // out(c) = sum over p of w(p) * mat(p, c) (w = 1 unless weighted): partial sums over blocks of
-// rows into `partial` (column_blocks(rows) x cols), then their sum, with `rescue` for the
-// columns where it is infinite or NaN; two kernels named
+// `rows_per` rows into `partial` (column_blocks(rows, rows_per) x cols), W columns a work item,
+// then their sum, with `rescue` for the columns where it is infinite or NaN; two kernels named
 // "unison::matmul_reduce::<what>_partials" and "..._sum".
-template <class Exec, class M, class Wt, class P, class O, class R>
+template <int W, class Exec, class M, class Wt, class P, class O, class R>
 void weighted_column_sums(const Exec& exec, const std::string& what, const M& mat, const Wt& w,
-                          bool weighted, const P& partial, const O& out, const R& rescue) {
-  using Tuning = backends::MatmulTuning<Exec>;
-  constexpr int W = Tuning::column_chunk;
+                          bool weighted, const P& partial, const O& out, const R& rescue,
+                          std::int64_t rows_per) {
   const std::int64_t rows = mat.extent(0), cols = mat.extent(1);
   const std::int64_t blocks = partial.extent(0), chunks = (cols + W - 1) / W;
   Kokkos::parallel_for(
       "unison::matmul_reduce::" + what + "_partials",
       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, blocks * chunks),
-      ColumnPartials<W, M, Wt, P>{mat, w, partial, weighted, rows, cols,
-                                  std::int64_t(Tuning::column_rows), chunks});
+      ColumnPartials<W, M, Wt, P>{mat, w, partial, weighted, rows, cols, rows_per, chunks});
   Kokkos::parallel_for("unison::matmul_reduce::" + what + "_sum",
                        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, cols),
                        SumPartials<P, O, R>{partial, out, rescue});

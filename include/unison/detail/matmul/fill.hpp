@@ -1,9 +1,10 @@
 #pragma once
 // unison/detail/matmul/fill.hpp: part of unison/matmul.hpp (a header of its kernels, which
 // compiles on its own: it includes what it uses).
-// out filled with one value; the layouts a BLAS takes.
+// out filled with one value.
 
-#include <unison/detail/matmul/tiled_host.hpp>
+#include <Kokkos_Core.hpp>
+#include <cstdint>
 
 namespace unison::detail::matmul {
 
@@ -22,9 +23,5 @@ void fill_output(const Exec& exec, const O& out, typename O::non_const_value_typ
                            exec, 0, std::int64_t(out.extent(0))),
                        FillOutput<O>{out, value});
 }
-
-template <class Layout>
-inline constexpr bool blas_layout_v =
-    std::is_same_v<Layout, Kokkos::LayoutLeft> || std::is_same_v<Layout, Kokkos::LayoutRight>;
 
 }  // namespace unison::detail::matmul

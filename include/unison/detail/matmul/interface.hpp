@@ -6,7 +6,8 @@
 // family's own and may change without notice to them: other components name only
 // unison::detail::matmul::interface.
 
-#include <unison/detail/matmul/dispatch.hpp>
+#include <unison/detail/matmul/checks.hpp>
+#include <unison/detail/matmul/schedule.hpp>
 #include <unison/matmul_types.hpp>
 
 namespace unison::detail::matmul::interface {
@@ -21,7 +22,8 @@ constexpr void check_types() {
 // returns the method that will run. Throws unison::invalid_argument.
 template <class AV, class BV, class OV>
 MatmulMethod check_arguments(const AV& A, const BV& B, const OV& out, MatmulMethod method) {
-  return detail::matmul::check_matmul_reduce(A, B, out, method);
+  detail::matmul::check_matmul_reduce(A, B, out, method);
+  return detail::matmul::resolved(method);
 }
 
 }  // namespace unison::detail::matmul::interface

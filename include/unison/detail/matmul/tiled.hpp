@@ -3,7 +3,11 @@
 // compiles on its own: it includes what it uses).
 // The tiled method: a tile of A.B in team scratch, summed over its rows (GPUs).
 
-#include <unison/detail/matmul/column_sums.hpp>
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <unison/detail/chunk.hpp>
+#include <unison/detail/matmul/schedule.hpp>
 
 namespace unison::detail::matmul {
 
@@ -23,9 +27,9 @@ namespace unison::detail::matmul {
 template <class Exec, class A, class B, class O>
 struct MatmulReduceTiled {
   using T = typename O::non_const_value_type;
-  using Tuning = backends::MatmulTuning<Exec>;
-  static constexpr int TM = Tuning::tile_m, TN = Tuning::tile_n, TK = Tuning::tile_k;
-  static constexpr int RM = Tuning::micro_m, RN = Tuning::micro_n, NT = Tuning::team_size;
+  using Shape = KernelShape<Exec>;
+  static constexpr int TM = Shape::tile_m, TN = Shape::tile_n, TK = Shape::tile_k;
+  static constexpr int RM = Shape::micro_m, RN = Shape::micro_n, NT = Shape::team_size;
   static constexpr int PM = TM / RM, PN = TN / RN;
   // Micro-tiles per thread: 1 on a GPU (held in registers), all of them on a CPU (held in
   // scratch between slices).
@@ -43,7 +47,7 @@ struct MatmulReduceTiled {
                     TN % (RN / 2) == 0 && (TK * LDA) % (RN / 2) == 0 && (PM * PN) % NT == 0 &&
                     (TM * TK) % NT == 0 && (TK * TN) % NT == 0 && TK % LA == 0 && TN % LB == 0 &&
                     (TK * LDA) % LB == 0,
-                "unison::matmul_reduce: MatmulTuning's tile shape does not divide evenly");
+                "unison::matmul_reduce: the backend's tile shape does not divide evenly");
 
   A a;
   B b;
@@ -175,7 +179,7 @@ struct MatmulReduceTiled {
     const std::int64_t i0 = std::int64_t(team.league_rank() / tiles_n) * TM;
     const std::int64_t j0 = std::int64_t(team.league_rank() % tiles_n) * TN;
     const int t = team.team_rank();
-    const int scratch_level = Tuning::scratch_level;  // (a copy: team_scratch takes a reference)
+    const int scratch_level = Shape::scratch_level;  // (a copy: team_scratch takes a reference)
     T* as = static_cast<T*>(
         team.team_scratch(scratch_level).get_shmem_aligned(scratch_bytes() - 64, 64));
     T acc[RM][RN];

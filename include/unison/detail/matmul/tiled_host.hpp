@@ -3,7 +3,12 @@
 // compiles on its own: it includes what it uses).
 // The tiled method on CPUs: register micro-tiles over slices of B packed in scratch.
 
-#include <unison/detail/matmul/tiled.hpp>
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <unison/backends/host/memory.hpp>
+#include <unison/backends/host/pack.hpp>
+#include <unison/detail/matmul/schedule.hpp>
 
 namespace unison::detail::matmul {
 
@@ -22,9 +27,9 @@ template <class Exec, class A, class B, class O>
 struct MatmulReduceTiledHost {
   using T = typename O::non_const_value_type;
   using V = backends::Pack<T>;
-  using Tuning = backends::MatmulTuning<Exec>;
+  using Shape = KernelShape<Exec>;
   static constexpr int L = backends::lanes_v<V>;
-  static constexpr int TM = Tuning::host_tile_m, TN = Tuning::host_tile_n, TK = Tuning::host_tile_k;
+  static constexpr int TM = Shape::host_tile_m, TN = Shape::host_tile_n, TK = Shape::host_tile_k;
   static constexpr int RM = backends::host_stream_bytes >= 64 ? 8 : 4, RN = 2 * L;
   static_assert(TM % RM == 0 && TN % RN == 0, "unison::matmul_reduce: host tile shape");
   A a;

@@ -1,24 +1,29 @@
 #pragma once
 // unison/detail/matmul/workspace.hpp: part of unison/matmul.hpp (a header of its kernels, which
 // compiles on its own: it includes what it uses).
-// The method's check, and the layout of matmul_reduce's workspace: written once, read by
-// matmul_reduce_workspace_size and by each method's launches.
+// The layout of matmul_reduce's workspace: written once, read by the schedule (schedule.hpp),
+// which sizes it, and by the launches, which cut it into its parts.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
-#include <limits>
-#include <string>
+#include <type_traits>
 
-#include <unison/detail/matmul/fill.hpp>
+#include <Kokkos_Core.hpp>
+
 #include <unison/matmul_types.hpp>
 
 namespace unison::detail::matmul {
 
-// Throws unison::invalid_argument naming fn unless method is a MatmulMethod.
-inline void check_method(const char* fn, MatmulMethod method) {
-  require(method == MatmulMethod::automatic || method == MatmulMethod::tiled ||
-              method == MatmulMethod::gemm || method == MatmulMethod::reassociated,
-          fn, "unknown method ", int(method));
+// Whether matmul_reduce recomputes the column sums of T that come out infinite or NaN (Wide, in
+// column_sums.hpp): float and double data.
+template <class T>
+inline constexpr bool rescued_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+// The blocks of `per` rows that `rows` rows make (at least one): the rows of the partial column
+// sums.
+inline std::int64_t column_blocks(std::int64_t rows, std::int64_t per) {
+  return rows == 0 ? 1 : rows / per + (rows % per != 0 ? 1 : 0);
 }
 
 // One part of the workspace: a rows x cols array, row-major, of elements of `bytes` bytes
@@ -29,26 +34,26 @@ struct WorkspacePart {
 using WorkspaceParts = std::array<WorkspacePart, 4>;
 
 // The parts of the workspace of `method` (automatic: reassociated) for A (m x k) and B (k x n)
-// of value type T, in order:
+// of value type T, whose column sums add `per` rows a work item, in order:
 //   reassociated: the column sums of A (1 x k), A's partial column sums by blocks of rows
 //                 (column_blocks(m) x k), B's weighted partial column sums (column_blocks(k) x
 //                 n), all of T; then the column sums of A recomputed where they overflowed
 //                 (2 x k doubles: each one's Wide significand and exponent);
 //   gemm:         A.B (m x n), its partial column sums (column_blocks(m) x n), of T;
 //   tiled:        none.
-template <class Exec, class T>
-WorkspaceParts workspace_parts(std::int64_t m, std::int64_t k, std::int64_t n,
-                               MatmulMethod method) {
+template <class T>
+WorkspaceParts workspace_parts(std::int64_t m, std::int64_t k, std::int64_t n, MatmulMethod method,
+                               std::int64_t per) {
   constexpr std::int64_t t = sizeof(T), d = sizeof(double);
   switch (method) {
     case MatmulMethod::tiled:
       return {{{0, 0, t}, {0, 0, t}, {0, 0, t}, {0, 0, d}}};
     case MatmulMethod::gemm:
-      return {{{m, n, t}, {column_blocks<Exec>(m), n, t}, {0, 0, t}, {0, 0, d}}};
+      return {{{m, n, t}, {column_blocks(m, per), n, t}, {0, 0, t}, {0, 0, d}}};
     default:
       return {{{1, k, t},
-               {column_blocks<Exec>(m), k, t},
-               {column_blocks<Exec>(k), n, t},
+               {column_blocks(m, per), k, t},
+               {column_blocks(k, per), n, t},
                {rescued_v<T> ? 2 : 0, k, d}}};
   }
 }
@@ -104,22 +109,6 @@ WorkspaceView<E, Mem> workspace_part(T* work, const WorkspaceParts& parts, int i
   return WorkspaceView<E, Mem>(
       reinterpret_cast<E*>(base + std::uintptr_t(workspace_offset(parts, i))),
       std::size_t(parts[i].rows), std::size_t(parts[i].cols));
-}
-
-// The elements of T that matmul_reduce's method needs (matmul_reduce_workspace_size<Exec, T>),
-// checked for `function`: refused, as `what` needing more bytes than a 64-bit size counts,
-// before any size is computed in 64-bit integers.
-template <class Exec, class T>
-std::int64_t checked_workspace(const char* function, const std::string& what, std::int64_t m,
-                               std::int64_t k, std::int64_t n, MatmulMethod method) {
-  if (m == 0 || k == 0 || n == 0) return 0;
-  const auto parts = matmul::workspace_parts<Exec, T>(m, k, n, method);
-  const long double bytes = matmul::workspace_bytes<T>(parts);
-  require(bytes <= (long double)(std::numeric_limits<std::int64_t>::max()), function, what,
-          " needs about ", bytes,
-          " bytes, more than 2^63 - 1, the most a 64-bit size counts (no memory holds it)",
-          method == MatmulMethod::tiled ? "" : "; the tiled method needs no temporary memory");
-  return matmul::workspace_elements<T>(parts);
 }
 
 }  // namespace unison::detail::matmul
