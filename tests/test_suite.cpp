@@ -17,12 +17,12 @@
 #include <gtest/gtest.h>
 
 #include "cgroup.hpp"
+#include "harness/workloads.hpp"
 #include "headline.hpp"
 #include "options.hpp"
 #include "peers.hpp"
 #include "report.hpp"
 #include "roofline.hpp"
-#include "workloads.hpp"
 
 namespace {
 
@@ -67,7 +67,7 @@ std::string error(const std::vector<std::string>& args) {
 
 TEST(Suite, defaults) {
   const Options o = ok({});
-  EXPECT_EQ(o.workloads, unison::suite::workload_names());
+  EXPECT_EQ(o.workloads, unison::bench::workload_names());
   EXPECT_EQ(o.backends, enabled);
   EXPECT_EQ(o.repetitions, 0);  // 3, or 5 with --full
   EXPECT_FALSE(o.full);
@@ -745,7 +745,7 @@ TEST(Suite, peers) {
   EXPECT_EQ(rowwise[0].script, "rowwise_peers.py");
   EXPECT_EQ(rowwise[2].script, "unison-cuda-c");
   EXPECT_EQ(rowwise[2].args, (std::vector<std::string>{"matmul", "--scale=1"}));
-  EXPECT_EQ(unison::suite::peer_scripts(unison::suite::workload_names()).size(), 9u);
+  EXPECT_EQ(unison::suite::peer_scripts(unison::bench::workload_names()).size(), 9u);
   // The scale as the scripts read it back: the same double, so the same sizes and case names.
   EXPECT_EQ(unison::suite::exact_text(1e-3), "0.001");
   EXPECT_EQ(unison::suite::exact_text(0.25), "0.25");

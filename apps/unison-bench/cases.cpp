@@ -5,7 +5,7 @@
 #include <regex>
 #include <string>
 
-#include "../../benchmarks/cases/common.hpp"
+#include "cases/common.hpp"
 
 namespace unison::suite {
 

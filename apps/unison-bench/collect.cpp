@@ -10,9 +10,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "../../benchmarks/cases/common.hpp"
+#include "cases/common.hpp"
 #include "environment.hpp"
-#include "workloads.hpp"
+#include "harness/workloads.hpp"
 
 namespace unison::suite {
 

@@ -17,8 +17,8 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "../../benchmarks/cases/common.hpp"
 #include "cases.hpp"
+#include "cases/common.hpp"
 #include "collect.hpp"
 #include "environment.hpp"
 #include "options.hpp"

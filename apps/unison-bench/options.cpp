@@ -9,9 +9,11 @@
 #include <regex>
 #include <sstream>
 
-#include "workloads.hpp"
+#include "harness/workloads.hpp"
 
 namespace unison::suite {
+
+using unison::bench::workload_names;
 
 namespace {
 
@@ -258,6 +260,12 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "A bad option or value is a one-line error and exit code 2; a failed check or a file that\n"
        "could not be written gives exit code 1.\n";
   return h.str();
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
 }
 
 }  // namespace unison::suite

@@ -25,10 +25,10 @@ std::vector<PeerScript> peer_scripts(const std::vector<std::string>& chosen, dou
   };
   std::vector<PeerScript> scripts;
   PeerScript plain{"unison-plain-c", {}};
-  for (const auto& w : workloads())
+  for (const auto& w : unison::bench::workloads())
     if (w.plain_c && wanted(w.name)) plain.args.push_back(w.name);
   if (!plain.args.empty()) scripts.push_back(plain);
-  for (const auto& w : workloads()) {
+  for (const auto& w : unison::bench::workloads()) {
     if (!wanted(w.name)) continue;
     for (const auto& peer : w.peers) {
       auto same = std::find_if(scripts.begin(), scripts.end(),

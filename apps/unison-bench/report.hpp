@@ -53,7 +53,7 @@ struct Row {
   // The check of the case's result against its float64 reference (unison::bench::Check): the
   // error in the case's measure and the tolerance it must not exceed; none for a case without
   // a reference (the crossover sweeps, say). `as_timed`: the check judged the call the row
-  // times (benchmarks/cases/call_trace.hpp); a check of another call fails, whatever its error.
+  // times (benchmarks/harness/call_trace.hpp); a check of another call fails, whatever its error.
   bool checked = false;
   double error = 0, tolerance = 0;
   bool as_timed = true;

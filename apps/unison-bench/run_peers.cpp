@@ -14,7 +14,7 @@
 #include <unison/field.hpp>
 #include <unison/npy.hpp>
 
-#include "../../benchmarks/cases/common.hpp"
+#include "cases/common.hpp"
 #include "collect.hpp"
 #include "environment.hpp"
 #include "peers.hpp"

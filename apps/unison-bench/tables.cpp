@@ -11,7 +11,6 @@
 
 #include "headline.hpp"
 #include "roofline.hpp"
-#include "workloads.hpp"
 
 namespace unison::suite {
 

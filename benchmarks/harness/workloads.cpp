@@ -1,14 +1,30 @@
 // The workload registry: each workload family of docs/workloads.md that unison-bench runs (its
 // section 6 is three: random, histogram, examples), in report order, with the peers that run
 // beside it. A new family is added here once; --workloads, the help text and the peers read this
-// list, and unison_bench and unison-bench register each family's cases by its name
-// (benchmarks/cases/<family>.cpp, whose cases name their family).
+// list, and the cases are registered by family name (benchmarks/cases/<family>.cpp, whose cases
+// name their family).
 #include "workloads.hpp"
 
 #include <string>
 #include <vector>
 
-namespace unison::suite {
+namespace unison::bench {
+
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::workload:
+      return "workload";
+    case Kind::peak:
+      return "peak";
+    case Kind::crossover:
+      return "crossover";
+    case Kind::sizes:
+      return "sizes";
+    case Kind::probe:
+      return "probe";
+  }
+  return "";
+}
 
 const std::vector<Workload>& workloads() {
   static const std::vector<Workload> list{
@@ -37,10 +53,4 @@ const std::vector<std::string>& workload_names() {
   return names;
 }
 
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
-
-}  // namespace unison::suite
+}  // namespace unison::bench
