@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   unison::bench::add_context(flushed);
+  unison::bench::register_copy();  // the peaks of the machine (cases/peak.cpp)
   unison::bench::register_workloads([](const std::string&) { return true; });
   if (manifest) {
     unison::bench::write_manifest_json(std::cout);

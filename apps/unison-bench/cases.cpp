@@ -51,8 +51,8 @@ void register_cases(const Options& opt) {
       return c.kind == Kind::peak || std::regex_search(full, filter);
     };
   }
+  unison::bench::register_copy();  // the peaks (cases/peak.cpp), first
   unison::bench::register_workloads(wanted);
-  if (!wanted("elementwise")) unison::bench::register_copy();
   if (opt.crossover && wanted("elementwise")) unison::bench::register_crossover_elementwise();
   if (opt.crossover && (wanted("convolve") || wanted("diffusion")))
     unison::bench::register_crossover_convolve();
