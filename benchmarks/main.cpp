@@ -1,4 +1,6 @@
-// unison_bench: every Unison benchmark on every enabled backend, side by side, in one binary.
+// unison-bench-cases: every Unison benchmark case on every enabled backend, side by side, in one
+// binary, under Google Benchmark's own command line (an internal program for work on a kernel;
+// the benchmark program is unison-bench, apps/unison-bench/).
 // Google Benchmark's flags apply (--benchmark_filter, --benchmark_format=json,
 // --benchmark_out=FILE); Kokkos' flags too (--kokkos-num-threads=N).
 //

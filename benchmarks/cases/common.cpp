@@ -1,4 +1,4 @@
-// What unison_bench and unison-bench share beyond the cases: the settings registrations obey,
+// What unison-bench and unison-bench-cases share beyond the cases: the settings registrations obey,
 // the floating-point mode of the CPU threads, and the context recorded in the JSON.
 #include <algorithm>
 #include <cmath>

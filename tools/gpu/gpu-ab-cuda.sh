@@ -7,7 +7,8 @@
 # machine, its build included: a call that runs binaries built by an earlier call carries only
 # .deps.
 #   gpu-ab-cuda.sh build   builds the working tree's AFTER_TARGETS (default unison_tests,
-#                          unison_bench, unison-bench) and .ab/before's unison_bench, unison-bench
+#                          unison-bench-cases, unison-bench) and .ab/before's unison-bench (the
+#                          cases' own program is unison_bench in trees older than its rename)
 #   gpu-ab-cuda.sh run     the working tree's Cuda tests (TESTS: a gtest filter; SKIP_TESTS=1:
 #                          none), then unison-bench --backends=cuda --no-peers of the trees in
 #                          ORDER (default "before after before after"), T_RUN seconds at most each
@@ -21,11 +22,11 @@ case $1 in
 build)
   t0=$(date +%s)
   { cmake --preset cuda $UNISON_BLAS_FLAGS > "$OUT/after-config.log" 2>&1 &&
-    cmake --build --preset cuda --target ${AFTER_TARGETS:-unison_tests unison_bench unison-bench} \
+    cmake --build --preset cuda --target ${AFTER_TARGETS:-unison_tests unison-bench-cases unison-bench} \
       > "$OUT/after-build.log" 2>&1
     echo "after build exit $? after $(( $(date +%s) - t0 )) s"; } &
   { cd .ab/before && cmake --preset cuda $UNISON_BLAS_FLAGS > "$OUT/before-config.log" 2>&1 &&
-    cmake --build --preset cuda --target unison_bench unison-bench > "$OUT/before-build.log" 2>&1
+    cmake --build --preset cuda --target unison-bench > "$OUT/before-build.log" 2>&1
     echo "before build exit $? after $(( $(date +%s) - t0 )) s"; } &
   wait
   grep -m3 -B2 -A8 "error" "$OUT"/*-build.log | head -40

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# On the GPU machine: a few CPU cases of two unison_bench binaries built on another machine
+# On the GPU machine: a few CPU cases of two unison-bench-cases binaries built on another machine
 # (the openmp preset; -march=native there on a Sapphire Rapids-class Xeon, or configure with
 # -DUNISON_HOST_ARCH=sapphirerapids) and copied to the GPU machine's working tree in build/ab/,
 # timed in alternation; no build on the GPU machine.
-#   build/ab/before/unison_bench, build/ab/after/unison_bench: the two trees' benchmarks
+#   build/ab/before/unison-bench-cases, build/ab/after/unison-bench-cases: the two trees' benchmarks
 #   build/ab/after/tests/ (optional): the after tree's test programs, run first (TESTS: a gtest
 #                                     filter, default every test)
 #   build/ab/lib/: Debian's libbenchmark.so.1debian (not on the GPU machine)
@@ -25,7 +25,7 @@ if [ -d build/ab/after/tests ]; then
 fi
 for round in $(seq "$rounds"); do
   for which in before after; do
-    OMP_PROC_BIND=spread OMP_PLACES=threads build/ab/$which/unison_bench \
+    OMP_PROC_BIND=spread OMP_PLACES=threads build/ab/$which/unison-bench-cases \
       --benchmark_filter="$filter" --benchmark_repetitions=5 \
       --benchmark_report_aggregates_only=true 2>/dev/null |
       grep _median | awk -v w=$which -v r=$round '{print r, w, $1, $2, $3}'

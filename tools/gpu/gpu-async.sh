@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The asynchronous promise on the GPU machine, in two runs on the same machine:
-#   gpu-async.sh build      the cuda preset's unison_tests and unison_bench (from .deps), then
+#   gpu-async.sh build      the cuda preset's unison_tests and unison-bench-cases (from .deps), then
 #                           every test on Serial, OpenMP and Cuda (at most T_TESTS seconds), and
 #                           the overlap benchmark: N small problems (diffusions, matmul-reduces)
 #                           on N instances against one instance, every backend
@@ -14,14 +14,14 @@
 # Results in $OUT: tests.txt (tests-full.txt.gz), overlap-bound.txt, overlap-unbound.txt (all), build.log; sanitize-*.txt.
 set -u
 overlap() {  # the overlap benchmark into $OUT/overlap$1.txt
-  timeout 120 build/cuda/benchmarks/unison_bench --benchmark_filter='overlap' \
+  timeout 120 build/cuda/benchmarks/unison-bench-cases --benchmark_filter='overlap' \
     --benchmark_repetitions=5 --benchmark_report_aggregates_only=true > $OUT/overlap$1.txt 2>&1
   echo "overlap benchmark$1 exit $?"
   grep -E "overlap.*median" $OUT/overlap$1.txt | sed 's/iterations:3.repeats:5.manual_time_//'
 }
 if [ "${1:-build}" = all ]; then
   . tools/gpu/gpu-build.sh
-  gpu_build unison_tests unison_bench || exit 1
+  gpu_build unison_tests unison-bench-cases || exit 1
   timeout 60 bash tools/run-tests.sh build/cuda/tests -- --gtest_filter='*Instance/*:Concurrency*:*Labels/*' > $OUT/tests.txt 2>&1
   echo "instance and concurrency tests exit $?"; grep -E "^\[  (PASSED|FAILED)" $OUT/tests.txt
   S_TIMEOUT=${S_TIMEOUT:-60} bash tools/gpu/gpu-async.sh sanitize
@@ -31,7 +31,7 @@ if [ "${1:-build}" = all ]; then
 fi
 if [ "${1:-build}" = build ]; then
   . tools/gpu/gpu-build.sh
-  gpu_build unison_tests unison_bench || exit 1
+  gpu_build unison_tests unison-bench-cases || exit 1
   t0=$(date +%s)
   timeout ${T_TESTS:-200} bash tools/run-tests.sh build/cuda/tests > $OUT/tests-full.txt 2>&1
   echo "tests exit $? after $(( $(date +%s)-t0 )) s"

@@ -10,7 +10,7 @@
 #                             --full --repetitions=3; B: a build folder carried from another
 #                             machine instead of build/cuda, e.g. the cuda preset configured
 #                             with -DUNISON_HOST_ARCH=sapphirerapids, targets unison-bench and
-#                             unison_bench)
+#                             unison-bench-cases)
 # Results in $OUT: table.txt, progress.txt, the CSVs, report.html with the figures, the JSON and
 # the rooflines' data in report.tar.gz, and everything else in run.tar.gz.
 set -u

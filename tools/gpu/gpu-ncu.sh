@@ -7,7 +7,7 @@
 set -uo pipefail
 out=${OUT:-$PWD/build/gpu-out}
 mkdir -p "$out"
-bench=${UNISON_BENCH:-build/cuda/benchmarks/unison_bench}  # (another build: UNISON_BENCH=path)
+bench=${UNISON_BENCH:-build/cuda/benchmarks/unison-bench-cases}  # (another build: UNISON_BENCH=path)
 n=0
 while [ $# -ge 2 ]; do
   n=$((n + 1))

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # On the GPU machine, without building there: Cuda binaries built on another machine and carried
 # in build/cuda-spr (the cuda preset configured with -DUNISON_HOST_ARCH=sapphirerapids
-# -DUNISON_HOST_BLAS=OFF, targets unison_bench, unison-cuda-c and unison_tests (every test program); TESTS: the
+# -DUNISON_HOST_BLAS=OFF, targets unison-bench-cases, unison-cuda-c and unison_tests (every test program); TESTS: the
 # unit tests' gtest filter, default every test it was built with), run in one call:
 #   1. the unit tests;
-#   2. unison_bench's cases matching FILTER (5 repetitions, medians; build/cuda-spr/after/ holds
+#   2. unison-bench-cases's cases matching FILTER (5 repetitions, medians; build/cuda-spr/after/ holds
 #      the binary where an earlier tree's is in build/cuda-spr/before/: then AB_FILTER's cases
 #      are timed in alternation, ROUNDS rounds);
 #   3. unison-cuda-c with PARTS (default "histogram random matmul"): the libraries made for the same work
@@ -28,22 +28,22 @@ timeout 240 bash tools/run-tests.sh $b/tests -- --gtest_filter="${TESTS:-*}" > "
 echo "tests exit $? after $(( $(date +%s) - t0 )) s"
 grep -E "^\[==========\] [0-9]+ tests|^\[  PASSED|^\[  SKIPPED \] [0-9]+|FAILED" "$out/tests-full.txt" | tee "$out/tests.txt"
 gzip -f "$out/tests-full.txt"
-medians() {  # unison_bench's medians: case, time, unit
+medians() {  # unison-bench-cases's medians: case, time, unit
   grep -E "_median" | sed "s#/iterations:[0-9]*/repeats:[0-9]*/manual_time_median##;s#/repeats:[0-9]*/manual_time_median##;s#/manual_time_median##" \
     | awk '{printf "%-62s %10s %s\n", $1, $2, $3}'
 }
-after=$b/benchmarks/unison_bench
-[ -x $b/after/unison_bench ] && after=$b/after/unison_bench
+after=$b/benchmarks/unison-bench-cases
+[ -x $b/after/unison-bench-cases ] && after=$b/after/unison-bench-cases
 $after --benchmark_filter="$filter" --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true > "$out/bench-full.txt" 2>&1
 echo "bench exit $?"
 medians < "$out/bench-full.txt" | tee "$out/bench.txt"
 # AB_FILTER: cases timed in alternation, ROUNDS rounds (default 3) of the earlier tree's binary
-# ($b/before/unison_bench) and this one's ($b/after/unison_bench).
-if [ -n "${AB_FILTER:-}" ] && [ -x $b/before/unison_bench ]; then
+# ($b/before/unison-bench-cases) and this one's ($b/after/unison-bench-cases).
+if [ -n "${AB_FILTER:-}" ] && [ -x $b/before/unison-bench-cases ]; then
   for round in $(seq "${ROUNDS:-3}"); do
     for which in before after; do
-      $b/$which/unison_bench --benchmark_filter="$AB_FILTER" --benchmark_repetitions=5 \
+      $b/$which/unison-bench-cases --benchmark_filter="$AB_FILTER" --benchmark_repetitions=5 \
         --benchmark_report_aggregates_only=true 2>/dev/null | medians | sed "s#^#$round $which #"
     done
   done | tee "$out/ab.txt"
@@ -53,9 +53,9 @@ if [ -n "${NCU:-}" ]; then
   eval "pairs=$NCU"
   UNISON_BENCH=$after OUT="$out" bash tools/gpu/gpu-ncu.sh "${pairs[@]}"
   # NCU_BEFORE: pairs (as NCU) profiled on the earlier tree's binary too, into $OUT/before/.
-  if [ -n "${NCU_BEFORE:-}" ] && [ -x $b/before/unison_bench ]; then
+  if [ -n "${NCU_BEFORE:-}" ] && [ -x $b/before/unison-bench-cases ]; then
     eval "pairs=$NCU_BEFORE"
-    UNISON_BENCH=$b/before/unison_bench OUT="$out/before" bash tools/gpu/gpu-ncu.sh "${pairs[@]}"
+    UNISON_BENCH=$b/before/unison-bench-cases OUT="$out/before" bash tools/gpu/gpu-ncu.sh "${pairs[@]}"
   fi
 fi
 if [ "${NCU_CUB:-0}" = 1 ]; then
@@ -70,7 +70,7 @@ if [ "${NCU_CUB:-0}" = 1 ]; then
 fi
 # SASS: the opcodes of the kernels whose names contain SASS (both trees' where there are two).
 if [ -n "${SASS:-}" ]; then
-  for bin in $b/before/unison_bench $after; do
+  for bin in $b/before/unison-bench-cases $after; do
     [ -x "$bin" ] || continue
     echo "== $bin"
     cuobjdump -sass "$bin" | python3 tools/gpu/sass-ops.py "$SASS"

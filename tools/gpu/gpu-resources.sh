@@ -2,7 +2,7 @@
 # Registers, shared memory, stack and local memory of Unison's kernels in build/cuda (from
 # cuobjdump), and whether any of them touches local memory (LDL/STL in the SASS).
 # Usage: tools/gpu/gpu-resources.sh [binary] [kernel name regex]
-bin=${1:-build/cuda/benchmarks/unison_bench}
+bin=${1:-build/cuda/benchmarks/unison-bench-cases}
 pattern=${2:-unison}
 cuobjdump -res-usage "$bin" 2>/dev/null | python3 -c '
 import re, subprocess, sys

@@ -22,7 +22,7 @@ ctest --preset cuda 2>&1 | tee "$out/tests.log" | tail -15
 bash tools/run-tests.sh build/cuda/tests 'unison_tests_*_cuda' > "$out/tests-cuda-detail.log" 2>&1
 [ "$filter" = "--tests-only" ] && exit 0
 
-OMP_PROC_BIND=spread OMP_PLACES=threads build/cuda/benchmarks/unison_bench \
+OMP_PROC_BIND=spread OMP_PLACES=threads build/cuda/benchmarks/unison-bench-cases \
   --benchmark_filter="$filter" --benchmark_out="$out/unison_bench.json" --benchmark_out_format=json \
   > "$out/bench.log" 2>&1
 echo "bench: exit $?"
