@@ -1,4 +1,4 @@
-// unison-bench's option parsing and report writing (apps/unison-bench: the unison_suite library);
+// unison-bench's option parsing and report writing (the unison_suite library);
 // not its timings.
 #include <algorithm>
 #include <cmath>
