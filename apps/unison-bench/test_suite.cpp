@@ -26,6 +26,7 @@
 
 namespace {
 
+using unison::suite::Kind;
 using unison::suite::Options;
 using unison::suite::parse_options;
 using unison::suite::Row;
@@ -44,9 +45,9 @@ Row row(const std::string& workload, const std::string& name, const std::string&
   Row r;
   r.workload = workload;
   r.function = name.substr(0, name.find('/'));
-  r.kind = workload == "crossover"                                               ? "crossover"
-           : r.function == "copy" || r.function == "read" || r.function == "fma" ? "peak"
-                                                                                 : "workload";
+  r.kind = workload == "crossover"                                               ? Kind::crossover
+           : r.function == "copy" || r.function == "read" || r.function == "fma" ? Kind::peak
+                                                                                 : Kind::workload;
   r.name = name;
   r.backend = backend;
   r.median_s = median_s;
@@ -180,15 +181,16 @@ TEST(Suite, describe) {
   // A row takes its family, function and kind from the manifest's entry of its case; the table
   // shows a crossover sweep's sizes in a section of their own.
   Row r;
-  unison::suite::describe(r, {"elementwise", "hypot", "workload"});
+  unison::suite::describe(r, {"elementwise", "hypot", Kind::workload});
   EXPECT_EQ(r.workload, "elementwise");
   EXPECT_EQ(r.function, "hypot");
-  EXPECT_EQ(r.kind, "workload");
-  unison::suite::describe(r, {"convolve", "convolve", "crossover"});
+  EXPECT_EQ(r.kind, Kind::workload);
+  unison::suite::describe(r, {"convolve", "convolve", Kind::crossover});
   EXPECT_EQ(r.workload, "crossover");
-  EXPECT_EQ(r.kind, "crossover");
-  unison::suite::describe(r, {"diffusion", "diffusion", "sizes"});
+  EXPECT_EQ(r.kind, Kind::crossover);
+  unison::suite::describe(r, {"diffusion", "diffusion", Kind::sizes});
   EXPECT_EQ(r.workload, "diffusion");
+  EXPECT_EQ(r.kind, Kind::sizes);
 }
 
 TEST(Suite, crossover_lines) {
@@ -764,8 +766,8 @@ TEST(Suite, peers) {
   std::string error;
   int not_in_run = -1;
   const std::map<std::string, unison::suite::CaseKind> manifest{
-      {"histogram/f32/1e8/bins100", {"histogram", "histogram", "workload"}},
-      {"diffusion/every_step/streaming/2000x2000", {"diffusion", "diffusion", "workload"}}};
+      {"histogram/f32/1e8/bins100", {"histogram", "histogram", Kind::workload}},
+      {"diffusion/every_step/streaming/2000x2000", {"diffusion", "diffusion", Kind::workload}}};
   auto peers = unison::suite::read_peer_rows(csv, manifest, error, not_in_run);
   ASSERT_EQ(peers.size(), 3u);
   EXPECT_EQ(not_in_run, 1);
