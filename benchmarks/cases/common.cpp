@@ -32,11 +32,17 @@
 
 namespace unison::bench {
 
-void register_sizes() {
-  register_sizes_convolve();
-  register_sizes_diffusion();
-  register_sizes_histogram();
-}
+// The families' sweeps in the workload registry, by kind (Kind::crossover: --crossover;
+// Kind::sizes: --sizes).
+namespace {
+[[maybe_unused]] const bool sweeps_registered =
+    add_registration("elementwise", register_crossover_elementwise, Kind::crossover) &&
+    add_registration("convolve", register_crossover_convolve, Kind::crossover) &&
+    add_registration("diffusion", register_crossover_diffusion, Kind::crossover) &&
+    add_registration("convolve", register_sizes_convolve, Kind::sizes) &&
+    add_registration("diffusion", register_sizes_diffusion, Kind::sizes) &&
+    add_registration("histogram", register_sizes_histogram, Kind::sizes);
+}  // namespace
 
 bool flush_subnormals_if_asked() {
   const char* env = std::getenv("UNISON_BENCH_FLUSH_SUBNORMALS");

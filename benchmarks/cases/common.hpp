@@ -464,7 +464,5 @@ inline constexpr std::array<std::int64_t, 4> sizes_counts{100000, 1000000, 10000
 void register_sizes_diffusion();
 void register_sizes_convolve();
 void register_sizes_histogram();
-// All three.
-void register_sizes();
 
 }  // namespace unison::bench

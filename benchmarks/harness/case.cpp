@@ -9,27 +9,29 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace unison::bench {
 
 namespace {
-std::map<std::string, Registration>& registrations() {
-  static std::map<std::string, Registration> r;
+std::map<std::pair<std::string, Kind>, Registration>& registrations() {
+  static std::map<std::pair<std::string, Kind>, Registration> r;
   return r;
 }
 }  // namespace
 
-bool add_registration(const std::string& family, Registration registration) {
-  registrations()[family] = registration;
+bool add_registration(const std::string& family, Registration registration, Kind kind) {
+  registrations()[{family, kind}] = registration;
   return true;
 }
 
-void register_workloads(const std::function<bool(const std::string&)>& wanted) {
+void register_workloads(const std::function<bool(const std::string&)>& wanted, Kind kind) {
   std::vector<Registration> done;
   for (const auto& w : workloads()) {
     if (!wanted(w.name)) continue;
-    const auto it = registrations().find(w.name);
+    const auto it = registrations().find({w.name, kind});
+    if (it == registrations().end() && kind != Kind::workload) continue;  // no such sweep
     if (it == registrations().end())
       throw std::logic_error(
           "unison bench: the workload \"" + w.name +

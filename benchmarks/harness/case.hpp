@@ -108,13 +108,17 @@ struct Settings {
 };
 Settings& settings();
 
-// A family's registration: the function that adds its cases on every backend. Each
+// A family's registration: the function that adds its cases of one kind on every backend. Each
 // cases/<family>.cpp adds its own under the family's name in the workload registry
-// (workloads.hpp) with a static `const bool registered = add_registration(...)`.
+// (workloads.hpp) with a static `const bool registered = add_registration(...)`: its cases
+// (Kind::workload), and the sweeps it has (Kind::crossover, Kind::sizes).
 using Registration = void (*)();
-bool add_registration(const std::string& family, Registration registration);
-// Registers the cases of every family of the registry that `wanted` accepts, in the registry's
-// order, each registration once. Throws std::logic_error for a family that has none.
-void register_workloads(const std::function<bool(const std::string&)>& wanted);
+bool add_registration(const std::string& family, Registration registration,
+                      Kind kind = Kind::workload);
+// Registers the cases of `kind` of every family of the registry that `wanted` accepts, in the
+// registry's order, each registration once. Throws std::logic_error for a family that has no
+// registration of its cases (a family without a sweep of that kind has none to register).
+void register_workloads(const std::function<bool(const std::string&)>& wanted,
+                        Kind kind = Kind::workload);
 
 }  // namespace unison::bench

@@ -33,6 +33,12 @@ struct Workload {
   bool plain_c = false;           // unison-plain-c has a part of this name
   std::vector<PeerScript> peers;  // its peers with its parts: Python scripts in benchmarks/peers/,
                                   // programs built beside unison-bench (unison-cuda-c)
+  // The peers that time its sweeps too, each given the part "crossover" (--crossover) or "sizes"
+  // (--sizes). (The sweeps' cases are registered by kind: add_registration, case.hpp.)
+  std::vector<std::string> crossover_peers, sizes_peers;
+  // Its figures in the report beyond its times (plot.py's files, "diffusion.png").
+  std::vector<std::string> figures;
+  bool start_field = false;  // its peer programs take the run's start field (--field=FILE.npy)
 };
 const std::vector<Workload>& workloads();
 
