@@ -1,4 +1,6 @@
-// unison_bench: every Unison benchmark on every enabled backend, side by side, in one binary.
+// unison-bench-cases: every Unison benchmark case on every enabled backend, side by side, in one
+// binary, under Google Benchmark's own command line (an internal program for work on a kernel;
+// the benchmark program is unison-bench, apps/unison-bench/).
 // Google Benchmark's flags apply (--benchmark_filter, --benchmark_format=json,
 // --benchmark_out=FILE); Kokkos' flags too (--kokkos-num-threads=N).
 //
@@ -28,6 +30,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   unison::bench::add_context(flushed);
+  unison::bench::register_copy();  // the peaks of the machine (cases/peak.cpp)
   unison::bench::register_workloads([](const std::string&) { return true; });
   if (manifest) {
     unison::bench::write_manifest_json(std::cout);

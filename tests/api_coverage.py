@@ -6,8 +6,8 @@ opens "unison::<function>", CONTRIBUTING.md): found in the public headers, inclu
 For each, this checks that
   - a test calls it: tests/test_*.cpp (the MPI component's: tests/mpi/);
   - a benchmark case calls it: benchmarks/cases/*.cpp (the MPI component's: benchmarks/mpi/);
-    and, given UNISON_BENCH (the unison_bench program), a case of its manifest names it among the
-    public functions it times ("api"; unison_bench --unison_manifest), and every name a case
+    and, given UNISON_BENCH (the unison-bench-cases program), a case of its manifest names it among the
+    public functions it times ("api"; unison-bench-cases --unison_manifest), and every name a case
     gives there is a public function;
   - the Python module binds it in the binding file named after its header (python/src/<header>.cpp
     for include/unison/<header>.hpp), or docs/python.md's "C++ only" table names it with a reason.
@@ -64,7 +64,7 @@ def calls(text, name):
 
 
 def manifest_api():
-    """{public function: [case names]} from unison_bench's manifest."""
+    """{public function: [case names]} from unison-bench-cases's manifest."""
     out = subprocess.run([bench, "--unison_manifest"], check=True, capture_output=True, text=True,
                          env={**os.environ, "OMP_PROC_BIND": "false"}).stdout
     timed = {}
@@ -92,7 +92,7 @@ def main():
             missing.append(f"{name}: no benchmark case calls it "
                            f"({'benchmarks/mpi/' if mpi else 'benchmarks/cases/*.cpp'})")
         if timed is not None and not mpi and name not in timed:
-            missing.append(f"{name}: no case of unison_bench's manifest times it (Case::api)")
+            missing.append(f"{name}: no case of unison-bench-cases's manifest times it (Case::api)")
         binding = root / "python/src" / f"{header}.cpp"
         bound = binding.exists() and re.search(rf'm\.def\(\s*"{name.split("::")[-1]}"', binding.read_text())
         if not bound and name not in only:

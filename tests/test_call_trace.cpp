@@ -1,4 +1,4 @@
-// The suite's record of the Unison calls a piece of code makes (benchmarks/cases/call_trace.hpp),
+// The suite's record of the Unison calls a piece of code makes (benchmarks/harness/call_trace.hpp),
 // on every backend: what unison-bench holds each case's check to (a check that calls Unison
 // itself judges a call the suite never timed: other steps, sizes or options). Each call is
 // recorded with the kernels it launches, counted: a diffusion of 12 steps and one of 6 leave

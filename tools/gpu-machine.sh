@@ -31,7 +31,7 @@ export UNISON_DEPS_DIR=$PWD/.deps CMAKE_BUILD_PARALLEL_LEVEL=$(nproc)
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$PATH:/usr/local/cuda/bin
 build=build/cuda
-cases=$build/benchmarks/unison_bench  # the cases' own program (Google Benchmark's options)
+cases=$build/benchmarks/unison-bench-cases  # the cases' own program (Google Benchmark's options)
 
 # OpenBLAS under the OpenMP backend's GEMM when its .deb files are in .deps/debs (the machine has
 # no package manager access): every .deb there unpacked into build/debs, the loader pointed at it.

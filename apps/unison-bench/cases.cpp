@@ -5,7 +5,7 @@
 #include <regex>
 #include <string>
 
-#include "../../benchmarks/cases/common.hpp"
+#include "cases/common.hpp"
 
 namespace unison::suite {
 
@@ -51,14 +51,11 @@ void register_cases(const Options& opt) {
       return c.kind == Kind::peak || std::regex_search(full, filter);
     };
   }
+  unison::bench::register_copy();  // the peaks (cases/peak.cpp), first
   unison::bench::register_workloads(wanted);
-  if (!wanted("elementwise")) unison::bench::register_copy();
-  if (opt.crossover && wanted("elementwise")) unison::bench::register_crossover_elementwise();
-  if (opt.crossover && (wanted("convolve") || wanted("diffusion")))
-    unison::bench::register_crossover_convolve();
-  unison::bench::register_crossover_diffusion();
-  if (opt.sizes) unison::bench::register_sizes();  // (each family's cases kept where wanted)
-  unison::bench::register_streams_again();         // the peaks measured at the end too
+  if (opt.crossover) unison::bench::register_workloads(wanted, Kind::crossover);
+  if (opt.sizes) unison::bench::register_workloads(wanted, Kind::sizes);
+  unison::bench::register_streams_again();  // the peaks measured at the end too
 }
 
 }  // namespace unison::suite

@@ -5,14 +5,16 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <benchmark/benchmark.h>
 
-#include "../../benchmarks/cases/common.hpp"
+#include "cases/common.hpp"
 #include "environment.hpp"
-#include "workloads.hpp"
+#include "harness/workloads.hpp"
 
 namespace unison::suite {
 
@@ -82,30 +84,29 @@ class Progress {
 
 class SuiteReporter : public benchmark::BenchmarkReporter {
  public:
-  explicit SuiteReporter(Progress* progress = nullptr)
-      : progress_(progress), kinds_(manifest_kinds()) {}
+  explicit SuiteReporter(Progress* progress = nullptr) : progress_(progress) {}
   bool ReportContext(const Context&) override { return true; }
   void ReportRuns(const std::vector<Run>& runs) override {
-    // A stream measured again at the end of the run ("<case>/again/<backend>") takes the place
-    // of its first measure where its fastest repetition was faster.
-    std::string again_of;
+    // The case and backend of each run, from the harness (no name is parsed). A stream measured
+    // again at the end of the run (Case::again_of) takes the place of its first measure where its
+    // fastest repetition was faster.
+    std::optional<Key> again_of;
     for (const Run& run : runs) {
-      std::string full = run.run_name.function_name;  // "<case>/<backend>"
-      const auto again = full.find("/again/");
-      if (again != std::string::npos) {
-        full.erase(again, 6);
-        again_of = full;
-        if (!again_stats_.count(full)) again_stats_[full] = stats_[full];  // the first measure
+      const auto registered = unison::bench::registered(run.run_name.function_name);
+      if (!registered) continue;  // (every run is of a case registered: the harness's own)
+      const unison::bench::Case& c = *registered->c;
+      const Key key{c.again_of.empty() ? c.name : c.again_of, registered->backend};
+      if (!c.again_of.empty()) {
+        again_of = key;
+        if (!again_stats_.count(key)) again_stats_[key] = stats_[key];  // the first measure
       }
-      const auto slash = full.rfind('/');
-      const std::string name = full.substr(0, slash), backend = full.substr(slash + 1);
-      Stats& s = stats_[full];
+      const std::string full = key.first + "/" + key.second;  // as the progress shows it
+      Stats& s = stats_[key];
       if (s.row.name.empty()) {
-        s.row.name = name;
-        s.row.backend = backend;
-        const auto of = kinds_.find(name);
-        if (of != kinds_.end()) unison::suite::describe(s.row, of->second);
-        order_.push_back(full);
+        s.row.name = key.first;
+        s.row.backend = key.second;
+        unison::suite::describe(s.row, {c.family, c.function, c.kind, c.headline});
+        order_.push_back(key);
       }
       const double seconds =
           run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
@@ -144,9 +145,9 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
         s.stddev = seconds;
       }
     }
-    if (!again_of.empty()) {
-      const Stats& first = again_stats_.at(again_of);
-      Stats& now = stats_[again_of];
+    if (again_of) {
+      const Stats& first = again_stats_.at(*again_of);
+      Stats& now = stats_[*again_of];
       const auto best = [](const Stats& x) {
         return x.row.best_s > 0 ? x.row.best_s : x.row.median_s;
       };
@@ -154,14 +155,14 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
       const bool first_ok = first.row.median_s > 0 && first.row.passed();
       const bool now_ok = now.row.median_s > 0 && now.row.passed();
       if (first_ok && (!now_ok || best(first) <= best(now))) now = first;
-      again_stats_.erase(again_of);
+      again_stats_.erase(*again_of);
     }
   }
   std::vector<unison::suite::Row> rows() const {
     std::vector<unison::suite::Row> out;
-    for (const auto& full : order_) {
-      unison::suite::Row r = stats_.at(full).row;
-      const Stats& s = stats_.at(full);
+    for (const auto& key : order_) {
+      const Stats& s = stats_.at(key);
+      unison::suite::Row r = s.row;
       r.spread = s.mean > 0 ? s.stddev / s.mean : 0;
       out.push_back(r);
     }
@@ -173,11 +174,11 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
     unison::suite::Row row;
     double mean = 0, stddev = 0;
   };
-  std::map<std::string, Stats> again_stats_;  // a stream's first measure while its second reports
+  using Key = std::pair<std::string, std::string>;  // (the case's name, its backend)
+  std::map<Key, Stats> again_stats_;  // a stream's first measure while its second reports
   Progress* progress_;
-  std::map<std::string, unison::suite::CaseKind> kinds_;
-  std::map<std::string, Stats> stats_;
-  std::vector<std::string> order_;
+  std::map<Key, Stats> stats_;
+  std::vector<Key> order_;
 };
 
 }  // namespace
@@ -185,8 +186,7 @@ class SuiteReporter : public benchmark::BenchmarkReporter {
 std::map<std::string, unison::suite::CaseKind> manifest_kinds() {
   std::map<std::string, unison::suite::CaseKind> kinds;
   for (const auto& entry : unison::bench::manifest())
-    kinds[entry.c.name] = {entry.c.family, entry.c.function, unison::bench::kind_name(entry.c.kind),
-                           entry.c.headline};
+    kinds[entry.c.name] = {entry.c.family, entry.c.function, entry.c.kind, entry.c.headline};
   return kinds;
 }
 

@@ -10,8 +10,9 @@
 namespace unison::suite {
 
 // Runs every case registered (Google Benchmark's), saying on stderr what it runs and each case as
-// it ends, and returns their rows: each described by the manifest's entry of its case, a stream
-// measured again at the end of the run ("/again/") kept at the faster of its two measures.
+// it ends, and returns their rows: each described by its case (the harness's record of what
+// was registered under its name: unison::bench::registered), a stream measured again at the end
+// of the run (Case::again_of) kept at the faster of its two measures.
 std::vector<Row> run_cases(const Options& opt);
 
 // The manifest's entry of each case registered so far (unison::bench::manifest()), by name.

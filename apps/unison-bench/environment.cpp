@@ -29,7 +29,7 @@
 #include <unison/backends/host/blas.hpp>
 #include <unison/core.hpp>
 
-#include "../../benchmarks/cases/common.hpp"
+#include "cases/common.hpp"
 #include "cgroup.hpp"
 
 namespace unison::suite {

@@ -29,8 +29,8 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows,
     std::string note = r.note;
     std::replace(note.begin(), note.end(), '"', '\'');
     out << '"' << r.workload << "\",\"" << r.name << "\",\"" << r.backend << "\"," << buf << ",\""
-        << note << "\",\"" << r.function << "\",\"" << r.kind << "\"," << (r.headline ? 1 : 0)
-        << ",";
+        << note << "\",\"" << r.function << "\",\"" << unison::bench::kind_name(r.kind) << "\","
+        << (r.headline ? 1 : 0) << ",";
     std::snprintf(buf, sizeof buf, "%.6g,%d", r.peak_rate, r.peer ? 1 : 0);
     out << buf << "\n";
   }

@@ -87,7 +87,7 @@ std::vector<std::string> findings(const std::vector<Row>& rows) {
   std::map<std::string, std::map<std::string, double>> at;  // case -> backend -> time
   std::vector<std::string> order;
   for (const Row& r : rows) {
-    if (r.peer || r.kind != "workload" || r.median_s <= 0 || !is_unison(r.backend)) continue;
+    if (r.peer || r.kind != Kind::workload || r.median_s <= 0 || !is_unison(r.backend)) continue;
     if (!at.count(r.name)) order.push_back(r.name);
     at[r.name][r.backend] = r.median_s;
   }

@@ -17,8 +17,8 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "../../benchmarks/cases/common.hpp"
 #include "cases.hpp"
+#include "cases/common.hpp"
 #include "collect.hpp"
 #include "environment.hpp"
 #include "options.hpp"
@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     const std::regex filter(opt.filter.empty() ? std::string("") : opt.filter,
                             std::regex::ECMAScript);
     for (const auto& r : run_peers(out, opt.workloads, opt.scale, opt.crossover, opt.sizes)) {
-      if (!opt.filter.empty() && r.kind != "peak" &&
+      if (!opt.filter.empty() && r.kind != unison::bench::Kind::peak &&
           !std::regex_search(r.name + "/" + r.backend, filter))
         continue;
       if (std::find(columns.begin(), columns.end(), r.backend) == columns.end())

@@ -9,9 +9,11 @@
 #include <regex>
 #include <sstream>
 
-#include "workloads.hpp"
+#include "harness/workloads.hpp"
 
 namespace unison::suite {
+
+using unison::bench::workload_names;
 
 namespace {
 
@@ -249,7 +251,7 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "\n"
        "Each case's data is made on the backend before timing; times are per call with the data\n"
        "already in the backend's memory (a diffusion case: per step), and with the host copies\n"
-       "where a case says \"with_copies\". The exploration probes of unison_bench are not run.\n"
+       "where a case says \"with_copies\". The exploration probes are not run.\n"
        "After its timing each case's result is checked against a float64 reference computed on\n"
        "the host (the table shows \"ok\" or \"FAIL\" with the error), and on the last backend "
        "chosen\n"
@@ -258,6 +260,12 @@ std::string help_text(const std::vector<std::string>& enabled) {
        "A bad option or value is a one-line error and exit code 2; a failed check or a file that\n"
        "could not be written gives exit code 1.\n";
   return h.str();
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
 }
 
 }  // namespace unison::suite

@@ -40,4 +40,7 @@ Parsed parse_options(const std::vector<std::string>& args, const std::vector<std
 // What --help prints.
 std::string help_text(const std::vector<std::string>& enabled);
 
+// The items of v separated by sep: join({"a", "b"}, ",") is "a,b".
+std::string join(const std::vector<std::string>& v, const char* sep);
+
 }  // namespace unison::suite

@@ -17,7 +17,7 @@
 #include <unison/field.hpp>
 #include <unison/npy.hpp>
 
-#include "../../benchmarks/cases/common.hpp"
+#include "cases/common.hpp"
 #include "environment.hpp"
 
 namespace unison::suite {

@@ -25,10 +25,10 @@ std::vector<PeerScript> peer_scripts(const std::vector<std::string>& chosen, dou
   };
   std::vector<PeerScript> scripts;
   PeerScript plain{"unison-plain-c", {}};
-  for (const auto& w : workloads())
+  for (const auto& w : unison::bench::workloads())
     if (w.plain_c && wanted(w.name)) plain.args.push_back(w.name);
   if (!plain.args.empty()) scripts.push_back(plain);
-  for (const auto& w : workloads()) {
+  for (const auto& w : unison::bench::workloads()) {
     if (!wanted(w.name)) continue;
     for (const auto& peer : w.peers) {
       auto same = std::find_if(scripts.begin(), scripts.end(),
@@ -37,13 +37,19 @@ std::vector<PeerScript> peer_scripts(const std::vector<std::string>& chosen, dou
       same->args.insert(same->args.end(), peer.args.begin(), peer.args.end());
     }
   }
+  // Whether a chosen workload lists the script among the peers of a sweep (the registry's).
+  using Sweep = std::vector<std::string> unison::bench::Workload::*;
+  const auto sweeps = [&](const PeerScript& s, Sweep peers) {
+    for (const auto& w : unison::bench::workloads())
+      if (wanted(w.name) &&
+          std::find((w.*peers).begin(), (w.*peers).end(), s.script) != (w.*peers).end())
+        return true;
+    return false;
+  };
   for (auto& s : scripts) {
-    if (crossover && s.script == "python_peers.py" && wanted("elementwise"))
+    if (crossover && sweeps(s, &unison::bench::Workload::crossover_peers))
       s.args.push_back("crossover");
-    if (sizes &&
-        (s.script == "unison-plain-c" || (s.script == "stencil_peers.py" && wanted("diffusion")) ||
-         (s.script == "unison-cuda-c" && wanted("histogram"))))
-      s.args.push_back("sizes");
+    if (sizes && sweeps(s, &unison::bench::Workload::sizes_peers)) s.args.push_back("sizes");
     s.args.push_back("--scale=" + exact_text(scale));
   }
   return scripts;

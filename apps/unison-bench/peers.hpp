@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "harness/workloads.hpp"
 #include "report.hpp"
-#include "workloads.hpp"
 
 namespace unison::suite {
+
+using unison::bench::PeerScript;
 
 // The peers that stand beside the chosen workloads (the registry's), each with its arguments, in
 // report order: first unison-plain-c, the plain C loops (a program built beside unison-bench,

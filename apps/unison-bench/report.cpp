@@ -13,7 +13,7 @@
 namespace unison::suite {
 
 void describe(Row& row, const CaseKind& of) {
-  row.workload = of.kind == "crossover" ? "crossover" : of.family;
+  row.workload = of.kind == Kind::crossover ? "crossover" : of.family;
   row.function = of.function;
   row.kind = of.kind;
   row.headline = of.headline;
@@ -76,7 +76,7 @@ std::vector<std::string> crossover_lines(const std::vector<Row>& rows) {
   std::map<std::pair<std::string, double>, std::string> label;  // (sweep, size) -> "1e5", "32x32"
   std::vector<std::string> sweeps;
   for (const Row& r : rows) {
-    if (r.kind != "crossover") continue;
+    if (r.kind != Kind::crossover) continue;
     std::vector<std::string> parts;
     std::stringstream ss(r.name);
     for (std::string p; std::getline(ss, p, '/');) parts.push_back(p);

@@ -8,29 +8,33 @@
 #include <utility>
 #include <vector>
 
+#include "harness/workloads.hpp"
+
 namespace unison::suite {
 
+using unison::bench::Kind;
+
 // What the manifest says of a case (unison::bench::Case): its family, the function it times,
-// its kind ("workload", "peak", "crossover", "sizes") and whether it is its family's case in the
-// headline.
+// its kind and whether it is its family's case in the headline.
 struct CaseKind {
-  std::string family, function, kind;
+  std::string family, function;
+  Kind kind = Kind::workload;
   bool headline = false;
 };
 
 // One timed case on one backend, as the report shows it.
 struct Row {
-  std::string workload;   // the table's section: the case's family, "crossover" for a sweep's size
-  std::string function;   // the function it times; a peak's "copy", "read", "add" or "fma"
-  std::string kind;       // as CaseKind
-  bool headline = false;  // its family's case in the headline (as CaseKind)
-  std::string name;       // the benchmark name without its backend ("diffusion/every_step/...")
-  std::string backend;    // "Serial", "OpenMP", "Cuda", or a peer's name ("numba_cuda", "cupy")
-  bool peer = false;      // a peer's result (benchmarks/peers/) beside the case, not Unison's
-  double median_s = 0;    // median time of one call (or one unit: a diffusion step)
-  double best_s = 0;      // the fastest repetition's time (0: not known; the median then)
-  double spread = 0;      // standard deviation over the repetitions, relative to the mean
-  double gb_per_s = 0;    // 0 where the case counts no bytes
+  std::string workload;  // the table's section: the case's family, "crossover" for a sweep's size
+  std::string function;  // the function it times; a peak's "copy", "read", "add" or "fma"
+  Kind kind = Kind::workload;  // as CaseKind
+  bool headline = false;       // its family's case in the headline (as CaseKind)
+  std::string name;     // the benchmark name without its backend ("diffusion/every_step/...")
+  std::string backend;  // "Serial", "OpenMP", "Cuda", or a peer's name ("numba_cuda", "cupy")
+  bool peer = false;    // a peer's result (benchmarks/peers/) beside the case, not Unison's
+  double median_s = 0;  // median time of one call (or one unit: a diffusion step)
+  double best_s = 0;    // the fastest repetition's time (0: not known; the median then)
+  double spread = 0;    // standard deviation over the repetitions, relative to the mean
+  double gb_per_s = 0;  // 0 where the case counts no bytes
   double gflop_per_s = 0;
   // Where the case's bytes live, as the case declares them (Google Benchmark counters of the
   // same names; 0: not declared): `working_set_bytes`, the arrays the case reads again call after
@@ -53,7 +57,7 @@ struct Row {
   // The check of the case's result against its float64 reference (unison::bench::Check): the
   // error in the case's measure and the tolerance it must not exceed; none for a case without
   // a reference (the crossover sweeps, say). `as_timed`: the check judged the call the row
-  // times (benchmarks/cases/call_trace.hpp); a check of another call fails, whatever its error.
+  // times (benchmarks/harness/call_trace.hpp); a check of another call fails, whatever its error.
   bool checked = false;
   double error = 0, tolerance = 0;
   bool as_timed = true;

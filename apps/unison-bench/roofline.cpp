@@ -28,7 +28,7 @@ double set_of(const Row& row) {
   return set > 0 ? set : traffic_of(row);
 }
 bool is_stream(const Row& r) {
-  return r.kind == "peak" &&
+  return r.kind == Kind::peak &&
          (r.function == "copy" || r.function == "read" || r.function == "add") && r.gb_per_s > 0;
 }
 }  // namespace
@@ -69,7 +69,7 @@ Ceilings measured_ceilings(const std::vector<Row>& rows, const MemoryLevels& lev
       auto [at, fresh] = smallest[r.backend].emplace(level, set_of(r));
       if (!fresh) at->second = std::min(at->second, set_of(r));
     }
-    if (r.kind == "peak" && r.function == "fma" && r.gflop_per_s > 0)
+    if (r.kind == Kind::peak && r.function == "fma" && r.gflop_per_s > 0)
       fma[r.backend] = std::max(fma[r.backend], r.gflop_per_s * faster);
   }
   for (auto& [backend, at] : stream) {

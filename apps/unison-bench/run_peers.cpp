@@ -14,7 +14,7 @@
 #include <unison/field.hpp>
 #include <unison/npy.hpp>
 
-#include "../../benchmarks/cases/common.hpp"
+#include "cases/common.hpp"
 #include "collect.hpp"
 #include "environment.hpp"
 #include "peers.hpp"
@@ -108,7 +108,10 @@ std::vector<unison::suite::Row> run_peers(const std::filesystem::path& out,
         continue;
       }
       command += shell_quoted(program.string());
-      if (std::find(args.begin(), args.end(), "diffusion") != args.end()) {
+      const auto& all = unison::bench::workloads();
+      if (std::any_of(all.begin(), all.end(), [&](const unison::bench::Workload& w) {
+            return w.start_field && std::find(args.begin(), args.end(), w.name) != args.end();
+          })) {
         const auto field = out / "peers" / "start_field.npy";
         write_start_field(field);
         args.insert(args.end() - 1, "--field=" + field.string());

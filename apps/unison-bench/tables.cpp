@@ -9,9 +9,9 @@
 #include <ostream>
 #include <sstream>
 
+#include "harness/workloads.hpp"
 #include "headline.hpp"
 #include "roofline.hpp"
-#include "workloads.hpp"
 
 namespace unison::suite {
 
@@ -327,7 +327,9 @@ void write_report(std::ostream& out, const std::vector<Row>& rows,
     // The family's figures: its times; the crossover's lines; the diffusion's fields.
     show("times_" + sec.workload + ".svg");
     if (sec.workload == "crossover") show("crossover.svg");
-    if (sec.workload == "diffusion") show("diffusion.png");
+    for (const auto& w : unison::bench::workloads())
+      if (w.name == sec.workload)
+        for (const auto& figure : w.figures) show(figure);
   }
   if (std::find(shown.begin(), shown.end(), false) != shown.end()) {
     out << "<h2 id=\"plots\">Plots</h2>\n";

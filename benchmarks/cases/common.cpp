@@ -1,4 +1,4 @@
-// What unison_bench and unison-bench share beyond the cases: the settings registrations obey,
+// What unison-bench and unison-bench-cases share beyond the cases: the settings registrations obey,
 // the floating-point mode of the CPU threads, and the context recorded in the JSON.
 #include <algorithm>
 #include <cmath>
@@ -29,115 +29,20 @@
 #include <unison/core.hpp>
 
 #include "common.hpp"
-#include "workloads.hpp"
 
 namespace unison::bench {
 
+// The families' sweeps in the workload registry, by kind (Kind::crossover: --crossover;
+// Kind::sizes: --sizes).
 namespace {
-std::map<std::string, Registration>& registrations() {
-  static std::map<std::string, Registration> r;
-  return r;
-}
+[[maybe_unused]] const bool sweeps_registered =
+    add_registration("elementwise", register_crossover_elementwise, Kind::crossover) &&
+    add_registration("convolve", register_crossover_convolve, Kind::crossover) &&
+    add_registration("diffusion", register_crossover_diffusion, Kind::crossover) &&
+    add_registration("convolve", register_sizes_convolve, Kind::sizes) &&
+    add_registration("diffusion", register_sizes_diffusion, Kind::sizes) &&
+    add_registration("histogram", register_sizes_histogram, Kind::sizes);
 }  // namespace
-
-bool add_registration(const std::string& family, Registration registration) {
-  registrations()[family] = registration;
-  return true;
-}
-
-void register_sizes() {
-  register_sizes_convolve();
-  register_sizes_diffusion();
-  register_sizes_histogram();
-}
-
-void register_workloads(const std::function<bool(const std::string&)>& wanted) {
-  std::vector<Registration> done;
-  for (const auto& w : unison::suite::workloads()) {
-    if (!wanted(w.name)) continue;
-    const auto it = registrations().find(w.name);
-    if (it == registrations().end())
-      throw std::logic_error(
-          "unison bench: the workload \"" + w.name +
-          "\" of the registry has no registration (benchmarks/cases/<family>.cpp)");
-    if (std::find(done.begin(), done.end(), it->second) != done.end()) continue;
-    it->second();
-    done.push_back(it->second);
-  }
-}
-
-const char* kind_name(Kind kind) {
-  switch (kind) {
-    case Kind::workload:
-      return "workload";
-    case Kind::peak:
-      return "peak";
-    case Kind::crossover:
-      return "crossover";
-    case Kind::sizes:
-      return "sizes";
-    case Kind::probe:
-      return "probe";
-  }
-  return "";
-}
-
-namespace {
-std::vector<ManifestEntry>& manifest_entries() {
-  static std::vector<ManifestEntry> m;
-  return m;
-}
-// A JSON string of s (names, families and backends: printable ASCII).
-std::string quoted(const std::string& s) {
-  std::string q = "\"";
-  for (const char ch : s) {
-    if (ch == '"' || ch == '\\') q += '\\';
-    q += ch;
-  }
-  return q + "\"";
-}
-}  // namespace
-
-const std::vector<ManifestEntry>& manifest() { return manifest_entries(); }
-
-void add_to_manifest(const Case& c, const std::string& backend) {
-  auto& m = manifest_entries();
-  const auto same =
-      std::find_if(m.begin(), m.end(), [&](const ManifestEntry& e) { return e.c.name == c.name; });
-  if (same == m.end()) m.push_back({c, {backend}});
-  else same->backends.push_back(backend);
-}
-
-void write_manifest_json(std::ostream& out) {
-  const auto number = [](double x) {
-    std::ostringstream s;
-    s.precision(17);
-    s << x;
-    return s.str();
-  };
-  out << "{\n  \"cases\": [";
-  const char* sep = "\n";
-  for (const auto& [c, backends] : manifest()) {
-    out << sep << "    {\"name\": " << quoted(c.name) << ", \"family\": " << quoted(c.family)
-        << ", \"function\": " << quoted(c.function) << ", \"kind\": " << quoted(kind_name(c.kind))
-        << ", \"with_copies\": " << (c.with_copies ? "true" : "false") << ", \"api\": [";
-    for (std::size_t i = 0; i < c.api.size(); ++i) out << (i ? ", " : "") << quoted(c.api[i]);
-    out << "], \"headline\": " << (c.headline ? "true" : "false") << ",\n     \"backends\": [";
-    for (std::size_t i = 0; i < backends.size(); ++i) out << (i ? ", " : "") << quoted(backends[i]);
-    out << "], \"sizes\": {";
-    for (std::size_t i = 0; i < c.sizes.size(); ++i)
-      out << (i ? ", " : "") << quoted(c.sizes[i].first) << ": " << number(c.sizes[i].second);
-    out << "}, \"bytes\": " << number(c.bytes) << ", \"flops\": " << number(c.flops)
-        << ", \"units\": " << number(c.units) << "}";
-    sep = ",\n";
-  }
-  out << "\n  ]\n}\n";
-}
-
-Settings& settings() {
-  static Settings s;
-  return s;
-}
 
 bool flush_subnormals_if_asked() {
   const char* env = std::getenv("UNISON_BENCH_FLUSH_SUBNORMALS");

@@ -52,7 +52,8 @@
 #include <unison/npy.hpp>
 
 #include "../../testing/reference.hpp"
-#include "call_trace.hpp"
+#include "../harness/call_trace.hpp"
+#include "../harness/case.hpp"
 
 namespace unison::bench {
 
@@ -116,95 +117,6 @@ double streamed_out(double arrays, double out) {
 // A case: setup(exec) allocates and fills its data and returns the call to time.
 template <class Exec>
 using Setup = std::function<Call<Exec>(const Exec&)>;
-
-// What a case is: the family of the workload registry it belongs to
-// (apps/unison-bench/workloads.cpp), the function it times, its kind, its sizes, what one call
-// counts and how it is timed; named fields, read by the suite and listed in the manifest
-// (unison-bench --list --json), so that nothing has to be learnt from a case's name. The name
-// itself ("hypot/f32/1e6/device", without the backend) is what the tables show and the peers'
-// results are matched by.
-enum class Kind {
-  workload,   // a seed workload of docs/workloads.md
-  peak,       // a ceiling of the machine: a stream ("copy", "read", "add") or the fma case
-  crossover,  // a size of a sweep for where the GPU overtakes the CPU (--crossover)
-  sizes,      // a size of the sweep past the caches (--sizes)
-  probe,      // an exploration probe (unison_bench only)
-};
-const char* kind_name(Kind kind);
-
-struct Case {
-  Case(std::string family_, std::string function_, std::string name_, Kind kind_ = Kind::workload)
-      : family(std::move(family_)),
-        function(std::move(function_)),
-        name(std::move(name_)),
-        kind(kind_) {}
-  std::string family, function, name;
-  Kind kind = Kind::workload;
-  // The public functions a timed call runs, as their Kokkos Tools regions name them
-  // ("diffuse", "examples::lucas"; tests/api_coverage.py checks every public function has a
-  // case): empty for a ceiling of the machine measured by plain Kokkos (read, copy, fma).
-  std::vector<std::string> api;
-  // The family's case in the report's headline: a seed size of its tutorial, where the
-  // tutorials' tools run too (one case a family).
-  bool headline = false;
-  bool with_copies = false;  // timed with the host copies of its inputs and results
-  // Its sizes as the peers need them to time the same work: ("n", 1e8), ("rows", 1000), ...
-  std::vector<std::pair<std::string, double>> sizes;
-  // What one call counts, per unit (`units` units a call: a diffusion's steps): the bytes it
-  // moves and the flops it does (0: not counted), and `cells` of the rate named `cells_name`.
-  double bytes = 0, flops = 0, units = 1, cells = 0;
-  const char* cells_name = "Gcells/s";
-  benchmark::TimeUnit time_unit = benchmark::kMillisecond;
-  int batches = 3, repetitions = 5;  // batches per repetition, repetitions (with full)
-  // The same case timed with the host copies: "<name>/with_copies".
-  Case copies() const {
-    Case c = *this;
-    c.name += "/with_copies";
-    c.with_copies = true;
-    c.headline = false;
-    return c;
-  }
-};
-
-// The manifest: every case registered so far, in order, with the backends it was registered on.
-struct ManifestEntry {
-  Case c;
-  std::vector<std::string> backends;
-};
-const std::vector<ManifestEntry>& manifest();
-void add_to_manifest(const Case& c, const std::string& backend);
-// The manifest as JSON: {"cases": [{"name", "family", "function", "kind", "with_copies", "api",
-// "headline", "backends", "sizes": {...}, "bytes", "flops", "units"}, ...]}.
-void write_manifest_json(std::ostream& out);
-
-// What unison_bench and unison-bench want of every registration (unison_bench: everything;
-// unison-bench: the suite's options).
-struct Settings {
-  // Every case with its own batches and repetitions at the seed sizes (unison_bench, and the
-  // suite's --full); otherwise one batch per repetition, and the cases that offer a smaller
-  // size (the diffusion's seed run) use it where the seed size would take more than
-  // case_seconds a call.
-  bool full = true;
-  double min_sample_s = 1e-3;  // the least time one timed batch lasts
-  double case_seconds = 5.0;   // without full: the longest a call may take at a seed size
-  int registered = 0;          // cases registered so far
-  // Called as each case starts (its first repetition), with "<case>/<backend>".
-  std::function<void(const std::string&)> on_start;
-  bool probes = true;                     // register the exploration probes (Kind::probe)
-  std::function<bool(const Case&)> keep;  // register only the cases it keeps (if set)
-  // and, if set, only the cases it keeps with their full name "<name>/<backend>"
-  std::function<bool(const Case&, const std::string& full)> keep_full;
-  std::vector<std::string> backends;  // register only these backends (empty: every one)
-  int repetitions = 0;                // repetitions of every case (0: each case's own)
-  double scale = 1;                   // sizes: the seed sizes times this (0 < scale <= 1)
-  bool checks = true;                 // run the cases' checks
-  // Where each case's inputs and result go as .npy files (<dir>/<case name>/*.npy), from the
-  // backend named here, for cases of at most results_limit bytes (empty dir: none saved).
-  std::string results_dir, results_backend;
-  double results_limit = 64.0 * 1024 * 1024;
-  bool results_failed = false;  // set when a case's .npy files could not be written
-};
-Settings& settings();
 
 // Runs a case's check once (first call) and reports it as counters on every repetition.
 template <class Exec>
@@ -327,7 +239,7 @@ bool registers(const Case& c) {
   const Settings& want = settings();
   if (!want.probes && c.kind == Kind::probe) return false;
   if (want.keep && !want.keep(c)) return false;
-  if (want.keep_full && !want.keep_full(c, c.name + "/" + Exec::name())) return false;
+  if (want.keep_full && !want.keep_full(c, benchmark_name(c, Exec::name()))) return false;
   return want.backends.empty() ||
          std::find(want.backends.begin(), want.backends.end(), Exec::name()) != want.backends.end();
 }
@@ -351,7 +263,7 @@ void add_case(Case c, Setup<Exec> setup) {
   prepared->repetitions_left = c.repetitions;
   ++settings().registered;
   add_to_manifest(c, Exec::name());
-  benchmark::RegisterBenchmark((c.name + "/" + Exec::name()).c_str(),
+  benchmark::RegisterBenchmark(benchmark_name(c, Exec::name()).c_str(),
                                [=, name = c.name, bytes = c.bytes, flops = c.flops, units = c.units,
                                 cells = c.cells, cells_name = c.cells_name](benchmark::State& s) {
                                  run_case<Exec>(s, name, setup, *check, *prepared, bytes, flops,
@@ -509,15 +421,6 @@ struct MemoryLevel {
 };
 std::vector<MemoryLevel> memory_levels(const std::string& backend);
 
-// A family's registration: the function that adds its cases on every backend. Each
-// cases/<family>.cpp adds its own under the family's name in the workload registry
-// (apps/unison-bench/workloads.cpp) with a static `const bool registered = add_registration(...)`.
-using Registration = void (*)();
-bool add_registration(const std::string& family, Registration registration);
-// Registers the cases of every family of the registry that `wanted` accepts, in the registry's
-// order, each registration once. Throws std::logic_error for a family that has none.
-void register_workloads(const std::function<bool(const std::string&)>& wanted);
-
 // Each family's cases on every backend (cases/<family>.cpp).
 void register_elementwise();
 // The elementwise family's copy cases alone: each backend's memory ceiling at each level of
@@ -561,7 +464,5 @@ inline constexpr std::array<std::int64_t, 4> sizes_counts{100000, 1000000, 10000
 void register_sizes_diffusion();
 void register_sizes_convolve();
 void register_sizes_histogram();
-// All three.
-void register_sizes();
 
 }  // namespace unison::bench

@@ -140,7 +140,7 @@ void register_convolve() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
 }
 
-// This file's family in the workload registry (apps/unison-bench/workloads.cpp).
+// This file's family in the workload registry (benchmarks/harness/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered = add_registration("convolve", register_convolve);
 }  // namespace

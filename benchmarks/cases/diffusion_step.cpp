@@ -1,7 +1,7 @@
 // diffusion_step on every enabled backend: one step a call on the seed's 2000 x 2000 float32
-// jagged field, f and f_next apart (an exploration probe of unison_bench, not in unison-bench's
-// table: the suite's diffusion rows time diffuse, whose steps run the same kernels). GB/s counts
-// f read and f_next and lapl written once; Gcells/s the cells updated.
+// jagged field, f and f_next apart (an exploration probe of unison-bench-cases, not in
+// unison-bench's table: the suite's diffusion rows time diffuse, whose steps run the same kernels).
+// GB/s counts f read and f_next and lapl written once; Gcells/s the cells updated.
 #include <cstdint>
 #include <functional>
 #include <string>

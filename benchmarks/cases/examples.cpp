@@ -174,7 +174,7 @@ void register_examples() {
   });
 }
 
-// This file's family in the workload registry (apps/unison-bench/workloads.cpp).
+// This file's family in the workload registry (benchmarks/harness/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered_examples = add_registration("examples", register_examples);
 }  // namespace

@@ -236,7 +236,7 @@ void register_histogram() {
   });
 }
 
-// This file's family in the workload registry (apps/unison-bench/workloads.cpp).
+// This file's family in the workload registry (benchmarks/harness/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered_histogram =
     add_registration("histogram", register_histogram);

@@ -118,7 +118,7 @@ void register_matmul() {
   register_overlap_matmul();
 }
 
-// This file's families in the workload registry (apps/unison-bench/workloads.cpp).
+// This file's families in the workload registry (benchmarks/harness/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered_matmul = add_registration("matmul", register_matmul);
 }  // namespace

@@ -65,7 +65,7 @@ void register_random() {
   });
 }
 
-// This file's family in the workload registry (apps/unison-bench/workloads.cpp).
+// This file's family in the workload registry (benchmarks/harness/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered_random = add_registration("random", register_random);
 }  // namespace

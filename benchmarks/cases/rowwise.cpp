@@ -129,7 +129,7 @@ void register_rowwise() {
   for_each_backend([](auto backend) { register_backend<typename decltype(backend)::type>(); });
 }
 
-// This file's families in the workload registry (apps/unison-bench/workloads.cpp).
+// This file's families in the workload registry (benchmarks/harness/workloads.cpp).
 namespace {
 [[maybe_unused]] const bool registered_rowwise = add_registration("rowwise", register_rowwise);
 }  // namespace

@@ -15,7 +15,7 @@ case says otherwise (add_int64, zero_suppress's int16), on host arrays:
 GPU part (where CuPy and a CUDA device are found): Numba's @vectorize(target='cuda') (the
 tutorials' way) and CuPy (ElementwiseKernel, and plain array expressions), on device arrays,
 float32, gaussian_pdf and hidden_layer. Each case: three warm-up calls, then the median of 30
-calls timed with CUDA events, one event pair per call (as unison_bench's batches, the arrays stay
+calls timed with CUDA events, one event pair per call (as unison-bench-cases's batches, the arrays stay
 on the device).
 Prints one line per case and checks every result against a float64 NumPy reference on a sample
 (its first 1,000,003 values): the relative error ||out - ref|| / ||ref||, within 1e-5 (integer

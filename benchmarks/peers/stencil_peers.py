@@ -37,7 +37,7 @@ Usage: stencil_peers.py [gpu] [cpu] [convolve] [sizes] [--scale=F]
          convolution and, where CuPy and a CUDA device are found, the GPU one; without them the
          GPU parts say they are skipped)
        stencil_peers.py save FILE.npy
-         (the 2000 x 2000 diffusion start field, for UNISON_BENCH_FIELD=FILE.npy unison_bench)
+         (the 2000 x 2000 diffusion start field, for UNISON_BENCH_FIELD=FILE.npy unison-bench-cases)
 """
 import math
 import sys
@@ -350,7 +350,7 @@ def nb_cpu_step(f, nxt, lapl, coeff):
 
 
 def diffusion_cpu(f0, every):
-    # Two windows of steps from the jagged field: 2-201, and 201-500, the steps unison_bench
+    # Two windows of steps from the jagged field: 2-201, and 201-500, the steps unison-bench-cases
     # times (a warm-up call and a calibration call of 100 steps each, then 3 timed calls). The
     # cost per step changes with the step: the diffusion fronts entering the field's zero
     # regions are subnormal numbers, which are slow on x86 CPUs, for a few hundred steps.

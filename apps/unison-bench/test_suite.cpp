@@ -1,4 +1,4 @@
-// unison-bench's option parsing and report writing (apps/unison-bench: the unison_suite library);
+// unison-bench's option parsing and report writing (the unison_suite library);
 // not its timings.
 #include <algorithm>
 #include <cmath>
@@ -17,15 +17,16 @@
 #include <gtest/gtest.h>
 
 #include "cgroup.hpp"
+#include "harness/workloads.hpp"
 #include "headline.hpp"
 #include "options.hpp"
 #include "peers.hpp"
 #include "report.hpp"
 #include "roofline.hpp"
-#include "workloads.hpp"
 
 namespace {
 
+using unison::suite::Kind;
 using unison::suite::Options;
 using unison::suite::parse_options;
 using unison::suite::Row;
@@ -44,9 +45,9 @@ Row row(const std::string& workload, const std::string& name, const std::string&
   Row r;
   r.workload = workload;
   r.function = name.substr(0, name.find('/'));
-  r.kind = workload == "crossover"                                               ? "crossover"
-           : r.function == "copy" || r.function == "read" || r.function == "fma" ? "peak"
-                                                                                 : "workload";
+  r.kind = workload == "crossover"                                               ? Kind::crossover
+           : r.function == "copy" || r.function == "read" || r.function == "fma" ? Kind::peak
+                                                                                 : Kind::workload;
   r.name = name;
   r.backend = backend;
   r.median_s = median_s;
@@ -67,7 +68,7 @@ std::string error(const std::vector<std::string>& args) {
 
 TEST(Suite, defaults) {
   const Options o = ok({});
-  EXPECT_EQ(o.workloads, unison::suite::workload_names());
+  EXPECT_EQ(o.workloads, unison::bench::workload_names());
   EXPECT_EQ(o.backends, enabled);
   EXPECT_EQ(o.repetitions, 0);  // 3, or 5 with --full
   EXPECT_FALSE(o.full);
@@ -180,15 +181,16 @@ TEST(Suite, describe) {
   // A row takes its family, function and kind from the manifest's entry of its case; the table
   // shows a crossover sweep's sizes in a section of their own.
   Row r;
-  unison::suite::describe(r, {"elementwise", "hypot", "workload"});
+  unison::suite::describe(r, {"elementwise", "hypot", Kind::workload});
   EXPECT_EQ(r.workload, "elementwise");
   EXPECT_EQ(r.function, "hypot");
-  EXPECT_EQ(r.kind, "workload");
-  unison::suite::describe(r, {"convolve", "convolve", "crossover"});
+  EXPECT_EQ(r.kind, Kind::workload);
+  unison::suite::describe(r, {"convolve", "convolve", Kind::crossover});
   EXPECT_EQ(r.workload, "crossover");
-  EXPECT_EQ(r.kind, "crossover");
-  unison::suite::describe(r, {"diffusion", "diffusion", "sizes"});
+  EXPECT_EQ(r.kind, Kind::crossover);
+  unison::suite::describe(r, {"diffusion", "diffusion", Kind::sizes});
   EXPECT_EQ(r.workload, "diffusion");
+  EXPECT_EQ(r.kind, Kind::sizes);
 }
 
 TEST(Suite, crossover_lines) {
@@ -745,7 +747,7 @@ TEST(Suite, peers) {
   EXPECT_EQ(rowwise[0].script, "rowwise_peers.py");
   EXPECT_EQ(rowwise[2].script, "unison-cuda-c");
   EXPECT_EQ(rowwise[2].args, (std::vector<std::string>{"matmul", "--scale=1"}));
-  EXPECT_EQ(unison::suite::peer_scripts(unison::suite::workload_names()).size(), 9u);
+  EXPECT_EQ(unison::suite::peer_scripts(unison::bench::workload_names()).size(), 9u);
   // The scale as the scripts read it back: the same double, so the same sizes and case names.
   EXPECT_EQ(unison::suite::exact_text(1e-3), "0.001");
   EXPECT_EQ(unison::suite::exact_text(0.25), "0.25");
@@ -764,8 +766,8 @@ TEST(Suite, peers) {
   std::string error;
   int not_in_run = -1;
   const std::map<std::string, unison::suite::CaseKind> manifest{
-      {"histogram/f32/1e8/bins100", {"histogram", "histogram", "workload"}},
-      {"diffusion/every_step/streaming/2000x2000", {"diffusion", "diffusion", "workload"}}};
+      {"histogram/f32/1e8/bins100", {"histogram", "histogram", Kind::workload}},
+      {"diffusion/every_step/streaming/2000x2000", {"diffusion", "diffusion", Kind::workload}}};
   auto peers = unison::suite::read_peer_rows(csv, manifest, error, not_in_run);
   ASSERT_EQ(peers.size(), 3u);
   EXPECT_EQ(not_in_run, 1);
