@@ -1515,12 +1515,137 @@ void test_labels(const Exec& exec) {
   }
 }
 
+// diffusion_schedule reports what the calls do: two full passes of its steps_per_pass (one
+// launch for resident) launch its kernel exactly twice (once), and nothing else of the family's.
+template <class Exec>
+void test_schedule(const Exec& exec) {
+  using Mem = typename Exec::memory_space;
+  using unison::DiffusionOptions;
+  using unison::Laplacian;
+  using unison::StencilAlgorithm;
+  using Tuning = unison::backends::DiffusionTuning<Exec>;
+  using Field = Kokkos::View<float**, Kokkos::LayoutRight, Mem>;
+  Field f("f", 37, 53), lapl("lapl", 37, 53);
+  Kokkos::View<float***, Kokkos::LayoutRight, Mem> history("history", 4, 37, 53);
+  Kokkos::deep_copy(exec, f, 0.5f);
+  exec.fence();
+  const auto with = [](StencilAlgorithm a, int per_pass = 0, int rows = 0, int cols = 0) {
+    DiffusionOptions o;
+    o.algorithm = a;
+    o.steps_per_pass = per_pass;
+    o.tile_rows = rows;
+    o.tile_cols = cols;
+    return o;
+  };
+  struct Case {
+    Laplacian which;
+    DiffusionOptions options;
+    bool history;
+  };
+  const std::vector<Case> cases = {
+      {Laplacian::every_step, {}, false},
+      {Laplacian::final_only, {}, false},
+      {Laplacian::every_step, with(StencilAlgorithm::plain), false},
+      {Laplacian::final_only, with(StencilAlgorithm::tiled), false},
+      {Laplacian::final_only, with(StencilAlgorithm::tiled, 3), false},
+      {Laplacian::every_step, with(StencilAlgorithm::automatic, 0, 8, 16), false},
+      {Laplacian::every_step, with(StencilAlgorithm::streaming), false},
+      {Laplacian::final_only, with(StencilAlgorithm::streaming, 2), false},
+      {Laplacian::final_only, with(StencilAlgorithm::wavefront), false},
+      {Laplacian::final_only, with(StencilAlgorithm::wavefront, 3, 8), false},
+      {Laplacian::every_step, {}, true},
+      {Laplacian::every_step, with(StencilAlgorithm::tiled), true},
+      {Laplacian::every_step, with(StencilAlgorithm::streaming, 2), true},
+  };
+  for (const Case& c : cases) {
+    const unison::DiffusionSchedule s =
+        unison::diffusion_schedule(exec, f, c.which, c.options, c.history ? 4 : 0);
+    const std::string what = std::string(s.kernel) + ", algorithm " +
+                             std::to_string(int(c.options.algorithm)) + ", steps_per_pass " +
+                             std::to_string(c.options.steps_per_pass) +
+                             (c.history ? ", history" : "");
+    EXPECT_NE(s.algorithm, StencilAlgorithm::automatic) << what;
+    if (c.options.algorithm != StencilAlgorithm::automatic) {
+      EXPECT_EQ(s.algorithm, c.options.algorithm) << what;
+    }
+    const int passes = s.steps_per_pass > 0 ? 2 : 1;
+    const int steps = s.steps_per_pass > 0 ? 2 * s.steps_per_pass : 4;
+    const Events seen = record([&] {
+      if (c.history)
+        unison::diffuse_history(
+            exec, f, steps, 0.1, history, [](auto...) {}, c.options);
+      else unison::diffuse(exec, f, steps, 0.1, lapl, c.which, c.options);
+      exec.fence();
+    });
+    int launched = 0, others = 0;
+    for (const auto& k : seen.kernels) {
+      if (k.first == s.kernel) ++launched;
+      else if (k.first.rfind("unison::diffusion::", 0) == 0) ++others;
+    }
+    EXPECT_EQ(launched, passes) << what;
+    EXPECT_EQ(others, 0) << what;
+  }
+  // Known decisions: a caller's tile as given, the backend's steps a pass and tiles otherwise.
+  const auto tile = unison::diffusion_schedule(exec, f, Laplacian::every_step,
+                                               with(StencilAlgorithm::automatic, 0, 8, 16));
+  EXPECT_EQ(tile.algorithm, StencilAlgorithm::tiled);
+  EXPECT_EQ(tile.tile_rows, 8);
+  EXPECT_EQ(tile.tile_cols, 16);
+  EXPECT_EQ(tile.steps_per_pass, 1);
+  EXPECT_STREQ(tile.kernel, "unison::diffusion::tiled");
+  const auto blocked =
+      unison::diffusion_schedule(exec, f, Laplacian::final_only, with(StencilAlgorithm::tiled));
+  EXPECT_EQ(blocked.steps_per_pass, Tuning::steps_per_pass);
+  EXPECT_STREQ(blocked.kernel, Tuning::steps_per_pass > 1 ? "unison::diffusion::blocked"
+                                                          : "unison::diffusion::tiled");
+  EXPECT_LE(blocked.tile_rows, Tuning::blocked_tile_rows);
+  EXPECT_EQ(blocked.tile_cols, Tuning::blocked_tile_cols);
+  const auto wavefront = unison::diffusion_schedule(exec, f, Laplacian::final_only,
+                                                    with(StencilAlgorithm::wavefront, 3, 8));
+  EXPECT_EQ(wavefront.steps_per_pass, 3);
+  EXPECT_EQ(wavefront.tile_rows, 8);
+  EXPECT_EQ(wavefront.tile_cols, 0);
+  const auto plain =
+      unison::diffusion_schedule(exec, f, Laplacian::final_only, with(StencilAlgorithm::plain));
+  EXPECT_EQ(plain.steps_per_pass, 1);
+  EXPECT_EQ(plain.tile_rows, 0);
+  EXPECT_EQ(plain.strip_rows, 0);
+  if (unison::streaming_row_blocks_v<Exec>) {
+    const auto rows = unison::diffusion_schedule(exec, f, Laplacian::final_only,
+                                                 with(StencilAlgorithm::streaming, 5));
+    EXPECT_EQ(rows.steps_per_pass, 5);
+    EXPECT_EQ(rows.strip_rows, 0);
+    const auto history = unison::diffusion_schedule(exec, f, Laplacian::every_step,
+                                                    with(StencilAlgorithm::streaming, 3), 2);
+    EXPECT_EQ(history.steps_per_pass, 2);  // at most the planes
+    EXPECT_STREQ(history.kernel, "unison::diffusion::history");
+  } else {
+    const auto strips = unison::diffusion_schedule(exec, f, Laplacian::final_only,
+                                                   with(StencilAlgorithm::streaming, 2));
+    EXPECT_EQ(strips.steps_per_pass, 2);
+    EXPECT_GT(strips.strip_rows, 0);
+    EXPECT_STREQ(strips.kernel, "unison::diffusion::streaming2");
+  }
+  // It refuses what the calls refuse, and arguments of its own.
+  EXPECT_THROW(
+      unison::diffusion_schedule(exec, f, Laplacian::every_step, with(StencilAlgorithm::tiled, 2)),
+      unison::invalid_argument);
+  EXPECT_THROW(
+      unison::diffusion_schedule(exec, f, Laplacian::final_only, with(StencilAlgorithm::plain, 2)),
+      unison::invalid_argument);
+  EXPECT_THROW(unison::diffusion_schedule(exec, f, Laplacian::every_step, {}, -1),
+               unison::invalid_argument);
+  EXPECT_THROW(unison::diffusion_schedule(exec, f, Laplacian::final_only, {}, 2),
+               unison::invalid_argument);
+}
+
 }  // namespace labels
 
 template <class Exec>
 struct DiffusionLabels : ::testing::Test {};
 TYPED_TEST_SUITE(DiffusionLabels, Backends, BackendName);
 TYPED_TEST(DiffusionLabels, diffusion) { labels::test_labels(TypeParam()); }
+TYPED_TEST(DiffusionLabels, schedule) { labels::test_schedule(TypeParam()); }
 
 template <class Exec>
 struct DiffusionInstance : ::testing::Test {};

@@ -190,33 +190,19 @@ void add_diffusion(const std::string& name, Laplacian which, DiffusionOptions op
     if (steps < seed_run_seed_steps) info.name += "/steps" + std::to_string(steps);
   }
   const double cells = double(n) * n;
-  // The steps a pass runs, as diffuse and diffuse_history choose them.
-  DiffusionOptions resolving = options;
-  if (variant.history > 0) resolving.steps_per_pass = 0;
-  const StencilAlgorithm algorithm = unison::detail::diffusion::resolve_algorithm<Exec>(
-      options.algorithm, which, resolving, std::int64_t(n) * n * std::int64_t(sizeof(float)));
-  int per_pass = unison::detail::diffusion::steps_per_pass<Exec>(
-      algorithm, which, options, std::int64_t(n) * n * std::int64_t(sizeof(float)),
-      std::int64_t(n) * std::int64_t(sizeof(float)));
+  // The steps a pass runs, as diffuse and diffuse_history choose them (the library's own
+  // schedule for this field and these options).
+  const unison::DiffusionSchedule schedule = unison::diffusion_schedule(
+      Exec(),
+      Kokkos::View<float**, Kokkos::LayoutRight, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          nullptr, n, n),
+      which, options, variant.history);
+  const StencilAlgorithm algorithm = schedule.algorithm;
   // The resident form (a CUDA GPU, where the field fits) runs a whole call (diffuse_history: a
   // group of planes) in one pass.
-  const bool shaped = options.tile_rows > 0 || options.tile_cols > 0 ||
-                      options.steps_per_pass > 0 || options.strip_rows > 0 ||
-                      options.strip_prefetch > 0;
-  const bool resident =
-      !shaped &&
-      (options.algorithm == StencilAlgorithm::automatic ||
-       options.algorithm == StencilAlgorithm::resident) &&
-      unison::detail::diffusion::resident_fits<Exec, float>(Exec(), n, n, std::int64_t(n) * n);
-  if (resident) {  // a pass a call, or a group of planes
-    per_pass = variant.history > 0 ? std::min(steps, variant.history) : steps;
-  } else if (variant.history > 0) {  // the streaming kernels' passes over the planes
-    per_pass = algorithm != StencilAlgorithm::streaming ? 1
-               : options.steps_per_pass > 0
-                   ? options.steps_per_pass
-                   : unison::backends::DiffusionTuning<Exec>::history_steps_per_pass;
-    per_pass = std::min(per_pass, variant.history);
-  }
+  int per_pass = algorithm != StencilAlgorithm::resident ? schedule.steps_per_pass
+                 : variant.history > 0                   ? std::min(steps, variant.history)
+                                                         : steps;
   const double fields = 2 * cells * sizeof(float);  // f and the buffer: the working set
   const double lapl_bytes = which == Laplacian::every_step ? cells * sizeof(float) : 0;
   const double bytes = fields / per_pass + lapl_bytes;

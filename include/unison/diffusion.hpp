@@ -29,14 +29,10 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <unison/backends/host/arithmetic.hpp>
-#include <unison/backends/memory.hpp>
-#include <unison/backends/tuning.hpp>
-#include <unison/detail/allocate.hpp>
-#include <unison/detail/checks.hpp>
-#include <unison/detail/chunk.hpp>
-#include <unison/detail/diffusion/dispatch.hpp>
+#include <unison/detail/diffusion/checks.hpp>
 #include <unison/detail/diffusion/interface.hpp>
+#include <unison/detail/diffusion/run.hpp>
+#include <unison/detail/diffusion/schedule.hpp>
 #include <unison/detail/temporary.hpp>
 #include <unison/diffusion_types.hpp>
 
@@ -68,32 +64,13 @@ template <class Exec, class F, class FN, class L>
 void diffusion_step(const Exec& exec, const F& f, const FN& f_next, const L& lapl, double coeff,
                     StencilAlgorithm algorithm = StencilAlgorithm::automatic) {
   const detail::Region region("unison::diffusion_step");
-  detail::diffusion::static_checks<Exec, F, FN, L>();
-  using T = typename F::non_const_value_type;
-  static_assert(std::is_same_v<typename FN::non_const_value_type, T> &&
-                    std::is_same_v<typename L::non_const_value_type, T>,
-                "unison::diffusion_step: f, f_next and lapl must have the same value type");
-  static_assert(
-      !std::is_const_v<typename FN::value_type> && !std::is_const_v<typename L::value_type>,
-      "unison::diffusion_step: f_next and lapl must have a non-const value type");
   constexpr const char* fn = "unison::diffusion_step";
-  detail::check_extents(fn, "f_next", f_next, f, "f");
-  detail::diffusion::check_field<Exec>(fn, f, lapl, coeff);
-  detail::check_disjoint(fn, "f_next", f_next, "f", f);
-  detail::check_disjoint(fn, "lapl", lapl, "f", f);
-  detail::check_disjoint(fn, "lapl", lapl, "f_next", f_next);
-  detail::require(detail::diffusion::known_algorithm(algorithm), fn, "unknown algorithm ",
-                  int(algorithm));
-  detail::require(algorithm != StencilAlgorithm::resident, fn,
-                  "the resident algorithm runs diffuse's steps in one launch; diffusion_step takes "
-                  "plain, tiled, streaming or wavefront");
-  algorithm = detail::diffusion::resolve_algorithm<Exec>(algorithm, Laplacian::every_step);
-  const auto shape = detail::diffusion::pass_shape<Exec, T>(fn, algorithm, DiffusionOptions{}, 1,
-                                                            f.extent(0), f.extent(1));
-  const auto strip = detail::diffusion::strip_shape<Exec>(DiffusionOptions{}, 1,
-                                                          std::int64_t(f.size() * sizeof(T)));
-  detail::diffusion::diffusion_pass(exec, algorithm, shape, f, f_next, lapl, T(coeff), true, false,
-                                    strip.first, strip.second);
+  detail::diffusion::check_step<Exec>(fn, f, f_next, lapl, coeff, algorithm);
+  DiffusionOptions options;
+  options.algorithm = algorithm;
+  const detail::diffusion::Schedule schedule = detail::diffusion::make_schedule(
+      fn, exec, f, detail::diffusion::Form::step, Laplacian::every_step, options);
+  detail::diffusion::step(exec, schedule, f, f_next, lapl, coeff);
 }
 
 /// diffusion_step on f_next's default execution space instance.
@@ -147,7 +124,11 @@ template <class Exec, class F, class L>
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
              Laplacian which = Laplacian::every_step, const DiffusionOptions& options = {}) {
   const detail::Region region("unison::diffuse");
-  detail::diffusion::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, which, options,
+  constexpr const char* fn = "unison::diffuse";
+  detail::diffusion::check_diffuse<Exec>(fn, f, steps, coeff, lapl, which, options, nullptr);
+  const detail::diffusion::Schedule schedule = detail::diffusion::make_schedule(
+      fn, exec, f, detail::diffusion::Form::diffuse, which, options);
+  detail::diffusion::diffuse(fn, exec, schedule, f, steps, coeff, lapl, which,
                              detail::diffusion::NoStep{}, nullptr);
 }
 
@@ -167,7 +148,11 @@ void diffuse(const Exec& exec, const F& f, const DiffusionBuffer<F>& buffer, std
              double coeff, const L& lapl, Laplacian which = Laplacian::every_step,
              const DiffusionOptions& options = {}) {
   const detail::Region region("unison::diffuse");
-  detail::diffusion::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, which, options,
+  constexpr const char* fn = "unison::diffuse";
+  detail::diffusion::check_diffuse<Exec>(fn, f, steps, coeff, lapl, which, options, &buffer);
+  const detail::diffusion::Schedule schedule = detail::diffusion::make_schedule(
+      fn, exec, f, detail::diffusion::Form::diffuse, which, options);
+  detail::diffusion::diffuse(fn, exec, schedule, f, steps, coeff, lapl, which,
                              detail::diffusion::NoStep{}, &buffer);
 }
 
@@ -188,8 +173,13 @@ template <class Exec, class F, class L, class OnStep,
 void diffuse(const Exec& exec, const F& f, std::int64_t steps, double coeff, const L& lapl,
              OnStep&& on_step, const DiffusionOptions& options = {}) {
   const detail::Region region("unison::diffuse");
-  detail::diffusion::diffuse("unison::diffuse", exec, f, steps, coeff, lapl, Laplacian::every_step,
-                             options, std::forward<OnStep>(on_step), nullptr);
+  constexpr const char* fn = "unison::diffuse";
+  detail::diffusion::check_diffuse<Exec>(fn, f, steps, coeff, lapl, Laplacian::every_step, options,
+                                         nullptr);
+  const detail::diffusion::Schedule schedule = detail::diffusion::make_schedule(
+      fn, exec, f, detail::diffusion::Form::callback, Laplacian::every_step, options);
+  detail::diffusion::diffuse(fn, exec, schedule, f, steps, coeff, lapl, Laplacian::every_step,
+                             std::forward<OnStep>(on_step), nullptr);
 }
 
 /// diffuse keeping the Laplacian of every step, a group of steps at a time: history is a
@@ -230,8 +220,13 @@ void diffuse_history(const Exec& exec, const F& f, std::int64_t steps, double co
                      const H& history, OnHistory&& on_history,
                      const DiffusionOptions& options = {}) {
   const detail::Region region("unison::diffuse_history");
-  detail::diffusion::diffuse_history("unison::diffuse_history", exec, f, steps, coeff, history,
-                                     options, std::forward<OnHistory>(on_history), nullptr);
+  constexpr const char* fn = "unison::diffuse_history";
+  detail::diffusion::check_history<Exec>(fn, f, steps, coeff, history, options, nullptr);
+  const detail::diffusion::Schedule schedule =
+      detail::diffusion::make_schedule(fn, exec, f, detail::diffusion::Form::history,
+                                       Laplacian::every_step, options, history.extent(0));
+  detail::diffusion::diffuse_history(fn, exec, schedule, f, steps, coeff, history,
+                                     std::forward<OnHistory>(on_history), nullptr);
 }
 
 /// diffuse_history with a caller's buffer (as diffuse's buffer form): when f is contiguous this
@@ -250,9 +245,52 @@ void diffuse_history(const Exec& exec, const F& f, const DiffusionBuffer<F>& buf
                      std::int64_t steps, double coeff, const H& history, OnHistory&& on_history,
                      const DiffusionOptions& options = {}) {
   const detail::Region region("unison::diffuse_history");
-  detail::diffusion::diffuse_history("unison::diffuse_history", exec, f, steps, coeff, history,
-                                     options, std::forward<OnHistory>(on_history), &buffer);
+  constexpr const char* fn = "unison::diffuse_history";
+  detail::diffusion::check_history<Exec>(fn, f, steps, coeff, history, options, &buffer);
+  const detail::diffusion::Schedule schedule =
+      detail::diffusion::make_schedule(fn, exec, f, detail::diffusion::Form::history,
+                                       Laplacian::every_step, options, history.extent(0));
+  detail::diffusion::diffuse_history(fn, exec, schedule, f, steps, coeff, history,
+                                     std::forward<OnHistory>(on_history), &buffer);
 }
+
+/// What diffuse (without a per-step callback) or, with history_planes > 0, diffuse_history
+/// decides for field f on exec with these options before it launches anything: the kernel, the
+/// steps a pass and the tile or strip shape (DiffusionSchedule), exactly as such a call decides
+/// them (diffuse with a per-step callback decides the same, but never `resident`). The number of
+/// steps does not change the decision (a call's last pass may run fewer steps). Reads only f's
+/// extents, value type and layout: launches nothing and allocates nothing.
+/// \throws unison::invalid_argument for options that such a call refuses (as diffuse, or
+/// diffuse_history with history_planes planes), an unknown Laplacian choice, negative
+/// history_planes, or history_planes > 0 with Laplacian::final_only.
+///
+/// \param exec            the execution space instance the call would run on.
+/// \param f               the field: a rank-2 View of float or double.
+/// \param which           every step's Laplacian, or the last step's only (diffuse's).
+/// \param options         as diffuse's.
+/// \param history_planes  0: diffuse's schedule; else diffuse_history's with a history of this
+///                        many planes.
+template <class Exec, class F>
+DiffusionSchedule diffusion_schedule(const Exec& exec, const F& f,
+                                     Laplacian which = Laplacian::every_step,
+                                     const DiffusionOptions& options = {},
+                                     std::int64_t history_planes = 0) {
+  const detail::Region region("unison::diffusion_schedule");
+  constexpr const char* fn = "unison::diffusion_schedule";
+  detail::diffusion::check_schedule_arguments<Exec, F>(fn, which, options, history_planes);
+  const detail::diffusion::Form form =
+      history_planes > 0 ? detail::diffusion::Form::history : detail::diffusion::Form::diffuse;
+  return detail::diffusion::public_schedule(
+      detail::diffusion::make_schedule(fn, exec, f, form, which, options, history_planes));
+}
+
+/// Whether Exec's `streaming` algorithm gives each thread a block of whole rows (true on the CPU
+/// backends) rather than strips of rows (GPUs; on any backend with DiffusionOptions::strip_rows).
+/// Row blocks run any number of steps per pass (diffuse_history, and diffuse with
+/// Laplacian::final_only), strips 1 or 2.
+template <class Exec>
+inline constexpr bool streaming_row_blocks_v =
+    detail::diffusion::StaticSchedule<Exec>::streaming_row_blocks;
 
 /// \}
 

@@ -1,13 +1,12 @@
 #pragma once
 /// \file unison/diffusion_types.hpp
 /// The diffusion's public types (unison/diffusion.hpp): its algorithms, Laplacian choice, options
-/// and buffer type. Included by that header and by its kernels (unison/detail/diffusion/).
+/// buffer type and schedule. Included by that header and by its kernels (unison/detail/diffusion/).
 
+#include <cstdint>
 #include <type_traits>
 
 #include <Kokkos_Core.hpp>
-
-#include <unison/backends/tuning.hpp>
 
 namespace unison {
 
@@ -56,14 +55,6 @@ struct DiffusionOptions {
   int strip_prefetch = 0;  ///< rows a strip thread loads ahead, 1 to 4 (0: the backend's choice)
 };
 
-/// Whether Exec's `streaming` algorithm gives each thread a block of whole rows (true on the CPU
-/// backends) rather than strips of rows (GPUs; on any backend with DiffusionOptions::strip_rows).
-/// Row blocks run any number of steps per pass (diffuse_history, and diffuse with
-/// Laplacian::final_only), strips 1 or 2.
-template <class Exec>
-inline constexpr bool streaming_row_blocks_v =
-    backends::DiffusionTuning<Exec>::streaming_row_blocks;
-
 /// The buffer type diffuse() works with for a field of type F: contiguous, of F's value type and
 /// memory space, LayoutLeft for a LayoutLeft field and LayoutRight for any other.
 template <class F>
@@ -72,6 +63,27 @@ using DiffusionBuffer =
                  std::conditional_t<std::is_same_v<typename F::array_layout, Kokkos::LayoutLeft>,
                                     Kokkos::LayoutLeft, Kokkos::LayoutRight>,
                  typename F::memory_space>;
+
+/// What a diffuse or diffuse_history call decides before it launches anything
+/// (unison::diffusion_schedule): the kernel, the steps of a pass and the shape of its work.
+struct DiffusionSchedule {
+  /// The kernel that runs (never `automatic`): `resident` where every step of a call (of
+  /// diffuse_history: of a group of planes) runs in one launch.
+  StencilAlgorithm algorithm = StencilAlgorithm::plain;
+  /// Steps a full pass runs (a call's last pass may run fewer); 0 for `resident`.
+  int steps_per_pass = 1;
+  /// `tiled`: the tile's extent across the field's contiguous axis; `wavefront`: the rows a team
+  /// walks; else 0.
+  std::int64_t tile_rows = 0;
+  /// `tiled`: the tile's extent along the contiguous axis; else 0.
+  int tile_cols = 0;
+  /// `streaming` in strips: the rows per thread of a full pass and the rows a thread loads ahead
+  /// with one step a pass; 0 where `streaming` runs in row blocks, and for the other algorithms.
+  int strip_rows = 0;
+  int strip_prefetch = 0;  ///< (see strip_rows)
+  /// The label of a full pass's kernel, e.g. "unison::diffusion::blocked".
+  const char* kernel = "";
+};
 
 /// \}
 

@@ -7,6 +7,7 @@
 // own and may change without notice to them: other components name only
 // unison::detail::diffusion::interface.
 
+#include <unison/detail/diffusion/checks.hpp>
 #include <unison/detail/diffusion/run.hpp>
 
 namespace unison::detail::diffusion::interface {

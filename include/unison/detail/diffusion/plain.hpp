@@ -28,7 +28,7 @@ struct DiffusionPlain {
   }
 };
 
-// The reference on a CPU with threads (DiffusionTuning::plain_row_blocks): DiffusionPlain's cells,
+// The reference on a CPU with threads (StaticSchedule::plain_row_blocks): DiffusionPlain's cells,
 // `per_item` whole grid rows a work item (one item a thread), each row along the View's contiguous
 // axis. Kokkos's MDRangePolicy on OpenMP deals tiles of two rows out round-robin and reaches the
 // functor through a pointer, so GCC reloads the coefficient after every store (a float store could

@@ -36,7 +36,7 @@ KOKKOS_FORCEINLINE_FUNCTION void store_chunk(const FN& next, const L& lapl, bool
 }
 
 // `streaming` on GPUs: a thread per chunk of K consecutive cells of a grid row (K * sizeof(T) =
-// DiffusionTuning::strip_chunk_bytes where every array allows 16-byte accesses, else 1), walking
+// StaticSchedule::strip_chunk_bytes where every array allows 16-byte accesses, else 1), walking
 // down a strip of `strip` rows. The rows above, at and below stay in registers, with the next
 // RowsAhead - 1 rows already loaded: each row costs one new chunk load (RowsAhead rows ahead,
 // issued before this row's stores, so RowsAhead + 1 rows are in flight), two single loads (the left

@@ -3,6 +3,7 @@
 // compiles on its own: it includes what it uses).
 // `tiled` and `blocked`: a tile and its halo in team scratch, one step or several per pass.
 
+#include <unison/detail/diffusion/schedule.hpp>
 #include <unison/detail/diffusion/stencil.hpp>
 
 namespace unison::detail::diffusion {
@@ -11,7 +12,8 @@ namespace unison::detail::diffusion {
 // with a halo `steps` cells wide (zeros outside the field) into scratch buffer a (a CPU team
 // reads the field in place instead), then each step computes one ring fewer of halo into the
 // other buffer and swaps them, so that the last step's region is exactly the tile; that step
-// writes the new field and, if asked, its Laplacian to memory. Cells outside the field are never
+// writes the new field and, if asked, its Laplacian to memory. Its team scratch:
+// tile_scratch_bytes (schedule.hpp). Cells outside the field are never
 // computed and stay 0 in both buffers, as the neighbour rule requires.
 template <class Exec, bool Transposed, class F, class FN, class L>
 struct DiffusionPass {
@@ -28,20 +30,9 @@ struct DiffusionPass {
   int scratch_level;  // team scratch level
   bool reverse;       // tiles in reverse order (see diffusion_pass)
 
-  static std::size_t scratch_bytes(int tile_rows, int tile_cols, int steps) {
-    // In size_t, and capped: a tile or steps_per_pass near INT_MAX must not overflow into a
-    // small size (any extent over 2^24 is far beyond every backend's team scratch).
-    const std::size_t rows = std::size_t(tile_rows) + 2 * std::size_t(steps),
-                      cols = std::size_t(tile_cols) + 2 * std::size_t(steps);
-    if (rows > (std::size_t(1) << 24) || cols > (std::size_t(1) << 24))
-      return std::numeric_limits<std::size_t>::max();
-    const std::size_t cells = rows * cols;
-    return Scratch::shmem_size(cells) * (steps > 1 ? 2 : 1);
-  }
-
   // Elements per wide access on this backend (1: none).
-  static constexpr int K = backends::DiffusionTuning<Exec>::vector_bytes >= int(2 * sizeof(T))
-                               ? backends::DiffusionTuning<Exec>::vector_bytes / int(sizeof(T))
+  static constexpr int K = StaticSchedule<Exec>::vector_bytes >= int(2 * sizeof(T))
+                               ? StaticSchedule<Exec>::vector_bytes / int(sizeof(T))
                                : 1;
 
   // Stores the n cells of a row: value(p, lap, v) computes cell p; out[p * stride] = v, and
@@ -93,7 +84,7 @@ struct DiffusionPass {
     // tile (a large share of the Serial `tiled` step's time when profiled: docs/tuning.md).
     const std::int64_t f_stride = column_stride<Transposed>(f);
     bool staged = true;
-    if constexpr (backends::DiffusionTuning<Exec>::read_in_place) staged = f_stride != 1;
+    if constexpr (StaticSchedule<Exec>::read_in_place) staged = f_stride != 1;
     // Zeros outside the field, in both buffers, and the tile and its halo copied into a if
     // staged (asynchronous copies on GPUs: all of a thread's in flight at once). In place, the
     // first step takes the field's edges as zeros itself, and only later steps read the zeros
@@ -128,8 +119,8 @@ struct DiffusionPass {
       const int xa = s > x0 ? s : x0, xb = w - s < x1 ? w - s : x1;
       if (xb <= xa) break;  // nothing of the field in this tile's region (cannot happen at s=1)
       const bool last = s == steps;
-      if constexpr (backends::DiffusionTuning<Exec>::read_in_place) {
-        static_assert(backends::DiffusionTuning<Exec>::team_size == 1,
+      if constexpr (StaticSchedule<Exec>::read_in_place) {
+        static_assert(StaticSchedule<Exec>::team_size == 1,
                       "read_in_place: a team of one thread computes its rows in turn");
         // A CPU team: each row's cells by stencil_cells, the streaming kernel's row code, from
         // the field (in place: a row outside it reads as zeros, and the field's first and last
