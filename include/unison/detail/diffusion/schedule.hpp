@@ -16,13 +16,84 @@
 #include <Kokkos_Core.hpp>
 
 #include <unison/backends/tuning.hpp>
-#include <unison/detail/diffusion/checks.hpp>
+#include <unison/detail/checks.hpp>
 #include <unison/detail/diffusion/resident.hpp>
 #include <unison/detail/diffusion/stencil.hpp>
 #include <unison/detail/diffusion/wavefront.hpp>
 #include <unison/diffusion_types.hpp>
 
 namespace unison::detail::diffusion {
+
+// ---- What cannot be scheduled: the options against the decisions (make_schedule refuses them) ----
+
+// diffuse: steps_per_pass against the algorithm `automatic` resolved to; row_passes: streaming
+// in row blocks (any number of steps a pass).
+inline void check_pass_options(const char* fn, const DiffusionOptions& options,
+                               StencilAlgorithm algorithm, bool row_passes) {
+  require(options.steps_per_pass <= 1 || algorithm != StencilAlgorithm::plain, fn,
+          "steps_per_pass ", options.steps_per_pass,
+          " needs the tiled, streaming or wavefront algorithm");
+  require(options.steps_per_pass <= 2 || algorithm != StencilAlgorithm::streaming || row_passes, fn,
+          "steps_per_pass ", options.steps_per_pass,
+          " with the streaming algorithm in strips: it runs 1 or 2");
+}
+
+// diffuse_history: steps_per_pass needs the streaming algorithm, 1 or 2 in strips.
+inline void check_history_options(const char* fn, const DiffusionOptions& options, bool streaming,
+                                  bool strips) {
+  require(options.steps_per_pass <= 1 || streaming, fn, "steps_per_pass ", options.steps_per_pass,
+          " needs the streaming algorithm");
+  require(options.steps_per_pass <= 2 || !strips, fn, "steps_per_pass ", options.steps_per_pass,
+          " with the streaming algorithm in strips: it runs 1 or 2");
+}
+
+// A tiled pass's shape: positive, within the team scratch `limit` (the pass needs `bytes`), at
+// most 2^31 - 1 tiles (one team each, in one launch) in either orientation of an nx x ny field.
+inline void check_tile(const char* fn, int tile_rows, int tile_cols, int steps, std::size_t bytes,
+                       std::size_t limit, std::int64_t nx, std::int64_t ny) {
+  const auto tiles = [&](std::int64_t r, std::int64_t c) {
+    return ((r + tile_rows - 1) / tile_rows) * ((c + tile_cols - 1) / tile_cols);
+  };
+  require(bytes <= limit, fn, "tile ", tile_rows, "x", tile_cols, " with ", steps,
+          " steps per pass needs ", bytes, " bytes of team scratch, more than the ", limit,
+          " this backend offers");
+  require(tiles(nx, ny) <= INT32_MAX && tiles(ny, nx) <= INT32_MAX, fn, "tile ", tile_rows, "x",
+          tile_cols, " on a field of ", nx, "x", ny, " makes more than 2^31 - 1 tiles");
+}
+
+inline void check_tile_extents(const char* fn, int tile_rows, int tile_cols, int steps) {
+  require(tile_rows > 0 && tile_cols > 0, fn, "tile ", tile_rows, "x", tile_cols,
+          " must have positive extents");
+  require(steps > 0, fn, "steps_per_pass is ", steps, ", must be positive");
+}
+
+// The wavefront algorithm: no tile_cols, at most `most_steps` steps a pass, at most 2^31 - 1
+// strips of `own` columns (either orientation of an nx x ny field).
+inline void check_wavefront(const char* fn, const DiffusionOptions& options, int per_pass,
+                            int most_steps, std::int64_t own, std::int64_t nx, std::int64_t ny) {
+  require(options.tile_cols == 0, fn, "tile_cols ", options.tile_cols,
+          " does not apply to the wavefront algorithm (its strips are a team's threads wide)");
+  require(per_pass <= most_steps, fn, "steps_per_pass ", per_pass,
+          " with the wavefront algorithm: this backend runs at most ", most_steps);
+  require((nx + own - 1) / own <= INT32_MAX && (ny + own - 1) / own <= INT32_MAX, fn, "a field of ",
+          nx, "x", ny, " makes more than 2^31 - 1 wavefront strips");
+}
+
+// The resident algorithm asked for: no tile or pass options (`shaped`), no callback between steps,
+// a backend that has it (`available`) and a field it holds (`fits`).
+inline void check_resident(const char* fn, bool shaped, bool callback, bool available, bool fits,
+                           std::int64_t rows, std::int64_t cols) {
+  require(!shaped, fn,
+          "tile_rows, tile_cols, steps_per_pass, strip_rows and strip_prefetch do not apply to "
+          "the resident algorithm (it runs every step in one launch)");
+  require(!callback, fn,
+          "the resident algorithm runs every step in one launch: a callback after each step needs "
+          "another algorithm");
+  require(available, fn,
+          "the resident algorithm needs a CUDA GPU; this backend has no resident kernel");
+  require(fits, fn, "the resident algorithm: a field of ", rows, "x", cols,
+          " grid rows and columns does not fit in this GPU's registers at once");
+}
 
 // The compile-time half of the schedule: the backend's values that the kernels and launchers are
 // compiled with (team shapes, wide accesses, which CPU forms exist, the wavefront kernel's shape).
