@@ -82,6 +82,10 @@ void test_monte_carlo() {
   // 0, whose first value is the published 0xe220a8397b1dcdaf; seeds 0 and 1 are unrelated.
   EXPECT_EQ(unison::RandomSequence(0)[0], 0xe220a8397b1dcdafull);
   EXPECT_NE(unison::RandomSequence(0)[0], unison::RandomSequence(1)[0]);
+  // The hash alone: SplitMix64's output function, its first value from state 0, and the key.
+  EXPECT_EQ(unison::RandomSequence::mix(std::uint64_t(0x9e3779b97f4a7c15ull)),
+            0xe220a8397b1dcdafull);
+  EXPECT_EQ(unison::RandomSequence(777).key(), unison::RandomSequence::mix(std::uint64_t(777)));
   // Errors.
   EXPECT_TRUE(throws_invalid([&] { unison::monte_carlo_pi(exec, 0, std::uint64_t(1)); },
                              "unison::monte_carlo_pi", {"samples is 0"}));

@@ -9,16 +9,15 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <string>
 #include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
-#include <unison/backends/device_info.hpp>
-#include <unison/backends/host/pack.hpp>
 #include <unison/detail/checks.hpp>
+#include <unison/detail/examples/atomic_counter.hpp>
+#include <unison/detail/examples/grayscale.hpp>
 #include <unison/detail/examples/loop_sum.hpp>
-#include <unison/detail/temporary.hpp>
+#include <unison/detail/examples/lucas.hpp>
 
 namespace unison::examples {
 
@@ -68,29 +67,7 @@ void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
                   rgb.extent(1));
   detail::check_disjoint(fn, "gray", gray, "rgb", rgb);
   if (gray.size() == 0) return;
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                           typename Exec::memory_space>::accessible) {
-    // CPUs, with the image's pixels and channels contiguous: rows in plain loops.
-    if (rgb.stride(2) == 1 && rgb.stride(1) == 3 && gray.stride(1) == 1) {
-      const std::int64_t rows = gray.extent(0), threads = exec.concurrency();
-      const std::int64_t per = (rows + 4 * threads - 1) / (4 * threads);
-      // Float results past the caches are stored non-temporally (GrayscaleRows).
-      const bool streams =
-          std::is_same_v<In, float> && std::is_same_v<Out, float> &&
-          backends::host_streams(std::int64_t(rgb.span() * sizeof(In) + gray.span() * sizeof(Out)));
-      Kokkos::parallel_for("unison::examples::rgb_to_grayscale",
-                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                               exec, 0, (rows + per - 1) / per),
-                           detail::examples::GrayscaleRows<RV, GV>{
-                               rgb, gray, rows, std::int64_t(gray.extent(1)), per, streams});
-      return;
-    }
-  }
-  using Policy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
-  Kokkos::parallel_for(
-      "unison::examples::rgb_to_grayscale",
-      Policy(exec, {0, 0}, {std::int64_t(gray.extent(0)), std::int64_t(gray.extent(1))}),
-      detail::examples::Grayscale<RV, GV>{rgb, gray});
+  detail::examples::rgb_to_grayscale(exec, rgb, gray);
 }
 
 /// The largest n for which loop_sum(exec, n) is exact: the integer sum of i j over i, j < n,
@@ -118,11 +95,7 @@ double loop_sum(const Exec& exec, std::int64_t n) {
   detail::require(n >= 0 && n <= loop_sum_max_n, "unison::examples::loop_sum", "n is ", n,
                   ", expected 0 to ", loop_sum_max_n, " (beyond, the exact sum overflows 64 bits)");
   if (n == 0) return 0.0;  // nothing to launch (docs/RELIABILITY.md: an empty reduction crashed)
-  std::int64_t sum = 0;
-  Kokkos::parallel_reduce("unison::examples::loop_sum",
-                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
-                          detail::examples::LoopSum{n}, sum);
-  exec.fence("unison::examples::loop_sum: the result");
+  const std::int64_t sum = detail::examples::loop_sum(exec, n);
   return double(sum) * 0.1;
 }
 
@@ -179,18 +152,7 @@ void lucas(const Exec& exec, const OV& out) {
                   lucas_max_index<T>());
   detail::check_output("unison::examples::lucas", "out", out);
   if (n == 0) return;
-  Kokkos::parallel_for(
-      "unison::examples::lucas",
-      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
-      KOKKOS_LAMBDA(std::int64_t i) {
-        T a = 2, b = 1;  // L(k - 1), L(k), never beyond L(i)
-        for (std::int64_t k = 1; k < i; ++k) {
-          const T c = a + b;
-          a = b;
-          b = c;
-        }
-        out(i) = i == 0 ? T(2) : b;
-      });
+  detail::examples::lucas(exec, out);
 }
 
 /// n work items each add 1 to one counter with an atomic; returns the total, which is n (the
@@ -210,20 +172,7 @@ std::int64_t atomic_counter(const Exec& exec, std::int64_t n) {
       Kokkos::is_execution_space_v<Exec>,
       "unison::examples::atomic_counter: the first argument must be a Kokkos execution space");
   detail::require(n >= 0, "unison::examples::atomic_counter", "n is ", n, ", expected 0 or more");
-  std::int64_t total = 0;
-  const auto temporary = detail::temporary<Kokkos::View<std::int64_t, typename Exec::memory_space>>(
-      "unison::examples::atomic_counter", "the counter", exec, "unison::examples::counter");
-  const auto counter = temporary.view;
-  const Kokkos::View<std::int64_t, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> zero(
-      &total);
-  Kokkos::deep_copy(exec, counter, zero);  // a copy, not a fill kernel
-  Kokkos::parallel_for(
-      "unison::examples::atomic_counter",
-      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
-      KOKKOS_LAMBDA(std::int64_t) { Kokkos::atomic_inc(&counter()); });
-  Kokkos::deep_copy(exec, total, counter);
-  exec.fence("unison::examples::atomic_counter: the result");
-  return total;
+  return detail::examples::atomic_counter(exec, n);
 }
 
 /// \}

@@ -20,25 +20,16 @@
 
 #include <mpi.h>
 
-#include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <limits>
-#include <memory>
-#include <string>
-#include <type_traits>
-#include <utility>
-#include <vector>
 
 #include <Kokkos_Core.hpp>
 
-#include <unison/backends/streams.hpp>
-#include <unison/detail/allocate.hpp>
 #include <unison/detail/checks.hpp>
 #include <unison/detail/mpi/agreement.hpp>
 #include <unison/detail/mpi/halo.hpp>
+#include <unison/detail/mpi/jagged_field.hpp>
+#include <unison/detail/mpi/matmul_reduce.hpp>
 #include <unison/detail/mpi/plan.hpp>
 #include <unison/diffusion.hpp>
 #include <unison/field.hpp>
@@ -230,31 +221,7 @@ void jagged_field(const Exec& exec, const Decomposition& d, const F& f,
   const unison::detail::Region region("unison::mpi::jagged_field");
   constexpr const char* fn = "unison::mpi::jagged_field";
   detail::mpi::check_decomposition(d, fn);
-  using Noise = detail::mpi::field::NoiseArray<F>;
-  Noise noise;
-  detail::mpi::agree(
-      d.comm, fn,
-      [&] {
-        detail::mpi::check_block(fn, d, f);
-        unison::detail::check_output(fn, "f", f);
-        detail::require(zero_fraction >= 0 && zero_fraction <= 1, fn, "zero_fraction is ",
-                        zero_fraction, ", must be in [0, 1]");
-        // The noise array in the agreement: a rank short of memory makes every rank
-        // refuse, rather than leave the others waiting in the reduction below.
-        noise = unison::detail::allocate<Noise>(fn, "the noise array", exec, "unison::field::noise",
-                                                f.extent(0), f.extent(1));
-      },
-      {{"seed", (long long)seed}, {"zero_fraction", detail::mpi::bits(zero_fraction)}});
-  detail::mpi::field::jagged_block(
-      fn, exec, f, seed, zero_fraction, d.x0, d.y0, d.nx * d.ny,
-      [&](std::int64_t count) {
-        long long local = count, total = 0;
-        detail::mpi::check_mpi(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, d.comm), fn,
-                               "MPI_Allreduce");
-        return std::int64_t(total);
-      },
-      &noise);
-  exec.fence("unison::mpi::jagged_field: release the noise");
+  detail::mpi::jagged_field(fn, exec, d, f, seed, zero_fraction);
 }
 
 /// out[j] = sum over all rows i of the distributed A of (A B)[i, j]: each rank passes its rows
@@ -287,62 +254,8 @@ void matmul_reduce(const Exec& exec, MPI_Comm comm, const AV& A, const BV& B, co
   const unison::detail::Region region("unison::mpi::matmul_reduce");
   detail::mpi::matmul::check_types<Exec, AV, BV, OV>();
   constexpr const char* fn = "unison::mpi::matmul_reduce";
-  detail::require(comm != MPI_COMM_NULL, fn, "the communicator is MPI_COMM_NULL");
-  using T = typename OV::non_const_value_type;
-  detail::mpi::agree(comm, fn,
-                     [&] {
-                       detail::mpi::matmul::check_arguments(A, B, out, method);
-                       detail::mpi::check_transport<Exec>(fn, transport);
-                       detail::require(
-                           out.extent(0) <= std::size_t(std::numeric_limits<int>::max()), fn,
-                           "out has ", out.extent(0),
-                           " elements: one MPI_Allreduce takes at most 2^31 - 1");
-                     },
-                     {{"k (A's columns)", (long long)A.extent(1)},
-                      {"n (B's columns)", (long long)B.extent(1)},
-                      {"method", (long long)method},
-                      {"transport", (long long)transport}});
-  detail::mpi::agree(comm, fn, [&] { unison::matmul_reduce(exec, A, B, out, method); });
-  const std::int64_t n = out.extent(0);
-  // MPI adds contiguous arrays: out itself when it is contiguous and MPI may read its memory.
-  using Contiguous = Kokkos::View<T*, typename OV::memory_space>;
-  using Pinned = Kokkos::View<T*, Kokkos::SharedHostPinnedSpace>;
-  const bool in_place =
-      detail::mpi::transport_is_direct<Exec>(transport) && out.span_is_contiguous();
-  Contiguous staged;
-  Pinned pinned;
-  detail::mpi::agree(comm, fn, [&] {
-    if (!out.span_is_contiguous())
-      staged = unison::detail::allocate<Contiguous>(fn, "a contiguous copy of out", exec,
-                                                    "unison::mpi::matmul_reduce::out", n);
-    if (!detail::mpi::transport_is_direct<Exec>(transport))
-      pinned = unison::detail::allocate<Pinned>(fn, "the pinned copy of out", exec,
-                                                "unison::mpi::matmul_reduce::out_host", n);
-  });
-  T* data = out.data();
-  if (!in_place) {
-    if (!out.span_is_contiguous()) {
-      Kokkos::deep_copy(exec, staged, out);
-      data = staged.data();
-    }
-    if (!detail::mpi::transport_is_direct<Exec>(transport)) {
-      if (out.span_is_contiguous()) Kokkos::deep_copy(exec, pinned, Contiguous(out.data(), n));
-      else Kokkos::deep_copy(exec, pinned, staged);
-      data = pinned.data();
-    }
-  }
-  exec.fence("unison::mpi::matmul_reduce: partial sums");
-  detail::mpi::check_mpi(
-      MPI_Allreduce(MPI_IN_PLACE, data, int(n), detail::mpi::datatype<T>(), MPI_SUM, comm), fn,
-      "MPI_Allreduce");
-  if (!in_place) {
-    if (!detail::mpi::transport_is_direct<Exec>(transport)) {
-      if (out.span_is_contiguous()) Kokkos::deep_copy(exec, Contiguous(out.data(), n), pinned);
-      else Kokkos::deep_copy(exec, staged, pinned);
-    }
-    if (!out.span_is_contiguous()) Kokkos::deep_copy(exec, out, staged);
-  }
-  exec.fence("unison::mpi::matmul_reduce: sums");
+  detail::mpi::check_matmul_reduce<Exec>(fn, comm, A, B, out, method, transport);
+  detail::mpi::matmul_reduce(fn, exec, comm, A, B, out, method, transport);
 }
 
 /// \}

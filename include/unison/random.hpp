@@ -7,14 +7,10 @@
 /// its result on `exec` (and only there). Kernel: "unison::random::monte_carlo_pi".
 
 #include <cstdint>
-#include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
-#include <unison/backends/memory.hpp>
-#include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>
-#include <unison/detail/random/counter_hash.hpp>
 #include <unison/detail/random/monte_carlo.hpp>
 #include <unison/random_types.hpp>
 
@@ -47,22 +43,7 @@ double monte_carlo_pi(const Exec& exec, std::int64_t samples, RandomSequence& se
                 "unison::monte_carlo_pi: the first argument must be a Kokkos execution space");
   detail::require(samples >= 1, "unison::monte_carlo_pi", "samples is ", samples,
                   ", expected at least 1");
-  using Tuning = backends::RandomTuning<Exec>;
-  const std::uint64_t values = std::uint64_t(samples) / 2;
-  const std::uint64_t items_wanted = std::uint64_t(exec.concurrency()) * Tuning::items_per_thread;
-  std::uint64_t per = (values + items_wanted - 1) / items_wanted;
-  if (per < std::uint64_t(Tuning::min_per_item)) per = Tuning::min_per_item;
-  const std::uint64_t items = values == 0 ? 1 : (values + per - 1) / per;
-  std::uint64_t hits = 0;
-  Kokkos::parallel_reduce(
-      "unison::random::monte_carlo_pi",
-      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, std::int64_t(items)),
-      detail::random::MonteCarloPi<Tuning::packs>{sequence.key(), sequence.position(), values, per,
-                                                  samples % 2 != 0},
-      hits);
-  exec.fence("unison::monte_carlo_pi: the result");
-  sequence.advance(values + std::uint64_t(samples % 2));
-  return 4.0 * double(hits) / double(samples);
+  return detail::random::monte_carlo_pi(exec, samples, sequence);
 }
 
 /// monte_carlo_pi from the start of RandomSequence(seed): the same seed gives the same estimate

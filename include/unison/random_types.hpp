@@ -4,10 +4,9 @@
 /// that header and by its kernels (unison/detail/random/).
 
 #include <cstdint>
+#include <type_traits>
 
 #include <Kokkos_Core.hpp>
-
-#include <unison/detail/random/counter_hash.hpp>
 
 namespace unison {
 
@@ -28,7 +27,24 @@ class RandomSequence {
   static constexpr std::uint64_t increment = 0x9e3779b97f4a7c15ull;  ///< the counter's step
 
   /// \param seed  the sequence's seed; its position starts at 0.
-  explicit RandomSequence(std::uint64_t seed) : key_(detail::random::mix64(seed)) {}
+  explicit RandomSequence(std::uint64_t seed) : key_(mix(seed)) {}
+
+  /// SplitMix64's output function (Steele, Lea and Flood, "Fast splittable pseudorandom number
+  /// generators", 2014; the constants of Vigna's splitmix64.c), the hash of the sequence's
+  /// counter: a bijection of 64-bit words in which every input bit reaches every output bit
+  /// (callable in kernels). Z: std::uint64_t, or a vector of them in GCC's vector extensions
+  /// (the same function in each lane), as Unison's CPU kernels use it; no other arithmetic type.
+  ///
+  /// \param z  the word.
+  /// \return its hash.
+  template <class Z>
+  KOKKOS_FORCEINLINE_FUNCTION static Z mix(Z z) {
+    static_assert(!std::is_arithmetic_v<Z> || std::is_same_v<Z, std::uint64_t>,
+                  "unison::RandomSequence::mix: the word must be a std::uint64_t");
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
 
   /// Value i of the sequence with this key (callable in kernels).
   ///
@@ -36,7 +52,7 @@ class RandomSequence {
   /// \param i    the value's index.
   /// \return the value.
   KOKKOS_FORCEINLINE_FUNCTION static std::uint64_t value(std::uint64_t key, std::uint64_t i) {
-    return detail::random::mix64(key + (i + 1) * increment);
+    return mix(key + (i + 1) * increment);
   }
   /// Value i of this sequence.
   ///

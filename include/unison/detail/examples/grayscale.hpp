@@ -3,7 +3,7 @@
 // compiles on its own: it includes what it uses).
 // rgb_to_grayscale's kernels: a pixel per work item, or rows of pixels: 8-bit ones by byte
 // permutes (CPUs with AVX-512 VBMI), the last pixels of a row included; float to float by float
-// permutes (AVX-512), stored non-temporally past host_streaming_bytes().
+// permutes (AVX-512), stored non-temporally past host_streaming_bytes(); and their launch.
 
 #include <Kokkos_Core.hpp>
 #include <cmath>
@@ -11,6 +11,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <unison/backends/device_info.hpp>
 #include <unison/backends/host/grayscale.hpp>
 #include <unison/backends/host/pack.hpp>
 #include <unison/backends/memory.hpp>
@@ -119,5 +120,37 @@ struct GrayscaleRows {
     if (streams) backends::store_streaming_fence();
   }
 };
+
+// rgb_to_grayscale's launch (its arguments checked, gray not empty): on CPUs, with the image's
+// pixels and channels contiguous, rows in plain loops (GrayscaleRows); else a pixel per work
+// item (Grayscale).
+template <class Exec, class RV, class GV>
+void rgb_to_grayscale(const Exec& exec, const RV& rgb, const GV& gray) {
+  using In = typename RV::non_const_value_type;
+  using Out = typename GV::non_const_value_type;
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                           typename Exec::memory_space>::accessible) {
+    // CPUs, with the image's pixels and channels contiguous: rows in plain loops.
+    if (rgb.stride(2) == 1 && rgb.stride(1) == 3 && gray.stride(1) == 1) {
+      const std::int64_t rows = gray.extent(0), threads = exec.concurrency();
+      const std::int64_t per = (rows + 4 * threads - 1) / (4 * threads);
+      // Float results past the caches are stored non-temporally (GrayscaleRows).
+      const bool streams =
+          std::is_same_v<In, float> && std::is_same_v<Out, float> &&
+          backends::host_streams(std::int64_t(rgb.span() * sizeof(In) + gray.span() * sizeof(Out)));
+      Kokkos::parallel_for(
+          "unison::examples::rgb_to_grayscale",
+          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0,
+                                                                     (rows + per - 1) / per),
+          GrayscaleRows<RV, GV>{rgb, gray, rows, std::int64_t(gray.extent(1)), per, streams});
+      return;
+    }
+  }
+  using Policy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
+  Kokkos::parallel_for(
+      "unison::examples::rgb_to_grayscale",
+      Policy(exec, {0, 0}, {std::int64_t(gray.extent(0)), std::int64_t(gray.extent(1))}),
+      Grayscale<RV, GV>{rgb, gray});
+}
 
 }  // namespace unison::detail::examples

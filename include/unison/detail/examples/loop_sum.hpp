@@ -1,7 +1,7 @@
 #pragma once
 // unison/detail/examples/loop_sum.hpp: part of unison/examples.hpp (a header of its kernels, which
 // compiles on its own: it includes what it uses).
-// loop_sum's kernel.
+// loop_sum's kernel and its launch.
 
 #include <unison/detail/examples/grayscale.hpp>
 
@@ -16,5 +16,16 @@ struct LoopSum {
     acc += row;
   }
 };
+
+// loop_sum's launch (n checked, at least 1): the exact integer sum, waited for on exec.
+template <class Exec>
+std::int64_t loop_sum(const Exec& exec, std::int64_t n) {
+  std::int64_t sum = 0;
+  Kokkos::parallel_reduce("unison::examples::loop_sum",
+                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+                          LoopSum{n}, sum);
+  exec.fence("unison::examples::loop_sum: the result");
+  return sum;
+}
 
 }  // namespace unison::detail::examples

@@ -1,8 +1,8 @@
 #pragma once
 // unison/detail/random/counter_hash.hpp: part of unison/random.hpp (a header of its kernels, which
 // compiles on its own: it includes what it uses).
-// The counter-based generator's hash (a value from its key and index), and the CPU form that
-// hashes a pack of 64-bit lanes at once.
+// The tests of a random word's point against the quarter circle, and the CPU form that hashes
+// a pack of 64-bit lanes at once (the hash itself: RandomSequence::mix, unison/random_types.hpp).
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -10,19 +10,9 @@
 #include <unison/backends/memory.hpp>
 #include <unison/backends/tuning.hpp>
 #include <unison/detail/checks.hpp>
+#include <unison/random_types.hpp>
 
 namespace unison::detail::random {
-
-// SplitMix64's output function (Steele, Lea and Flood, "Fast splittable pseudorandom number
-// generators", 2014; the constants of Vigna's splitmix64.c): a bijection of 64-bit words in
-// which every input bit reaches every output bit. Z: std::uint64_t, or a host vector of them
-// (the same function in each lane).
-template <class Z>
-KOKKOS_FORCEINLINE_FUNCTION Z mix64(Z z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // Whether the point of a 32-bit random word lies inside the quarter circle. Its two 16-bit
 // halves a and b give the point ((2a + 1) 2^-17, (2b + 1) 2^-17), the centre of a cell of a
@@ -50,8 +40,8 @@ KOKKOS_FORCEINLINE_FUNCTION std::uint32_t outside_quarter_circle(std::uint32_t w
 // inside_quarter_circle tests it. Returns the count and moves i to the first value not counted.
 // (Written as vectors: the compiler's own vectorisation of the scalar loop chose half-width
 // registers and ran slower: docs/tuning.md.) A template, instantiated only where the CPU's packs
-// are used: the device compilation of a CUDA build refuses vector arithmetic in mix64, which is
-// also device code.
+// are used: the device compilation of a CUDA build refuses vector arithmetic in
+// RandomSequence::mix, which is also device code.
 template <class Z = backends::HostVector<std::uint64_t>::type>
 std::uint32_t count_inside_packs(std::uint64_t key, std::uint64_t first, std::uint64_t& i,
                                  std::uint64_t end, std::uint64_t increment) {
@@ -70,7 +60,7 @@ std::uint32_t count_inside_packs(std::uint64_t key, std::uint64_t first, std::ui
     return b * (b + 1) <= ~(a * (a + 1));
   };
   for (; end - i >= std::uint64_t(2 * L); i += 2 * L) {
-    const Z a = mix64(za), b = mix64(zb);
+    const Z a = RandomSequence::mix(za), b = RandomSequence::mix(zb);
     za += step;
     zb += step;
     count -= W(inside(W(a))) + W(inside(W(b)));

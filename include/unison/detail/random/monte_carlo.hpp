@@ -1,9 +1,14 @@
 #pragma once
 // unison/detail/random/monte_carlo.hpp: part of unison/random.hpp (a header of its kernels, which
 // compiles on its own: it includes what it uses).
-// monte_carlo_pi's work items: consecutive values of the sequence, counted inside the
-// quarter circle.
+// monte_carlo_pi's work items (consecutive values of the sequence, counted inside the
+// quarter circle) and their launch.
 
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+
+#include <unison/backends/tuning.hpp>
 #include <unison/detail/random/counter_hash.hpp>
 #include <unison/random_types.hpp>
 
@@ -36,7 +41,7 @@ struct MonteCarloPi {
       const std::uint32_t left = std::uint32_t(r1 - i);
       std::uint64_t z = key + (first + i + 1) * RandomSequence::increment;
       for (std::uint32_t n = 0; n < left; ++n, z += RandomSequence::increment) {
-        const std::uint64_t m = mix64(z);
+        const std::uint64_t m = RandomSequence::mix(z);
         outside += outside_quarter_circle(std::uint32_t(m >> 32)) +
                    outside_quarter_circle(std::uint32_t(m));
       }
@@ -48,5 +53,28 @@ struct MonteCarloPi {
     hits += inside;
   }
 };
+
+// monte_carlo_pi's launch (samples checked, at least 1): the values split into work items of at
+// least Tuning::min_per_item each, Tuning::items_per_thread items per thread of exec; the count
+// of points inside waited for on exec, the sequence advanced past the values drawn.
+template <class Exec>
+double monte_carlo_pi(const Exec& exec, std::int64_t samples, RandomSequence& sequence) {
+  using Tuning = backends::RandomTuning<Exec>;
+  const std::uint64_t values = std::uint64_t(samples) / 2;
+  const std::uint64_t items_wanted = std::uint64_t(exec.concurrency()) * Tuning::items_per_thread;
+  std::uint64_t per = (values + items_wanted - 1) / items_wanted;
+  if (per < std::uint64_t(Tuning::min_per_item)) per = Tuning::min_per_item;
+  const std::uint64_t items = values == 0 ? 1 : (values + per - 1) / per;
+  std::uint64_t hits = 0;
+  Kokkos::parallel_reduce(
+      "unison::random::monte_carlo_pi",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, std::int64_t(items)),
+      MonteCarloPi<Tuning::packs>{sequence.key(), sequence.position(), values, per,
+                                  samples % 2 != 0},
+      hits);
+  exec.fence("unison::monte_carlo_pi: the result");
+  sequence.advance(values + std::uint64_t(samples % 2));
+  return 4.0 * double(hits) / double(samples);
+}
 
 }  // namespace unison::detail::random
