@@ -24,7 +24,8 @@
 
 namespace unison::detail::diffusion {
 
-// ---- What cannot be scheduled: the options against the decisions (make_schedule refuses them) ----
+// ---- What cannot be scheduled: the options against the decisions (make_schedule refuses them)
+// ----
 
 // diffuse: steps_per_pass against the algorithm `automatic` resolved to; row_passes: streaming
 // in row blocks (any number of steps a pass).
