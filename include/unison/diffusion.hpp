@@ -270,6 +270,8 @@ void diffuse_history(const Exec& exec, const F& f, const DiffusionBuffer<F>& buf
 /// \param options         as diffuse's.
 /// \param history_planes  0: diffuse's schedule; else diffuse_history's with a history of this
 ///                        many planes.
+/// \return the decision: the algorithm, the kernel's label, the steps a pass and the tile or
+///         strip shape (DiffusionSchedule).
 template <class Exec, class F>
 DiffusionSchedule diffusion_schedule(const Exec& exec, const F& f,
                                      Laplacian which = Laplacian::every_step,
