@@ -26,6 +26,7 @@
 #include "report.hpp"
 #include "roofline.hpp"
 #include "run_peers.hpp"
+#include "workloads.hpp"
 
 int main(int argc, char** argv) {
   using namespace unison::suite;
@@ -106,7 +107,13 @@ int main(int argc, char** argv) {
   print_table(rows, columns);
   const auto about = about_this_run(args);
   if (!write_results(out, json, rows, about, levels)) return 1;
-  if (std::find(opt.workloads.begin(), opt.workloads.end(), "diffusion") != opt.workloads.end())
+  // The field images that the diffusion figure draws, where a chosen workload has that figure.
+  const auto chosen_with_figure = [&](const unison::bench::Workload& w) {
+    return std::find(opt.workloads.begin(), opt.workloads.end(), w.name) != opt.workloads.end() &&
+           std::find(w.figures.begin(), w.figures.end(), "diffusion.png") != w.figures.end();
+  };
+  if (std::any_of(unison::bench::workloads().begin(), unison::bench::workloads().end(),
+                  chosen_with_figure))
     diffusion_images(opt.out, opt.backends.back());
   if (opt.plots) draw_plots(opt.out);
   const bool reported = write_report_file(out, rows, columns, about);
