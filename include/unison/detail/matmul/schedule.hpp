@@ -91,9 +91,9 @@ Schedule make_schedule(const char* fn, const std::string& what, std::int64_t m, 
     s.scratch_level = host ? 1 : Shape::scratch_level;
     s.tiles_m = (m + s.tile_m - 1) / s.tile_m;
     s.tiles_n = (n + s.tile_n - 1) / s.tile_n;
-    // (Only a call's Views are held to one launch: a workspace-size query may name extents whose
-    // tiles overflow a 64-bit count, and needs no launch.)
-    if (what.empty())
+    // (Only a call's Views are held to one launch, `what` naming them: a workspace-size query may
+    // name extents whose tiles overflow a 64-bit count, and needs no launch.)
+    if (!what.empty())
       require(s.tiles_m <= std::int64_t(INT32_MAX) / s.tiles_n, fn, "A.B (", m, "x", n, ") has ",
               s.tiles_m * s.tiles_n, " tiles of ", s.tile_m, "x", s.tile_n,
               ", more than 2^31 - 1 for one launch of the tiled method");
