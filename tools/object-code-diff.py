@@ -14,7 +14,11 @@ first N (default 10) of each list. --unnumbered reads away the numbers of lambda
 which shift when a function gains or loses a lambda, in names and calls alike, and counts the
 functions of AFTER that have an identical twin (same name and code) in BEFORE; with --kernels, the
 kernels are Kokkos's parallel dispatch and the operator() of every functor outside the benchmark
-harness (unison::bench's lambdas and std::function's handlers are host code).
+harness (unison::bench's lambdas and std::function's handlers are host code). With --unnumbered,
+--registers sorts the functions of AFTER without a twin by how far they are from BEFORE's function
+of the same name: the same but for padding (no-ops) and register names, the same instructions in
+another order (the same count of each mnemonic), or other instructions; GCC's register allocation
+and scheduling move with the rest of a translation unit even where a function's source is unchanged.
 """
 import argparse
 import collections
@@ -61,6 +65,7 @@ def main():
     parser.add_argument("--kernels", action="store_true")
     parser.add_argument("--unnumbered", action="store_true")
     parser.add_argument("--list", type=int, default=10)
+    parser.add_argument("--registers", action="store_true")
     args = parser.parse_args()
     renames = [tuple(r.split("=", 1)) for r in args.rename]
     a, b = functions(args.before, renames), functions(args.after, [])
@@ -98,6 +103,45 @@ def unnumbered(a, b, args):
           f"({sum(before.values())} before)")
     for (name, _), _count in list((after - before).items())[:args.list]:
         print(f"  no twin: {name[:200]}")
+    if args.registers:
+        classify(before, after, args)
+
+
+# A body without no-ops, its registers renamed in order of first use.
+def canonical(body):
+    names, out = {}, []
+    for line in body:
+        if re.match(r"(nop|xchg\s+%ax,%ax|data16|cs nop)", line):
+            continue
+        out.append(re.sub(r"%[a-z0-9]+", lambda m: names.setdefault(m.group(0), f"%r{len(names)}"),
+                          line))
+    return tuple(out)
+
+
+def mnemonics(body):
+    return collections.Counter(line.split()[0] for line in canonical(body) if line.split())
+
+
+def classify(before, after, args):
+    by_name = collections.defaultdict(list)
+    for (name, body) in before:
+        by_name[name].append(body)
+    kinds = collections.Counter()
+    for (name, body), count in (after - before).items():
+        olds = by_name.get(name, [])
+        if any(canonical(old) == canonical(body) for old in olds):
+            kind = "the same but for padding and register names"
+        elif any(mnemonics(old) == mnemonics(body) for old in olds):
+            kind = "the same instructions in another order or registers"
+        elif olds:
+            kind = "other instructions"
+        else:
+            kind = "no function of that name before"
+        kinds[kind] += count
+        if kind in ("other instructions", "no function of that name before"):
+            print(f"  {kind}: {name[:200]}")
+    for kind, count in kinds.items():
+        print(f"without a twin, {kind}: {count}")
 
 
 if __name__ == "__main__":

@@ -314,11 +314,13 @@ TEST(Suite, table_and_csv) {
   EXPECT_EQ(w.substr(w.find("workload,")), c);
 }
 
-TEST(Suite, peaks_and_notes) {
-  // Rates chosen so that a case's bytes (GB/s times its time) put it at a level: OpenMP's L2
-  // holds 32 MB, its L3 300 MB; the GPU's L2 50 MB. The streams are sized as unison-bench sizes
-  // them: half the L2, then 1.25 times the level inside.
-  std::vector<Row> rows{
+namespace {
+
+// The rows of the peaks' tests: rates chosen so that a case's bytes (GB/s times its time) put it
+// at a level: OpenMP's L2 holds 32 MB, its L3 300 MB; the GPU's L2 50 MB. The streams are sized as
+// unison-bench sizes them: half the L2, then 1.25 times the level inside.
+std::vector<Row> peak_rows() {
+  return {
       row("elementwise", "copy/1e8/device", "OpenMP", 10e-3, 0, 80, 0),     // 800 MB: DRAM
       row("elementwise", "copy/L3/device", "OpenMP", 0.125e-3, 0, 320, 0),  // 40 MB: L3
       row("elementwise", "copy/L2/device", "OpenMP", 0.04e-3, 0, 400, 0),   // 16 MB: L2
@@ -347,10 +349,30 @@ TEST(Suite, peaks_and_notes) {
       // A peer with no copy of its own: no fraction.
       row("elementwise", "gaussian_pdf/1e8/device", "cupy", 0.5e-3, 0, 1600, 0),
   };
-  const unison::suite::MemoryLevels levels{
+}
+
+// The memory levels of peak_rows().
+unison::suite::MemoryLevels peak_levels() {
+  return {
       {"OpenMP", {{"L2", 32e6}, {"L3", 300e6}, {"DRAM", INFINITY}}},
       {"Cuda", {{"L2", 50e6}, {"DRAM", INFINITY}}},
   };
+}
+
+// The row of rows named `name` on `backend` (a failure if there is none).
+const Row& find_row(const std::vector<Row>& rows, const std::string& name,
+                    const std::string& backend) {
+  for (const Row& r : rows)
+    if (r.name == name && r.backend == backend) return r;
+  ADD_FAILURE() << name << " " << backend;
+  return rows[0];
+}
+
+}  // namespace
+
+TEST(Suite, peaks) {
+  std::vector<Row> rows = peak_rows();
+  const unison::suite::MemoryLevels levels = peak_levels();
   EXPECT_EQ(unison::suite::level_of(rows[0], levels.at("OpenMP")), "DRAM");
   EXPECT_EQ(unison::suite::level_of(rows[1], levels.at("OpenMP")), "L3");
   EXPECT_EQ(unison::suite::level_of(rows[2], levels.at("OpenMP")), "L2");
@@ -358,10 +380,7 @@ TEST(Suite, peaks_and_notes) {
   EXPECT_EQ(unison::suite::level_of(rows[0], {}), "DRAM");
   unison::suite::apply_peaks(rows, levels);
   const auto find = [&](const std::string& name, const std::string& backend) -> const Row& {
-    for (const Row& r : rows)
-      if (r.name == name && r.backend == backend) return r;
-    ADD_FAILURE() << name << " " << backend;
-    return rows[0];
+    return find_row(rows, name, backend);
   };
   // Each copy is its own level's peak.
   EXPECT_EQ(find("copy/1e8/device", "Cuda").peak, "DRAM");
@@ -418,7 +437,10 @@ TEST(Suite, peaks_and_notes) {
             "\"Cuda\",\"L2\",5000,\"GB/s\"\n"
             "\"Cuda\",\"DRAM\",3000,\"GB/s\"\n"
             "\"Cuda\",\"FMA\",45000,\"GFLOP/s\"\n");
+}
 
+TEST(Suite, peaks_without_a_level) {
+  const unison::suite::MemoryLevels levels = peak_levels();
   // A level with no copy of its own takes the next level's (a cache is no slower than what is
   // beyond it); a copy slower than the level beyond counts as that level's speed.
   std::vector<Row> few{
@@ -457,7 +479,10 @@ TEST(Suite, peaks_and_notes) {
   unison::suite::apply_peaks(few);
   EXPECT_EQ(few[4].peak, "DRAM");
   EXPECT_DOUBLE_EQ(few[4].peak_fraction, 1.2);
+}
 
+TEST(Suite, peaks_of_a_working_set) {
+  const unison::suite::MemoryLevels levels = peak_levels();
   // A case's declared working set sets its level; its bytes written past the caches are judged
   // against DRAM at the same time, and its fraction is the larger of the two.
   std::vector<Row> split{
@@ -526,7 +551,15 @@ TEST(Suite, peaks_and_notes) {
   unison::suite::apply_peaks(split, levels);
   EXPECT_EQ(split[4].peak, "DRAM");
   EXPECT_DOUBLE_EQ(split[4].peak_fraction, 200.0 / 80);
+}
 
+TEST(Suite, notes) {
+  std::vector<Row> rows = peak_rows();
+  const unison::suite::MemoryLevels levels = peak_levels();
+  unison::suite::apply_peaks(rows, levels);
+  const auto find = [&](const std::string& name, const std::string& backend) -> const Row& {
+    return find_row(rows, name, backend);
+  };
   unison::suite::advise(rows);
   EXPECT_NE(
       find("gaussian_pdf/1e8/with_copies", "Cuda").note.find("host copies take 99% of this call"),

@@ -331,6 +331,11 @@ Kokkos::View<T*, Mem> random_view(std::size_t n, double lo, double hi, const cha
   return v;
 }
 
+// Whether the host can read the memory of Exec.
+template <class Exec>
+constexpr bool host_memory_v =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+
 // A host copy of v (v itself where the host can read it).
 template <class V>
 auto host_copy(const V& v) {
@@ -367,6 +372,32 @@ using unison::reference::tolerance;
 template <class V>
 void save_npy(const std::filesystem::path& folder, const std::string& name, const V& v) {
   unison::write_npy((folder / (name + ".npy")).string(), v);
+}
+
+// The check of an element-wise result: out against ref(a(i), b(i)) in double (b empty: a function
+// of one input), within the tolerance for Out. With `save`, the inputs and the result are saved as
+// a.npy, b.npy and out.npy (`bytes` of them).
+template <class Out, class A, class B, class O, class Ref>
+Check check_elementwise(const A& a, const B& b, const O& out, const Ref& ref, bool save = false,
+                        double bytes = 0) {
+  auto ha = host_copy(a);
+  auto hb = host_copy(b);
+  auto ho = host_copy(out);
+  const bool two = b.extent(0) > 0;
+  Check c;
+  c.error = relative_error(
+      std::int64_t(out.extent(0)), [&](std::int64_t i) { return double(ho(i)); },
+      [&](std::int64_t i) { return ref(double(ha(i)), two ? double(hb(i)) : 0.0); });
+  c.tolerance = tolerance<Out>();
+  if (save) {
+    c.bytes = bytes;
+    c.save = [=](const std::filesystem::path& folder) {
+      save_npy(folder, "a", ha);
+      if (two) save_npy(folder, "b", hb);
+      save_npy(folder, "out", ho);
+    };
+  }
+  return c;
 }
 
 // Writes one number as a 1-element array folder/<name>.npy (a result that is a scalar).

@@ -22,32 +22,6 @@ namespace {
 // The standard normal density in double.
 double ref_gaussian_pdf(double x, double) { return std::exp(-0.5 * x * x) / std::sqrt(2 * M_PI); }
 
-template <class Exec>
-constexpr bool host_memory_v =
-    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
-
-// The check of an element-wise result: out against ref(a(i), b(i)) in double (b unused by
-// functions of one input); the inputs and the result saved as a.npy, b.npy and out.npy.
-template <class Out, class A, class B, class O, class Ref>
-Check check_elementwise(const A& a, const B& b, const O& out, const Ref& ref, double bytes) {
-  auto ha = host_copy(a);
-  auto hb = host_copy(b);
-  auto ho = host_copy(out);
-  const bool two = b.extent(0) > 0;
-  Check c;
-  c.error = relative_error(
-      std::int64_t(out.extent(0)), [&](std::int64_t i) { return double(ho(i)); },
-      [&](std::int64_t i) { return ref(double(ha(i)), two ? double(hb(i)) : 0.0); });
-  c.tolerance = tolerance<Out>();
-  c.bytes = bytes;
-  c.save = [=](const std::filesystem::path& folder) {
-    save_npy(folder, "a", ha);
-    if (two) save_npy(folder, "b", hb);
-    save_npy(folder, "out", ho);
-  };
-  return c;
-}
-
 // Registers the "device" case of f over `inputs` arrays of type In and one output of type Out,
 // and, where the backend's memory is not the host's, the "with_copies" case; both checked
 // against ref(a, b), the function in double.
@@ -81,7 +55,7 @@ void add_elementwise(const std::string& function, const std::string& api, std::s
     auto [a, b, out] = make(exec);
     return {[=, a = a, b = b, out = out](const Exec& e) { f(e, a, b, out); },
             [=, a = a, b = b, out = out](const Exec&) {
-              return check_elementwise<Out>(a, b, out, ref, bytes);
+              return check_elementwise<Out>(a, b, out, ref, true, bytes);
             }};
   });
   if constexpr (!host_memory_v<Exec>) {
@@ -96,7 +70,7 @@ void add_elementwise(const std::string& function, const std::string& api, std::s
                 f(e, a, b, out);
                 Kokkos::deep_copy(e, hout, out);
               },
-              [=](const Exec&) { return check_elementwise<Out>(ha, hb, hout, ref, bytes); }};
+              [=](const Exec&) { return check_elementwise<Out>(ha, hb, hout, ref, true, bytes); }};
     });
   }
 }
@@ -125,7 +99,7 @@ void add_host_capable(const std::string& function, const std::string& api, std::
       auto b = random_view<float, Mem>(n, lo_b, hi_b, "unison::bench::b");
       Kokkos::View<float*, Mem> out("unison::bench::out", n);
       return {[=](const Exec& e) { f(e, a, b, out); },
-              [=](const Exec&) { return check_elementwise<float>(a, b, out, ref, saved); }};
+              [=](const Exec&) { return check_elementwise<float>(a, b, out, ref, true, saved); }};
     });
   };
   add(typename Exec::memory_space{}, "/device", bytes);

@@ -20,25 +20,6 @@
 namespace unison::bench {
 namespace {
 
-template <class Exec>
-constexpr bool host_memory_v =
-    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
-
-// A stream's result out against ref(a(i), b(i)) in double (b empty: ref(a(i), 0)), nothing saved.
-template <class A, class B, class O, class Ref>
-Check check_stream(const A& a, const B& b, const O& out, const Ref& ref) {
-  auto ha = host_copy(a);
-  auto hb = host_copy(b);
-  auto ho = host_copy(out);
-  const bool two = b.extent(0) > 0;
-  Check c;
-  c.error = relative_error(
-      std::int64_t(out.extent(0)), [&](std::int64_t i) { return double(ho(i)); },
-      [&](std::int64_t i) { return ref(double(ha(i)), two ? double(hb(i)) : 0.0); });
-  c.tolerance = tolerance<float>();
-  return c;
-}
-
 // A stream's case: `name`, or with again ("/again") its measure at the end of the run,
 // "<name>/again" (Case::again_of: name).
 Case stream(const std::string& function, const std::string& name, const std::string& again) {
@@ -197,7 +178,7 @@ void add_add(std::size_t n, const std::string& tag, const std::string& again) {
     Call<Exec> call{
         [=](const Exec& e) { unison::transform(e, out, unison::ops::Add<float>{}, a, b); },
         [=](const Exec&) {
-          return check_stream(a, b, out, [](double x, double y) { return x + y; });
+          return check_elementwise<float>(a, b, out, [](double x, double y) { return x + y; });
         }};
     call.out_bytes = streamed_out<Exec>(3.0 * m * sizeof(float), double(m) * sizeof(float));
     return call;
@@ -230,8 +211,8 @@ void add_copy(std::size_t n, std::string tag = "", bool streams = false,
       Kokkos::View<float*, Mem> out(Kokkos::view_alloc(exec, "unison::bench::out"), n);
       Call<Exec> call{[=](const Exec& e) { copy(e, out, a); },
                       [=](const Exec&) {  // bit for bit
-                        Check c =
-                            check_stream(a, decltype(a)(), out, [](double x, double) { return x; });
+                        Check c = check_elementwise<float>(a, decltype(a)(), out,
+                                                           [](double x, double) { return x; });
                         c.tolerance = 0;
                         return c;
                       }};
