@@ -153,7 +153,7 @@ void check_field(long nx, long ny, int steps) {
   }
   // streaming, final_only, several steps a pass: CPU row blocks any number, GPU strips 1 or 2
   // (odd step counts end with a shorter pass).
-  for (int per_pass : {1, 2, 3, 4, 5}) {
+  for (int per_pass : {1, 2, 3, 4, 5, 8}) {
     if (per_pass > 2 && !unison::streaming_row_blocks_v<Exec>) break;
     DiffusionOptions options;
     options.algorithm = StencilAlgorithm::streaming;

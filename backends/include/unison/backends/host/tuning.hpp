@@ -62,14 +62,15 @@ struct HostDiffusionTuning {
   static constexpr int strip_chunk_bytes = 16;
   static constexpr int strip_prefetch_rows = 1;
   static constexpr int streaming_steps_per_pass = 1;
-  // Past the last-level cache (a field of more than streaming_large_field_bytes), 4: a field that
-  // streams from memory crosses it a quarter as often; in the caches no faster (docs/tuning.md
-  // has the figures).
+  // Past the last-level cache (a field of more than streaming_large_field_bytes), 8: a field that
+  // streams from memory crosses it an eighth as often, and the pass runs at the rate of its row
+  // kernel in the caches; in the caches no faster (docs/tuning.md has the figures).
   static constexpr std::int64_t streaming_large_field_bytes = std::int64_t(128) << 20;
-  static constexpr int streaming_steps_per_pass_large = 4;
-  // The rows a thread keeps for such a pass (3 a step but the last) at most this many bytes, a
-  // core's L2: fewer steps a pass for longer rows (one for a row of more than 1/3 of it).
-  static constexpr std::int64_t streaming_ring_max_bytes = std::int64_t(2) << 20;
+  static constexpr int streaming_steps_per_pass_large = 8;
+  // The rows a thread keeps for such a pass (3 a step but the last) at most this many bytes, half
+  // of a server core's L2: fewer steps a pass for longer rows (8 for rows of 8192 floats, 6 for
+  // 16384, one for a row of more than 1/3 of it).
+  static constexpr std::int64_t streaming_ring_max_bytes = std::int64_t(1) << 20;
   // diffuse_history: steps per pass of the streaming kernel (each step's Laplacian to its plane,
   // the field read and written once per pass); on CPUs more measured no faster.
   static constexpr int history_steps_per_pass = 1;
